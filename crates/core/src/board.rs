@@ -1,0 +1,199 @@
+//! The truth: where the mines are, fixed once a board is built.
+
+use bitvec::prelude::{BitSlice, Lsb0};
+
+use crate::plane::Plane;
+use crate::{Error, Geometry};
+
+/// A board's mines and its zero cells, immutable once built.
+///
+/// A `Board` is the truth of a game and never changes; [`Game`](crate::Game) keeps the view.
+/// It is `Send + Sync`, so one board behind an `Arc` can back many games at once.
+///
+/// Two padded planes are stored: the mines, and the *zero plane* of safe cells with no
+/// neighbouring mine (the complement of the mines dilated by one cell), which is what the
+/// cascade walks. The number on a cell is counted from the mine plane when asked for.
+///
+/// ```
+/// use bitmines_core::Board;
+///
+/// let board = Board::from_mines(3, 3, [(0, 0)])?;
+/// assert_eq!(board.number(1, 1)?, 1);
+/// assert_eq!(board.number(2, 2)?, 0);
+/// assert!(board.is_mine(0, 0)?);
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct Board {
+    geometry: Geometry,
+    mines: Plane,
+    zero: Plane,
+    mine_count: usize,
+}
+
+impl Board {
+    /// A board with mines at the given cells. Listing a cell twice is `DuplicateMine`; a
+    /// cell off the board is `OffBoard`.
+    pub fn from_mines(
+        rows: usize,
+        cols: usize,
+        mines: impl IntoIterator<Item = (usize, usize)>,
+    ) -> Result<Board, Error> {
+        let geometry = Geometry::new(rows, cols)?;
+        let mut plane = Plane::zeroed(&geometry)?;
+        let mut mine_count = 0;
+        for (row, col) in mines {
+            let bit = geometry.bit(row, col)?;
+            if plane.get(bit) {
+                return Err(Error::DuplicateMine { row, col });
+            }
+            plane.set(bit);
+            mine_count += 1;
+        }
+        Board::from_plane(geometry, plane, mine_count)
+    }
+
+    /// A board with no mines at all.
+    pub fn empty(rows: usize, cols: usize) -> Result<Board, Error> {
+        Board::from_mines(rows, cols, [])
+    }
+
+    /// Builds the zero plane for a mine plane whose sentinel and padding bits are clear.
+    pub(crate) fn from_plane(
+        geometry: Geometry,
+        mines: Plane,
+        mine_count: usize,
+    ) -> Result<Board, Error> {
+        let mut zero = Plane::zeroed(&geometry)?;
+        fill_zero_plane(&geometry, mines.words(), zero.words_mut());
+        Ok(Board {
+            geometry,
+            mines,
+            zero,
+            mine_count,
+        })
+    }
+
+    /// Rows of the board.
+    pub fn rows(&self) -> usize {
+        self.geometry.rows()
+    }
+
+    /// Columns of the board.
+    pub fn cols(&self) -> usize {
+        self.geometry.cols()
+    }
+
+    /// The board's shape and plane layout.
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// How many mines the board holds.
+    pub fn mine_count(&self) -> usize {
+        self.mine_count
+    }
+
+    /// How many safe cells the board holds: the cells a game must reveal to be won.
+    pub fn safe_count(&self) -> usize {
+        self.geometry.cells() - self.mine_count
+    }
+
+    /// Whether cell `(row, col)` holds a mine.
+    pub fn is_mine(&self, row: usize, col: usize) -> Result<bool, Error> {
+        Ok(self.mines.get(self.geometry.bit(row, col)?))
+    }
+
+    /// How many of the (up to eight) neighbours of `(row, col)` hold a mine. A mine's own
+    /// cell also has a number; games show it only for safe cells.
+    pub fn number(&self, row: usize, col: usize) -> Result<u8, Error> {
+        Ok(self.number_at(self.geometry.bit(row, col)?))
+    }
+
+    /// Whether `(row, col)` is a safe cell with no neighbouring mine, the cells a reveal
+    /// cascades through.
+    pub fn is_zero(&self, row: usize, col: usize) -> Result<bool, Error> {
+        Ok(self.zero.get(self.geometry.bit(row, col)?))
+    }
+
+    /// Row `row` of the mine plane as bits, one per column.
+    pub fn mine_row(&self, row: usize) -> Result<&BitSlice<u64, Lsb0>, Error> {
+        row_view(&self.geometry, &self.mines, row)
+    }
+
+    /// Heap bytes held by the board's planes.
+    pub fn heap_bytes(&self) -> usize {
+        2 * self.geometry.plane_bytes()
+    }
+
+    /// The neighbour count of a cell given by its bit index: the 3x3 window, less the cell.
+    pub(crate) fn number_at(&self, bit: usize) -> u8 {
+        let stride = self.geometry.stride();
+        let window = self.mines.three(bit - stride - 1)
+            + self.mines.three(bit - 1)
+            + self.mines.three(bit + stride - 1);
+        (window.count_ones() - u32::from(self.mines.get(bit))) as u8
+    }
+
+    pub(crate) fn mines(&self) -> &Plane {
+        &self.mines
+    }
+
+    pub(crate) fn zero(&self) -> &Plane {
+        &self.zero
+    }
+}
+
+/// Row `row` of a padded plane as one bit per column.
+pub(crate) fn row_view<'a>(
+    geometry: &Geometry,
+    plane: &'a Plane,
+    row: usize,
+) -> Result<&'a BitSlice<u64, Lsb0>, Error> {
+    if row >= geometry.rows() {
+        return Err(Error::OffBoard {
+            row,
+            col: 0,
+            rows: geometry.rows(),
+            cols: geometry.cols(),
+        });
+    }
+    let words = &plane.words()[geometry.row_words(row)];
+    Ok(&BitSlice::from_slice(words)[1..=geometry.cols()])
+}
+
+/// One word of the mine plane dilated by one cell left and right.
+fn dilate_horizontally(mines: &[u64], w: usize) -> u64 {
+    let m = mines[w];
+    m | m << 1 | m >> 1 | mines[w - 1] >> 63 | mines[w + 1] << 63
+}
+
+/// Writes the zero plane: cells that are on the board and outside the 3x3 dilation of the
+/// mines. Sentinel rows hold no mines, so their dilation is skipped (and their neighbours
+/// outside the plane are never read).
+pub(crate) fn fill_zero_plane(geometry: &Geometry, mines: &[u64], zero: &mut [u64]) {
+    let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
+    let row_dilation = |r: usize, j: usize| {
+        if r == 0 || r > rows {
+            0
+        } else {
+            dilate_horizontally(mines, r * wpr + j)
+        }
+    };
+    for r in 1..=rows {
+        for j in 0..wpr {
+            let near_mine = row_dilation(r - 1, j) | row_dilation(r, j) | row_dilation(r + 1, j);
+            zero[r * wpr + j] = !near_mine & geometry.cell_mask(j);
+        }
+    }
+}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Board")
+            .field("rows", &self.rows())
+            .field("cols", &self.cols())
+            .field("mines", &self.mine_count)
+            .finish_non_exhaustive()
+    }
+}

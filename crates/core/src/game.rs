@@ -1,0 +1,577 @@
+//! The view: one player's revealed and flagged cells over a shared board.
+
+use std::fmt;
+use std::sync::Arc;
+
+use bitvec::prelude::{BitSlice, Lsb0};
+
+use crate::board::row_view;
+use crate::cascade::{self, Fill, Planes};
+use crate::place::{FirstClick, Placement, Placer, SeededPlacer};
+use crate::plane::Plane;
+use crate::{Board, Error, Geometry};
+
+/// Where a game stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Status {
+    /// Moves are still accepted.
+    Playing,
+    /// Every safe cell is revealed.
+    Won,
+    /// A mine was revealed.
+    Lost,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Playing => "playing",
+            Status::Won => "won",
+            Status::Lost => "lost",
+        })
+    }
+}
+
+/// What a reveal or a chord did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Reveal {
+    /// Safe cells opened by this call, cascades included.
+    pub opened: usize,
+    /// The game's status after the call.
+    pub status: Status,
+}
+
+/// What a player sees on one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Cell {
+    /// Not revealed, not flagged (after a loss: not a mine).
+    Hidden,
+    /// Flagged (after a loss: a correctly flagged mine).
+    Flagged,
+    /// Revealed safe cell with its neighbouring mine count.
+    Open(u8),
+    /// A mine the player revealed, which lost the game.
+    Exploded,
+    /// After a loss: a mine that was neither flagged nor revealed.
+    Mine,
+    /// After a loss: a flag on a safe cell.
+    WrongFlag,
+}
+
+/// The mines of a game that has not had its first click yet.
+#[derive(Clone)]
+struct Deferred {
+    mines: usize,
+    policy: FirstClick,
+    placer: Arc<dyn Placer>,
+}
+
+/// One player's view of a [`Board`]: revealed and flagged planes, their counters, and the
+/// status.
+///
+/// The board sits behind an `Arc`, so many games can share one truth. A game can also start
+/// before its mines exist ([`Game::deferred`]): its first reveal asks a [`Placer`] for a board
+/// that keeps the first-click zone clear.
+///
+/// ```
+/// use bitmines_core::{Board, Cell, Game, Status};
+///
+/// let board: Board = "...\n...\n..*\n".parse()?;
+/// let mut game = Game::new(board);
+/// let step = game.reveal(0, 0)?;
+/// assert_eq!(step.opened, 8);
+/// assert_eq!(step.status, Status::Won);
+/// assert_eq!(game.cell(1, 1)?, Cell::Open(1));
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Game {
+    board: Arc<Board>,
+    revealed: Plane,
+    flagged: Plane,
+    revealed_count: usize,
+    flag_count: usize,
+    status: Status,
+    /// Bit indices of the mines that exploded.
+    exploded: Vec<usize>,
+    fill: Fill,
+    deferred: Option<Deferred>,
+    word_stack: Vec<cascade::words::Pending>,
+    cell_stack: Vec<usize>,
+}
+
+impl Game {
+    /// A new game on `board` (a `Board` or an `Arc<Board>`), nothing revealed.
+    ///
+    /// # Aborts
+    /// Like `Vec::with_capacity`, if the allocator cannot provide the view planes (about a
+    /// quarter byte per cell). [`Game::try_new`] reports that as an error instead.
+    pub fn new(board: impl Into<Arc<Board>>) -> Game {
+        let board = board.into();
+        match Game::try_new(Arc::clone(&board)) {
+            Ok(game) => game,
+            Err(_) => std::alloc::handle_alloc_error(
+                std::alloc::Layout::array::<u64>(board.geometry().words() * 2)
+                    .unwrap_or(std::alloc::Layout::new::<u64>()),
+            ),
+        }
+    }
+
+    /// A new game on `board`, or `OutOfMemory` if the view planes cannot be allocated.
+    pub fn try_new(board: impl Into<Arc<Board>>) -> Result<Game, Error> {
+        let board = board.into();
+        let mut game = Game::blank(Arc::clone(&board), None)?;
+        game.update_won();
+        Ok(game)
+    }
+
+    /// A game whose mines are placed by `placer` on the first reveal, keeping clear the
+    /// cells `policy` promises. Fails with `TooManyMines` if some first click would leave no
+    /// room for `mines`.
+    pub fn deferred(
+        rows: usize,
+        cols: usize,
+        mines: usize,
+        policy: FirstClick,
+        placer: impl Placer + 'static,
+    ) -> Result<Game, Error> {
+        let geometry = Geometry::new(rows, cols)?;
+        let max = policy.max_mines(rows, cols);
+        if mines > max {
+            return Err(Error::TooManyMines {
+                mines,
+                max,
+                rows,
+                cols,
+                policy,
+            });
+        }
+        let placeholder = Arc::new(Board::empty(geometry.rows(), geometry.cols())?);
+        let deferred = Deferred {
+            mines,
+            policy,
+            placer: Arc::new(placer),
+        };
+        let mut game = Game::blank(placeholder, Some(deferred))?;
+        game.update_won();
+        Ok(game)
+    }
+
+    /// A deferred game with the default first-click policy ([`FirstClick::Opening`]) and the
+    /// built-in [`SeededPlacer`]: the same seed and first click give the same game.
+    pub fn seeded(rows: usize, cols: usize, mines: usize, seed: u64) -> Result<Game, Error> {
+        Game::deferred(
+            rows,
+            cols,
+            mines,
+            FirstClick::default(),
+            SeededPlacer::new(seed),
+        )
+    }
+
+    fn blank(board: Arc<Board>, deferred: Option<Deferred>) -> Result<Game, Error> {
+        let geometry = *board.geometry();
+        let mut revealed = Plane::zeroed(&geometry)?;
+        // The sentinel border and the padding count as revealed, so no fill ever leaves the
+        // board and no neighbour needs a bounds check.
+        let wpr = geometry.words_per_row();
+        for (w, word) in revealed.words_mut().iter_mut().enumerate() {
+            let row = w / wpr;
+            *word = if row == 0 || row > geometry.rows() {
+                !0
+            } else {
+                !geometry.cell_mask(w % wpr)
+            };
+        }
+        Ok(Game {
+            board,
+            revealed,
+            flagged: Plane::zeroed(&geometry)?,
+            revealed_count: 0,
+            flag_count: 0,
+            status: Status::Playing,
+            exploded: Vec::new(),
+            fill: Fill::default(),
+            deferred,
+            word_stack: Vec::new(),
+            cell_stack: Vec::new(),
+        })
+    }
+
+    /// The same game using `fill` for its cascades.
+    pub fn with_fill(mut self, fill: Fill) -> Game {
+        self.fill = fill;
+        self
+    }
+
+    /// Chooses the fill used by later cascades.
+    pub fn set_fill(&mut self, fill: Fill) {
+        self.fill = fill;
+    }
+
+    /// The fill used for cascades.
+    pub fn fill(&self) -> Fill {
+        self.fill
+    }
+
+    /// Reveals `(row, col)`.
+    ///
+    /// A hidden safe cell opens, and a zero cell cascades through its zero region and the
+    /// numbered cells around it; flagged cells are neither opened nor passed through. A mine
+    /// loses the game. A revealed or flagged cell is left alone (zero opened). On a deferred
+    /// game the first such reveal places the mines first.
+    pub fn reveal(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
+        self.check_playing()?;
+        let bit = self.board.geometry().bit(row, col)?;
+        if self.is_closed(bit) {
+            return Ok(self.result(0));
+        }
+        if self.deferred.is_some() {
+            self.place_mines(row, col)?;
+        }
+        if self.board.mines().get(bit) {
+            self.explode(bit);
+            return Ok(self.result(0));
+        }
+        let opened = self.open(bit);
+        self.update_won();
+        Ok(self.result(opened))
+    }
+
+    /// Flags a hidden cell or unflags a flagged one; returns whether the cell is now flagged.
+    /// A revealed cell is left alone (returns `false`).
+    pub fn toggle_flag(&mut self, row: usize, col: usize) -> Result<bool, Error> {
+        self.check_playing()?;
+        let bit = self.board.geometry().bit(row, col)?;
+        if self.revealed.get(bit) {
+            Ok(false)
+        } else if self.flagged.get(bit) {
+            self.flagged.clear(bit);
+            self.flag_count -= 1;
+            Ok(false)
+        } else {
+            self.flagged.set(bit);
+            self.flag_count += 1;
+            Ok(true)
+        }
+    }
+
+    /// Chords on `(row, col)`: if it is a revealed cell with as many flagged neighbours as its
+    /// number, reveals every other hidden neighbour, cascades included. A neighbouring mine
+    /// that was not flagged (because a flag is wrong) explodes and loses the game. Anything
+    /// else is left alone.
+    pub fn chord(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
+        self.check_playing()?;
+        let geometry = *self.board.geometry();
+        let bit = geometry.bit(row, col)?;
+        if !self.revealed.get(bit) {
+            return Ok(self.result(0));
+        }
+        let stride = geometry.stride();
+        let flags = [bit - stride - 1, bit - 1, bit + stride - 1]
+            .map(|b| self.flagged.three(b).count_ones())
+            .iter()
+            .sum::<u32>();
+        if flags != u32::from(self.board.number_at(bit)) {
+            return Ok(self.result(0));
+        }
+        let mut opened = 0;
+        for neighbour in neighbours(bit, stride) {
+            if self.is_closed(neighbour) {
+                continue; // Revealed (the sentinel too), or flagged.
+            }
+            if self.board.mines().get(neighbour) {
+                self.explode(neighbour);
+            } else {
+                opened += self.open(neighbour);
+            }
+        }
+        self.update_won();
+        Ok(self.result(opened))
+    }
+
+    /// What the player sees at `(row, col)`.
+    pub fn cell(&self, row: usize, col: usize) -> Result<Cell, Error> {
+        let bit = self.board.geometry().bit(row, col)?;
+        let lost = self.status == Status::Lost;
+        let mine = self.board.mines().get(bit);
+        Ok(if self.revealed.get(bit) {
+            Cell::Open(self.board.number_at(bit))
+        } else if self.exploded.contains(&bit) {
+            Cell::Exploded
+        } else if self.flagged.get(bit) {
+            if lost && !mine {
+                Cell::WrongFlag
+            } else {
+                Cell::Flagged
+            }
+        } else if lost && mine {
+            Cell::Mine
+        } else {
+            Cell::Hidden
+        })
+    }
+
+    /// The game's status.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// Rows of the board.
+    pub fn rows(&self) -> usize {
+        self.board.rows()
+    }
+
+    /// Columns of the board.
+    pub fn cols(&self) -> usize {
+        self.board.cols()
+    }
+
+    /// Mines on the board (also before a deferred game has placed them).
+    pub fn mine_count(&self) -> usize {
+        self.deferred
+            .as_ref()
+            .map_or(self.board.mine_count(), |d| d.mines)
+    }
+
+    /// Safe cells revealed so far.
+    pub fn revealed_count(&self) -> usize {
+        self.revealed_count
+    }
+
+    /// Cells flagged now.
+    pub fn flag_count(&self) -> usize {
+        self.flag_count
+    }
+
+    /// The board behind the game, or `None` while a deferred game awaits its first reveal.
+    pub fn board(&self) -> Option<&Arc<Board>> {
+        if self.deferred.is_some() {
+            None
+        } else {
+            Some(&self.board)
+        }
+    }
+
+    /// The cells of the mines that exploded, in the order they did.
+    pub fn exploded(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.exploded
+            .iter()
+            .map(|&bit| self.board.geometry().cell_of(bit))
+    }
+
+    /// Row `row` of the revealed plane, one bit per column.
+    pub fn revealed_row(&self, row: usize) -> Result<&BitSlice<u64, Lsb0>, Error> {
+        row_view(self.board.geometry(), &self.revealed, row)
+    }
+
+    /// Row `row` of the flagged plane, one bit per column.
+    pub fn flagged_row(&self, row: usize) -> Result<&BitSlice<u64, Lsb0>, Error> {
+        row_view(self.board.geometry(), &self.flagged, row)
+    }
+
+    /// Heap bytes held by the game's own planes and scratch stacks (the board not counted).
+    pub fn heap_bytes(&self) -> usize {
+        2 * self.board.geometry().plane_bytes()
+            + self.word_stack.capacity() * size_of::<cascade::words::Pending>()
+            + self.cell_stack.capacity() * size_of::<usize>()
+            + self.exploded.capacity() * size_of::<usize>()
+    }
+
+    /// Recomputes every cached count from the planes and checks the game's invariants:
+    /// the counters, the sentinel border, no flag on a revealed cell, no revealed mine,
+    /// exploded cells are mines, and the status agrees with the counts.
+    pub fn validate(&self) -> Result<(), Error> {
+        let invalid = |reason: String| Err(Error::Invalid { reason });
+        let geometry = self.board.geometry();
+        let wpr = geometry.words_per_row();
+        let (mut revealed, mut flagged) = (0usize, 0usize);
+        for (w, (&r, &f)) in self
+            .revealed
+            .words()
+            .iter()
+            .zip(self.flagged.words())
+            .enumerate()
+        {
+            let row = w / wpr;
+            let cells = if row == 0 || row > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+            if r | cells != !0 {
+                return invalid(format!("sentinel bits of word {w} are not revealed"));
+            }
+            if f & !cells != 0 {
+                return invalid(format!("sentinel bits of word {w} are flagged"));
+            }
+            if r & f & cells != 0 {
+                return invalid(format!("word {w} has cells both revealed and flagged"));
+            }
+            if r & cells & self.board.mines().words()[w] != 0 {
+                return invalid(format!("word {w} has a revealed mine"));
+            }
+            revealed += (r & cells).count_ones() as usize;
+            flagged += f.count_ones() as usize;
+        }
+        if revealed != self.revealed_count {
+            return invalid(format!(
+                "revealed count {} but {revealed} cells revealed",
+                self.revealed_count
+            ));
+        }
+        if flagged != self.flag_count {
+            return invalid(format!(
+                "flag count {} but {flagged} cells flagged",
+                self.flag_count
+            ));
+        }
+        if self
+            .exploded
+            .iter()
+            .any(|&bit| !self.board.mines().get(bit))
+        {
+            return invalid("an exploded cell holds no mine".into());
+        }
+        if self.deferred.is_some() && revealed != 0 {
+            return invalid("cells revealed before the mines were placed".into());
+        }
+        let expected = if !self.exploded.is_empty() {
+            Status::Lost
+        } else if revealed == self.safe_count() {
+            Status::Won
+        } else {
+            Status::Playing
+        };
+        if self.status != expected {
+            return invalid(format!(
+                "status {} but the planes say {expected}",
+                self.status
+            ));
+        }
+        Ok(())
+    }
+
+    fn safe_count(&self) -> usize {
+        self.board.geometry().cells() - self.mine_count()
+    }
+
+    fn check_playing(&self) -> Result<(), Error> {
+        match self.status {
+            Status::Playing => Ok(()),
+            status => Err(Error::GameOver { status }),
+        }
+    }
+
+    fn is_closed(&self, bit: usize) -> bool {
+        self.revealed.get(bit) || self.flagged.get(bit)
+    }
+
+    fn result(&self, opened: usize) -> Reveal {
+        Reveal {
+            opened,
+            status: self.status,
+        }
+    }
+
+    fn explode(&mut self, bit: usize) {
+        self.exploded.push(bit);
+        self.status = Status::Lost;
+    }
+
+    fn update_won(&mut self) {
+        if self.status == Status::Playing && self.revealed_count == self.safe_count() {
+            self.status = Status::Won;
+        }
+    }
+
+    /// Opens the hidden, unflagged safe cell `bit` with the chosen fill and counts it.
+    fn open(&mut self, bit: usize) -> usize {
+        let mut planes = Planes {
+            zero: self.board.zero().words(),
+            revealed: self.revealed.words_mut(),
+            flagged: self.flagged.words(),
+            words_per_row: self.board.geometry().words_per_row(),
+        };
+        let opened = match self.fill {
+            Fill::Words => cascade::words::fill(&mut planes, &mut self.word_stack, bit),
+            Fill::Scalar => cascade::scalar::fill(&mut planes, &mut self.cell_stack, bit),
+        };
+        self.revealed_count += opened;
+        opened
+    }
+
+    /// Asks the placer for the board; on any error the game is left as it was.
+    fn place_mines(&mut self, row: usize, col: usize) -> Result<(), Error> {
+        let Some(deferred) = &self.deferred else {
+            return Ok(());
+        };
+        let (rows, cols) = (self.rows(), self.cols());
+        let zone = deferred.policy.zone(rows, cols, row, col)?;
+        let request = Placement {
+            rows,
+            cols,
+            mines: deferred.mines,
+            zone,
+        };
+        let board = deferred.placer.place(&request)?;
+        let broken = |reason: String| Err(Error::BadPlacement { reason });
+        if (board.rows(), board.cols()) != (rows, cols) {
+            return broken(format!(
+                "asked for {rows}x{cols}, got {}x{}",
+                board.rows(),
+                board.cols()
+            ));
+        }
+        if board.mine_count() != request.mines {
+            return broken(format!(
+                "asked for {} mines, got {}",
+                request.mines,
+                board.mine_count()
+            ));
+        }
+        if let Some((r, c)) = request
+            .zone
+            .cells()
+            .find(|&(r, c)| board.is_mine(r, c) == Ok(true))
+        {
+            return broken(format!("mine at ({r}, {c}) inside the first-click zone"));
+        }
+        self.board = Arc::new(board);
+        self.deferred = None;
+        Ok(())
+    }
+}
+
+/// The bit indices of the eight neighbours of `bit` in a plane of `stride` bits per row.
+fn neighbours(bit: usize, stride: usize) -> [usize; 8] {
+    let (up, down) = (bit - stride, bit + stride);
+    [
+        up - 1,
+        up,
+        up + 1,
+        bit - 1,
+        bit + 1,
+        down - 1,
+        down,
+        down + 1,
+    ]
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Game")
+            .field("rows", &self.rows())
+            .field("cols", &self.cols())
+            .field("mines", &self.mine_count())
+            .field("revealed", &self.revealed_count)
+            .field("flagged", &self.flag_count)
+            .field("status", &self.status)
+            .field("fill", &self.fill)
+            .field("deferred", &self.deferred.is_some())
+            .finish()
+    }
+}

@@ -1,0 +1,57 @@
+//! A Minesweeper engine on bitset planes.
+//!
+//! - [`Board`] is the truth: a plane of mines and a plane of zero cells, immutable and
+//!   shareable behind an `Arc`.
+//! - [`Game`] is one player's view of a board: revealed and flagged planes, counters and a
+//!   [`Status`]. Many games may share one board.
+//! - Every plane is padded with a one-cell sentinel border and rows aligned to 64-bit words
+//!   ([`Geometry`]), so the cascade runs over flat word indices with no bounds checks.
+//! - The cascade is word-parallel by default; [`Fill::Scalar`] is the cell-by-cell reference.
+//!
+//! ```
+//! use bitmines_core::{Board, Cell, Game, Status};
+//!
+//! let board: Board = "\
+//! .....
+//! ..*..
+//! .....
+//! .....
+//! "
+//! .parse()?;
+//! let mut game = Game::new(board);
+//! let step = game.reveal(3, 0)?; // a zero cell: the cascade opens everything it can reach
+//! assert_eq!(step.opened, 18); // all but the mine and the cell above it
+//! assert_eq!(game.cell(1, 1)?, Cell::Open(1));
+//! assert_eq!(game.toggle_flag(1, 2)?, true);
+//! let step = game.chord(1, 1)?; // one flag next to a 1: open its other neighbours
+//! assert_eq!(step.status, Status::Won);
+//! # Ok::<(), bitmines_core::Error>(())
+//! ```
+//!
+//! Games can start before their mines exist, so the first click is never a mine:
+//!
+//! ```
+//! use bitmines_core::{Game, Status};
+//!
+//! let mut game = Game::seeded(16, 30, 99, 7)?; // expert, seed 7, first click opens
+//! let step = game.reveal(8, 15)?;
+//! assert!(step.opened >= 1);
+//! assert_eq!(step.status, Status::Playing);
+//! # Ok::<(), bitmines_core::Error>(())
+//! ```
+
+mod board;
+pub mod cascade;
+mod error;
+pub mod formats;
+mod game;
+mod geometry;
+mod place;
+mod plane;
+
+pub use board::Board;
+pub use cascade::Fill;
+pub use error::Error;
+pub use game::{Cell, Game, Reveal, Status};
+pub use geometry::Geometry;
+pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};

@@ -1,0 +1,74 @@
+//! A padded bit plane: one bit per cell of a [`Geometry`], stored as 64-bit words.
+
+use crate::{Error, Geometry};
+
+/// One bit per padded cell, as plain words so hot loops work on them directly.
+///
+/// Planes are allocated fallibly: a board too large for memory is an `OutOfMemory` error,
+/// never an abort.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Plane {
+    words: Vec<u64>,
+}
+
+impl Plane {
+    /// An all-zero plane for `geometry`.
+    pub(crate) fn zeroed(geometry: &Geometry) -> Result<Plane, Error> {
+        let n = geometry.words();
+        let mut words = Vec::new();
+        words.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
+            bytes: geometry.plane_bytes(),
+            rows: geometry.rows(),
+            cols: geometry.cols(),
+        })?;
+        words.resize(n, 0);
+        Ok(Plane { words })
+    }
+
+    pub(crate) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    pub(crate) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    pub(crate) fn get(&self, bit: usize) -> bool {
+        self.words[bit / 64] >> (bit % 64) & 1 != 0
+    }
+
+    pub(crate) fn set(&mut self, bit: usize) {
+        self.words[bit / 64] |= 1 << (bit % 64);
+    }
+
+    pub(crate) fn clear(&mut self, bit: usize) {
+        self.words[bit / 64] &= !(1 << (bit % 64));
+    }
+
+    pub(crate) fn count_ones(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The three bits at `bit, bit + 1, bit + 2`, which must lie in one padded row.
+    pub(crate) fn three(&self, bit: usize) -> u32 {
+        let (w, s) = (bit / 64, bit % 64);
+        let lo = self.words[w] >> s;
+        let hi = if s > 61 {
+            self.words[w + 1] << (64 - s)
+        } else {
+            0
+        };
+        ((lo | hi) & 0b111) as u32
+    }
+}
+
+impl std::fmt::Debug for Plane {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Plane({} words, {} ones)",
+            self.words.len(),
+            self.count_ones()
+        )
+    }
+}
