@@ -129,10 +129,11 @@ impl Board {
     /// The neighbour count of a cell given by its bit index: the 3x3 window, less the cell.
     pub(crate) fn number_at(&self, bit: usize) -> u8 {
         let stride = self.geometry.stride();
-        let window = self.mines.three(bit - stride - 1)
-            + self.mines.three(bit - 1)
-            + self.mines.three(bit + stride - 1);
-        (window.count_ones() - u32::from(self.mines.get(bit))) as u8
+        let window = [bit - stride - 1, bit - 1, bit + stride - 1]
+            .map(|start| self.mines.three(start).count_ones())
+            .iter()
+            .sum::<u32>();
+        (window - u32::from(self.mines.get(bit))) as u8
     }
 
     pub(crate) fn mines(&self) -> &Plane {

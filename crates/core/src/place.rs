@@ -108,6 +108,18 @@ pub struct Placement {
     pub zone: Zone,
 }
 
+impl Placement {
+    /// A request for `mines` mines on a `rows x cols` board, none in `zone`.
+    pub fn new(rows: usize, cols: usize, mines: usize, zone: Zone) -> Placement {
+        Placement {
+            rows,
+            cols,
+            mines,
+            zone,
+        }
+    }
+}
+
 /// Builds the board of a deferred game once its first click is known.
 ///
 /// A placer must return a `rows x cols` board with exactly `mines` mines and none in the
@@ -142,6 +154,33 @@ impl SeededPlacer {
     /// A placer drawing from `seed`.
     pub fn new(seed: u64) -> SeededPlacer {
         SeededPlacer { seed }
+    }
+}
+
+impl SeededPlacer {
+    /// A uniformly random `rows x cols` board with exactly `mines` mines and no cell kept clear.
+    ///
+    /// ```
+    /// let board = bitmines_core::SeededPlacer::new(42).board(16, 30, 99)?;
+    /// assert_eq!(board.mine_count(), 99);
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn board(&self, rows: usize, cols: usize, mines: usize) -> Result<Board, Error> {
+        let max = FirstClick::Unprotected.max_mines(rows, cols);
+        if mines > max {
+            return Err(Error::TooManyMines {
+                mines,
+                max,
+                rows,
+                cols,
+                policy: FirstClick::Unprotected,
+            });
+        }
+        let zone = Zone {
+            rows: 0..0,
+            cols: 0..0,
+        };
+        self.place(&Placement::new(rows, cols, mines, zone))
     }
 }
 
