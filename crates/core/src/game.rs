@@ -99,7 +99,7 @@ pub struct Game {
     exploded: Vec<usize>,
     fill: Fill,
     deferred: Option<Deferred>,
-    word_stack: Vec<cascade::words::Pending>,
+    word_scratch: cascade::words::Scratch,
     cell_stack: Vec<usize>,
 }
 
@@ -196,7 +196,7 @@ impl Game {
             exploded: Vec::new(),
             fill: Fill::default(),
             deferred,
-            word_stack: Vec::new(),
+            word_scratch: cascade::words::Scratch::new(&geometry)?,
             cell_stack: Vec::new(),
         })
     }
@@ -376,7 +376,7 @@ impl Game {
     /// Heap bytes held by the game's own planes and scratch stacks (the board not counted).
     pub fn heap_bytes(&self) -> usize {
         2 * self.board.geometry().plane_bytes()
-            + self.word_stack.capacity() * size_of::<cascade::words::Pending>()
+            + self.word_scratch.heap_bytes()
             + self.cell_stack.capacity() * size_of::<usize>()
             + self.exploded.capacity() * size_of::<usize>()
     }
@@ -497,7 +497,7 @@ impl Game {
             words_per_row: self.board.geometry().words_per_row(),
         };
         let opened = match self.fill {
-            Fill::Words => cascade::words::fill(&mut planes, &mut self.word_stack, bit),
+            Fill::Words => cascade::words::fill(&mut planes, &mut self.word_scratch, bit),
             Fill::Scalar => cascade::scalar::fill(&mut planes, &mut self.cell_stack, bit),
         };
         self.revealed_count += opened;

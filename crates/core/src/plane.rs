@@ -25,6 +25,10 @@ impl Plane {
         Ok(Plane { words })
     }
 
+    pub(crate) fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
     pub(crate) fn words(&self) -> &[u64] {
         &self.words
     }

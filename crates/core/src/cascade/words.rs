@@ -1,70 +1,229 @@
-//! The word-parallel fill: a worklist of (word, seed bits) over the padded planes.
+//! The word-parallel fill: a scanline flood over the words of the padded planes.
 
 use super::Planes;
+use crate::plane::Plane;
+use crate::{Error, Geometry};
 
-/// One pending word: its index and the zero cells in it that were just revealed and not yet
-/// expanded.
-pub(crate) type Pending = (usize, u64);
+/// A pending word range of one row, first and last word index; empty when `first > last`.
+type Range = (usize, usize);
+
+const NOT_QUEUED: Range = (usize::MAX, 0);
+
+/// Buffers of the word fill, kept by a game so cascades never allocate. Between cascades the
+/// pending plane and the span buffer are all zero and no row is queued.
+#[derive(Debug, Clone)]
+pub(crate) struct Scratch {
+    /// Zero cells the cascade has reached but not yet opened, one bit per padded cell.
+    pending: Vec<u64>,
+    /// For each padded row, the words holding its pending cells.
+    queued: Vec<Range>,
+    /// Rows with pending cells, to be opened.
+    rows: Vec<usize>,
+    /// The run words of the row being opened, at `word - row start + 2`, with two spare
+    /// words at each end.
+    span: Vec<u64>,
+}
+
+impl Scratch {
+    /// Buffers for a board of `geometry`.
+    pub(crate) fn new(geometry: &Geometry) -> Result<Scratch, Error> {
+        let pending = Plane::zeroed(geometry)?.into_words();
+        let oom = || Error::OutOfMemory {
+            bytes: (geometry.rows() + 2) * size_of::<Range>(),
+            rows: geometry.rows(),
+            cols: geometry.cols(),
+        };
+        let mut queued = Vec::new();
+        queued
+            .try_reserve_exact(geometry.rows() + 2)
+            .map_err(|_| oom())?;
+        queued.resize(geometry.rows() + 2, NOT_QUEUED);
+        Ok(Scratch {
+            pending,
+            queued,
+            rows: Vec::new(),
+            span: vec![0; geometry.words_per_row() + 4],
+        })
+    }
+
+    pub(crate) fn heap_bytes(&self) -> usize {
+        (self.pending.capacity() + self.span.capacity()) * size_of::<u64>()
+            + self.queued.capacity() * size_of::<Range>()
+            + self.rows.capacity() * size_of::<usize>()
+    }
+}
 
 /// Opens the hidden, unflagged safe cell `seed` (a bit index) and, if it is a zero cell,
 /// everything its cascade reaches. Returns the number of cells opened.
 ///
-/// Each popped word closes the horizontal runs of passable cells through its seed bits and
-/// opens those runs dilated by one cell in the three rows around them. A zero cell reached in
-/// a neighbouring word is revealed at once and queued as a seed of that word, so it enters
-/// exactly one run and is expanded exactly once. The sentinel border is pre-revealed, so
-/// dilation never opens a cell off the board and every word touched has neighbours.
-pub(crate) fn fill(planes: &mut Planes<'_>, stack: &mut Vec<Pending>, seed: usize) -> usize {
+/// The cascade moves a row at a time. Opening a row takes all its pending cells at once and
+/// closes the horizontal runs of passable cells (zero, hidden, unflagged) through them, across
+/// word edges and past the pending range where a run goes on: one carry pass rightward, one
+/// leftward. The runs, dilated by one cell, are opened in their own row; in the rows above and
+/// below the numbered cells they touch are opened and the zero cells become pending there,
+/// still hidden. So a zero cell is revealed only when its own row opens its run: a revealed
+/// zero cell is an expanded one, and each is expanded once. The sentinel border is
+/// pre-revealed and never passable, so runs stop inside the board and dilation never opens a
+/// cell off it.
+pub(crate) fn fill(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("popcnt")
+    {
+        // SAFETY: `fill_v3` only needs the CPU features checked just above.
+        return unsafe { fill_v3(planes, scratch, seed) };
+    }
+    fill_any(planes, scratch, seed)
+}
+
+/// The fill compiled for x86-64-v3 CPUs: hardware popcount, and-not, and wider vectors.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    fill_any(planes, scratch, seed)
+}
+
+#[inline(always)]
+fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
-    planes.revealed[w] |= b;
     if planes.zero[w] & b == 0 {
+        planes.revealed[w] |= b;
         return 1;
     }
-    let mut opened = 1;
+    let row = w / planes.words_per_row;
+    scratch.pending[w] |= b;
+    scratch.queued[row] = (w, w);
+    scratch.rows.push(row);
+    let mut opened = 0;
+    while let Some(row) = scratch.rows.pop() {
+        let range = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
+        opened += open_row(planes, scratch, row, range);
+    }
+    opened
+}
+
+/// Opens the runs through the pending cells of padded row `row`, whose pending words are
+/// `first..=last`.
+#[inline(always)]
+fn open_row(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    row: usize,
+    (first, last): Range,
+) -> usize {
     let wpr = planes.words_per_row;
-    stack.clear();
-    stack.push((w, b));
-    while let Some((w, seeds)) = stack.pop() {
-        let passable = (planes.zero[w] & !(planes.revealed[w] | planes.flagged[w])) | seeds;
-        let run = close_runs(passable, seeds);
-        let wide = run | run << 1 | run >> 1;
-        let (spill_left, spill_right) = (run << 63, run >> 63);
-        for (row, own) in [(w - wpr, false), (w, true), (w + wpr, false)] {
-            // In the run's own word the zero cells opened are the run itself, expanded now.
-            opened += open(planes, stack, row, wide, !own);
-            if spill_left != 0 {
-                opened += open(planes, stack, row - 1, spill_left, true);
-            }
-            if spill_right != 0 {
-                opened += open(planes, stack, row + 1, spill_right, true);
+    let base = row * wpr;
+    let Scratch {
+        pending,
+        queued,
+        rows,
+        span,
+    } = scratch;
+    // Rightward: each pending bit up to the top of its run, carrying into the next word.
+    let (mut j, mut carry) = (first, 0u64);
+    while j <= last || carry != 0 {
+        let p = planes.passable(j);
+        let up = close_up(p, (std::mem::take(&mut pending[j]) | carry) & p);
+        span[j + 2 - base] = up;
+        carry = up >> 63;
+        j += 1;
+    }
+    let hi = j - 1;
+    // Leftward: from every bit reached down to the bottom of its run, carrying likewise.
+    // Words left of `first` were not written by the rightward pass and start empty.
+    let (mut j, mut carry) = (hi, 0u64);
+    loop {
+        let k = j + 2 - base;
+        let p = planes.passable(j);
+        let reached = if j >= first { span[k] } else { 0 } | (carry & p);
+        let run = close_down(p, reached);
+        span[k] = run;
+        carry = run << 63;
+        if j <= first && carry == 0 {
+            break;
+        }
+        j -= 1;
+    }
+    let lo = j;
+    // Open words lo - 1 ..= hi + 1 of the three rows, clipped to the row (the sentinel
+    // columns never spill). Widening them reads the runs of words lo - 2 ..= hi + 2, and the
+    // four outside lo..=hi must read as empty.
+    let at = |j: usize| j + 2 - base;
+    span[at(lo) - 2..at(lo)].fill(0);
+    span[at(hi) + 1..=at(hi) + 2].fill(0);
+    let (out_lo, out_hi) = ((lo - 1).max(base), (hi + 1).min(base + wpr - 1));
+    let span = &span[at(out_lo) - 1..=at(out_hi) + 1];
+    let mut opened = 0;
+    let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
+    for (j, wide) in (out_lo..=out_hi).zip(widened(span)) {
+        let new = wide & !(planes.revealed[j] | planes.flagged[j]);
+        planes.revealed[j] |= new;
+        opened += new.count_ones() as usize;
+        opened += open_side(planes, pending, j - wpr, wide, &mut above);
+        opened += open_side(planes, pending, j + wpr, wide, &mut below);
+    }
+    for (side, seeded) in [(row - 1, above), (row + 1, below)] {
+        if seeded.0 <= seeded.1 {
+            let queue = &mut queued[side];
+            if queue.0 > queue.1 {
+                rows.push(side);
+                *queue = seeded;
+            } else {
+                *queue = (queue.0.min(seeded.0), queue.1.max(seeded.1));
             }
         }
     }
     opened
 }
 
-/// Reveals `bits` of word `w` that are neither revealed nor flagged, queues the zero cells
-/// among them when `queue` is set, and returns how many were revealed.
+/// Opens the cells of `wide` in word `j` of the row above or below a run: the numbered ones
+/// are revealed, the zero ones become pending (and `seeded` grows to cover `j`). Sentinel
+/// rows are all revealed, so nothing opens there.
 #[inline(always)]
-fn open(
+fn open_side(
     planes: &mut Planes<'_>,
-    stack: &mut Vec<Pending>,
-    w: usize,
-    bits: u64,
-    queue: bool,
+    pending: &mut [u64],
+    j: usize,
+    wide: u64,
+    seeded: &mut Range,
 ) -> usize {
-    let new = bits & !(planes.revealed[w] | planes.flagged[w]);
+    let new = wide & !(planes.revealed[j] | planes.flagged[j]);
     if new == 0 {
         return 0;
     }
-    planes.revealed[w] |= new;
-    let zeros = new & planes.zero[w];
-    if queue && zeros != 0 {
-        stack.push((w, zeros));
+    let zero = planes.zero[j];
+    let numbered = new & !zero;
+    planes.revealed[j] |= numbered;
+    let seeds = new & zero & !pending[j];
+    if seeds != 0 {
+        pending[j] |= seeds;
+        *seeded = (seeded.0.min(j), j);
     }
-    new.count_ones() as usize
+    numbered.count_ones() as usize
 }
 
+/// The runs of `span[1..len - 1]` dilated by one cell sideways, spilling across word edges.
+#[inline(always)]
+fn widened(span: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    let n = span.len() - 2;
+    span[..n]
+        .iter()
+        .zip(&span[1..=n])
+        .zip(&span[2..])
+        .map(|((left, run), right)| run | run << 1 | run >> 1 | left >> 63 | right << 63)
+}
+
+impl Planes<'_> {
+    /// Cells a cascade may pass through in word `w`: zero, not revealed, not flagged.
+    #[inline(always)]
+    fn passable(&self, w: usize) -> u64 {
+        self.zero[w] & !(self.revealed[w] | self.flagged[w])
+    }
+}
+
+#[cfg(test)]
 /// The runs of consecutive set bits of `passable` that contain a bit of `seeds`
 /// (`seeds` must be a subset of `passable`).
 #[inline(always)]
@@ -82,6 +241,9 @@ fn close_up(passable: u64, seeds: u64) -> u64 {
 /// From each seed bit down to the bottom of its run, by an occluded shift-or fill in six steps.
 #[inline(always)]
 fn close_down(passable: u64, seeds: u64) -> u64 {
+    if seeds & !(seeds << 1) & (passable << 1) == 0 {
+        return seeds; // Every bit reached already starts at the bottom of its run, or none.
+    }
     let (mut g, mut p) = (seeds, passable);
     g |= p & (g >> 1);
     p &= p >> 1;
@@ -95,7 +257,6 @@ fn close_down(passable: u64, seeds: u64) -> u64 {
     p &= p >> 16;
     g | (p & (g >> 32))
 }
-
 #[cfg(test)]
 mod tests {
     use super::close_runs;
