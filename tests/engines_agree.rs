@@ -1,0 +1,479 @@
+//! Differential tests: the word-parallel fill, the scalar fill and the naive twin must agree
+//! on every move of every game.
+//!
+//! Boards come in shapes chosen to stress the padded layout: each padded row holds
+//! `cols + 2` bits, so widths 62 and 63 put the right sentinel on either side of a 64-bit word
+//! edge, and widths 126 to 129 do the same for the second word. Thin `1 x N` and `N x 1`
+//! boards have cells whose neighbours are almost all sentinels.
+
+// Each test crate uses only part of the shared harness and of the twin.
+#[allow(dead_code)]
+mod common;
+#[allow(dead_code)]
+mod naive;
+
+use bitmines_core::{Board, Status};
+use proptest::prelude::*;
+
+use common::{Act, Trio};
+use naive::View;
+
+/// Widths around the 64-bit word edges of a padded row, plus the thinnest boards.
+const WIDTHS: [usize; 12] = [1, 2, 3, 61, 62, 63, 64, 65, 126, 127, 128, 129];
+
+/// Widths of three to five words a row, where one run of zero cells can cross several words.
+const WIDER: [usize; 6] = [190, 191, 192, 254, 255, 300];
+
+/// How a move chooses its cell. Picks other than `At` are resolved against the current game,
+/// so random moves keep finding safe cells to reveal and revealed cells to chord on.
+#[derive(Debug, Clone, Copy)]
+enum Pick {
+    /// These coordinates, which may be off the board.
+    At(usize, usize),
+    /// The n-th safe cell (modulo their number).
+    Safe(usize),
+    /// The n-th mine (modulo their number).
+    Mine(usize),
+    /// The n-th revealed safe cell (modulo their number), or failing that the n-th safe cell.
+    Open(usize),
+}
+
+/// Which call a move makes.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    /// One reveal.
+    Reveal,
+    /// One flag toggle.
+    Flag,
+    /// One chord, on the flags as they are.
+    Chord,
+    /// Flags exactly the mines around the cell (unflagging anything else), then chords, so the
+    /// chord opens cells.
+    FlagRightThenChord,
+    /// Clears the flags around the cell and flags as many of its hidden neighbours as its
+    /// number, chosen by `n` and often wrongly, then chords, so mines may explode.
+    FlagGuessThenChord(usize),
+}
+
+/// One random move: a call and how it picks its cell.
+#[derive(Debug, Clone, Copy)]
+struct Move {
+    kind: Kind,
+    pick: Pick,
+}
+
+/// The cells around `(row, col)` on a `rows x cols` board.
+fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(usize, usize)> {
+    let mut cells = Vec::new();
+    for r in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
+        for c in col.saturating_sub(1)..=(col + 1).min(cols - 1) {
+            if (r, c) != (row, col) {
+                cells.push((r, c));
+            }
+        }
+    }
+    cells
+}
+
+/// Turns a move into concrete actions on the trio's current state.
+fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
+    let naive = &trio.naive;
+    let (rows, cols) = (naive.rows(), naive.cols());
+    let cells = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
+    let nth = |filter: &dyn Fn(&(usize, usize)) -> bool, n: usize| {
+        let matching: Vec<_> = cells.clone().filter(|cell| filter(cell)).collect();
+        (!matching.is_empty()).then(|| matching[n % matching.len()])
+    };
+    let safe = |&(r, c): &(usize, usize)| !naive.is_mine(r, c);
+    let (r, c) = match mv.pick {
+        Pick::At(r, c) => (r, c),
+        Pick::Safe(n) => nth(&safe, n).unwrap_or((0, 0)),
+        Pick::Mine(n) => nth(&|&(r, c)| naive.is_mine(r, c), n).unwrap_or((0, 0)),
+        Pick::Open(n) => nth(
+            &|&(r, c)| safe(&(r, c)) && naive.view(r, c) == View::Revealed,
+            n,
+        )
+        .or_else(|| nth(&safe, n))
+        .unwrap_or((0, 0)),
+    };
+    let on_board = r < rows && c < cols;
+    match mv.kind {
+        Kind::Reveal => vec![Act::Reveal(r, c)],
+        Kind::Flag => vec![Act::Flag(r, c)],
+        Kind::Chord => vec![Act::Chord(r, c)],
+        Kind::FlagRightThenChord if on_board => {
+            let mut acts: Vec<Act> = around(rows, cols, r, c)
+                .into_iter()
+                .filter(|&(nr, nc)| match naive.view(nr, nc) {
+                    View::Hidden => naive.is_mine(nr, nc),
+                    View::Flagged => !naive.is_mine(nr, nc),
+                    View::Revealed => false,
+                })
+                .map(|(nr, nc)| Act::Flag(nr, nc))
+                .collect();
+            acts.push(Act::Chord(r, c));
+            acts
+        }
+        Kind::FlagGuessThenChord(n) if on_board => {
+            let neighbours = around(rows, cols, r, c);
+            let flagged = |&(nr, nc): &(usize, usize)| naive.view(nr, nc) == View::Flagged;
+            let mut acts: Vec<Act> = neighbours
+                .iter()
+                .filter(|cell| flagged(cell))
+                .map(|&(nr, nc)| Act::Flag(nr, nc))
+                .collect();
+            let mut candidates: Vec<_> = neighbours
+                .into_iter()
+                .filter(|&(nr, nc)| naive.view(nr, nc) != View::Revealed)
+                .collect();
+            if !candidates.is_empty() {
+                let len = candidates.len();
+                candidates.rotate_left(n % len);
+            }
+            let number = if naive.is_mine(r, c) {
+                0
+            } else {
+                naive.number(r, c)
+            };
+            acts.extend(
+                candidates
+                    .into_iter()
+                    .take(number)
+                    .map(|(nr, nc)| Act::Flag(nr, nc)),
+            );
+            acts.push(Act::Chord(r, c));
+            acts
+        }
+        Kind::FlagRightThenChord | Kind::FlagGuessThenChord(_) => vec![Act::Chord(r, c)],
+    }
+}
+
+/// Moves played after a game has ended: enough to check that every call is refused, without
+/// spending most of a run on refusals.
+const MOVES_AFTER_THE_END: usize = 4;
+
+/// Plays `moves` on `board` with all three engines, comparing after every action.
+fn play_all(board: Board, moves: &[Move]) -> Result<(), String> {
+    let mut trio = Trio::new(board);
+    let mut after_end = 0;
+    for (i, &mv) in moves.iter().enumerate() {
+        if trio.naive.status() != Status::Playing {
+            after_end += 1;
+            if after_end > MOVES_AFTER_THE_END {
+                break;
+            }
+        }
+        for act in resolve(&trio, mv) {
+            // The three engines agreeing is the whole check; the agreed result is not needed.
+            let _agreed = trio.apply(act).map_err(|e| format!("move {i}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// A board from a row-major list of mine flags.
+fn board_from_flags(rows: usize, cols: usize, flags: &[bool]) -> Board {
+    let mines = flags
+        .iter()
+        .enumerate()
+        .filter(|&(_, &m)| m)
+        .map(|(i, _)| (i / cols, i % cols));
+    Board::from_mines(rows, cols, mines).expect("a valid board")
+}
+
+/// A small deterministic generator (xorshift64*) for the tests that do not use proptest.
+struct Rng(u64);
+
+impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True with probability `p`.
+    fn chance(&mut self, p: f64) -> bool {
+        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
+    }
+
+    /// A random move, mixed like the proptest strategy below.
+    fn next_move(&mut self, rows: usize, cols: usize) -> Move {
+        let n = self.below(1 << 16);
+        let at = Pick::At(self.below(rows + 2), self.below(cols + 2));
+        let (kind, pick) = match self.below(24) {
+            0..=5 => (Kind::Reveal, Pick::Safe(n)),
+            6..=7 => (Kind::Reveal, at),
+            8 => (Kind::Reveal, Pick::Mine(n)),
+            9..=11 => (Kind::Flag, Pick::Mine(n)),
+            12..=13 => (Kind::Flag, at),
+            14 => (Kind::Flag, Pick::Safe(n)),
+            15..=16 => (Kind::Chord, Pick::Open(n)),
+            17 => (Kind::Chord, at),
+            18..=21 => (Kind::FlagRightThenChord, Pick::Open(n)),
+            _ => (Kind::FlagGuessThenChord(n >> 4), Pick::Open(n)),
+        };
+        Move { kind, pick }
+    }
+}
+
+/// A `rows x cols` board with each cell a mine with probability `density`.
+fn random_board(rows: usize, cols: usize, density: f64, rng: &mut Rng) -> Board {
+    let flags: Vec<bool> = (0..rows * cols).map(|_| rng.chance(density)).collect();
+    board_from_flags(rows, cols, &flags)
+}
+
+/// Board shapes: small squares and rectangles, short boards at the word-edge widths, short
+/// boards several words wide, and tall thin boards.
+fn shape() -> impl Strategy<Value = (usize, usize)> {
+    prop_oneof![
+        4 => (
+            prop::sample::select(vec![1usize, 2, 3, 4, 5, 8]),
+            prop::sample::select(vec![1usize, 2, 3, 4, 5, 8, 13]),
+        ),
+        3 => (
+            prop::sample::select(vec![1usize, 2, 3, 4]),
+            prop::sample::select(WIDTHS.to_vec()),
+        ),
+        1 => (
+            prop::sample::select(vec![1usize, 2, 3]),
+            prop::sample::select(WIDER.to_vec()),
+        ),
+        1 => (
+            prop::sample::select(vec![61usize, 63, 64, 65, 129]),
+            prop::sample::select(vec![1usize, 2, 3]),
+        ),
+    ]
+}
+
+/// Mine densities from empty boards up to about 0.4.
+fn density() -> impl Strategy<Value = f64> {
+    prop_oneof![1 => Just(0.0), 1 => Just(0.02), 6 => 0.0..0.4f64]
+}
+
+/// A random move on a `rows x cols` board; `At` reaches one or two cells past each edge,
+/// and sometimes far off the board.
+fn a_move(rows: usize, cols: usize) -> impl Strategy<Value = Move> {
+    let coordinate = |n: usize| prop_oneof![8 => 0..n, 1 => n..n + 2, 1 => Just(usize::MAX)];
+    let at = (coordinate(rows), coordinate(cols)).prop_map(|(r, c)| Pick::At(r, c));
+    let n = any::<u16>().prop_map(usize::from);
+    prop_oneof![
+        6 => n.clone().prop_map(|n| (Kind::Reveal, Pick::Safe(n))),
+        2 => at.clone().prop_map(|p| (Kind::Reveal, p)),
+        1 => n.clone().prop_map(|n| (Kind::Reveal, Pick::Mine(n))),
+        3 => n.clone().prop_map(|n| (Kind::Flag, Pick::Mine(n))),
+        2 => at.clone().prop_map(|p| (Kind::Flag, p)),
+        1 => n.clone().prop_map(|n| (Kind::Flag, Pick::Safe(n))),
+        2 => n.clone().prop_map(|n| (Kind::Chord, Pick::Open(n))),
+        1 => at.prop_map(|p| (Kind::Chord, p)),
+        4 => n.clone().prop_map(|n| (Kind::FlagRightThenChord, Pick::Open(n))),
+        2 => (n.clone(), n).prop_map(|(k, n)| (Kind::FlagGuessThenChord(k), Pick::Open(n))),
+    ]
+    .prop_map(|(kind, pick)| Move { kind, pick })
+}
+
+/// A random board and a random game on it.
+fn a_case() -> impl Strategy<Value = (usize, usize, Vec<bool>, Vec<Move>)> {
+    (shape(), density()).prop_flat_map(|((rows, cols), density)| {
+        (
+            Just(rows),
+            Just(cols),
+            prop::collection::vec(prop::bool::weighted(density), rows * cols),
+            prop::collection::vec(a_move(rows, cols), 0..40),
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    /// Random boards and random games: after every move the three engines agree.
+    #[test]
+    fn engines_agree_on_random_games((rows, cols, flags, moves) in a_case()) {
+        let board = board_from_flags(rows, cols, &flags);
+        if let Err(e) = play_all(board, &moves) {
+            return Err(TestCaseError::fail(format!("{rows}x{cols}: {e}")));
+        }
+    }
+}
+
+/// Every word-edge width, with fixed seeds, so these shapes run on every test run rather than
+/// whenever proptest happens to draw them.
+#[test]
+fn engines_agree_at_every_word_edge() {
+    for cols in WIDTHS.into_iter().chain(WIDER) {
+        for rows in [1, 2, 3, 5] {
+            for (seed, density) in [(1, 0.0), (2, 0.01), (3, 0.05), (4, 0.12), (5, 0.3)] {
+                let mut rng = Rng::new(seed * 1000 + (rows * 200 + cols) as u64);
+                let board = random_board(rows, cols, density, &mut rng);
+                let moves: Vec<Move> = (0..40).map(|_| rng.next_move(rows, cols)).collect();
+                if let Err(e) = play_all(board, &moves) {
+                    panic!("{rows}x{cols}, seed {seed}, density {density}: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// Tall one- to three-column boards, where every row is a single word with both sentinels.
+#[test]
+fn engines_agree_on_tall_thin_boards() {
+    for rows in WIDTHS {
+        for cols in [1, 2, 3] {
+            for (seed, density) in [(6, 0.0), (7, 0.05), (8, 0.2)] {
+                let mut rng = Rng::new(seed * 1000 + (rows * 7 + cols) as u64);
+                let board = random_board(rows, cols, density, &mut rng);
+                let moves: Vec<Move> = (0..30).map(|_| rng.next_move(rows, cols)).collect();
+                if let Err(e) = play_all(board, &moves) {
+                    panic!("{rows}x{cols}, seed {seed}, density {density}: {e}");
+                }
+            }
+        }
+    }
+}
+
+/// A single mine placed at each column of a word-edge-width board: the cascade from the far
+/// corner must run around it across every word boundary, and wins in one or two reveals.
+#[test]
+fn one_mine_anywhere_in_a_row_of_words() {
+    for cols in WIDTHS {
+        for rows in [1, 2, 3] {
+            for mine_col in 0..cols {
+                if rows * cols == 1 {
+                    continue; // A 1x1 board with its mine has no safe cell to reveal.
+                }
+                let mine_row = mine_col % rows;
+                let board = Board::from_mines(rows, cols, [(mine_row, mine_col)]).unwrap();
+                let mut trio = Trio::new(board);
+                let far = if mine_col < cols / 2 { cols - 1 } else { 0 };
+                let far_row = if mine_row == 0 { rows - 1 } else { 0 };
+                let first = trio
+                    .apply(Act::Reveal(far_row, far))
+                    .unwrap_or_else(|e| panic!("{rows}x{cols}, mine col {mine_col}: {e}"));
+                assert!(first.is_ok(), "{rows}x{cols}: {first:?}");
+                // Whatever the cascade left hidden is revealed one cell at a time.
+                for r in 0..rows {
+                    for c in 0..cols {
+                        let hidden = trio.naive.view(r, c) == View::Hidden;
+                        if hidden && (r, c) != (mine_row, mine_col) {
+                            let _agreed = trio
+                                .apply(Act::Reveal(r, c))
+                                .unwrap_or_else(|e| panic!("{rows}x{cols}: {e}"));
+                        }
+                    }
+                }
+                assert_eq!(trio.words.status(), Status::Won, "{rows}x{cols}");
+            }
+        }
+    }
+}
+
+/// A gap of `width` cells in a wall along row `row`, starting at column `gap`.
+fn wall(row: usize, cols: usize, gap: usize, width: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..cols)
+        .filter(move |c| !(gap..gap + width).contains(c))
+        .map(move |c| (row, c))
+}
+
+/// Gap positions worth trying on a board `cols` wide: both ends and around each word edge.
+fn gaps(cols: usize, width: usize) -> Vec<usize> {
+    let mut gaps: Vec<usize> = [0, 60, 61, 62, 63, 125, 126, 127, 189, 190, 253, 254]
+        .into_iter()
+        .chain([cols.saturating_sub(width)])
+        .filter(|&g| g + width <= cols)
+        .collect();
+    gaps.dedup();
+    gaps
+}
+
+/// Serpentine boards: walls of mines with gaps three cells wide (so the middle of a gap is a
+/// zero cell) at alternate ends, so one cascade must run right along one band and back left
+/// along the next, crossing every word edge of the row both ways.
+#[test]
+fn cascades_snake_through_walls_of_mines() {
+    for cols in WIDTHS.into_iter().chain(WIDER).filter(|&c| c >= 3) {
+        let gaps = gaps(cols, 3);
+        for (i, &first) in gaps.iter().enumerate() {
+            let second = gaps[(i * 5 + 3) % gaps.len()];
+            let mines: Vec<_> = wall(2, cols, first, 3)
+                .chain(wall(5, cols, second, 3))
+                .collect();
+            let board = Board::from_mines(8, cols, mines).unwrap();
+            let mut trio = Trio::new(board);
+            for start in [(0, 0), (7, cols - 1), (0, cols / 2)] {
+                let _agreed = trio
+                    .apply(Act::Reveal(start.0, start.1))
+                    .unwrap_or_else(|e| panic!("{cols} wide, gaps {first} and {second}: {e}"));
+            }
+        }
+    }
+}
+
+/// The same serpentines built from flags on an empty board: a one-cell gap in a flag wall is
+/// a zero cell, so the cascade squeezes through it.
+#[test]
+fn cascades_snake_through_walls_of_flags() {
+    for cols in WIDTHS.into_iter().chain(WIDER) {
+        let gaps = gaps(cols, 1);
+        for (i, &first) in gaps.iter().enumerate() {
+            let second = gaps[(i * 7 + 2) % gaps.len()];
+            let mut trio = Trio::new(Board::empty(7, cols).unwrap());
+            let mut acts: Vec<Act> = wall(2, cols, first, 1)
+                .chain(wall(4, cols, second, 1))
+                .map(|(r, c)| Act::Flag(r, c))
+                .collect();
+            acts.push(Act::Reveal(0, cols / 3));
+            acts.push(Act::Reveal(6, 0));
+            trio.apply_all(&acts)
+                .unwrap_or_else(|e| panic!("{cols} wide, gaps {first} and {second}: {e}"));
+            // Unflagging one wall cell and revealing it lets the cascade through there too.
+            let side = (first + cols / 2) % cols;
+            if side != first {
+                trio.apply_all(&[Act::Flag(2, side), Act::Reveal(2, side)])
+                    .unwrap_or_else(|e| panic!("{cols} wide, reopened at {side}: {e}"));
+            }
+        }
+    }
+}
+
+/// Large, nearly empty boards: one reveal cascades over most of the board, and all three
+/// engines open exactly the same cells.
+#[test]
+fn engines_agree_on_one_big_cascade() {
+    for (seed, density) in [(11, 0.0), (12, 0.001), (13, 0.01), (14, 0.01)] {
+        let (rows, cols) = (300, 300);
+        let mut rng = Rng::new(seed);
+        let board = random_board(rows, cols, density, &mut rng);
+        let mut trio = Trio::new(board);
+        // Start from the zero cell nearest the centre along the middle row, or the centre.
+        let start = (0..cols)
+            .map(|c| (rows / 2, c))
+            .filter(|&(r, c)| !trio.naive.is_mine(r, c) && trio.naive.number(r, c) == 0)
+            .min_by_key(|&(_, c)| c.abs_diff(cols / 2))
+            .unwrap_or((rows / 2, cols / 2));
+        let outcome = trio
+            .apply(Act::Reveal(start.0, start.1))
+            .unwrap_or_else(|e| panic!("density {density}: {e}"));
+        match outcome {
+            Ok(common::Outcome::Opened(opened, _)) => {
+                assert!(
+                    opened > rows * cols / 2,
+                    "density {density}: only {opened} cells opened"
+                );
+                if density == 0.0 {
+                    assert_eq!(opened, rows * cols);
+                    assert_eq!(trio.words.status(), Status::Won);
+                }
+            }
+            other => panic!("density {density}: unexpected {other:?}"),
+        }
+    }
+}
