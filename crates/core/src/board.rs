@@ -198,3 +198,79 @@ impl std::fmt::Debug for Board {
             .finish_non_exhaustive()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::SeededPlacer;
+
+    /// Counts neighbouring mines one cell at a time.
+    fn naive_number(board: &Board, row: usize, col: usize) -> u8 {
+        let mut n = 0;
+        for r in row.saturating_sub(1)..=(row + 1).min(board.rows() - 1) {
+            for c in col.saturating_sub(1)..=(col + 1).min(board.cols() - 1) {
+                n += u8::from((r, c) != (row, col) && board.is_mine(r, c).unwrap());
+            }
+        }
+        n
+    }
+
+    #[test]
+    fn numbers_and_zero_plane_match_a_cell_by_cell_count() {
+        for (rows, cols, mines) in [
+            (16, 30, 99),
+            (5, 62, 100),
+            (3, 63, 60),
+            (4, 130, 200),
+            (1, 1, 1),
+            (7, 1, 3),
+        ] {
+            for seed in 0..5 {
+                let board = SeededPlacer::new(seed).board(rows, cols, mines).unwrap();
+                for r in 0..rows {
+                    for c in 0..cols {
+                        let n = naive_number(&board, r, c);
+                        assert_eq!(
+                            board.number(r, c).unwrap(),
+                            n,
+                            "{rows}x{cols} seed {seed} ({r}, {c})"
+                        );
+                        let zero = !board.is_mine(r, c).unwrap() && n == 0;
+                        assert_eq!(
+                            board.is_zero(r, c).unwrap(),
+                            zero,
+                            "{rows}x{cols} seed {seed} ({r}, {c})"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn board_and_game_fit_in_one_byte_per_cell() {
+        // Five planes of (rows + 2) padded rows and a one-row span buffer: at least 4 rows and
+        // 64 columns keep it under a byte; flatter or narrower boards pay for the sentinel
+        // rows, the span buffer, and per row a padded word in each plane and a queue range.
+        for (rows, cols, at_most) in [
+            (1000, 1000, 1.0),
+            (4, 1 << 18, 1.0),
+            (1500, 700, 1.0),
+            (1, 1 << 20, 2.01),
+            (1 << 20, 1, 56.01),
+        ] {
+            let board = Board::empty(rows, cols).unwrap();
+            let bytes = board.heap_bytes();
+            let game = crate::Game::new(board);
+            let per_cell = (bytes + game.heap_bytes()) as f64 / (rows * cols) as f64;
+            assert!(
+                per_cell <= at_most,
+                "{rows}x{cols}: {per_cell} bytes per cell"
+            );
+            assert!(
+                per_cell >= 5.0 / 8.0,
+                "{rows}x{cols}: planes missing? {per_cell}"
+            );
+        }
+    }
+}

@@ -383,7 +383,8 @@ impl Game {
 
     /// Recomputes every cached count from the planes and checks the game's invariants:
     /// the counters, the sentinel border, no flag on a revealed cell, no revealed mine,
-    /// exploded cells are mines, and the status agrees with the counts.
+    /// exploded cells are mines, nothing left pending by a cascade, and the status agrees
+    /// with the counts. Costs a pass over every plane.
     pub fn validate(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
         let geometry = self.board.geometry();
@@ -435,6 +436,9 @@ impl Game {
             .any(|&bit| !self.board.mines().get(bit))
         {
             return invalid("an exploded cell holds no mine".into());
+        }
+        if !self.word_scratch.is_clean() {
+            return invalid("the cascade left cells pending".into());
         }
         if self.deferred.is_some() && revealed != 0 {
             return invalid("cells revealed before the mines were placed".into());

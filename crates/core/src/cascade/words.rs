@@ -46,6 +46,14 @@ impl Scratch {
         })
     }
 
+    /// Whether the buffers are as a finished cascade must leave them: nothing pending, no row
+    /// queued.
+    pub(crate) fn is_clean(&self) -> bool {
+        self.rows.is_empty()
+            && self.pending.iter().all(|&w| w == 0)
+            && self.queued.iter().all(|&range| range == NOT_QUEUED)
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         (self.pending.capacity() + self.span.capacity()) * size_of::<u64>()
             + self.queued.capacity() * size_of::<Range>()
@@ -264,19 +272,13 @@ mod tests {
     /// The plain definition: walk out from each seed bit while bits stay passable.
     fn naive_close(passable: u64, seeds: u64) -> u64 {
         let mut out = 0u64;
-        for s in 0..64 {
-            if seeds >> s & 1 == 0 {
-                continue;
-            }
-            let mut i = s as i32;
-            while i >= 0 && passable >> i & 1 == 1 {
+        let bit = |i: usize| passable >> i & 1 == 1;
+        for s in (0..64).filter(|&s| seeds >> s & 1 == 1) {
+            for i in (0..=s).rev().take_while(|&i| bit(i)) {
                 out |= 1 << i;
-                i -= 1;
             }
-            let mut i = s;
-            while i < 64 && passable >> i & 1 == 1 {
+            for i in (s..64).take_while(|&i| bit(i)) {
                 out |= 1 << i;
-                i += 1;
             }
         }
         out
