@@ -74,6 +74,11 @@ impl Scratch {
 /// pre-revealed and never passable, so runs stop inside the board and dilation never opens a
 /// cell off it.
 pub(crate) fn fill(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    let (w, b) = (seed / 64, 1u64 << (seed % 64));
+    if planes.zero[w] & b == 0 {
+        planes.revealed[w] |= b;
+        return 1; // A numbered cell: no cascade.
+    }
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2")
         && std::is_x86_feature_detected!("bmi1")
@@ -96,10 +101,6 @@ fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize
 #[inline(always)]
 fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
-    if planes.zero[w] & b == 0 {
-        planes.revealed[w] |= b;
-        return 1;
-    }
     let row = w / planes.words_per_row;
     scratch.pending[w] |= b;
     scratch.queued[row] = (w, w);
@@ -155,13 +156,15 @@ fn open_row(
         j -= 1;
     }
     let lo = j;
-    // Open words lo - 1 ..= hi + 1 of the three rows, clipped to the row (the sentinel
-    // columns never spill). Widening them reads the runs of words lo - 2 ..= hi + 2, and the
-    // four outside lo..=hi must read as empty.
+    // Open the run words of the three rows, and the words beside them where a run spills
+    // over a word edge. A row's first and last bits are sentinels, never in a run, so a
+    // spill never leaves the row. Widening reads one word further out on each side, and the
+    // four words next to lo..=hi must read as empty.
     let at = |j: usize| j + 2 - base;
     span[at(lo) - 2..at(lo)].fill(0);
     span[at(hi) + 1..=at(hi) + 2].fill(0);
-    let (out_lo, out_hi) = ((lo - 1).max(base), (hi + 1).min(base + wpr - 1));
+    let out_lo = lo - usize::from(span[at(lo)] & 1 != 0);
+    let out_hi = hi + usize::from(span[at(hi)] >> 63 != 0);
     let span = &span[at(out_lo) - 1..=at(out_hi) + 1];
     let mut opened = 0;
     let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
