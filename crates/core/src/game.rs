@@ -579,3 +579,62 @@ impl fmt::Debug for Game {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validate_catches_every_kind_of_corruption() {
+        let board: Board = "*...\n....\n..*.\n".parse().unwrap();
+        let mut game = Game::new(board);
+        game.reveal(0, 3).unwrap();
+        game.toggle_flag(2, 2).unwrap();
+        assert_eq!(game.validate(), Ok(()));
+        let corrupt = |change: fn(&mut Game)| {
+            let mut bad = game.clone();
+            change(&mut bad);
+            match bad.validate() {
+                Err(Error::Invalid { reason }) => reason,
+                other => panic!("corruption not caught: {other:?}"),
+            }
+        };
+        assert!(corrupt(|g| g.revealed_count += 1).contains("revealed count"));
+        assert!(corrupt(|g| g.flag_count = 0).contains("flag count"));
+        assert!(corrupt(|g| g.revealed.clear(0)).contains("sentinel"));
+        assert!(corrupt(|g| g.flagged.set(1)).contains("sentinel"));
+        assert!(corrupt(|g| g.flagged.set(g_bit(g, 0, 3))).contains("both revealed and flagged"));
+        assert!(
+            corrupt(|g| {
+                g.revealed.set(g_bit(g, 0, 0));
+                g.revealed_count += 1;
+            })
+            .contains("revealed mine")
+        );
+        assert!(corrupt(|g| g.status = Status::Won).contains("status"));
+        assert!(corrupt(|g| g.exploded.push(g_bit(g, 1, 1))).contains("exploded"));
+        assert!(
+            corrupt(|g| g.word_scratch = cascade::words::Scratch::dirty(g.board.geometry()))
+                .contains("pending")
+        );
+    }
+
+    fn g_bit(game: &Game, row: usize, col: usize) -> usize {
+        game.board.geometry().bit(row, col).unwrap()
+    }
+
+    #[test]
+    fn boards_too_large_for_memory_are_errors() {
+        match Board::empty(1 << 28, 1 << 28) {
+            Err(Error::OutOfMemory { bytes, rows, cols }) => {
+                assert_eq!((rows, cols), (1 << 28, 1 << 28));
+                assert!(bytes > 1 << 50, "{bytes}");
+            }
+            other => panic!("expected OutOfMemory, got {other:?}"),
+        }
+        assert!(matches!(
+            Game::seeded(1 << 28, 1 << 28, 10, 1),
+            Err(Error::OutOfMemory { .. })
+        ));
+    }
+}

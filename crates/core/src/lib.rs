@@ -40,6 +40,14 @@
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadme;
+
 mod board;
 pub mod cascade;
 mod error;

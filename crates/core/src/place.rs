@@ -35,8 +35,8 @@ impl FirstClick {
         let (rows_kept, cols_kept) = match self {
             FirstClick::Unprotected => (0..0, 0..0),
             _ => (
-                row.saturating_sub(reach)..(row + reach + 1).min(rows),
-                col.saturating_sub(reach)..(col + reach + 1).min(cols),
+                row.saturating_sub(reach)..row.saturating_add(reach + 1).min(rows),
+                col.saturating_sub(reach)..col.saturating_add(reach + 1).min(cols),
             ),
         };
         Ok(Zone {
@@ -188,7 +188,13 @@ impl Placer for SeededPlacer {
     fn place(&self, request: &Placement) -> Result<Board, Error> {
         let geometry = Geometry::new(request.rows, request.cols)?;
         let cells = geometry.cells();
-        let free = cells - request.zone.len();
+        // A zone made for another board may reach past this one: count only its cells here.
+        let kept = request
+            .zone
+            .cells()
+            .filter(|&(r, c)| r < request.rows && c < request.cols)
+            .count();
+        let free = cells - kept;
         if request.mines > free {
             return Err(Error::BadPlacement {
                 reason: format!("{} mines do not fit in {free} free cells", request.mines),
@@ -267,6 +273,36 @@ mod tests {
                 cols: 5
             })
         );
+    }
+
+    #[test]
+    fn zones_and_placements_from_extreme_input_are_errors_or_values() {
+        let zone = FirstClick::Opening
+            .zone(usize::MAX, usize::MAX, usize::MAX - 1, usize::MAX - 1)
+            .unwrap();
+        assert_eq!(zone.len(), 4);
+        // A zone from a larger board leaves the 1x1 board its one cell.
+        let big = FirstClick::Opening.zone(5, 5, 2, 2).unwrap();
+        let board = SeededPlacer::new(1)
+            .place(&Placement::new(1, 1, 1, big.clone()))
+            .unwrap();
+        assert_eq!(board.mine_count(), 1);
+        assert!(matches!(
+            SeededPlacer::new(1).place(&Placement::new(1, 1, 2, big)),
+            Err(Error::BadPlacement { .. })
+        ));
+        assert!(matches!(
+            SeededPlacer::new(1).board(3, 3, 10),
+            Err(Error::TooManyMines {
+                mines: 10,
+                max: 9,
+                ..
+            })
+        ));
+        assert!(matches!(
+            SeededPlacer::new(1).board(0, 3, 0),
+            Err(Error::EmptyBoard { rows: 0, cols: 3 })
+        ));
     }
 
     #[test]

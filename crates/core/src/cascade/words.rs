@@ -54,6 +54,14 @@ impl Scratch {
             && self.queued.iter().all(|&range| range == NOT_QUEUED)
     }
 
+    /// Buffers with a row left queued, as a broken cascade would leave them.
+    #[cfg(test)]
+    pub(crate) fn dirty(geometry: &Geometry) -> Scratch {
+        let mut scratch = Scratch::new(geometry).expect("small board");
+        scratch.rows.push(1);
+        scratch
+    }
+
     pub(crate) fn heap_bytes(&self) -> usize {
         (self.pending.capacity() + self.span.capacity()) * size_of::<u64>()
             + self.queued.capacity() * size_of::<Range>()
