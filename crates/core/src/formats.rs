@@ -71,32 +71,4 @@ mod tests {
         let board: Board = "*.\r\n.*".parse().unwrap();
         assert_eq!(board.mine_count(), 2);
     }
-
-    #[test]
-    fn text_errors_name_the_problem() {
-        assert_eq!(
-            "".parse::<Board>(),
-            Err(Error::EmptyBoard { rows: 0, cols: 0 })
-        );
-        assert_eq!(
-            "..\n.".parse::<Board>(),
-            Err(Error::Ragged {
-                line: 2,
-                expected: 2,
-                found: 1
-            })
-        );
-        assert_eq!(
-            "..\n.x".parse::<Board>(),
-            Err(Error::BadChar {
-                line: 2,
-                col: 2,
-                found: 'x'
-            })
-        );
-        assert_eq!(
-            "\n\n".parse::<Board>(),
-            Err(Error::EmptyBoard { rows: 2, cols: 0 })
-        );
-    }
 }

@@ -139,16 +139,7 @@ impl Game {
         placer: impl Placer + 'static,
     ) -> Result<Game, Error> {
         let geometry = Geometry::new(rows, cols)?;
-        let max = policy.max_mines(rows, cols);
-        if mines > max {
-            return Err(Error::TooManyMines {
-                mines,
-                max,
-                rows,
-                cols,
-                policy,
-            });
-        }
+        policy.check_mines(rows, cols, mines)?;
         let placeholder = Arc::new(Board::empty(geometry.rows(), geometry.cols())?);
         let deferred = Deferred {
             mines,

@@ -60,6 +60,21 @@ impl FirstClick {
     pub fn max_mines(self, rows: usize, cols: usize) -> usize {
         rows.saturating_mul(cols) - self.max_kept_clear(rows, cols)
     }
+
+    /// `TooManyMines` unless `mines` fit a `rows x cols` board under this policy.
+    pub fn check_mines(self, rows: usize, cols: usize, mines: usize) -> Result<(), Error> {
+        let max = self.max_mines(rows, cols);
+        if mines > max {
+            return Err(Error::TooManyMines {
+                mines,
+                max,
+                rows,
+                cols,
+                policy: self,
+            });
+        }
+        Ok(())
+    }
 }
 
 /// The rectangle of cells a placer must keep free of mines (empty for
@@ -166,16 +181,7 @@ impl SeededPlacer {
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
     pub fn board(&self, rows: usize, cols: usize, mines: usize) -> Result<Board, Error> {
-        let max = FirstClick::Unprotected.max_mines(rows, cols);
-        if mines > max {
-            return Err(Error::TooManyMines {
-                mines,
-                max,
-                rows,
-                cols,
-                policy: FirstClick::Unprotected,
-            });
-        }
+        FirstClick::Unprotected.check_mines(rows, cols, mines)?;
         let zone = Zone {
             rows: 0..0,
             cols: 0..0,
