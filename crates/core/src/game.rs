@@ -107,23 +107,23 @@ impl Game {
     /// A new game on `board` (a `Board` or an `Arc<Board>`), nothing revealed.
     ///
     /// # Aborts
-    /// Like `Vec::with_capacity`, if the allocator cannot provide the view planes (about a
-    /// quarter byte per cell). [`Game::try_new`] reports that as an error instead.
+    /// Like `Vec::with_capacity`, if the allocator cannot provide the game's three planes
+    /// (three eighths of a byte per padded cell). [`Game::try_new`] reports that as an error
+    /// instead.
     pub fn new(board: impl Into<Arc<Board>>) -> Game {
         let board = board.into();
         match Game::try_new(Arc::clone(&board)) {
             Ok(game) => game,
             Err(_) => std::alloc::handle_alloc_error(
-                std::alloc::Layout::array::<u64>(board.geometry().words() * 2)
+                std::alloc::Layout::array::<u64>(board.geometry().words() * 3)
                     .unwrap_or(std::alloc::Layout::new::<u64>()),
             ),
         }
     }
 
-    /// A new game on `board`, or `OutOfMemory` if the view planes cannot be allocated.
+    /// A new game on `board`, or `OutOfMemory` if the game's planes cannot be allocated.
     pub fn try_new(board: impl Into<Arc<Board>>) -> Result<Game, Error> {
-        let board = board.into();
-        let mut game = Game::blank(Arc::clone(&board), None)?;
+        let mut game = Game::blank(board.into(), None)?;
         game.update_won();
         Ok(game)
     }

@@ -10,7 +10,8 @@ type Range = (usize, usize);
 const NOT_QUEUED: Range = (usize::MAX, 0);
 
 /// Buffers of the word fill, kept by a game so cascades never allocate. Between cascades the
-/// pending plane and the span buffer are all zero and no row is queued.
+/// pending plane is all zero and no row is queued; the span buffer keeps stale words, and
+/// each row opened clears the words it reads beyond those it writes.
 #[derive(Debug, Clone)]
 pub(crate) struct Scratch {
     /// Zero cells the cascade has reached but not yet opened, one bit per padded cell.
