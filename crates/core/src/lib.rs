@@ -63,3 +63,10 @@ pub use error::Error;
 pub use game::{Cell, Game, Reveal, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};
+
+// Boards are shared by `Arc` across threads, and games move between them.
+const _: () = {
+    const fn send_sync<T: Send + Sync>() {}
+    send_sync::<Board>();
+    send_sync::<Game>();
+};
