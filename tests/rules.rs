@@ -804,7 +804,8 @@ fn text_board_errors_name_the_problem() {
         Err(Error::BadChar {
             line: 2,
             col: 2,
-            found: 'x'
+            found: 'x',
+            expected: "'*' or '.'"
         })
     );
     assert_eq!(

@@ -163,30 +163,44 @@ pub(crate) fn row_view<'a>(
     Ok(&BitSlice::from_slice(words)[1..=geometry.cols()])
 }
 
-/// One word of the mine plane dilated by one cell left and right.
-fn dilate_horizontally(mines: &[u64], w: usize) -> u64 {
-    let m = mines[w];
-    m | m << 1 | m >> 1 | mines[w - 1] >> 63 | mines[w + 1] << 63
+/// One word of a plane dilated by one cell left and right.
+fn dilate_horizontally(plane: &[u64], w: usize) -> u64 {
+    let m = plane[w];
+    m | m << 1 | m >> 1 | plane[w - 1] >> 63 | plane[w + 1] << 63
+}
+
+/// Word `w` (in a board row) of `plane` dilated by one cell in every direction. The plane's
+/// sentinel and padding bits must be clear; the sentinel rows are skipped, so no word off the
+/// plane is ever read.
+pub(crate) fn dilated_word(geometry: &Geometry, plane: &[u64], w: usize) -> u64 {
+    let wpr = geometry.words_per_row();
+    let row = w / wpr;
+    let mut out = dilate_horizontally(plane, w);
+    if row > 1 {
+        out |= dilate_horizontally(plane, w - wpr);
+    }
+    if row < geometry.rows() {
+        out |= dilate_horizontally(plane, w + wpr);
+    }
+    out
+}
+
+/// Calls `f(word index, cell mask)` for every word of every board row.
+pub(crate) fn for_each_row_word(geometry: &Geometry, mut f: impl FnMut(usize, u64)) {
+    let wpr = geometry.words_per_row();
+    for r in 1..=geometry.rows() {
+        for j in 0..wpr {
+            f(r * wpr + j, geometry.cell_mask(j));
+        }
+    }
 }
 
 /// Writes the zero plane: cells that are on the board and outside the 3x3 dilation of the
-/// mines. Sentinel rows hold no mines, so their dilation is skipped (and their neighbours
-/// outside the plane are never read).
+/// mines.
 pub(crate) fn fill_zero_plane(geometry: &Geometry, mines: &[u64], zero: &mut [u64]) {
-    let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
-    let row_dilation = |r: usize, j: usize| {
-        if r == 0 || r > rows {
-            0
-        } else {
-            dilate_horizontally(mines, r * wpr + j)
-        }
-    };
-    for r in 1..=rows {
-        for j in 0..wpr {
-            let near_mine = row_dilation(r - 1, j) | row_dilation(r, j) | row_dilation(r + 1, j);
-            zero[r * wpr + j] = !near_mine & geometry.cell_mask(j);
-        }
-    }
+    for_each_row_word(geometry, |w, cells| {
+        zero[w] = !dilated_word(geometry, mines, w) & cells;
+    });
 }
 
 impl std::fmt::Debug for Board {

@@ -77,8 +77,8 @@ pub enum Error {
         /// How the game ended.
         status: Status,
     },
-    /// A text board holds a character other than `*` and `.`.
-    #[error("line {line}, column {col}: unexpected character {found:?}, expected '*' or '.'")]
+    /// A text form holds a character its format does not allow there.
+    #[error("line {line}, column {col}: unexpected character {found:?}, expected {expected}")]
     BadChar {
         /// The 1-based line.
         line: usize,
@@ -86,16 +86,85 @@ pub enum Error {
         col: usize,
         /// The character found.
         found: char,
+        /// What the format allows there.
+        expected: &'static str,
     },
-    /// A text board whose lines differ in length.
-    #[error("line {line} has {found} cells but line 1 has {expected}")]
+    /// A line of a text board or game whose length differs from the others (or from the
+    /// header's column count).
+    #[error("line {line} has {found} cells where {expected} are expected")]
     Ragged {
         /// The 1-based line.
         line: usize,
-        /// The length of line 1.
+        /// The cells every line must have.
         expected: usize,
-        /// The length of this line.
+        /// The cells of this line.
         found: usize,
+    },
+    /// A text game with more or fewer rows than its header declares.
+    #[error("the header declares {declared} rows but {found} follow")]
+    RowCountMismatch {
+        /// Rows in the header.
+        declared: usize,
+        /// Rows present.
+        found: usize,
+    },
+    /// A saved or imported state contradicts itself at a cell: a revealed mine, a number that
+    /// disagrees with the mines around it, an exploded safe cell.
+    #[error("cell ({row}, {col}): {reason}")]
+    Inconsistent {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// What contradicts what.
+        reason: String,
+    },
+    /// A saved game's header is missing or malformed.
+    #[error("expected a header like {expected:?}, found {found:?}")]
+    BadHeader {
+        /// What a header looks like.
+        expected: &'static str,
+        /// The first line found.
+        found: String,
+    },
+    /// A saved game declares a status its cells contradict.
+    #[error("the header says the game is {declared} but its cells say {actual}")]
+    StatusMismatch {
+        /// The status in the header.
+        declared: Status,
+        /// The status the cells imply.
+        actual: Status,
+    },
+    /// A game whose mines are not placed yet cannot be exported: there is no board.
+    #[error("the game's mines are not placed yet (no first reveal), so it has no board to export")]
+    Deferred,
+    /// Binary input ends too early.
+    #[error("truncated input: {needed} bytes needed, {found} found")]
+    Truncated {
+        /// Bytes the header promises.
+        needed: usize,
+        /// Bytes present.
+        found: usize,
+    },
+    /// A header's mine count disagrees with the mines that follow.
+    #[error("the header declares {declared} mines but {found} follow")]
+    MineCountMismatch {
+        /// The count in the header.
+        declared: usize,
+        /// The mines actually present.
+        found: usize,
+    },
+    /// A board too large for a file format.
+    #[error("a {rows}x{cols} board does not fit {format}, which holds at most {limit}")]
+    TooLargeForFormat {
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+        /// The format.
+        format: &'static str,
+        /// The format's limit.
+        limit: &'static str,
     },
     /// A game's planes and counters disagree (reported by [`Game::validate`](crate::Game::validate)).
     #[error("invalid game state: {reason}")]

@@ -61,6 +61,15 @@ pub enum Cell {
     WrongFlag,
 }
 
+/// What an imported state shows on one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shown {
+    Hidden,
+    Flagged,
+    Revealed,
+    Exploded,
+}
+
 /// The mines of a game that has not had its first click yet.
 #[derive(Clone)]
 struct Deferred {
@@ -163,23 +172,53 @@ impl Game {
         )
     }
 
+    /// Rebuilds a game on `board` from what every cell shows, refusing states no game can
+    /// reach: a revealed mine, an exploded safe cell.
+    pub(crate) fn restore(
+        board: Arc<Board>,
+        mut shown: impl FnMut(usize, usize) -> Shown,
+    ) -> Result<Game, Error> {
+        let mut game = Game::blank(board, None)?;
+        let geometry = *game.board.geometry();
+        for row in 0..geometry.rows() {
+            for col in 0..geometry.cols() {
+                let bit = geometry.bit_unchecked(row, col);
+                let mine = game.board.mines().get(bit);
+                let broken = |reason: &str| Error::Inconsistent {
+                    row,
+                    col,
+                    reason: reason.into(),
+                };
+                match shown(row, col) {
+                    Shown::Hidden => {}
+                    Shown::Flagged => {
+                        game.flagged.set(bit);
+                        game.flag_count += 1;
+                    }
+                    Shown::Revealed if mine => return Err(broken("a revealed cell holds a mine")),
+                    Shown::Revealed => {
+                        game.revealed.set(bit);
+                        game.revealed_count += 1;
+                    }
+                    Shown::Exploded if !mine => {
+                        return Err(broken("an exploded cell holds no mine"));
+                    }
+                    Shown::Exploded => game.exploded.push(bit),
+                }
+            }
+        }
+        if !game.exploded.is_empty() {
+            game.status = Status::Lost;
+        }
+        game.update_won();
+        Ok(game)
+    }
+
     fn blank(board: Arc<Board>, deferred: Option<Deferred>) -> Result<Game, Error> {
         let geometry = *board.geometry();
-        let mut revealed = Plane::zeroed(&geometry)?;
-        // The sentinel border and the padding count as revealed, so no fill ever leaves the
-        // board and no neighbour needs a bounds check.
-        let wpr = geometry.words_per_row();
-        for (w, word) in revealed.words_mut().iter_mut().enumerate() {
-            let row = w / wpr;
-            *word = if row == 0 || row > geometry.rows() {
-                !0
-            } else {
-                !geometry.cell_mask(w % wpr)
-            };
-        }
         Ok(Game {
             board,
-            revealed,
+            revealed: sentinel_plane(&geometry)?,
             flagged: Plane::zeroed(&geometry)?,
             revealed_count: 0,
             flag_count: 0,
@@ -539,6 +578,22 @@ impl Game {
         self.deferred = None;
         Ok(())
     }
+}
+
+/// A plane whose sentinel border and padding are set and whose cells are clear: the initial
+/// revealed plane, so no fill ever leaves the board and no neighbour needs a bounds check.
+pub(crate) fn sentinel_plane(geometry: &Geometry) -> Result<Plane, Error> {
+    let mut plane = Plane::zeroed(geometry)?;
+    let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
+    for (w, word) in plane.words_mut().iter_mut().enumerate() {
+        let row = w / wpr;
+        *word = if row == 0 || row > rows {
+            !0
+        } else {
+            !geometry.cell_mask(w % wpr)
+        };
+    }
+    Ok(plane)
 }
 
 /// The bit indices of the eight neighbours of `bit` in a plane of `stride` bits per row.

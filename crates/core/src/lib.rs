@@ -54,8 +54,10 @@ mod error;
 pub mod formats;
 mod game;
 mod geometry;
+pub mod leetcode;
 mod place;
 mod plane;
+pub mod stats;
 
 pub use board::Board;
 pub use cascade::Fill;
@@ -63,6 +65,7 @@ pub use error::Error;
 pub use game::{Cell, Game, Reveal, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};
+pub use stats::Stats;
 
 // Boards are shared by `Arc` across threads, and games move between them.
 const _: () = {
