@@ -1,7 +1,7 @@
 //! `bitmines demo`: one seeded game played by a player that sees only what a person sees.
 
 use anyhow::{Context, bail};
-use bitmines_core::{Cell, FirstClick, Game, SeededPlacer, Status};
+use bitmines_core::{Cell, FirstClick, Game, SeededPlacer, Stats, Status};
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
@@ -72,6 +72,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         moves.chords,
         game.revealed_count(),
     );
+    if let Some(board) = game.board() {
+        let stats = Stats::of(board)?;
+        println!(
+            "board: 3BV {}, {} openings, {} islands",
+            stats.bbbv, stats.openings, stats.islands
+        );
+    }
     game.validate()
         .context("the finished game failed validation")?;
     Ok(())
