@@ -152,7 +152,14 @@ impl FromStr for Game {
             _ => return Err(bad_header()),
         };
         let (rows, cols) = size.split_once('x').ok_or_else(bad_header)?;
-        let (Ok(rows), Ok(cols)) = (rows.parse::<usize>(), cols.parse::<usize>()) else {
+        // Digits only: the number parser would also take a sign, which never prints back.
+        let number = |n: &str| {
+            n.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| n.parse::<usize>().ok())
+                .flatten()
+        };
+        let (Some(rows), Some(cols)) = (number(rows), number(cols)) else {
             return Err(bad_header());
         };
         if (magic, kind) != ("bitmines", "game") {
@@ -305,6 +312,30 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_states_a_game_can_reach_are_read() {
+        for text in [
+            "bitmines game +1x+1 playing\n.\n",
+            "bitmines game 1x-1 playing\n.\n",
+        ] {
+            assert!(
+                matches!(text.parse::<Game>(), Err(Error::BadHeader { .. })),
+                "{text}"
+            );
+        }
+        // With no safe cell the game is won before any move, so nothing can have exploded.
+        assert!(matches!(
+            "bitmines game 1x2 lost\nX*\n".parse::<Game>(),
+            Err(Error::Inconsistent { row: 0, col: 0, .. })
+        ));
+        assert_eq!(
+            "bitmines game 1x2 won\n**\n"
+                .parse::<Game>()
+                .map(|g| g.status()),
+            Ok(Status::Won)
+        );
+    }
 
     #[test]
     fn text_round_trips() {

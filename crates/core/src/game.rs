@@ -207,7 +207,17 @@ impl Game {
                 }
             }
         }
-        if !game.exploded.is_empty() {
+        if let Some(&first) = game.exploded.first() {
+            if game.safe_count() == 0 {
+                let (row, col) = geometry.cell_of(first);
+                let reason =
+                    "a board with no safe cell is won before any move, so nothing explodes";
+                return Err(Error::Inconsistent {
+                    row,
+                    col,
+                    reason: reason.into(),
+                });
+            }
             game.status = Status::Lost;
         }
         game.update_won();
