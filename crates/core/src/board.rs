@@ -53,6 +53,77 @@ impl Board {
         Board::from_plane(geometry, plane, mine_count)
     }
 
+    /// A board from a mine plane laid out by `geometry` (see [`Geometry`]): one bit per padded
+    /// cell, sentinel and padding bits clear. The zero plane is built here, one row range at a
+    /// time.
+    pub fn from_mine_words(geometry: Geometry, mines: Vec<u64>) -> Result<Board, Error> {
+        Board::from_mine_words_with(geometry, mines, |jobs| {
+            jobs.iter_mut().for_each(ZeroJob::run)
+        })
+    }
+
+    /// [`Board::from_mine_words`], with the zero plane built by `run`, which receives the work
+    /// as independent jobs over disjoint row ranges and may run them in any order, on any
+    /// threads (for example with rayon's `par_iter_mut`). A job `run` leaves undone is run
+    /// afterwards, so the board is the same whatever `run` does.
+    pub fn from_mine_words_with(
+        geometry: Geometry,
+        mines: Vec<u64>,
+        run: impl FnOnce(&mut [ZeroJob<'_>]),
+    ) -> Result<Board, Error> {
+        let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
+        if mines.len() != geometry.words() {
+            return Err(Error::PlaneSize {
+                rows,
+                cols: geometry.cols(),
+                expected: geometry.words(),
+                found: mines.len(),
+            });
+        }
+        let sentinel_rows = mines[..wpr].iter().chain(&mines[(rows + 1) * wpr..]);
+        if let Some(i) = sentinel_rows.clone().position(|&w| w != 0) {
+            let word = if i < wpr {
+                i
+            } else {
+                (rows + 1) * wpr + i - wpr
+            };
+            return Err(Error::StrayBits { word });
+        }
+        let mut zero = Plane::zeroed(&geometry)?;
+        let rows_per_job = (ZeroJob::WORDS / wpr).max(1);
+        let mut jobs: Vec<ZeroJob<'_>> = zero.words_mut()[wpr..(rows + 1) * wpr]
+            .chunks_mut(rows_per_job * wpr)
+            .enumerate()
+            .map(|(i, out)| ZeroJob {
+                geometry,
+                mines: &mines,
+                first_word: wpr + i * rows_per_job * wpr,
+                zero: out,
+                mine_count: 0,
+                stray: None,
+                done: false,
+            })
+            .collect();
+        run(&mut jobs);
+        let mut mine_count = 0;
+        for job in &mut jobs {
+            if !job.done {
+                job.run();
+            }
+            if let Some(word) = job.stray {
+                return Err(Error::StrayBits { word });
+            }
+            mine_count += job.mine_count;
+        }
+        drop(jobs);
+        Ok(Board {
+            geometry,
+            mines: Plane::from_words(mines),
+            zero,
+            mine_count,
+        })
+    }
+
     /// A board with no mines at all.
     pub fn empty(rows: usize, cols: usize) -> Result<Board, Error> {
         Board::from_mines(rows, cols, [])
@@ -142,6 +213,42 @@ impl Board {
 
     pub(crate) fn zero(&self) -> &Plane {
         &self.zero
+    }
+}
+
+/// One independent piece of building a board's zero plane: a range of whole rows. See
+/// [`Board::from_mine_words_with`].
+#[derive(Debug)]
+pub struct ZeroJob<'a> {
+    geometry: Geometry,
+    mines: &'a [u64],
+    /// The plane index of `zero[0]`.
+    first_word: usize,
+    zero: &'a mut [u64],
+    mine_count: usize,
+    stray: Option<usize>,
+    done: bool,
+}
+
+impl ZeroJob<'_> {
+    /// About how many words one job covers: whole rows adding up to some 2^15 words (2 million
+    /// cells).
+    const WORDS: usize = 1 << 15;
+
+    /// Builds this job's rows of the zero plane, counts their mines and checks their padding.
+    pub fn run(&mut self) {
+        let wpr = self.geometry.words_per_row();
+        for (i, out) in self.zero.iter_mut().enumerate() {
+            let w = self.first_word + i;
+            let cells = self.geometry.cell_mask(w % wpr);
+            let mines = self.mines[w];
+            if mines & !cells != 0 && self.stray.is_none() {
+                self.stray = Some(w);
+            }
+            self.mine_count += (mines & cells).count_ones() as usize;
+            *out = !dilated_word(&self.geometry, self.mines, w) & cells;
+        }
+        self.done = true;
     }
 }
 
@@ -258,6 +365,51 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn boards_from_mine_words_match_boards_from_mine_lists() {
+        for (rows, cols, mines) in [
+            (16, 30, 99),
+            (300, 130, 5000),
+            (2, 62, 40),
+            (1, 1, 0),
+            (700, 3, 600),
+        ] {
+            let listed = SeededPlacer::new(3).board(rows, cols, mines).unwrap();
+            let words = listed.mines().words().to_vec();
+            let built = Board::from_mine_words(*listed.geometry(), words.clone()).unwrap();
+            assert_eq!(built, listed, "{rows}x{cols}");
+            // Jobs left undone by the runner are finished by the constructor.
+            let lazy = Board::from_mine_words_with(*listed.geometry(), words, |jobs| {
+                jobs.iter_mut().step_by(2).for_each(ZeroJob::run)
+            });
+            assert_eq!(lazy.unwrap(), listed, "{rows}x{cols}");
+        }
+    }
+
+    #[test]
+    fn mine_words_that_do_not_fit_are_errors() {
+        let geometry = Geometry::new(3, 5).unwrap();
+        let short = Board::from_mine_words(geometry, vec![0; 4]);
+        assert_eq!(
+            short,
+            Err(Error::PlaneSize {
+                rows: 3,
+                cols: 5,
+                expected: 5,
+                found: 4
+            })
+        );
+        for (word, bits) in [(0, 1), (1, 1), (1, 1 << 6), (2, 1 << 63), (4, 8)] {
+            let mut words = vec![0; geometry.words()];
+            words[word] = bits;
+            assert_eq!(
+                Board::from_mine_words(geometry, words),
+                Err(Error::StrayBits { word }),
+                "{word} {bits:b}"
+            );
         }
     }
 

@@ -166,6 +166,25 @@ pub enum Error {
         /// The format's limit.
         limit: &'static str,
     },
+    /// A mine plane handed to [`Board::from_mine_words`](crate::Board::from_mine_words) does
+    /// not fit its geometry.
+    #[error("a mine plane for a {rows}x{cols} board has {expected} words, not {found}")]
+    PlaneSize {
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+        /// Words the geometry needs.
+        expected: usize,
+        /// Words given.
+        found: usize,
+    },
+    /// A mine plane with bits set in the sentinel border or the padding.
+    #[error("word {word} of the mine plane has bits outside the board")]
+    StrayBits {
+        /// The first word found with such bits.
+        word: usize,
+    },
     /// A game's planes and counters disagree (reported by [`Game::validate`](crate::Game::validate)).
     #[error("invalid game state: {reason}")]
     Invalid {

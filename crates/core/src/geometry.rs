@@ -104,8 +104,9 @@ impl Geometry {
         self.words_per_row * WORD_BITS
     }
 
-    /// The bits of word `j` of any padded row that are board cells (not sentinel, not padding).
-    pub(crate) fn cell_mask(&self, j: usize) -> u64 {
+    /// The bits of word `j` of any padded row that are board cells (not sentinel, not
+    /// padding). `j` must be below `words_per_row`.
+    pub fn cell_mask(&self, j: usize) -> u64 {
         let lo = j * WORD_BITS; // padded column of bit 0 of this word
         let first = 1usize.saturating_sub(lo); // first cell bit in this word
         let end = (self.cols + 1).saturating_sub(lo).min(WORD_BITS); // one past the last
@@ -122,8 +123,8 @@ impl Geometry {
         }
     }
 
-    /// The word range of padded row `row + 1`, that is board row `row`.
-    pub(crate) fn row_words(&self, row: usize) -> std::ops::Range<usize> {
+    /// The words of board row `row` (padded row `row + 1`) in a plane.
+    pub fn row_words(&self, row: usize) -> std::ops::Range<usize> {
         let start = (row + 1) * self.words_per_row;
         start..start + self.words_per_row
     }

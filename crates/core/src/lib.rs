@@ -59,7 +59,7 @@ mod place;
 mod plane;
 pub mod stats;
 
-pub use board::Board;
+pub use board::{Board, ZeroJob};
 pub use cascade::Fill;
 pub use error::Error;
 pub use game::{Cell, Game, Reveal, Status};

@@ -85,7 +85,27 @@ pub struct Zone {
     cols: std::ops::Range<usize>,
 }
 
+impl Default for Zone {
+    /// No cell kept clear.
+    fn default() -> Zone {
+        Zone {
+            rows: 0..0,
+            cols: 0..0,
+        }
+    }
+}
+
 impl Zone {
+    /// The rows of the zone.
+    pub fn rows(&self) -> std::ops::Range<usize> {
+        self.rows.clone()
+    }
+
+    /// The columns of the zone.
+    pub fn cols(&self) -> std::ops::Range<usize> {
+        self.cols.clone()
+    }
+
     /// Whether `(row, col)` must stay clear.
     pub fn contains(&self, row: usize, col: usize) -> bool {
         self.rows.contains(&row) && self.cols.contains(&col)
@@ -182,11 +202,7 @@ impl SeededPlacer {
     /// ```
     pub fn board(&self, rows: usize, cols: usize, mines: usize) -> Result<Board, Error> {
         FirstClick::Unprotected.check_mines(rows, cols, mines)?;
-        let zone = Zone {
-            rows: 0..0,
-            cols: 0..0,
-        };
-        self.place(&Placement::new(rows, cols, mines, zone))
+        self.place(&Placement::new(rows, cols, mines, Zone::default()))
     }
 }
 

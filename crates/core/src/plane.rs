@@ -15,14 +15,21 @@ impl Plane {
     /// An all-zero plane for `geometry`.
     pub(crate) fn zeroed(geometry: &Geometry) -> Result<Plane, Error> {
         let n = geometry.words();
-        let mut words = Vec::new();
-        words.try_reserve_exact(n).map_err(|_| Error::OutOfMemory {
-            bytes: geometry.plane_bytes(),
-            rows: geometry.rows(),
-            cols: geometry.cols(),
-        })?;
-        words.resize(n, 0);
-        Ok(Plane { words })
+        // Ask first, so a plane too large for memory is an error rather than an abort; then
+        // take zeroed memory, whose pages the system provides lazily, so the first touch of
+        // each page happens wherever the plane is first written (in parallel, for example).
+        Vec::<u64>::new()
+            .try_reserve_exact(n)
+            .map_err(|_| Error::OutOfMemory {
+                bytes: geometry.plane_bytes(),
+                rows: geometry.rows(),
+                cols: geometry.cols(),
+            })?;
+        Ok(Plane { words: vec![0; n] })
+    }
+
+    pub(crate) fn from_words(words: Vec<u64>) -> Plane {
+        Plane { words }
     }
 
     pub(crate) fn into_words(self) -> Vec<u64> {
