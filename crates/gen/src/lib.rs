@@ -1,0 +1,265 @@
+//! Exact, uniform, reproducible generation of large Minesweeper boards, in parallel.
+//!
+//! [`generate`] builds a [`Board`] with exactly the requested number of mines, every layout
+//! that keeps the first-click zone clear equally likely, and the same board for the same
+//! [`Config`] on any machine and any number of threads. It runs on the current rayon thread
+//! pool; run it inside `ThreadPool::install` to choose the threads.
+//!
+//! ```
+//! use bitmines_core::FirstClick;
+//! use bitmines_gen::{generate, Config};
+//!
+//! let zone = FirstClick::Opening.zone(1000, 1000, 500, 500)?;
+//! let config = Config::new(1000, 1000, 150_000, 42).keep_clear(zone);
+//! let board = generate(&config)?;
+//! assert_eq!(board.mine_count(), 150_000);
+//! assert!(!board.is_mine(500, 500)?);
+//! assert_eq!(board, generate(&config)?); // reproducible
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # How
+//!
+//! The rows are cut into fixed chunks of about 2^18 cells (the cut depends only on the
+//! column count). A master random stream draws, chunk after chunk, how many mines each
+//! chunk holds: a hypergeometric draw of the mines left over the free cells left, which is
+//! exactly the law of a uniform layout. Then every chunk places its mines in parallel with
+//! its own `Pcg64`, whose state and stream come from a SplitMix hash of the seed and the chunk
+//! index; sparse chunks place cells one by one by rejection, dense ones draw independent
+//! bits near the chunk's density and then add or remove uniformly chosen cells until the
+//! count is exact. Above half the free cells, the holes are placed instead. Finally the zero
+//! plane is built in parallel row ranges.
+
+mod chunk;
+mod split;
+
+use bitmines_core::{Board, Geometry, Placement, Placer, Zone};
+use rand_pcg::Pcg64;
+use rayon::prelude::*;
+
+use crate::chunk::Chunk;
+
+/// Cells per chunk, rounded to whole rows. Fixed, so chunk boundaries never depend on the
+/// number of threads.
+const CHUNK_CELLS: usize = 1 << 18;
+
+/// Everything that goes wrong in `bitmines-gen`.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// More mines than the cells outside the kept-clear zone.
+    #[error(
+        "{mines} mines do not fit on a {rows}x{cols} board with {kept_clear} cells kept clear: at most {max}"
+    )]
+    TooManyMines {
+        /// Mines asked for.
+        mines: usize,
+        /// The most that fit.
+        max: usize,
+        /// Cells of the zone on the board.
+        kept_clear: usize,
+        /// The board's row count.
+        rows: usize,
+        /// The board's column count.
+        cols: usize,
+    },
+    /// A density that is not a fraction in `0..=1`.
+    #[error("density {density} is not between 0 and 1")]
+    BadDensity {
+        /// The density given.
+        density: f64,
+    },
+    /// A size or memory problem found by `bitmines-core` (`EmptyBoard`, `TooLarge`,
+    /// `OutOfMemory`, ...).
+    #[error(transparent)]
+    Core(#[from] bitmines_core::Error),
+}
+
+/// What to generate. `keep_clear` is the first-click zone (none by default).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Config {
+    /// Rows of the board.
+    pub rows: usize,
+    /// Columns of the board.
+    pub cols: usize,
+    /// Exactly how many mines.
+    pub mines: usize,
+    /// The seed: the same config gives the same board.
+    pub seed: u64,
+    /// Cells that must hold no mine.
+    pub keep_clear: Zone,
+}
+
+impl Config {
+    /// A config with no cell kept clear.
+    pub fn new(rows: usize, cols: usize, mines: usize, seed: u64) -> Config {
+        Config {
+            rows,
+            cols,
+            mines,
+            seed,
+            keep_clear: Zone::default(),
+        }
+    }
+
+    /// A config whose mine count is `density` of the cells, rounded to the nearest whole mine.
+    pub fn with_density(
+        rows: usize,
+        cols: usize,
+        density: f64,
+        seed: u64,
+    ) -> Result<Config, Error> {
+        if !(0.0..=1.0).contains(&density) {
+            return Err(Error::BadDensity { density });
+        }
+        let cells = Geometry::new(rows, cols)?.cells();
+        Ok(Config::new(
+            rows,
+            cols,
+            (cells as f64 * density).round() as usize,
+            seed,
+        ))
+    }
+
+    /// The same config keeping `zone` clear (for example `FirstClick::Opening.zone(...)`).
+    pub fn keep_clear(mut self, zone: Zone) -> Config {
+        self.keep_clear = zone;
+        self
+    }
+}
+
+/// Generates the board `config` describes. Sizes, mine counts and memory are checked before
+/// anything large is allocated.
+pub fn generate(config: &Config) -> Result<Board, Error> {
+    let geometry = Geometry::new(config.rows, config.cols)?;
+    let (rows, cols) = (config.rows, config.cols);
+    let zone = &config.keep_clear;
+    let kept_clear = zone.cells().filter(|&(r, c)| r < rows && c < cols).count();
+    let max = geometry.cells() - kept_clear;
+    if config.mines > max {
+        return Err(Error::TooManyMines {
+            mines: config.mines,
+            max,
+            kept_clear,
+            rows,
+            cols,
+        });
+    }
+    // Both planes of the board must fit before the first is taken.
+    let oom = || bitmines_core::Error::OutOfMemory {
+        bytes: 2 * geometry.plane_bytes(),
+        rows,
+        cols,
+    };
+    Vec::<u64>::new()
+        .try_reserve_exact(2 * geometry.words())
+        .map_err(|_| oom())?;
+    let mut words = vec![0u64; geometry.words()];
+
+    let chunk_rows = (CHUNK_CELLS / cols).max(1);
+    let free: Vec<usize> = (0..rows.div_ceil(chunk_rows))
+        .map(|i| {
+            let chunk = i * chunk_rows..((i + 1) * chunk_rows).min(rows);
+            let zone_rows = zone.rows().start.max(chunk.start)..zone.rows().end.min(chunk.end);
+            let zone_cols = zone.cols().start.min(cols)..zone.cols().end.min(cols);
+            chunk.len() * cols - zone_rows.len() * zone_cols.len()
+        })
+        .collect();
+    let counts = chunk_counts(config.seed, config.mines, &free);
+
+    let wpr = geometry.words_per_row();
+    words[wpr..(rows + 1) * wpr]
+        .par_chunks_mut(chunk_rows * wpr)
+        .zip(counts.par_iter().zip(free.par_iter()))
+        .enumerate()
+        .for_each(|(i, (chunk_words, (&mines, &free)))| {
+            let mut rng = stream(config.seed, i as u64 + 1);
+            let first_row = i * chunk_rows;
+            Chunk {
+                geometry: &geometry,
+                zone,
+                first_row,
+                words: chunk_words,
+                mines,
+                free,
+            }
+            .place(&mut rng);
+        });
+
+    Ok(Board::from_mine_words_with(geometry, words, |jobs| {
+        jobs.par_iter_mut().for_each(bitmines_core::ZeroJob::run)
+    })?)
+}
+
+/// How many mines each chunk holds, drawn one chunk after another from the master stream:
+/// the law of a uniform layout of `mines` over all the free cells.
+fn chunk_counts(seed: u64, mines: usize, free: &[usize]) -> Vec<usize> {
+    let mut master = stream(seed, 0);
+    let mut cells_left: u64 = free.iter().map(|&f| f as u64).sum();
+    let mut mines_left = mines as u64;
+    free.iter()
+        .map(|&part| {
+            let part = part as u64;
+            let here = split::mines_in_part(&mut master, cells_left, mines_left, part);
+            cells_left -= part;
+            mines_left -= here;
+            here as usize
+        })
+        .collect()
+}
+
+/// The random stream number `index` of `seed`: its state and its stream selector are two
+/// independent SplitMix64 hashes, so neighbouring indices give unrelated generators.
+fn stream(seed: u64, index: u64) -> Pcg64 {
+    let lane = |k: u64| {
+        let hi = splitmix64(seed ^ splitmix64(index.wrapping_mul(4).wrapping_add(k)));
+        let lo = splitmix64(hi ^ 0x6A09_E667_F3BC_C909);
+        u128::from(hi) << 64 | u128::from(lo)
+    };
+    Pcg64::new(lane(1), lane(2))
+}
+
+/// The SplitMix64 finaliser: a bijective mix of 64 bits.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A [`Placer`] for deferred games: the first click's zone is kept clear, and the same seed
+/// and first click give the same game.
+///
+/// ```
+/// use bitmines_core::{FirstClick, Game};
+/// use bitmines_gen::Generator;
+///
+/// let mut game = Game::deferred(1000, 1000, 100_000, FirstClick::Opening, Generator::new(7))?;
+/// assert!(game.reveal(500, 500)?.opened >= 9);
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Generator {
+    seed: u64,
+}
+
+impl Generator {
+    /// A placer generating from `seed`.
+    pub fn new(seed: u64) -> Generator {
+        Generator { seed }
+    }
+}
+
+impl Placer for Generator {
+    fn place(&self, request: &Placement) -> Result<Board, bitmines_core::Error> {
+        let config = Config::new(request.rows, request.cols, request.mines, self.seed)
+            .keep_clear(request.zone.clone());
+        generate(&config).map_err(|error| match error {
+            Error::Core(error) => error,
+            other => bitmines_core::Error::BadPlacement {
+                reason: other.to_string(),
+            },
+        })
+    }
+}
