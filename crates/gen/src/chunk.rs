@@ -33,7 +33,9 @@ impl Chunk<'_> {
         } else {
             self.mines
         };
-        if count as f64 >= SPARSE * self.free as f64 {
+        if count == 0 {
+            // Nothing to draw: the chunk is empty, or (inverted) every free cell is a mine.
+        } else if count as f64 >= SPARSE * self.free as f64 {
             self.bernoulli(rng, count);
         } else {
             for _ in 0..count {

@@ -30,6 +30,10 @@
 //! count is exact. Above half the free cells, the holes are placed instead. Finally the zero
 //! plane is built in parallel row ranges.
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
 mod chunk;
 mod split;
 
