@@ -44,10 +44,6 @@
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
 
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct WorkspaceReadme;
-
 mod board;
 pub mod cascade;
 mod error;
