@@ -139,6 +139,24 @@ fn open_row(
         rows,
         span,
     } = scratch;
+    if first == last {
+        // Most visits of a small cascade: one word whose runs stay inside it.
+        let p = planes.passable(first);
+        let seeds = pending[first] & p;
+        let run = close_down(p, close_up(p, seeds));
+        if run & (1 | 1 << 63) == 0 {
+            pending[first] = 0;
+            let wide = run | run << 1 | run >> 1;
+            let new = wide & !(planes.revealed[first] | planes.flagged[first]);
+            planes.revealed[first] |= new;
+            let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
+            let opened = new.count_ones() as usize
+                + open_side(planes, pending, first - wpr, wide, &mut above)
+                + open_side(planes, pending, first + wpr, wide, &mut below);
+            queue_sides(queued, rows, row, above, below);
+            return opened;
+        }
+    }
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
     let (mut j, mut carry) = (first, 0u64);
     while j <= last || carry != 0 {
@@ -184,6 +202,19 @@ fn open_row(
         opened += open_side(planes, pending, j - wpr, wide, &mut above);
         opened += open_side(planes, pending, j + wpr, wide, &mut below);
     }
+    queue_sides(queued, rows, row, above, below);
+    opened
+}
+
+/// Queues the rows above and below `row` for the words where they were seeded.
+#[inline(always)]
+fn queue_sides(
+    queued: &mut [Range],
+    rows: &mut Vec<usize>,
+    row: usize,
+    above: Range,
+    below: Range,
+) {
     for (side, seeded) in [(row - 1, above), (row + 1, below)] {
         if seeded.0 <= seeded.1 {
             let queue = &mut queued[side];
@@ -195,7 +226,6 @@ fn open_row(
             }
         }
     }
-    opened
 }
 
 /// Opens the cells of `wide` in word `j` of the row above or below a run: the numbered ones
