@@ -1,0 +1,118 @@
+//! Generation cost per cell: `bitmines_gen::generate` on one thread and on all threads, and
+//! a naive shuffle-and-take twin, side by side on the same sizes and densities.
+//!
+//! Every group times one whole generation and reports throughput in board cells, so
+//! criterion's report reads as time per generated cell. `generate` returns a full `Board`,
+//! so its time includes the zero plane; the naive twin builds its `Board` through
+//! `Board::from_mines`, which builds the same zero plane, so both pay for the same output.
+//! The thread pools are built once, outside the timed loop.
+//!
+//! The naive twin runs on 1000x1000 boards only: on 10000x10000 it would shuffle a list of
+//! 10^8 cell indices (400 MB) per iteration and take seconds per sample.
+
+use std::hint::black_box;
+
+use bitmines_core::Board;
+use bitmines_gen::{Config, generate};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rayon::{ThreadPool, ThreadPoolBuilder};
+
+/// SplitMix64: a tiny generator for the naive twin.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform integer in `0..n`, by Lemire's multiply-and-reject.
+    fn below(&mut self, n: u64) -> u64 {
+        let threshold = n.wrapping_neg() % n;
+        loop {
+            let m = u128::from(self.next()) * u128::from(n);
+            if (m as u64) >= threshold {
+                return (m >> 64) as u64;
+            }
+        }
+    }
+}
+
+/// The naive twin: every cell index in a plain list, the first `mines` places shuffled
+/// (Fisher-Yates) and taken, and the board built from that mine list on one thread.
+fn naive(rows: usize, cols: usize, mines: usize, seed: u64) -> Board {
+    let mut rng = SplitMix64(seed);
+    let mut cells: Vec<u32> = (0..(rows * cols) as u32).collect();
+    for i in 0..mines {
+        let j = i + rng.below((cells.len() - i) as u64) as usize;
+        cells.swap(i, j);
+    }
+    let mines = cells[..mines]
+        .iter()
+        .map(|&i| (i as usize / cols, i as usize % cols));
+    Board::from_mines(rows, cols, mines).expect("valid board")
+}
+
+/// A pool of `threads` threads, built once per run.
+fn pool(threads: usize) -> ThreadPool {
+    ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool")
+}
+
+fn bench(c: &mut Criterion) {
+    let all = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut pools = vec![(1, pool(1))];
+    if all > 1 {
+        pools.push((all, pool(all)));
+    }
+    for side in [1000, 10_000] {
+        for density in [0.01, 0.2, 0.5] {
+            let cells = side * side;
+            let mines = (cells as f64 * density).round() as usize;
+            // Never time boards that are wrong.
+            for (threads, pool) in &pools {
+                let board = pool.install(|| generate(&Config::new(side, side, mines, 0)));
+                assert_eq!(
+                    board.map(|b| b.mine_count()),
+                    Ok(mines),
+                    "{threads} threads"
+                );
+            }
+            let mut group = c.benchmark_group(format!("generate/{side}x{side}/density-{density}"));
+            group.throughput(Throughput::Elements(cells as u64));
+            if cells >= 10_000_000 {
+                group.sample_size(10);
+            }
+            for (threads, pool) in &pools {
+                // A new seed every iteration, so the time is an average over boards.
+                let mut seed = 0;
+                group.bench_function(BenchmarkId::new("threads", threads), |b| {
+                    b.iter(|| {
+                        seed += 1;
+                        let config = Config::new(side, side, mines, seed);
+                        black_box(pool.install(|| generate(black_box(&config))))
+                    });
+                });
+            }
+            if side <= 1000 {
+                assert_eq!(naive(side, side, mines, 0).mine_count(), mines);
+                let mut seed = 0;
+                group.bench_function(BenchmarkId::new("naive", 1), |b| {
+                    b.iter(|| {
+                        seed += 1;
+                        black_box(naive(side, side, mines, seed))
+                    });
+                });
+            }
+            group.finish();
+        }
+    }
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
