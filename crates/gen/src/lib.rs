@@ -25,7 +25,8 @@
 //! chunk holds: a hypergeometric draw of the mines left over the free cells left, which is
 //! exactly the law of a uniform layout. Then every chunk places its mines in parallel with
 //! its own `Pcg64`, whose state and stream come from a SplitMix hash of the seed and the chunk
-//! index; sparse chunks place cells one by one by rejection, dense ones draw independent
+//! index (a board with fewer than about 16 mines or holes per chunk is placed in one piece
+//! instead); sparse chunks place cells one by one by rejection, dense ones draw independent
 //! bits near the chunk's density and then add or remove uniformly chosen cells until the
 //! count is exact. Above half the free cells, the holes are placed instead. Finally the zero
 //! plane is built in parallel row ranges.
@@ -51,6 +52,11 @@ use crate::chunk::Chunk;
 /// Cells per chunk, rounded to whole rows. Fixed, so chunk boundaries never depend on the
 /// number of threads.
 const CHUNK_CELLS: usize = 1 << 18;
+
+/// Below this many mines (or holes) per chunk on average, all of them are placed one by one
+/// instead: the hypergeometric draws of nearly empty chunks cost more than the placement
+/// (`rand_distr`'s sampler loops over a whole chunk to start when it expects under about ten).
+const SPARSE_PER_CHUNK: usize = 16;
 
 /// Everything that goes wrong in `bitmines-gen`.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -175,26 +181,41 @@ pub fn generate(config: &Config) -> Result<Board, Error> {
             chunk.len() * cols - zone_rows.len() * zone_cols.len()
         })
         .collect();
-    let counts = chunk_counts(config.seed, config.mines, &free);
-
     let wpr = geometry.words_per_row();
-    words[wpr..(rows + 1) * wpr]
-        .par_chunks_mut(chunk_rows * wpr)
-        .zip(counts.par_iter().zip(free.par_iter()))
-        .enumerate()
-        .for_each(|(i, (chunk_words, (&mines, &free)))| {
-            let mut rng = stream(config.seed, i as u64 + 1);
-            let first_row = i * chunk_rows;
-            Chunk {
-                geometry: &geometry,
-                zone,
-                first_row,
-                words: chunk_words,
-                mines,
-                free,
-            }
-            .place(&mut rng);
-        });
+    let plane = &mut words[wpr..(rows + 1) * wpr];
+    if config.mines.min(max - config.mines) < SPARSE_PER_CHUNK * free.len() {
+        // So few mines (or holes) per chunk that drawing each chunk's count costs more than
+        // placing them all, one by one, with the master stream.
+        let mut master = stream(config.seed, 0);
+        Chunk {
+            geometry: &geometry,
+            zone,
+            first_row: 0,
+            words: plane,
+            mines: config.mines,
+            free: max,
+        }
+        .place(&mut master);
+    } else {
+        let counts = chunk_counts(config.seed, config.mines, &free);
+        plane
+            .par_chunks_mut(chunk_rows * wpr)
+            .zip(counts.par_iter().zip(free.par_iter()))
+            .enumerate()
+            .for_each(|(i, (chunk_words, (&mines, &free)))| {
+                let mut rng = stream(config.seed, i as u64 + 1);
+                let first_row = i * chunk_rows;
+                Chunk {
+                    geometry: &geometry,
+                    zone,
+                    first_row,
+                    words: chunk_words,
+                    mines,
+                    free,
+                }
+                .place(&mut rng);
+            });
+    }
 
     Ok(Board::from_mine_words_with(geometry, words, |jobs| {
         jobs.par_iter_mut().for_each(bitmines_core::ZeroJob::run)
