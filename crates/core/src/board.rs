@@ -231,9 +231,9 @@ pub struct ZeroJob<'a> {
 }
 
 impl ZeroJob<'_> {
-    /// About how many words one job covers: whole rows adding up to some 2^15 words (2 million
-    /// cells).
-    const WORDS: usize = 1 << 15;
+    /// About how many words one job covers: whole rows adding up to some 2^12 words (a
+    /// quarter million cells), so even a million-cell board gives every thread work.
+    const WORDS: usize = 1 << 12;
 
     /// Builds this job's rows of the zero plane, counts their mines and checks their padding.
     pub fn run(&mut self) {

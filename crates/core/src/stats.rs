@@ -10,9 +10,8 @@
 //! Everything is computed on the bit planes: the cells touching a zero cell are the zero plane
 //! dilated a word at a time, and each region is labelled with one run of the word-parallel
 //! cascade fill (a region that is a single run inside one word is counted without one). The
-//! cost is a few passes over the planes plus one fill per region: on a 10^8-cell board about
-//! 2.4 times one cascade over a board of density 0.05, and more on dense boards, whose
-//! millions of tiny regions each pay a fill's fixed cost.
+//! cost is a few passes over the planes plus one fill per region: about 1.5 cascades over a
+//! board of density 0.05, more per cell on dense boards, whose regions are many and small.
 //!
 //! ```
 //! use bitmines_core::{stats, Board};
