@@ -13,48 +13,18 @@
 
 use std::hint::black_box;
 
-use bitmines_core::Board;
+use bitmines_core::{Board, Zone};
 use bitmines_gen::{Config, generate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
-/// SplitMix64: a tiny generator for the naive twin.
-struct SplitMix64(u64);
+/// The naive twin, the one the gen tests check against the generator.
+#[path = "../crates/gen/tests/naive/mod.rs"]
+mod naive;
 
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..n`, by Lemire's multiply-and-reject.
-    fn below(&mut self, n: u64) -> u64 {
-        let threshold = n.wrapping_neg() % n;
-        loop {
-            let m = u128::from(self.next()) * u128::from(n);
-            if (m as u64) >= threshold {
-                return (m >> 64) as u64;
-            }
-        }
-    }
-}
-
-/// The naive twin: every cell index in a plain list, the first `mines` places shuffled
-/// (Fisher-Yates) and taken, and the board built from that mine list on one thread.
+/// The naive twin on a whole board (no zone).
 fn naive(rows: usize, cols: usize, mines: usize, seed: u64) -> Board {
-    let mut rng = SplitMix64(seed);
-    let mut cells: Vec<u32> = (0..(rows * cols) as u32).collect();
-    for i in 0..mines {
-        let j = i + rng.below((cells.len() - i) as u64) as usize;
-        cells.swap(i, j);
-    }
-    let mines = cells[..mines]
-        .iter()
-        .map(|&i| (i as usize / cols, i as usize % cols));
-    Board::from_mines(rows, cols, mines).expect("valid board")
+    naive::naive_board(rows, cols, mines, &Zone::default(), seed)
 }
 
 /// A pool of `threads` threads, built once per run.

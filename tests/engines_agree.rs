@@ -181,48 +181,27 @@ fn board_from_flags(rows: usize, cols: usize, flags: &[bool]) -> Board {
     Board::from_mines(rows, cols, mines).expect("a valid board")
 }
 
-/// A small deterministic generator (xorshift64*) for the tests that do not use proptest.
-struct Rng(u64);
+#[allow(dead_code)]
+mod rng;
+use rng::Rng;
 
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True with probability `p`.
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-
-    /// A random move, mixed like the proptest strategy below.
-    fn next_move(&mut self, rows: usize, cols: usize) -> Move {
-        let n = self.below(1 << 16);
-        let at = Pick::At(self.below(rows + 2), self.below(cols + 2));
-        let (kind, pick) = match self.below(24) {
-            0..=5 => (Kind::Reveal, Pick::Safe(n)),
-            6..=7 => (Kind::Reveal, at),
-            8 => (Kind::Reveal, Pick::Mine(n)),
-            9..=11 => (Kind::Flag, Pick::Mine(n)),
-            12..=13 => (Kind::Flag, at),
-            14 => (Kind::Flag, Pick::Safe(n)),
-            15..=16 => (Kind::Chord, Pick::Open(n)),
-            17 => (Kind::Chord, at),
-            18..=21 => (Kind::FlagRightThenChord, Pick::Open(n)),
-            _ => (Kind::FlagGuessThenChord(n >> 4), Pick::Open(n)),
-        };
-        Move { kind, pick }
-    }
+/// A random move, mixed like the proptest strategy below.
+fn next_move(rng: &mut Rng, rows: usize, cols: usize) -> Move {
+    let n = rng.below(1 << 16);
+    let at = Pick::At(rng.below(rows + 2), rng.below(cols + 2));
+    let (kind, pick) = match rng.below(24) {
+        0..=5 => (Kind::Reveal, Pick::Safe(n)),
+        6..=7 => (Kind::Reveal, at),
+        8 => (Kind::Reveal, Pick::Mine(n)),
+        9..=11 => (Kind::Flag, Pick::Mine(n)),
+        12..=13 => (Kind::Flag, at),
+        14 => (Kind::Flag, Pick::Safe(n)),
+        15..=16 => (Kind::Chord, Pick::Open(n)),
+        17 => (Kind::Chord, at),
+        18..=21 => (Kind::FlagRightThenChord, Pick::Open(n)),
+        _ => (Kind::FlagGuessThenChord(n >> 4), Pick::Open(n)),
+    };
+    Move { kind, pick }
 }
 
 /// A `rows x cols` board with each cell a mine with probability `density`.
@@ -314,7 +293,7 @@ fn engines_agree_at_every_word_edge() {
             for (seed, density) in [(1, 0.0), (2, 0.01), (3, 0.05), (4, 0.12), (5, 0.3)] {
                 let mut rng = Rng::new(seed * 1000 + (rows * 200 + cols) as u64);
                 let board = random_board(rows, cols, density, &mut rng);
-                let moves: Vec<Move> = (0..40).map(|_| rng.next_move(rows, cols)).collect();
+                let moves: Vec<Move> = (0..40).map(|_| next_move(&mut rng, rows, cols)).collect();
                 if let Err(e) = play_all(board, &moves) {
                     panic!("{rows}x{cols}, seed {seed}, density {density}: {e}");
                 }
@@ -331,7 +310,7 @@ fn engines_agree_on_tall_thin_boards() {
             for (seed, density) in [(6, 0.0), (7, 0.05), (8, 0.2)] {
                 let mut rng = Rng::new(seed * 1000 + (rows * 7 + cols) as u64);
                 let board = random_board(rows, cols, density, &mut rng);
-                let moves: Vec<Move> = (0..30).map(|_| rng.next_move(rows, cols)).collect();
+                let moves: Vec<Move> = (0..30).map(|_| next_move(&mut rng, rows, cols)).collect();
                 if let Err(e) = play_all(board, &moves) {
                     panic!("{rows}x{cols}, seed {seed}, density {density}: {e}");
                 }

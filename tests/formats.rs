@@ -15,36 +15,9 @@ use bitmines_core::leetcode::{from_chars, to_chars, try_update_board, update_boa
 use bitmines_core::{Board, Cell, Error, Game, SeededPlacer, Status};
 use proptest::prelude::*;
 
-/// A small deterministic generator (xorshift64*), so the seeded loops need no extra crate.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// A value in `0..n`; `n` must not be zero.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// `true` with probability `percent / 100`.
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-
-    /// One element of a non-empty slice.
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+#[allow(dead_code)]
+mod rng;
+use rng::Rng;
 
 /// The cells around `(row, col)` on a `rows x cols` grid, the cell itself excluded.
 fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(usize, usize)> {
@@ -169,12 +142,18 @@ fn random_leetcode_board(rng: &mut Rng, rows: usize, cols: usize) -> Vec<Vec<cha
     let mut board: Vec<Vec<char>> = (0..rows)
         .map(|_| {
             (0..cols)
-                .map(|_| if rng.chance(percent) { 'M' } else { 'E' })
+                .map(|_| {
+                    if rng.chance(percent as f64 / 100.0) {
+                        'M'
+                    } else {
+                        'E'
+                    }
+                })
                 .collect()
         })
         .collect();
     for _ in 0..rng.below(5) {
-        let wanted = if rng.chance(85) { 'E' } else { 'M' };
+        let wanted = if rng.chance(0.85) { 'E' } else { 'M' };
         let targets: Vec<(usize, usize)> = cells(rows, cols)
             .filter(|&(r, c)| board[r][c] == wanted)
             .collect();
@@ -510,7 +489,7 @@ fn random_move(rng: &mut Rng, game: &mut Game) {
             .into_iter()
             .filter(|&(nr, nc)| game.cell(nr, nc) == Ok(Cell::Hidden))
             .collect();
-        let flag_right = rng.chance(30);
+        let flag_right = rng.chance(0.30);
         if flag_right {
             hidden.retain(|&(nr, nc)| board.is_mine(nr, nc).unwrap_or(false));
         } else if !hidden.is_empty() {

@@ -23,6 +23,9 @@ use std::collections::HashMap;
 use bitmines_core::{Board, FirstClick, Game, Geometry, Placement, Placer, Zone};
 use bitmines_gen::{Config, Error, Generator, generate};
 
+mod naive;
+use naive::naive_board;
+
 /// About how many cells the generator puts in one chunk of whole rows, as its documentation
 /// says. The tests use it only to pick sizes and zones that straddle chunk boundaries; every
 /// law they check holds for any fixed set of cells, so none of them breaks if the chunk size
@@ -949,46 +952,6 @@ fn generator_reports_what_no_game_would_ask_for_as_errors() {
         .expect("eight mines fit around one safe cell");
     assert_eq!(board.mine_count(), 8);
     assert!(!board.is_mine(2, 2).expect("on the board"));
-}
-
-/// SplitMix64: a tiny, well-mixed generator for the naive twin, with nothing in common with
-/// the generator's `Pcg64` streams.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A uniform integer in `0..n`, rejecting the short last stretch so nothing is biased.
-    fn below(&mut self, n: u64) -> u64 {
-        let zone = u64::MAX - u64::MAX % n;
-        loop {
-            let x = self.next();
-            if x < zone {
-                return x % n;
-            }
-        }
-    }
-}
-
-/// The naive twin: list the free cells of a plain grid, shuffle the first `mines` places
-/// (Fisher-Yates) and take them.
-fn naive_board(rows: usize, cols: usize, mines: usize, keep: &Zone, seed: u64) -> Board {
-    let mut rng = SplitMix64(seed);
-    let mut cells: Vec<(usize, usize)> = (0..rows)
-        .flat_map(|r| (0..cols).map(move |c| (r, c)))
-        .filter(|&(r, c)| !keep.contains(r, c))
-        .collect();
-    for i in 0..mines {
-        let j = i + rng.below((cells.len() - i) as u64) as usize;
-        cells.swap(i, j);
-    }
-    Board::from_mines(rows, cols, cells[..mines].iter().copied()).expect("a valid board")
 }
 
 /// Sample mean, sample variance, and the standard error of that variance estimated from
