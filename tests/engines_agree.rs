@@ -62,19 +62,6 @@ struct Move {
     pick: Pick,
 }
 
-/// The cells around `(row, col)` on a `rows x cols` board.
-fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(usize, usize)> {
-    let mut cells = Vec::new();
-    for r in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
-        for c in col.saturating_sub(1)..=(col + 1).min(cols - 1) {
-            if (r, c) != (row, col) {
-                cells.push((r, c));
-            }
-        }
-    }
-    cells
-}
-
 /// Turns a move into concrete actions on the trio's current state.
 fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
     let naive = &trio.naive;
@@ -182,8 +169,8 @@ fn board_from_flags(rows: usize, cols: usize, flags: &[bool]) -> Board {
 }
 
 #[allow(dead_code)]
-mod rng;
-use rng::Rng;
+mod support;
+use support::{Rng, around};
 
 /// A random move, mixed like the proptest strategy below.
 fn next_move(rng: &mut Rng, rows: usize, cols: usize) -> Move {

@@ -16,21 +16,8 @@ use bitmines_core::{Board, Cell, Error, Game, SeededPlacer, Status};
 use proptest::prelude::*;
 
 #[allow(dead_code)]
-mod rng;
-use rng::Rng;
-
-/// The cells around `(row, col)` on a `rows x cols` grid, the cell itself excluded.
-fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(usize, usize)> {
-    let mut cells = Vec::new();
-    for r in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
-        for c in col.saturating_sub(1)..=(col + 1).min(cols - 1) {
-            if (r, c) != (row, col) {
-                cells.push((r, c));
-            }
-        }
-    }
-    cells
-}
+mod support;
+use support::{Rng, around};
 
 /// Every `(row, col)` of a `rows x cols` grid in row order.
 fn cells(rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {

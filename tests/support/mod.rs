@@ -1,5 +1,5 @@
-//! A small deterministic generator (xorshift64*) for the seeded test loops, so they need no
-//! extra crate.
+//! Small helpers shared by the test files: a deterministic generator (xorshift64*) for the
+//! seeded loops, so they need no extra crate, and the neighbourhood of a cell.
 
 /// xorshift64* with a scrambled, never-zero seed.
 pub(crate) struct Rng(u64);
@@ -31,4 +31,17 @@ impl Rng {
     pub(crate) fn pick<T: Copy>(&mut self, items: &[T]) -> T {
         items[self.below(items.len())]
     }
+}
+
+/// The cells around `(row, col)` on a `rows x cols` grid, the cell itself excluded.
+pub(crate) fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(usize, usize)> {
+    let mut cells = Vec::new();
+    for r in row.saturating_sub(1)..=(row + 1).min(rows - 1) {
+        for c in col.saturating_sub(1)..=(col + 1).min(cols - 1) {
+            if (r, c) != (row, col) {
+                cells.push((r, c));
+            }
+        }
+    }
+    cells
 }
