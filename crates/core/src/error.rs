@@ -197,4 +197,80 @@ pub enum Error {
         /// What was wrong with the board it returned.
         reason: String,
     },
+    /// Input that does not start with the binary board format's magic bytes.
+    #[error(
+        "not a binary bitmines board: it starts {found:02x?} where {:02x?} is expected",
+        crate::binary::MAGIC
+    )]
+    BadMagic {
+        /// The first eight bytes found.
+        found: [u8; 8],
+    },
+    /// A binary board in a version of the format this crate does not read.
+    #[error(
+        "binary board format version {version} is not supported (this crate reads {supported})"
+    )]
+    UnsupportedVersion {
+        /// The version in the header.
+        version: u32,
+        /// The version this crate reads and writes.
+        supported: u32,
+    },
+    /// A binary board whose header sets flag bits the format does not define.
+    #[error("flags {flags:#010x} set undefined bits {:#010x}", .flags & !crate::binary::FLAG_SEED)]
+    UnknownFlags {
+        /// The flags field as found.
+        flags: u32,
+    },
+    /// A binary board with a nonzero seed field but the seed flag clear.
+    #[error("the header records seed {seed} but its flags say no seed is recorded")]
+    UnflaggedSeed {
+        /// The seed field as found.
+        seed: u64,
+    },
+    /// A binary board row with bits set past the board's last column.
+    #[error(
+        "row {row} sets padding bits {bits:#010b} in its last byte, past the board's {cols} columns"
+    )]
+    PaddingBits {
+        /// The row, counted from 0.
+        row: usize,
+        /// The board's column count.
+        cols: usize,
+        /// The padding bits found set in the row's last byte.
+        bits: u8,
+    },
+    /// Input whose stored checksum disagrees with the bytes before it.
+    #[error("CRC-32 mismatch: the input stores {stored:#010x} but its bytes give {computed:#010x}")]
+    ChecksumMismatch {
+        /// The checksum stored in the input.
+        stored: u32,
+        /// The checksum of the bytes read.
+        computed: u32,
+    },
+    /// Input that goes on after the end its header implies.
+    #[error("the input goes on past its end at byte {len}")]
+    TrailingBytes {
+        /// The length the header implies, in bytes.
+        len: usize,
+    },
+    /// The reader or writer failed. An early end of input is `Truncated` instead.
+    #[error("I/O error: {message}")]
+    Io {
+        /// The kind of the I/O error.
+        kind: std::io::ErrorKind,
+        /// The I/O error's message.
+        message: String,
+    },
+}
+
+impl Error {
+    /// An I/O error as an `Error`, keeping its kind and message (`std::io::Error` itself is
+    /// neither `Clone` nor `PartialEq`).
+    pub(crate) fn io(error: &std::io::Error) -> Error {
+        Error::Io {
+            kind: error.kind(),
+            message: error.to_string(),
+        }
+    }
 }

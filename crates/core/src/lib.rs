@@ -44,6 +44,7 @@
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
 
+pub mod binary;
 mod board;
 pub mod cascade;
 mod error;

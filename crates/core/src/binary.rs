@@ -1,0 +1,528 @@
+//! A compact binary board format: one bit per cell behind a checked header, with a CRC-32
+//! at the end.
+//!
+//! This is the specification. Every integer is little-endian.
+//!
+//! | offset | size | field |
+//! | --- | --- | --- |
+//! | 0 | 8 | magic, the bytes `89 42 4d 42 0d 0a 1a 0a` (`b"\x89BMB\r\n\x1a\n"`, [`MAGIC`]) |
+//! | 8 | 4 | version, `u32`, 1 ([`VERSION`]) |
+//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded; every other bit is 0 |
+//! | 16 | 8 | rows, `u64`, at least 1 |
+//! | 24 | 8 | cols, `u64`, at least 1 |
+//! | 32 | 8 | mines, `u64`: the number of set bits in the payload |
+//! | 40 | 8 | seed, `u64`; 0 when flag bit 0 is clear |
+//! | 48 | rows x ceil(cols / 8) | payload: the rows in order, each in ceil(cols / 8) bytes; in a row, bit `j` of byte `k` (least significant bit first) is the cell in column `8k + j`, set for a mine; the padding bits past column `cols - 1` are 0 |
+//! | end - 4 | 4 | CRC-32 (IEEE, as zlib and PNG compute it) of every byte before it, `u32` |
+//!
+//! A file is therefore `52 + rows * ceil(cols / 8)` bytes long. The magic follows PNG's: the
+//! high first byte catches a 7-bit channel, and the CR LF, `^Z`, LF sequence catches
+//! line-ending conversion in either direction and stops a DOS `type`.
+//!
+//! Reading checks everything, in this order, and never panics on any input: the magic, the
+//! version, the flags, a seed without its flag, the size (`EmptyBoard`, `TooLarge`), the
+//! length (`Truncated`, `TrailingBytes`), the checksum, the padding bits (`PaddingBits`),
+//! and the mine count (`MineCountMismatch`). A reader builds the mine plane as the payload
+//! arrives, so what it allocates is bounded by the bytes actually read, never by what the
+//! header claims.
+//!
+//! ```
+//! use bitmines_core::Board;
+//!
+//! let board: Board = "*..\n..*\n".parse()?;
+//! let bytes = board.to_binary(Some(7));
+//! assert_eq!(bytes.len(), 52 + 2);
+//! assert_eq!(bytes[48..50], [0b001, 0b100]); // one byte per row, column 0 in bit 0
+//!
+//! let (read, header) = Board::from_binary(&bytes)?;
+//! assert_eq!(read, board);
+//! assert_eq!((header.rows, header.cols, header.mines), (2, 3, 2));
+//! assert_eq!(header.seed, Some(7));
+//! # Ok::<(), bitmines_core::Error>(())
+//! ```
+
+use std::convert::Infallible;
+use std::io::{ErrorKind, Read, Write};
+
+use crate::{Board, Error, Geometry};
+
+/// The first eight bytes of every binary board.
+pub const MAGIC: [u8; 8] = *b"\x89BMB\r\n\x1a\n";
+
+/// The format version this crate reads and writes.
+pub const VERSION: u32 = 1;
+
+/// Bytes in a header, everything before the payload.
+pub const HEADER_LEN: usize = 48;
+
+/// The flag that says a seed is recorded; no other flag is defined.
+pub(crate) const FLAG_SEED: u32 = 1;
+
+/// Bytes of the checksum after the payload.
+const CRC_LEN: usize = 4;
+
+/// Bytes moved per read or write call (a multiple of 8, so each piece holds whole words).
+const CHUNK_BYTES: usize = 1 << 16;
+
+/// The least a reader grows its plane by, so small rows do not mean many small reallocations.
+const MIN_GROWTH_WORDS: usize = 1 << 10;
+
+/// What a binary board's header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Header {
+    /// Rows of the board.
+    pub rows: usize,
+    /// Columns of the board.
+    pub cols: usize,
+    /// Mines on the board.
+    pub mines: usize,
+    /// The seed recorded with the board, if any (for example the one it was generated from).
+    pub seed: Option<u64>,
+}
+
+/// Reads and checks a binary board's header (magic, version, flags, seed and size) and reads
+/// nothing after it, so a board's size can be learnt without reading its payload. The payload
+/// and checksum are not checked; [`Board::read_binary`] checks them.
+///
+/// ```
+/// use bitmines_core::Board;
+/// use bitmines_core::binary::read_header;
+///
+/// let bytes = Board::from_mines(3, 10, [(1, 9)])?.to_binary(None);
+/// let header = read_header(&bytes[..])?;
+/// assert_eq!((header.rows, header.cols, header.mines, header.seed), (3, 10, 1, None));
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+pub fn read_header<R: Read>(mut input: R) -> Result<Header, Error> {
+    let mut head = [0; HEADER_LEN];
+    let found = fill(&mut input, &mut head)?;
+    if found < HEADER_LEN {
+        return Err(Error::Truncated {
+            needed: HEADER_LEN,
+            found,
+        });
+    }
+    parse_header(&head).map(|(header, _)| header)
+}
+
+impl Board {
+    /// Writes the board in the [binary format](crate::binary), with `seed` recorded if given.
+    ///
+    /// The board is streamed a piece of at most 64 KiB at a time, straight from its mine
+    /// plane, so writing needs no copy of the whole file; `out` is flushed at the end.
+    /// Failures of `out` are `Io` errors.
+    ///
+    /// ```
+    /// use bitmines_core::Board;
+    ///
+    /// let board = Board::from_mines(2, 9, [(0, 0), (1, 8)])?;
+    /// let mut file = Vec::new();
+    /// board.write_binary(None, &mut file)?;
+    /// assert_eq!(file, board.to_binary(None));
+    /// assert_eq!(file[48..52], [0b1, 0, 0, 0b1]); // two bytes a row; column 8 in bit 0
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn write_binary<W: Write>(&self, seed: Option<u64>, mut out: W) -> Result<(), Error> {
+        let mut buf =
+            Vec::with_capacity(file_len(self.geometry()).map_or(0, |n| n.min(CHUNK_BYTES)));
+        self.encode(seed, |bytes| {
+            buf.extend_from_slice(bytes);
+            if buf.len() >= CHUNK_BYTES {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+            Ok(())
+        })
+        .map_err(|e| Error::io(&e))?;
+        out.write_all(&buf).map_err(|e| Error::io(&e))?;
+        out.flush().map_err(|e| Error::io(&e))
+    }
+
+    /// The board in the [binary format](crate::binary), with `seed` recorded if given.
+    ///
+    /// ```
+    /// use bitmines_core::Board;
+    /// use bitmines_core::binary::MAGIC;
+    ///
+    /// let bytes = Board::from_mines(1, 1, [(0, 0)])?.to_binary(Some(42));
+    /// assert_eq!(bytes[..8], MAGIC);
+    /// assert_eq!(bytes[12..16], [1, 0, 0, 0]); // a seed is recorded
+    /// assert_eq!(bytes[40..48], 42u64.to_le_bytes());
+    /// assert_eq!(bytes[48], 1);
+    /// assert_eq!(bytes.len(), 53);
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn to_binary(&self, seed: Option<u64>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(file_len(self.geometry()).unwrap_or(0));
+        let Ok(()) = self.encode(seed, |bytes| {
+            out.extend_from_slice(bytes);
+            Ok::<(), Infallible>(())
+        });
+        out
+    }
+
+    /// Reads a board in the [binary format](crate::binary) and its header, checking
+    /// everything the format requires (see the module docs for the list and its order).
+    ///
+    /// The payload is read in pieces of at most 64 KiB and the mine plane grows as they
+    /// arrive, so a header that claims a huge board ahead of a short input is `Truncated`
+    /// after allocating at most twice what the input held, plus one 64 KiB buffer. The input must end where the board
+    /// does: one more byte is read to check that, and any is `TrailingBytes`. An early end of
+    /// input is `Truncated`; other failures of `input` are `Io` errors.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Error};
+    ///
+    /// let board = Board::from_mines(4, 70, [(0, 0), (3, 69)])?;
+    /// let bytes = board.to_binary(None);
+    /// let (read, header) = Board::read_binary(&bytes[..])?;
+    /// assert_eq!(read, board);
+    /// assert_eq!(header.seed, None);
+    ///
+    /// assert_eq!(
+    ///     Board::read_binary(&bytes[..60]),
+    ///     Err(Error::Truncated { needed: bytes.len(), found: 60 })
+    /// );
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn read_binary<R: Read>(mut input: R) -> Result<(Board, Header), Error> {
+        let mut head = [0; HEADER_LEN];
+        let found = fill(&mut input, &mut head)?;
+        if found < HEADER_LEN {
+            return Err(Error::Truncated {
+                needed: HEADER_LEN,
+                found,
+            });
+        }
+        let (header, geometry) = parse_header(&head)?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&head);
+        let mut source = Source {
+            input,
+            crc,
+            read: HEADER_LEN,
+            len: file_len(&geometry).ok_or_else(|| too_large(&geometry))?,
+        };
+        let payload = read_payload(&mut source, &geometry)?;
+
+        // The checksum covers everything before it, so it is taken before reading its bytes.
+        let computed = source.crc.clone().finalize();
+        let mut stored = [0; CRC_LEN];
+        source.take(&mut stored)?;
+        if fill(&mut source.input, &mut [0])? > 0 {
+            return Err(Error::TrailingBytes { len: source.len });
+        }
+        let stored = u32::from_le_bytes(stored);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch { stored, computed });
+        }
+        if let Some((row, bits)) = payload.padding {
+            return Err(Error::PaddingBits {
+                row,
+                cols: geometry.cols(),
+                bits,
+            });
+        }
+        if payload.mines != header.mines {
+            return Err(Error::MineCountMismatch {
+                declared: header.mines,
+                found: payload.mines,
+            });
+        }
+        Ok((Board::from_mine_words(geometry, payload.plane)?, header))
+    }
+
+    /// [`Board::read_binary`] on bytes in memory. The length is checked against the header
+    /// before the payload is read, so an input of the wrong length fails at once; the errors
+    /// are those `read_binary` gives on the same bytes.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Error};
+    ///
+    /// let board = Board::from_mines(2, 2, [(1, 1)])?;
+    /// let mut bytes = board.to_binary(Some(0));
+    /// assert_eq!(Board::from_binary(&bytes)?.0, board);
+    ///
+    /// bytes[48] ^= 1; // a mine the checksum does not know about
+    /// assert!(matches!(Board::from_binary(&bytes), Err(Error::ChecksumMismatch { .. })));
+    /// bytes.push(0);
+    /// assert_eq!(Board::from_binary(&bytes), Err(Error::TrailingBytes { len: 54 }));
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn from_binary(bytes: &[u8]) -> Result<(Board, Header), Error> {
+        if let Some(head) = bytes.first_chunk::<HEADER_LEN>() {
+            let (_, geometry) = parse_header(head)?;
+            let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
+            if bytes.len() < len {
+                return Err(Error::Truncated {
+                    needed: len,
+                    found: bytes.len(),
+                });
+            }
+            if bytes.len() > len {
+                return Err(Error::TrailingBytes { len });
+            }
+        }
+        Board::read_binary(bytes)
+    }
+
+    /// Emits the binary form in pieces of at most `CHUNK_BYTES`, stopping at the first error
+    /// `emit` returns.
+    fn encode<E>(
+        &self,
+        seed: Option<u64>,
+        mut emit: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let geometry = self.geometry();
+        let mut crc = crc32fast::Hasher::new();
+        let mut put = |bytes: &[u8]| {
+            crc.update(bytes);
+            emit(bytes)
+        };
+        put(&header_bytes(geometry, self.mine_count(), seed))?;
+
+        let cols = geometry.cols();
+        let row_bytes = cols.div_ceil(8);
+        let row_words = cols.div_ceil(64);
+        // Plane bit 0 of a row is its left sentinel, so the row's cells start one bit in: each
+        // payload word is a plane word shifted down one, topped with bit 0 of the next. The
+        // mask keeps the right sentinel and padding out of the last word (they are clear in a
+        // mine plane anyway).
+        let last_mask = match cols % 64 {
+            0 => !0,
+            rem => (1 << rem) - 1,
+        };
+        let mut piece = Vec::with_capacity(row_bytes.min(CHUNK_BYTES));
+        for row in 0..geometry.rows() {
+            let words = &self.mines().words()[geometry.row_words(row)];
+            let following = words.iter().skip(1).chain(std::iter::once(&0));
+            for (i, (&word, &next)) in words.iter().zip(following).take(row_words).enumerate() {
+                let cells = word >> 1 | next << 63;
+                let (cells, len) = if i + 1 == row_words {
+                    (cells & last_mask, row_bytes - 8 * i)
+                } else {
+                    (cells, 8)
+                };
+                piece.extend_from_slice(&cells.to_le_bytes()[..len]);
+                if piece.len() >= CHUNK_BYTES {
+                    put(&piece)?;
+                    piece.clear();
+                }
+            }
+            if !piece.is_empty() {
+                put(&piece)?;
+                piece.clear();
+            }
+        }
+        emit(&crc.finalize().to_le_bytes())
+    }
+}
+
+/// The header of a board with `mines` mines and an optional seed.
+fn header_bytes(geometry: &Geometry, mines: usize, seed: Option<u64>) -> [u8; HEADER_LEN] {
+    let flags = if seed.is_some() { FLAG_SEED } else { 0 };
+    let mut head = [0; HEADER_LEN];
+    head[0..8].copy_from_slice(&MAGIC);
+    head[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    head[12..16].copy_from_slice(&flags.to_le_bytes());
+    for (at, value) in [
+        (16, geometry.rows() as u64),
+        (24, geometry.cols() as u64),
+        (32, mines as u64),
+        (40, seed.unwrap_or(0)),
+    ] {
+        head[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    }
+    head
+}
+
+/// Checks a header's magic, version, flags, seed and size, in that order.
+fn parse_header(head: &[u8; HEADER_LEN]) -> Result<(Header, Geometry), Error> {
+    let bytes = |at: usize| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(&head[at..at + 8]);
+        bytes
+    };
+    let field = |at| u64::from_le_bytes(bytes(at));
+    let magic = bytes(0);
+    if magic != MAGIC {
+        return Err(Error::BadMagic { found: magic });
+    }
+    // Version and flags are two `u32`s in one 8-byte slot.
+    let (version, flags) = (field(8) as u32, (field(8) >> 32) as u32);
+    if version != VERSION {
+        return Err(Error::UnsupportedVersion {
+            version,
+            supported: VERSION,
+        });
+    }
+    if flags & !FLAG_SEED != 0 {
+        return Err(Error::UnknownFlags { flags });
+    }
+    let seed = field(40);
+    if flags & FLAG_SEED == 0 && seed != 0 {
+        return Err(Error::UnflaggedSeed { seed });
+    }
+    // A size that does not fit a `usize` is too large for any board here.
+    let size = |at| usize::try_from(field(at)).unwrap_or(usize::MAX);
+    let geometry = Geometry::new(size(16), size(24))?;
+    let header = Header {
+        rows: geometry.rows(),
+        cols: geometry.cols(),
+        mines: size(32),
+        seed: (flags & FLAG_SEED != 0).then_some(seed),
+    };
+    Ok((header, geometry))
+}
+
+/// The length of a binary board of this shape, or `None` if it does not fit a `usize` (a
+/// valid geometry always fits: its padded plane has more bits than the file has bytes).
+fn file_len(geometry: &Geometry) -> Option<usize> {
+    geometry
+        .rows()
+        .checked_mul(geometry.cols().div_ceil(8))?
+        .checked_add(HEADER_LEN + CRC_LEN)
+}
+
+fn too_large(geometry: &Geometry) -> Error {
+    Error::TooLarge {
+        rows: geometry.rows(),
+        cols: geometry.cols(),
+    }
+}
+
+/// The input after the header: counts the bytes read and feeds them to the checksum.
+struct Source<R> {
+    input: R,
+    crc: crc32fast::Hasher,
+    /// Bytes read so far, header included.
+    read: usize,
+    /// The length the header implies.
+    len: usize,
+}
+
+impl<R: Read> Source<R> {
+    /// Fills `buf` from the input, or fails with `Truncated` if the input ends first.
+    fn take(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+        let got = fill(&mut self.input, buf)?;
+        self.read += got;
+        if got < buf.len() {
+            return Err(Error::Truncated {
+                needed: self.len,
+                found: self.read,
+            });
+        }
+        self.crc.update(buf);
+        Ok(())
+    }
+}
+
+/// A payload read into a mine plane, with what it takes the checksum to judge.
+struct Payload {
+    /// The padded mine plane.
+    plane: Vec<u64>,
+    /// Set bits in the payload, padding included.
+    mines: usize,
+    /// The first row with padding bits set, and those bits.
+    padding: Option<(usize, u8)>,
+}
+
+/// Reads the payload into a padded mine plane, a piece at a time, growing the plane only as
+/// bytes arrive.
+fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<Payload, Error> {
+    let (cols, wpr) = (geometry.cols(), geometry.words_per_row());
+    let row_bytes = cols.div_ceil(8);
+    // A row of `cols + 2` padded bits needs one more word than its cells alone when they end
+    // on bit 62 or 63 of a word; that word takes the carry out of the last one.
+    let extra_word = wpr > cols.div_ceil(64);
+    let padding_mask = match cols % 8 {
+        0 => 0,
+        rem => !0u8 << rem,
+    };
+    let mut buf = vec![0; row_bytes.next_multiple_of(8).min(CHUNK_BYTES)];
+    let mut payload = Payload {
+        plane: Vec::new(),
+        mines: 0,
+        padding: None,
+    };
+    let plane = &mut payload.plane;
+    for row in 0..geometry.rows() {
+        let mut carry = 0;
+        let mut left = row_bytes;
+        while left > 0 {
+            let bytes = &mut buf[..left.min(CHUNK_BYTES)];
+            source.take(bytes)?;
+            left -= bytes.len();
+            if left == 0 {
+                let stray = bytes.last().map_or(0, |last| last & padding_mask);
+                if stray != 0 && payload.padding.is_none() {
+                    payload.padding = Some((row, stray));
+                }
+            }
+            grow(plane, bytes.len().div_ceil(8) + 1, geometry)?;
+            let groups = bytes.chunks_exact(8);
+            let tail = groups.remainder();
+            for group in groups.chain((!tail.is_empty()).then_some(tail)) {
+                let mut word = [0; 8];
+                word[..group.len()].copy_from_slice(group);
+                let cells = u64::from_le_bytes(word);
+                payload.mines += cells.count_ones() as usize;
+                plane.push(cells << 1 | carry);
+                carry = cells >> 63;
+            }
+        }
+        if extra_word {
+            plane.push(carry);
+        }
+        if row == 0 {
+            // The first row was read where the top sentinel row belongs, so that nothing was
+            // allocated ahead of the input: move it down a row now that it has arrived.
+            grow(plane, wpr, geometry)?;
+            plane.extend_from_within(..wpr);
+            plane[..wpr].fill(0);
+        }
+    }
+    grow(plane, wpr, geometry)?;
+    plane.resize(geometry.words(), 0);
+    Ok(payload)
+}
+
+/// Makes room for `more` words in a plane being read: at least double the capacity (and at
+/// least `MIN_GROWTH_WORDS`), never past the plane's full size, failing with `OutOfMemory`
+/// rather than aborting.
+fn grow(plane: &mut Vec<u64>, more: usize, geometry: &Geometry) -> Result<(), Error> {
+    let needed = plane.len() + more;
+    if needed <= plane.capacity() {
+        return Ok(());
+    }
+    let target = (plane.capacity().saturating_mul(2))
+        .max(MIN_GROWTH_WORDS)
+        .min(geometry.words())
+        .max(needed);
+    plane
+        .try_reserve_exact(target - plane.len())
+        .map_err(|_| Error::OutOfMemory {
+            bytes: geometry.plane_bytes(),
+            rows: geometry.rows(),
+            cols: geometry.cols(),
+        })
+}
+
+/// Reads until `buf` is full or the input ends, and returns the bytes read. An
+/// `UnexpectedEof` from the reader counts as the end; other errors but `Interrupted` are
+/// `Io` errors.
+fn fill(input: &mut impl Read, buf: &mut [u8]) -> Result<usize, Error> {
+    let mut got = 0;
+    while got < buf.len() {
+        match input.read(&mut buf[got..]) {
+            Ok(0) => break,
+            // A reader claiming more than it was given room for cannot push us past the end.
+            Ok(n) => got = got.saturating_add(n).min(buf.len()),
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::UnexpectedEof => break,
+            Err(e) => return Err(Error::io(&e)),
+        }
+    }
+    Ok(got)
+}
