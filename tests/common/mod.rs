@@ -6,29 +6,13 @@
 
 use std::sync::Arc;
 
-use bitmines_core::{Board, Error, Fill, Game, Status};
+use bitmines_core::{Board, Error, Fill, Game};
 
 use crate::naive::{NaiveGame, View};
 
-/// One mutating call on a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Act {
-    /// `reveal(row, col)`.
-    Reveal(usize, usize),
-    /// `toggle_flag(row, col)`.
-    Flag(usize, usize),
-    /// `chord(row, col)`.
-    Chord(usize, usize),
-}
-
-/// The successful result of an [`Act`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Outcome {
-    /// A reveal or chord opened this many safe cells and left the game in this status.
-    Opened(usize, Status),
-    /// A flag toggle left the cell flagged (`true`) or not (`false`).
-    Flagged(bool),
-}
+#[path = "moves.rs"]
+mod moves;
+pub(crate) use moves::{Act, Outcome, play, play_naive};
 
 /// The same board played by three engines in lockstep.
 #[derive(Debug)]
@@ -73,12 +57,7 @@ impl Trio {
     fn step(&mut self, act: Act) -> Result<Result<Outcome, Error>, String> {
         let words = play(&mut self.words, act);
         let scalar = play(&mut self.scalar, act);
-        let naive = match act {
-            Act::Reveal(r, c) => self.naive.reveal(r, c).map(|(n, s)| Outcome::Opened(n, s)),
-            Act::Flag(r, c) => self.naive.toggle_flag(r, c).map(Outcome::Flagged),
-            Act::Chord(r, c) => self.naive.chord(r, c).map(|(n, s)| Outcome::Opened(n, s)),
-        }
-        .map_err(Error::from);
+        let naive = play_naive(&mut self.naive, act);
         if words != naive || scalar != naive {
             return Err(format!(
                 "{act:?} returned words {words:?}, scalar {scalar:?}, naive {naive:?}"
@@ -196,18 +175,5 @@ impl Trio {
             text.push('\n');
         }
         text
-    }
-}
-
-/// Applies `act` to an engine game.
-pub(crate) fn play(game: &mut Game, act: Act) -> Result<Outcome, Error> {
-    match act {
-        Act::Reveal(r, c) => game
-            .reveal(r, c)
-            .map(|step| Outcome::Opened(step.opened, step.status)),
-        Act::Flag(r, c) => game.toggle_flag(r, c).map(Outcome::Flagged),
-        Act::Chord(r, c) => game
-            .chord(r, c)
-            .map(|step| Outcome::Opened(step.opened, step.status)),
     }
 }
