@@ -1,7 +1,21 @@
-//! `bitmines`: runs games and large-board stress runs on the bitmines engine.
+//! `bitmines`: large-board stress runs, board files and games on the bitmines engine.
 
+mod cli;
 mod demo;
+mod files;
+mod generate;
+/// Moves on the engine and on the naive twin, shared with the tests.
+#[path = "../tests/common/moves.rs"]
+mod moves;
+/// The naive two-grid twin, shared with the tests, for `stress --check`.
+#[allow(dead_code, unreachable_pub)]
+#[path = "../tests/naive/mod.rs"]
+mod naive;
+mod picture;
 mod render;
+mod show;
+mod stress;
+mod system;
 
 use std::process::ExitCode;
 
@@ -17,6 +31,13 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Generates a large board, plays it to the end, checks every invariant and reports
+    /// times and memory. With no options: a 10000x10000 board at density 0.15.
+    Stress(stress::Args),
+    /// Generates a board and writes it to a file (binary, MBF or text).
+    Gen(generate::Args),
+    /// Prints a board or game file as text, or writes it as a PNG picture.
+    Show(show::Args),
     /// Plays one seeded game with a simple deducing player and prints the final board.
     Demo(demo::Args),
 }
@@ -24,13 +45,21 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo(args) => demo::run(&args),
+        Command::Stress(args) => stress::run(&args),
+        Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(error) => {
-            eprintln!("bitmines: {error:#}");
+            eprintln!("bitmines: {}", one_line(&error));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes on one line.
+fn one_line(error: &anyhow::Error) -> String {
+    format!("{error:#}").replace('\n', " ")
 }

@@ -1,0 +1,197 @@
+//! Board and game files: reading any supported format, and writing atomically.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, anyhow};
+use bitmines_core::{Board, Game, binary};
+
+/// The file formats `bitmines` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Format {
+    /// The compact binary format: header, packed mine plane, checksum.
+    Bin,
+    /// Minesweeper Board Format: width, height, mine count, then each mine's x and y.
+    Mbf,
+    /// Text: one line per row, `*` for a mine and `.` for a safe cell (or a saved game).
+    Txt,
+}
+
+/// What a file held.
+pub(crate) enum Loaded {
+    /// A board, with its seed where the format records one.
+    Board(Board, Option<u64>),
+    /// A game in progress or finished (text format).
+    Game(Game),
+}
+
+/// Reads a board or game from `path`, in `format` or, if `None`, the format its first bytes
+/// show: the binary magic, text, or otherwise MBF.
+pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded> {
+    let context = || format!("cannot read {}", path.display());
+    let file = File::open(path).with_context(context)?;
+    let mut input = BufReader::new(file);
+    let format = match format {
+        Some(format) => format,
+        None => sniff(&mut input).with_context(context)?,
+    };
+    load(&mut input, format)
+        .with_context(|| format!("{} is not a valid {format:?} file", path.display()))
+}
+
+/// Guesses the format from the first bytes of `input`, which stay unread.
+fn sniff(input: &mut BufReader<File>) -> io::Result<Format> {
+    use std::io::BufRead;
+    let head = input.fill_buf()?;
+    Ok(if head.starts_with(&binary::MAGIC) {
+        Format::Bin
+    } else if !head.is_empty()
+        && head
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        Format::Txt
+    } else {
+        Format::Mbf
+    })
+}
+
+/// Reads the whole of `input` as `format`.
+fn load(input: &mut impl Read, format: Format) -> anyhow::Result<Loaded> {
+    if format == Format::Bin {
+        let (board, header) = Board::read_binary(input)?;
+        return Ok(Loaded::Board(board, header.seed));
+    }
+    let mut bytes = Vec::new();
+    input.read_to_end(&mut bytes)?;
+    Ok(match format {
+        Format::Mbf => Loaded::Board(Board::from_mbf(&bytes)?, None),
+        _ => {
+            let text = std::str::from_utf8(&bytes).map_err(|e| anyhow!("not UTF-8 text: {e}"))?;
+            if text.starts_with("bitmines game") {
+                Loaded::Game(text.parse()?)
+            } else {
+                Loaded::Board(text.parse()?, None)
+            }
+        }
+    })
+}
+
+/// Writes `board` to `out` in `format`; `seed` is recorded where the format has room.
+pub(crate) fn save_board(
+    out: &mut dyn Write,
+    board: &Board,
+    seed: Option<u64>,
+    format: Format,
+) -> anyhow::Result<()> {
+    match format {
+        Format::Bin => board.write_binary(seed, out)?,
+        Format::Mbf => out.write_all(&board.to_mbf()?)?,
+        Format::Txt => write!(out, "{board}")?,
+    }
+    Ok(())
+}
+
+/// Writes a file so that readers see either the old file or the whole new one, never a
+/// part: `write` fills a temporary file in the same folder, which is flushed to disk and
+/// then renamed over `path`. On any error the temporary file is removed and `path` is left
+/// as it was.
+pub(crate) fn write_atomic(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let name = path
+        .file_name()
+        .ok_or_else(|| anyhow!("{} does not name a file", path.display()))?;
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    };
+    let temp = Temp(folder.join(format!(
+        ".{}.{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    )));
+    let file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&temp.0)
+        .with_context(|| format!("cannot create {}", temp.0.display()))?;
+    let mut out = BufWriter::with_capacity(1 << 20, file);
+    write(&mut out)?;
+    let file = out.into_inner().map_err(|e| e.into_error())?;
+    file.sync_all()?;
+    drop(file);
+    fs::rename(&temp.0, path)
+        .with_context(|| format!("cannot rename {} to {}", temp.0.display(), path.display()))?;
+    std::mem::forget(temp);
+    // Make the rename itself durable; not every platform can open a folder, so this is a
+    // best effort.
+    if let Ok(folder) = File::open(folder) {
+        let _ = folder.sync_all();
+    }
+    Ok(())
+}
+
+/// A temporary file, removed when dropped.
+struct Temp(PathBuf);
+
+impl Drop for Temp {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("bitmines-files-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("a temp folder");
+        dir
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_old_file_and_no_temp() {
+        let dir = folder("fail");
+        let path = dir.join("board.txt");
+        fs::write(&path, "old").expect("write");
+        let result = write_atomic(&path, |out| {
+            out.write_all(b"half of the new")?;
+            Err(anyhow!("disk full"))
+        });
+        assert!(result.is_err());
+        assert_eq!(fs::read_to_string(&path).expect("read"), "old");
+        assert_eq!(
+            fs::read_dir(&dir).expect("list").count(),
+            1,
+            "the temp file is gone"
+        );
+        write_atomic(&path, |out| Ok(out.write_all(b"new")?)).expect("writes");
+        assert_eq!(fs::read_to_string(&path).expect("read"), "new");
+        assert_eq!(fs::read_dir(&dir).expect("list").count(), 1);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn every_format_round_trips() {
+        let dir = folder("formats");
+        let board: Board = "*..\n.*.\n...\n..*\n".parse().expect("a board");
+        for format in [Format::Bin, Format::Mbf, Format::Txt] {
+            let path = dir.join(format!("board.{format:?}"));
+            write_atomic(&path, |out| save_board(out, &board, Some(9), format)).expect("saves");
+            for given in [None, Some(format)] {
+                let Loaded::Board(read, seed) = read(&path, given).expect("reads") else {
+                    panic!("{format:?} read back as a game");
+                };
+                assert_eq!(read.to_string(), board.to_string(), "{format:?}");
+                assert_eq!(seed, (format == Format::Bin).then_some(9));
+            }
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
+}

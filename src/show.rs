@@ -1,0 +1,85 @@
+//! `bitmines show`: print a board or game file as text, or picture it as a PNG.
+
+use std::path::PathBuf;
+
+use anyhow::bail;
+use bitmines_core::{Board, Stats};
+
+use crate::files::{Format, Loaded, read};
+use crate::picture;
+
+/// Boards up to this many cells are printed as text.
+const TEXT_MAX_CELLS: usize = 1_000_000;
+
+/// Options of `bitmines show`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// A board (binary, MBF or text) or a saved game (text).
+    file: PathBuf,
+    /// The file's format (default: recognised from its first bytes).
+    #[arg(long, value_enum)]
+    format: Option<Format>,
+    /// Write a PNG picture to FILE instead of printing text.
+    #[arg(long, value_name = "FILE")]
+    png: Option<PathBuf>,
+    /// Longest side of the picture, in pixels.
+    #[arg(long, value_name = "PIXELS", default_value_t = 2048)]
+    png_size: u32,
+}
+
+/// Reads the file and shows it.
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    if args.png_size == 0 {
+        bail!("--png-size must be at least 1 pixel");
+    }
+    let loaded = read(&args.file, args.format)?;
+    let (rows, cols) = match &loaded {
+        Loaded::Board(board, _) => (board.rows(), board.cols()),
+        Loaded::Game(game) => (game.rows(), game.cols()),
+    };
+    if let Some(path) = &args.png {
+        match &loaded {
+            Loaded::Board(board, _) => picture::write_board(path, board, args.png_size)?,
+            Loaded::Game(game) => picture::write_game(path, game, args.png_size)?,
+        }
+        eprintln!("bitmines: wrote {} ({rows}x{cols} cells)", path.display());
+        return Ok(());
+    }
+    if rows.saturating_mul(cols) > TEXT_MAX_CELLS {
+        bail!(
+            "a {rows}x{cols} board is too large to print as text (at most {TEXT_MAX_CELLS} cells); use --png FILE"
+        );
+    }
+    match &loaded {
+        Loaded::Board(board, seed) => {
+            let stats = Stats::of(board)?;
+            let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
+            println!(
+                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}",
+                board.mine_count(),
+                stats.openings,
+                stats.islands,
+                stats.bbbv
+            );
+            print!("{}", numbered(board)?);
+        }
+        Loaded::Game(game) => print!("{game}"),
+    }
+    Ok(())
+}
+
+/// The board with every cell shown: `*` for a mine, `.` for a zero cell, else its number.
+fn numbered(board: &Board) -> Result<String, bitmines_core::Error> {
+    let mut text = String::with_capacity((board.cols() + 1) * board.rows());
+    for r in 0..board.rows() {
+        for c in 0..board.cols() {
+            text.push(match (board.is_mine(r, c)?, board.number(r, c)?) {
+                (true, _) => '*',
+                (false, 0) => '.',
+                (false, n) => char::from(b'0' + n),
+            });
+        }
+        text.push('\n');
+    }
+    Ok(text)
+}

@@ -1,0 +1,361 @@
+//! `bitmines stress`: generate a large board, play it to the end, check and report.
+
+mod play;
+mod report;
+mod walk;
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::bail;
+use bitmines_core::{Board, Game, Geometry, Stats, Status};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
+use crate::picture;
+use crate::system::{available_memory, human_bytes, peak_rss};
+pub(crate) use play::PlayerKind;
+use play::{Player, Table};
+use report::{BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, SCHEMA};
+use walk::TileWalk;
+
+/// Boards up to this many cells are also replayed on the naive twin by `--check`.
+const NAIVE_MAX_CELLS: u64 = 1_000_000;
+
+/// Walk steps between two looks at the clock, the progress bar and Ctrl-C.
+const TICK: u64 = 1 << 14;
+
+/// Options of `bitmines stress`. The defaults make a 10^8-cell run.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// Rows of the board.
+    #[arg(long, default_value_t = 10_000)]
+    rows: usize,
+    /// Columns of the board.
+    #[arg(long, default_value_t = 10_000)]
+    cols: usize,
+    /// Exactly this many mines (instead of --density).
+    #[arg(long, conflicts_with = "density")]
+    mines: Option<usize>,
+    /// Mines as a fraction of the cells, rounded to the nearest mine.
+    #[arg(long, default_value_t = 0.15)]
+    density: f64,
+    /// Seed of the board and of the player's order and choices.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+    /// Worker threads for generation (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// The player's first click as ROW,COL (default: the centre of the board).
+    #[arg(long, value_name = "ROW,COL")]
+    first_click: Option<CellArg>,
+    /// What generation keeps free of mines around the first click.
+    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
+    keep_clear: KeepClear,
+    /// Who plays.
+    #[arg(long, value_enum, default_value_t = PlayerKind::Truth)]
+    player: PlayerKind,
+    /// Print the report as one JSON object on standard output.
+    #[arg(long)]
+    json: bool,
+    /// Write a picture of the game to FILE (PNG), scaled down to fit --png-size.
+    #[arg(long, value_name = "FILE")]
+    png: Option<PathBuf>,
+    /// Picture the game after this many calls instead of at the end.
+    #[arg(long, value_name = "CALLS", requires = "png")]
+    png_after: Option<u64>,
+    /// Longest side of the picture, in pixels.
+    #[arg(long, value_name = "PIXELS", default_value_t = 2048, requires = "png")]
+    png_size: u32,
+    /// Replay every call on the scalar fill (and, up to 10^6 cells, on the naive twin), and
+    /// stop at the first disagreement.
+    #[arg(long)]
+    check: bool,
+}
+
+/// Set by Ctrl-C; the play loop stops at its next tick.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Runs a stress run and prints its report. Exit code 0 when every check passed, 1 when one
+/// failed, 130 when interrupted.
+pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
+    let first_click = args.first_click.unwrap_or(CellArg {
+        row: args.rows / 2,
+        col: args.cols / 2,
+    });
+    let spec = BoardSpec {
+        rows: args.rows,
+        cols: args.cols,
+        mines: args.mines,
+        density: args.density,
+        seed: args.seed,
+        first_click: Some((first_click, args.keep_clear)),
+    };
+    let config = spec.config()?;
+    if args.png_size == 0 {
+        bail!("--png-size must be at least 1 pixel");
+    }
+    let geometry = Geometry::new(args.rows, args.cols)?;
+    let cells = geometry.cells() as u64;
+    let naive = args.check && cells <= NAIVE_MAX_CELLS;
+    check_memory(&geometry, args.check, naive)?;
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    // A second Ctrl-C (or one before the handler is set) ends the process at once.
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+    });
+
+    let started = Instant::now();
+    let board = pool.install(|| bitmines_gen::generate(&config))?;
+    let generation_seconds = started.elapsed().as_secs_f64();
+    let board = Arc::new(board);
+
+    let mut table = Table::new(Arc::clone(&board), args.check, naive)?;
+    let progress = progress_bar(board.safe_count() as u64);
+    let mut picture_written = None;
+    let mut failure = None;
+    let started = Instant::now();
+    let visited = play(
+        &mut table,
+        &board,
+        args,
+        first_click,
+        &progress,
+        &mut picture_written,
+    )
+    .unwrap_or_else(|(visited, error)| {
+        failure = Some(error);
+        visited
+    });
+    let play_seconds = started.elapsed().as_secs_f64();
+    progress.finish_and_clear();
+    let interrupted = INTERRUPTED.load(Ordering::SeqCst);
+
+    if failure.is_none() && args.check {
+        failure = table.compare_all().err();
+    }
+    if let (Some(path), None) = (&args.png, &picture_written) {
+        picture::write_game(path, &table.game, args.png_size)?;
+        picture_written = Some(path.display().to_string());
+    }
+    let stats = match interrupted {
+        true => None,
+        false => {
+            let started = Instant::now();
+            let stats = Stats::of(&board)?;
+            Some(BoardStats {
+                openings: stats.openings,
+                islands: stats.islands,
+                bbbv: stats.bbbv,
+                seconds: started.elapsed().as_secs_f64(),
+            })
+        }
+    };
+    let game = &table.game;
+    let checks = checks(&table, failure.as_deref());
+    let end = match (game.status(), interrupted) {
+        _ if !checks.passed() => End::Failed,
+        (Status::Won, _) => End::Won,
+        (Status::Lost, _) => End::Lost,
+        (Status::Playing, true) => End::Interrupted,
+        (Status::Playing, false) => End::Failed,
+    };
+    let calls = table.calls;
+    let engine_bytes = (board.heap_bytes() + game.heap_bytes()) as u64;
+    let peak = peak_rss();
+    let report = Report {
+        schema: SCHEMA,
+        end,
+        board: BoardInfo {
+            rows: board.rows(),
+            cols: board.cols(),
+            cells,
+            mines: board.mine_count(),
+            density: board.mine_count() as f64 / cells as f64,
+            seed: args.seed,
+            first_click: [first_click.row, first_click.col],
+            keep_clear: args.keep_clear,
+        },
+        threads,
+        player: args.player,
+        generation: Generation {
+            seconds: generation_seconds,
+            ns_per_cell: Report::ns_per_cell(generation_seconds, cells),
+        },
+        calls,
+        play: Play {
+            seconds: play_seconds,
+            touched_cells: calls.touched(),
+            ns_per_touched_cell: Report::ns_per_touched(play_seconds, calls.touched()),
+            safe_cells: board.safe_count() as u64,
+            revealed: game.revealed_count() as u64,
+            visited,
+        },
+        stats,
+        memory: Memory {
+            peak_rss_bytes: peak,
+            peak_bytes_per_cell: peak.map(|bytes| bytes as f64 / cells as f64),
+            engine_bytes,
+            engine_bytes_per_cell: engine_bytes as f64 / cells as f64,
+        },
+        checks,
+        png: picture_written,
+    };
+    if args.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        print!("{report}");
+    }
+    if let Some(failure) = &failure {
+        eprintln!("bitmines: check failed: {failure}");
+    }
+    Ok(match report.end {
+        End::Won | End::Lost => ExitCode::SUCCESS,
+        End::Interrupted => ExitCode::from(130),
+        End::Failed => ExitCode::from(1),
+    })
+}
+
+/// Plays the game: the first click, then every cell in walk order until the game ends.
+/// Returns the walk steps taken, or those and the first disagreement between engines.
+fn play(
+    table: &mut Table,
+    board: &Board,
+    args: &Args,
+    first_click: CellArg,
+    progress: &ProgressBar,
+    picture_written: &mut Option<String>,
+) -> Result<u64, (u64, String)> {
+    let player = Player::new(args.player, args.seed);
+    let mut acts = Vec::with_capacity(16);
+    let mut step = |table: &mut Table, (row, col): (usize, usize)| {
+        acts.clear();
+        player
+            .plan(&table.game, board, (row, col), &mut acts)
+            .map_err(|e| e.to_string())?;
+        for &act in &acts {
+            table.apply(act)?;
+            if let (Some(after), Some(path)) = (args.png_after, &args.png)
+                && table.calls.total() == after
+                && picture_written.is_none()
+            {
+                picture::write_game(path, &table.game, args.png_size)
+                    .map_err(|e| format!("{e:#}"))?;
+                *picture_written = Some(path.display().to_string());
+            }
+            if table.game.status() != Status::Playing {
+                break;
+            }
+        }
+        Ok::<(), String>(())
+    };
+    step(table, (first_click.row, first_click.col)).map_err(|e| (0, e))?;
+    let mut failure = None;
+    let mut visited = 0;
+    TileWalk::new(board.rows(), board.cols(), args.seed).run(|row, col| {
+        if table.game.status() != Status::Playing {
+            return false;
+        }
+        if visited % TICK == 0 {
+            progress.set_position(table.game.revealed_count() as u64);
+            if INTERRUPTED.load(Ordering::Relaxed) {
+                return false;
+            }
+        }
+        visited += 1;
+        match step(table, (row, col)) {
+            Ok(()) => true,
+            Err(error) => {
+                failure = Some(error);
+                false
+            }
+        }
+    });
+    match failure {
+        Some(error) => Err((visited, error)),
+        None => Ok(visited),
+    }
+}
+
+/// The end-of-run checks.
+fn checks(table: &Table, failure: Option<&str>) -> Checks {
+    let game = &table.game;
+    let validate = match game.validate() {
+        Ok(()) => "ok".to_owned(),
+        Err(error) => error.to_string(),
+    };
+    let revealed = game.revealed_count() as u64;
+    let all_safe = game.status() != Status::Won || game.revealed_count() == safe_count(game);
+    let (scalar, naive) = table.twins();
+    let twin = |checked: bool| match (checked, failure) {
+        (false, _) => "skipped".to_owned(),
+        (true, None) => "agrees".to_owned(),
+        (true, Some(failure)) => failure.to_owned(),
+    };
+    Checks {
+        validate,
+        status: game.status().to_string(),
+        revealed_once: table.calls.opened == revealed && all_safe,
+        scalar: twin(scalar),
+        naive: twin(naive),
+    }
+}
+
+/// Safe cells of the game's board.
+fn safe_count(game: &Game) -> usize {
+    game.board().map_or(0, |board| board.safe_count())
+}
+
+/// Fails before allocating if the run needs more memory than the system has available.
+fn check_memory(geometry: &Geometry, check: bool, naive: bool) -> anyhow::Result<()> {
+    let plane = geometry.plane_bytes() as u64;
+    let cells = geometry.cells() as u64;
+    let rows = geometry.rows() as u64;
+    // Board: mines and zero planes. Game: revealed, flagged and pending planes, row queues.
+    let mut need = plane * 5 + rows * 32;
+    if check {
+        // The scalar game's planes, and its cell stack in the worst case.
+        need += plane * 3 + rows * 32 + cells * 8;
+    }
+    if naive {
+        // Two grids of one byte per cell and a flood queue of two indices per cell.
+        need += cells * 18;
+    }
+    if let Some(available) = available_memory()
+        && need > available
+    {
+        bail!(
+            "a {}x{} run{} needs about {}, but only {} of memory is available",
+            geometry.rows(),
+            geometry.cols(),
+            if check { " with --check" } else { "" },
+            human_bytes(need),
+            human_bytes(available)
+        );
+    }
+    Ok(())
+}
+
+/// A progress bar on standard error when it is a terminal; hidden otherwise.
+fn progress_bar(safe_cells: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(safe_cells), ProgressDrawTarget::stderr());
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} safe cells revealed, {per_sec}, ETA {eta}",
+    )
+    .map(|style| style.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}

@@ -1,0 +1,274 @@
+//! The stress players and the table that applies their moves to one or more engines.
+
+use std::sync::Arc;
+
+use bitmines_core::{Board, Cell, Fill, Game};
+use serde::Serialize;
+
+use super::walk::mix;
+use crate::moves::{Act, Outcome, play, play_naive};
+use crate::naive::NaiveGame;
+
+/// Which player plays a stress run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PlayerKind {
+    /// Knows the mines: reveals every safe cell, flags some mines, chords satisfied numbers,
+    /// and so always wins.
+    Truth,
+    /// Reveals every hidden cell in walk order, mines included, until the game ends.
+    Blind,
+}
+
+/// Calls made, by kind, and what they did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub(crate) struct Calls {
+    /// `reveal` calls.
+    pub(crate) reveal: u64,
+    /// `toggle_flag` calls that placed a flag.
+    pub(crate) flag: u64,
+    /// `toggle_flag` calls that removed a flag.
+    pub(crate) unflag: u64,
+    /// `chord` calls.
+    pub(crate) chord: u64,
+    /// Safe cells opened by all reveals and chords together.
+    pub(crate) opened: u64,
+    /// The most cells one call opened.
+    pub(crate) largest_opening: u64,
+}
+
+impl Calls {
+    /// Counts `act` and its outcome.
+    fn record(&mut self, act: Act, outcome: Outcome) {
+        match (act, outcome) {
+            (Act::Reveal(..), _) => self.reveal += 1,
+            (Act::Chord(..), _) => self.chord += 1,
+            (Act::Flag(..), Outcome::Flagged(true)) => self.flag += 1,
+            (Act::Flag(..), _) => self.unflag += 1,
+        }
+        if let Outcome::Opened(opened, _) = outcome {
+            self.opened += opened as u64;
+            self.largest_opening = self.largest_opening.max(opened as u64);
+        }
+    }
+
+    /// Every call made.
+    pub(crate) fn total(&self) -> u64 {
+        self.reveal + self.flag + self.unflag + self.chord
+    }
+
+    /// Cells the calls changed: cells opened plus flags placed or removed.
+    pub(crate) fn touched(&self) -> u64 {
+        self.opened + self.flag + self.unflag
+    }
+}
+
+/// The engine under test and, for `--check`, its twins, all fed the same acts.
+pub(crate) struct Table {
+    /// The engine with its default, word-parallel fill; the players look at this one.
+    pub(crate) game: Game,
+    /// The same board with the scalar fill.
+    scalar: Option<Game>,
+    /// The naive two-grid twin, on small boards.
+    naive: Option<NaiveGame>,
+    /// What has been done so far.
+    pub(crate) calls: Calls,
+}
+
+impl Table {
+    /// A table on `board`, with the scalar twin if `scalar` and the naive twin if `naive`.
+    pub(crate) fn new(board: Arc<Board>, scalar: bool, naive: bool) -> anyhow::Result<Table> {
+        let naive = naive.then(|| NaiveGame::from_board(&board));
+        let scalar = match scalar {
+            true => Some(Game::try_new(Arc::clone(&board))?.with_fill(Fill::Scalar)),
+            false => None,
+        };
+        Ok(Table {
+            game: Game::try_new(board)?.with_fill(Fill::Words),
+            scalar,
+            naive,
+            calls: Calls::default(),
+        })
+    }
+
+    /// Whether any twin is checked.
+    pub(crate) fn twins(&self) -> (bool, bool) {
+        (self.scalar.is_some(), self.naive.is_some())
+    }
+
+    /// Applies `act` to every engine; fails on the first disagreement between them.
+    pub(crate) fn apply(&mut self, act: Act) -> Result<Outcome, String> {
+        let outcome = play(&mut self.game, act).map_err(|e| format!("{act:?} failed: {e}"))?;
+        if let Some(scalar) = &mut self.scalar {
+            let twin = play(scalar, act);
+            if twin.as_ref() != Ok(&outcome) {
+                return Err(format!(
+                    "{act:?}: word fill gave {outcome:?}, scalar fill {twin:?}"
+                ));
+            }
+            let ours = (self.game.revealed_count(), self.game.flag_count());
+            let theirs = (scalar.revealed_count(), scalar.flag_count());
+            if ours != theirs {
+                return Err(format!(
+                    "after {act:?}: (revealed, flags) {ours:?} with the word fill, {theirs:?} with the scalar fill"
+                ));
+            }
+        }
+        if let Some(naive) = &mut self.naive {
+            let twin = play_naive(naive, act);
+            if twin != Ok(outcome) {
+                return Err(format!(
+                    "{act:?}: word fill gave {outcome:?}, naive twin {twin:?}"
+                ));
+            }
+            let ours = (self.game.revealed_count(), self.game.flag_count());
+            let theirs = (naive.revealed_count(), naive.flag_count());
+            if ours != theirs {
+                return Err(format!(
+                    "after {act:?}: (revealed, flags) {ours:?} with the word fill, {theirs:?} in the naive twin"
+                ));
+            }
+        }
+        self.calls.record(act, outcome);
+        Ok(outcome)
+    }
+
+    /// Compares every cell of every engine; the first difference is the error.
+    pub(crate) fn compare_all(&self) -> Result<(), String> {
+        let game = &self.game;
+        if let Some(scalar) = &self.scalar {
+            if scalar.status() != game.status() {
+                return Err(format!(
+                    "status {} with the word fill, {} with the scalar fill",
+                    game.status(),
+                    scalar.status()
+                ));
+            }
+            for r in 0..game.rows() {
+                let revealed = game.revealed_row(r).ok() == scalar.revealed_row(r).ok();
+                let flagged = game.flagged_row(r).ok() == scalar.flagged_row(r).ok();
+                if !revealed || !flagged {
+                    return Err(format!(
+                        "row {r} differs between the word fill and the scalar fill"
+                    ));
+                }
+            }
+        }
+        if let Some(naive) = &self.naive {
+            if naive.status() != game.status() {
+                return Err(format!(
+                    "status {} with the word fill, {} in the naive twin",
+                    game.status(),
+                    naive.status()
+                ));
+            }
+            for r in 0..game.rows() {
+                for c in 0..game.cols() {
+                    let ours = game.cell(r, c).map_err(|e| e.to_string())?;
+                    let theirs = naive.cell(r, c);
+                    if ours != theirs {
+                        return Err(format!(
+                            "cell ({r}, {c}) is {ours:?} with the word fill, {theirs:?} in the naive twin"
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A player: what to do when the walk reaches a cell.
+pub(crate) struct Player {
+    kind: PlayerKind,
+    seed: u64,
+}
+
+/// The eight neighbours, in the order the truth player looks at them.
+const AROUND: [(isize, isize); 8] = [
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+];
+
+impl Player {
+    /// A player of `kind` whose choices follow `seed`.
+    pub(crate) fn new(kind: PlayerKind, seed: u64) -> Player {
+        Player {
+            kind,
+            seed: mix(seed ^ 0x9A4E_5EED),
+        }
+    }
+
+    /// Pushes onto `acts` what the player does at `(row, col)`, looking at `game` (and, for
+    /// the truth player, at its board). The player's choices follow its seed and the cell.
+    pub(crate) fn plan(
+        &self,
+        game: &Game,
+        board: &Board,
+        (row, col): (usize, usize),
+        acts: &mut Vec<Act>,
+    ) -> anyhow::Result<()> {
+        if game.cell(row, col)? != Cell::Hidden {
+            return Ok(());
+        }
+        if self.kind == PlayerKind::Blind {
+            acts.push(Act::Reveal(row, col));
+            return Ok(());
+        }
+        let index = row as u64 * game.cols() as u64 + col as u64;
+        let choice = mix(self.seed ^ index) & 7;
+        if board.is_mine(row, col)? {
+            // Half the mines get a flag; one in eight is flagged and unflagged again.
+            match choice {
+                0..4 => acts.push(Act::Flag(row, col)),
+                4 => acts.extend([Act::Flag(row, col), Act::Flag(row, col)]),
+                _ => {}
+            }
+            return Ok(());
+        }
+        if choice < 2 {
+            // A quarter of the safe cells are opened by a chord on a revealed numbered
+            // neighbour, after flagging that neighbour's mines.
+            if let Some((r, c)) = self.chord_site(game, (row, col))? {
+                for (dr, dc) in AROUND {
+                    let (Some(mr), Some(mc)) = (r.checked_add_signed(dr), c.checked_add_signed(dc))
+                    else {
+                        continue;
+                    };
+                    if board.is_mine(mr, mc).unwrap_or(false) && game.cell(mr, mc)? == Cell::Hidden
+                    {
+                        acts.push(Act::Flag(mr, mc));
+                    }
+                }
+                acts.push(Act::Chord(r, c));
+                return Ok(());
+            }
+        }
+        acts.push(Act::Reveal(row, col));
+        Ok(())
+    }
+
+    /// The first revealed numbered neighbour of `(row, col)`, if any.
+    fn chord_site(
+        &self,
+        game: &Game,
+        (row, col): (usize, usize),
+    ) -> anyhow::Result<Option<(usize, usize)>> {
+        for (dr, dc) in AROUND {
+            let (Some(r), Some(c)) = (row.checked_add_signed(dr), col.checked_add_signed(dc))
+            else {
+                continue;
+            };
+            if r < game.rows() && c < game.cols() && matches!(game.cell(r, c)?, Cell::Open(1..)) {
+                return Ok(Some((r, c)));
+            }
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,274 @@
+//! The report of a stress run, as text for people and as JSON for scripts.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::play::{Calls, PlayerKind};
+use crate::cli::KeepClear;
+use crate::system::human_bytes;
+
+/// Bumped when a field of the JSON report changes meaning or disappears.
+pub(crate) const SCHEMA: u32 = 1;
+
+/// How the run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum End {
+    /// The game was won.
+    Won,
+    /// The game was lost.
+    Lost,
+    /// Ctrl-C stopped the run before the game ended.
+    Interrupted,
+    /// The engines disagreed, or an invariant failed.
+    Failed,
+}
+
+/// Everything a stress run measured and checked.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Report {
+    /// The version of this report's shape.
+    pub(crate) schema: u32,
+    /// How the run ended.
+    pub(crate) end: End,
+    /// The board that was played.
+    pub(crate) board: BoardInfo,
+    /// Worker threads used for generation.
+    pub(crate) threads: usize,
+    /// Who played.
+    pub(crate) player: PlayerKind,
+    /// Generating the board.
+    pub(crate) generation: Generation,
+    /// Calls made, by kind.
+    pub(crate) calls: Calls,
+    /// Playing the game.
+    pub(crate) play: Play,
+    /// Openings, islands and 3BV of the board (left out of interrupted runs).
+    pub(crate) stats: Option<BoardStats>,
+    /// Memory used.
+    pub(crate) memory: Memory,
+    /// The invariant checks.
+    pub(crate) checks: Checks,
+    /// Where the picture was written, if one was asked for.
+    pub(crate) png: Option<String>,
+}
+
+/// The board of a stress run.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BoardInfo {
+    /// Rows.
+    pub(crate) rows: usize,
+    /// Columns.
+    pub(crate) cols: usize,
+    /// Rows times columns.
+    pub(crate) cells: u64,
+    /// Mines on the board.
+    pub(crate) mines: usize,
+    /// Mines per cell.
+    pub(crate) density: f64,
+    /// The seed of the board and of the player.
+    pub(crate) seed: u64,
+    /// The player's first click.
+    pub(crate) first_click: [usize; 2],
+    /// What the generator kept clear around it.
+    pub(crate) keep_clear: KeepClear,
+}
+
+/// Generation time.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Generation {
+    /// Wall-clock seconds.
+    pub(crate) seconds: f64,
+    /// Nanoseconds per board cell.
+    pub(crate) ns_per_cell: f64,
+}
+
+/// Play time.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Play {
+    /// Wall-clock seconds for the whole game, the player's own work included.
+    pub(crate) seconds: f64,
+    /// Cells the calls changed: opened, flagged or unflagged.
+    pub(crate) touched_cells: u64,
+    /// Nanoseconds per touched cell over the whole game.
+    pub(crate) ns_per_touched_cell: f64,
+    /// Safe cells on the board.
+    pub(crate) safe_cells: u64,
+    /// Safe cells revealed when the game ended.
+    pub(crate) revealed: u64,
+    /// Walk steps taken (cells the player visited).
+    pub(crate) visited: u64,
+}
+
+/// Board statistics.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct BoardStats {
+    /// Zero regions.
+    pub(crate) openings: usize,
+    /// Numbered cells not next to any zero cell.
+    pub(crate) islands: usize,
+    /// The fewest clicks that clear the board.
+    pub(crate) bbbv: usize,
+    /// Seconds to compute all three.
+    pub(crate) seconds: f64,
+}
+
+/// Memory used by the run.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Memory {
+    /// The process's peak resident memory, where the system reports it.
+    pub(crate) peak_rss_bytes: Option<u64>,
+    /// Peak resident bytes per board cell.
+    pub(crate) peak_bytes_per_cell: Option<f64>,
+    /// Heap bytes of the board and the game under test.
+    pub(crate) engine_bytes: u64,
+    /// Engine heap bytes per board cell.
+    pub(crate) engine_bytes_per_cell: f64,
+}
+
+/// Invariant checks at the end of the run.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct Checks {
+    /// `Game::validate()`: `ok`, or the error it returned.
+    pub(crate) validate: String,
+    /// The game's final status.
+    pub(crate) status: String,
+    /// The calls opened every revealed cell exactly once (their opened counts add up to the
+    /// revealed count), and, for a won game, every safe cell is revealed.
+    pub(crate) revealed_once: bool,
+    /// The scalar fill: `agrees`, `skipped`, or the first disagreement.
+    pub(crate) scalar: String,
+    /// The naive twin: `agrees`, `skipped`, or the first disagreement.
+    pub(crate) naive: String,
+}
+
+impl Checks {
+    /// Whether every check passed.
+    pub(crate) fn passed(&self) -> bool {
+        self.validate == "ok"
+            && self.revealed_once
+            && matches!(self.scalar.as_str(), "agrees" | "skipped")
+            && matches!(self.naive.as_str(), "agrees" | "skipped")
+    }
+}
+
+/// A ratio that prints as `-` when the denominator is zero.
+fn per(numerator: f64, denominator: u64) -> f64 {
+    match denominator {
+        0 => 0.0,
+        _ => numerator / denominator as f64,
+    }
+}
+
+impl Report {
+    /// Fills in the derived figures.
+    pub(crate) fn ns_per_touched(seconds: f64, touched: u64) -> f64 {
+        per(seconds * 1e9, touched)
+    }
+
+    /// Nanoseconds per cell of the board.
+    pub(crate) fn ns_per_cell(seconds: f64, cells: u64) -> f64 {
+        per(seconds * 1e9, cells)
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.board;
+        let c = &self.calls;
+        let p = &self.play;
+        let end = match self.end {
+            End::Won => "won",
+            End::Lost => "lost",
+            End::Interrupted => "interrupted (partial report)",
+            End::Failed => "FAILED",
+        };
+        writeln!(f, "bitmines stress: {end}")?;
+        writeln!(
+            f,
+            "board       {} x {} = {} cells, {} mines (density {:.4}), seed {}",
+            b.rows, b.cols, b.cells, b.mines, b.density, b.seed
+        )?;
+        writeln!(
+            f,
+            "first click ({}, {}), keep clear: {}",
+            b.first_click[0],
+            b.first_click[1],
+            serde_json::to_value(b.keep_clear)
+                .map_err(|_| fmt::Error)?
+                .as_str()
+                .unwrap_or("?")
+        )?;
+        writeln!(
+            f,
+            "generation  {:.3} s on {} threads, {:.3} ns/cell",
+            self.generation.seconds, self.threads, self.generation.ns_per_cell
+        )?;
+        writeln!(
+            f,
+            "play        {} player, {:.3} s, {} of {} cells visited, {} of {} safe cells revealed",
+            serde_json::to_value(self.player)
+                .map_err(|_| fmt::Error)?
+                .as_str()
+                .unwrap_or("?"),
+            p.seconds,
+            p.visited,
+            b.cells,
+            p.revealed,
+            p.safe_cells
+        )?;
+        writeln!(
+            f,
+            "            {:.2} ns per touched cell ({} touched)",
+            p.ns_per_touched_cell, p.touched_cells
+        )?;
+        writeln!(
+            f,
+            "calls       {} reveal, {} flag, {} unflag, {} chord; {} cells opened, largest opening {}",
+            c.reveal, c.flag, c.unflag, c.chord, c.opened, c.largest_opening
+        )?;
+        if let Some(s) = &self.stats {
+            writeln!(
+                f,
+                "board stats {} openings, {} islands, 3BV {} ({:.3} s)",
+                s.openings, s.islands, s.bbbv, s.seconds
+            )?;
+        }
+        let m = &self.memory;
+        let peak = match (m.peak_rss_bytes, m.peak_bytes_per_cell) {
+            (Some(bytes), Some(per_cell)) => {
+                format!("peak {} ({per_cell:.2} B/cell)", human_bytes(bytes))
+            }
+            _ => "peak unknown".to_owned(),
+        };
+        writeln!(
+            f,
+            "memory      {peak}; board + game {} ({:.3} B/cell)",
+            human_bytes(m.engine_bytes),
+            m.engine_bytes_per_cell
+        )?;
+        let k = &self.checks;
+        writeln!(
+            f,
+            "checks      validate: {}; status: {}; each revealed cell opened once{}: {}",
+            k.validate,
+            k.status,
+            if self.end == End::Won {
+                ", all safe cells revealed"
+            } else {
+                ""
+            },
+            if k.revealed_once { "yes" } else { "NO" }
+        )?;
+        writeln!(
+            f,
+            "            scalar fill: {}; naive twin: {}",
+            k.scalar, k.naive
+        )?;
+        if let Some(path) = &self.png {
+            writeln!(f, "picture     {path}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,61 @@
+//! What the operating system says about memory and the terminal.
+
+use std::fs;
+
+/// The most resident memory this process has used, in bytes (Linux `VmHWM`), if known.
+pub(crate) fn peak_rss() -> Option<u64> {
+    status_kib("/proc/self/status", "VmHWM:").map(|kib| kib * 1024)
+}
+
+/// Memory the system can give a new allocation without swapping (`MemAvailable`), if known.
+pub(crate) fn available_memory() -> Option<u64> {
+    status_kib("/proc/meminfo", "MemAvailable:").map(|kib| kib * 1024)
+}
+
+/// Reads a `Name:   123 kB` line from a `/proc` file.
+fn status_kib(path: &str, key: &str) -> Option<u64> {
+    let text = fs::read_to_string(path).ok()?;
+    let line = text.lines().find(|line| line.starts_with(key))?;
+    line[key.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// A byte count for people: `1.5 GiB`.
+pub(crate) fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut value = bytes as f64;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    match unit {
+        0 => format!("{bytes} B"),
+        _ => format!("{value:.1} {}", UNITS[unit]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_for_people() {
+        assert_eq!(human_bytes(0), "0 B");
+        assert_eq!(human_bytes(1023), "1023 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 30), "3.0 GiB");
+    }
+
+    #[test]
+    fn this_process_has_a_peak() {
+        if cfg!(target_os = "linux") {
+            assert!(peak_rss().is_some_and(|bytes| bytes > 0));
+            assert!(available_memory().is_some_and(|bytes| bytes > 0));
+        }
+    }
+}

@@ -1,0 +1,465 @@
+//! The `bitmines` command line, run as a user runs it: exit codes, reports, files, errors.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// Runs `bitmines` with `args`.
+fn bitmines(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("bitmines runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// A fresh, empty folder for one test's files.
+fn folder(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("bitmines-cli-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("a temp folder");
+    dir
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_string_lossy().into_owned()
+}
+
+/// Exit code 2 and one line on standard error that names the problem, and no panic.
+fn assert_fails(args: &[&str], mentions: &str) {
+    let output = bitmines(args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "{args:?}: {err}");
+    assert!(
+        err.to_lowercase().contains(&mentions.to_lowercase()),
+        "{args:?}: {err:?} does not mention {mentions:?}"
+    );
+    if !err.starts_with("error:") {
+        // Our own errors (not clap's usage errors) are exactly one line.
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err:?}");
+        assert!(err.starts_with("bitmines: "), "{args:?}: {err:?}");
+    }
+}
+
+/// The JSON report of a stress run that must pass.
+fn stress_json(args: &[&str]) -> Value {
+    let mut all = vec!["stress", "--json"];
+    all.extend_from_slice(args);
+    let output = bitmines(&all);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{all:?}: {}",
+        stderr(&output)
+    );
+    serde_json::from_str(&stdout(&output)).expect("one JSON object")
+}
+
+fn u(value: &Value) -> u64 {
+    value
+        .as_u64()
+        .unwrap_or_else(|| panic!("{value} is not a whole number"))
+}
+
+#[test]
+fn stress_wins_and_passes_every_check() {
+    let output = bitmines(&[
+        "stress",
+        "--rows",
+        "120",
+        "--cols",
+        "130",
+        "--density",
+        "0.15",
+        "--seed",
+        "5",
+        "--check",
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}{}", stderr(&output));
+    assert!(text.starts_with("bitmines stress: won\n"), "{text}");
+    assert!(text.contains("validate: ok"), "{text}");
+    assert!(
+        text.contains("scalar fill: agrees; naive twin: agrees"),
+        "{text}"
+    );
+    assert!(text.contains("3BV"), "{text}");
+    // Not a terminal: no progress bar on standard error.
+    assert_eq!(stderr(&output), "");
+}
+
+#[test]
+fn stress_json_has_every_field_and_every_call_kind() {
+    let report = stress_json(&[
+        "--rows", "100", "--cols", "150", "--mines", "2500", "--seed", "11", "--check",
+    ]);
+    assert_eq!(report["schema"], 1);
+    assert_eq!(report["end"], "won");
+    let board = &report["board"];
+    assert_eq!((u(&board["rows"]), u(&board["cols"])), (100, 150));
+    assert_eq!((u(&board["cells"]), u(&board["mines"])), (15_000, 2500));
+    assert_eq!(u(&board["seed"]), 11);
+    assert_eq!(board["first_click"], serde_json::json!([50, 75]));
+    assert_eq!(board["keep_clear"], "opening");
+    assert_eq!(report["player"], "truth");
+    assert!(u(&report["threads"]) >= 1);
+    let calls = &report["calls"];
+    for kind in ["reveal", "flag", "unflag", "chord"] {
+        assert!(u(&calls[kind]) > 0, "no {kind} call: {calls}");
+    }
+    let play = &report["play"];
+    let safe = 15_000 - 2500;
+    assert_eq!(u(&play["safe_cells"]), safe);
+    assert_eq!(u(&play["revealed"]), safe);
+    assert_eq!(u(&calls["opened"]), safe);
+    assert_eq!(
+        u(&play["touched_cells"]),
+        safe + u(&calls["flag"]) + u(&calls["unflag"])
+    );
+    assert!(
+        play["ns_per_touched_cell"]
+            .as_f64()
+            .is_some_and(|ns| ns > 0.0)
+    );
+    assert!(report["generation"]["seconds"].as_f64().is_some());
+    let stats = &report["stats"];
+    assert!(u(&stats["bbbv"]) >= u(&stats["openings"]) + u(&stats["islands"]));
+    assert!(u(&report["memory"]["engine_bytes"]) > 0);
+    let checks = &report["checks"];
+    assert_eq!(checks["validate"], "ok");
+    assert_eq!(checks["status"], "won");
+    assert_eq!(checks["revealed_once"], true);
+    assert_eq!(checks["scalar"], "agrees");
+    assert_eq!(checks["naive"], "agrees");
+    assert_eq!(report["png"], Value::Null);
+}
+
+#[test]
+fn stress_is_deterministic_across_thread_counts() {
+    let run = |threads: &str| {
+        let report = stress_json(&[
+            "--rows",
+            "90",
+            "--cols",
+            "200",
+            "--seed",
+            "77",
+            "--threads",
+            threads,
+        ]);
+        (report["calls"].clone(), report["stats"]["bbbv"].clone())
+    };
+    assert_eq!(run("1"), run("3"));
+}
+
+#[test]
+fn the_blind_player_loses_and_the_checks_still_pass() {
+    let report = stress_json(&[
+        "--rows",
+        "64",
+        "--cols",
+        "64",
+        "--density",
+        "0.3",
+        "--player",
+        "blind",
+        "--check",
+    ]);
+    assert_eq!(report["end"], "lost");
+    assert_eq!(report["checks"]["validate"], "ok");
+    assert_eq!(report["checks"]["naive"], "agrees");
+    assert_eq!(u(&report["calls"]["flag"]), 0);
+}
+
+#[test]
+fn stress_accepts_every_first_click_policy() {
+    for (keep, click) in [("opening", "0,0"), ("safe", "5,7"), ("none", "9,9")] {
+        let report = stress_json(&[
+            "--rows",
+            "10",
+            "--cols",
+            "10",
+            "--mines",
+            "30",
+            "--first-click",
+            click,
+            "--keep-clear",
+            keep,
+            "--check",
+        ]);
+        assert_eq!(report["board"]["keep_clear"], keep);
+        assert_eq!(report["checks"]["naive"], "agrees");
+    }
+}
+
+/// Reads a PNG and returns its width, height and pixels.
+fn decode(path: &str) -> (u32, u32, Vec<u8>) {
+    let file = fs::File::open(path).expect("the picture exists");
+    let mut reader = png::Decoder::new(std::io::BufReader::new(file))
+        .read_info()
+        .expect("a PNG header");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("a frame");
+    (info.width, info.height, pixels)
+}
+
+#[test]
+fn stress_writes_pictures_scaled_to_fit() {
+    let dir = folder("png");
+    let end = path(&dir, "end.png");
+    let report = stress_json(&[
+        "--rows",
+        "300",
+        "--cols",
+        "500",
+        "--png",
+        &end,
+        "--png-size",
+        "100",
+    ]);
+    assert_eq!(report["png"], end.as_str());
+    let (width, height, pixels) = decode(&end);
+    assert_eq!((width, height), (100, 60));
+    assert!(pixels.iter().any(|&p| p != pixels[0]), "a flat picture");
+    // Early in the game most of the board is still hidden grey.
+    let early = path(&dir, "early.png");
+    stress_json(&[
+        "--rows",
+        "30",
+        "--cols",
+        "40",
+        "--png",
+        &early,
+        "--png-after",
+        "3",
+    ]);
+    let (width, height, pixels) = decode(&early);
+    assert_eq!(
+        (width, height),
+        (40 * 16, 30 * 16),
+        "16 pixels a cell at most"
+    );
+    let grey = pixels.chunks(3).filter(|p| p == &[160, 160, 160]).count();
+    assert!(grey * 2 > pixels.len() / 3, "only {grey} grey pixels");
+    assert_eq!(
+        fs::read_dir(&dir).expect("list").count(),
+        2,
+        "no temp files left"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gen_writes_every_format_and_show_reads_it_back() {
+    let dir = folder("gen");
+    let mut texts = Vec::new();
+    for format in ["bin", "mbf", "txt"] {
+        let file = path(&dir, &format!("board.{format}"));
+        let output = bitmines(&[
+            "gen",
+            "--rows",
+            "20",
+            "--cols",
+            "30",
+            "--mines",
+            "99",
+            "--seed",
+            "4",
+            "--first-click",
+            "10,15",
+            "--format",
+            format,
+            "-o",
+            &file,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let shown = bitmines(&["show", &file]);
+        assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+        let text = stdout(&shown);
+        let mut lines = text.lines();
+        let summary = lines.next().expect("a summary line");
+        assert!(summary.starts_with("20x30 board, 99 mines"), "{summary}");
+        let grid: Vec<&str> = lines.collect();
+        assert_eq!(grid.len(), 20);
+        assert!(grid.iter().all(|line| line.len() == 30));
+        assert_eq!(text.matches('*').count(), 99);
+        // The opening around the first click is clear.
+        for row in &grid[9..=11] {
+            assert!(!row[14..=16].contains('*'), "{row}");
+        }
+        texts.push(grid.join("\n"));
+    }
+    assert!(texts.windows(2).all(|w| w[0] == w[1]), "formats disagree");
+    let png = path(&dir, "board.png");
+    let output = bitmines(&["show", &path(&dir, "board.bin"), "--png", &png]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(decode(&png).0, 30 * 16);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn gen_gives_the_same_bytes_on_any_thread_count() {
+    let dir = folder("threads");
+    let files: Vec<Vec<u8>> = ["1", "2", "4"]
+        .iter()
+        .map(|threads| {
+            let file = path(&dir, &format!("t{threads}.bin"));
+            let output = bitmines(&[
+                "gen",
+                "--rows",
+                "700",
+                "--cols",
+                "900",
+                "--density",
+                "0.2",
+                "--seed",
+                "8",
+                "--threads",
+                threads,
+                "-o",
+                &file,
+            ]);
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            fs::read(&file).expect("the board file")
+        })
+        .collect();
+    assert!(files.windows(2).all(|w| w[0] == w[1]));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn show_prints_a_saved_game() {
+    let dir = folder("game");
+    let file = path(&dir, "game.txt");
+    fs::write(&file, "bitmines game 2x3 playing\n*1.\n11.\n").expect("write");
+    let output = bitmines(&["show", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "bitmines game 2x3 playing\n*1.\n11.\n");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_arguments_fail_with_one_line_and_exit_code_2() {
+    let small = ["stress", "--rows", "10", "--cols", "10"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        small.iter().chain(extra).copied().collect()
+    };
+    assert_fails(&with(&["--density", "1.5"]), "density 1.5");
+    assert_fails(&with(&["--density", "NaN"]), "density");
+    assert_fails(&with(&["--mines", "100"]), "100 mines");
+    assert_fails(&with(&["--first-click", "10,0"]), "(10, 0)");
+    assert_fails(&with(&["--first-click", "3"]), "ROW,COL");
+    assert_fails(
+        &with(&["--mines", "5", "--density", "0.1"]),
+        "cannot be used with",
+    );
+    assert_fails(&with(&["--png-size", "0", "--png", "x.png"]), "png-size");
+    assert_fails(&with(&["--player", "psychic"]), "psychic");
+    assert_fails(&with(&["--threads", "many"]), "many");
+    assert_fails(&["stress", "--rows", "0"], "0x10000");
+    assert_fails(&["stress", "--rows", "18446744073709551615"], "too large");
+    assert_fails(
+        &["stress", "--rows", "3000000", "--cols", "3000000"],
+        "memory",
+    );
+    assert_fails(&["frobnicate"], "frobnicate");
+    assert_fails(
+        &[
+            "gen", "--rows", "5", "--cols", "5", "--seed", "1", "-o", "x",
+        ],
+        "--mines",
+    );
+}
+
+#[test]
+fn bad_files_fail_with_one_line_and_exit_code_2() {
+    let dir = folder("bad");
+    assert_fails(&["show", &path(&dir, "missing.bin")], "missing.bin");
+    let board = path(&dir, "board.bin");
+    let output = bitmines(&[
+        "gen", "--rows", "40", "--cols", "70", "--mines", "300", "--seed", "2", "-o", &board,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let bytes = fs::read(&board).expect("the board");
+    let broken = path(&dir, "broken.bin");
+    fs::write(&broken, &bytes[..bytes.len() - 9]).expect("write");
+    assert_fails(&["show", &broken], "broken.bin");
+    let mut flipped = bytes.clone();
+    flipped[100] ^= 4;
+    fs::write(&broken, &flipped).expect("write");
+    assert_fails(&["show", &broken], "broken.bin");
+    fs::write(&broken, "..*\n..\n").expect("write");
+    assert_fails(&["show", &broken], "broken.bin");
+    fs::write(&broken, [0xFF, 0x00, 0x12]).expect("write");
+    assert_fails(&["show", &broken], "broken.bin");
+    // Writing over a folder fails and leaves no temp file behind.
+    let inside = dir.join("folder");
+    fs::create_dir(&inside).expect("mkdir");
+    assert_fails(
+        &[
+            "gen",
+            "--rows",
+            "5",
+            "--cols",
+            "5",
+            "--mines",
+            "3",
+            "--seed",
+            "1",
+            "-o",
+            &inside.to_string_lossy(),
+        ],
+        "folder",
+    );
+    let big = path(&dir, "big.bin");
+    let output = bitmines(&[
+        "gen", "--rows", "2000", "--cols", "1000", "--mines", "3", "--seed", "1", "-o", &big,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_fails(&["show", &big], "--png");
+    let names: Vec<_> = fs::read_dir(&dir)
+        .expect("list")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 4, "{names:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_prints_the_partial_report() {
+    let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args(["stress", "--json", "--rows", "8000", "--cols", "8000"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bitmines starts");
+    std::thread::sleep(Duration::from_millis(1000));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let output = child.wait_with_output().expect("bitmines ends");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("a JSON report");
+    assert_eq!(report["end"], "interrupted");
+    assert_eq!(report["checks"]["validate"], "ok");
+    assert_eq!(report["checks"]["revealed_once"], true);
+    assert_eq!(report["stats"], Value::Null);
+    assert!(u(&report["play"]["revealed"]) < u(&report["play"]["safe_cells"]));
+}
