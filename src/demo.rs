@@ -6,6 +6,7 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::render;
+use crate::system::emit;
 
 /// Options of `bitmines demo`; the defaults are the expert board.
 #[derive(clap::Args, Debug)]
@@ -58,9 +59,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             moves.guesses += 1;
         }
     }
-    print!("{}", render::picture(&game)?);
-    println!(
-        "{} on a {}x{} board with {} mines (seed {}): {} first click + {} guesses, {} flags, {} chords, {} cells revealed",
+    let mut text = render::picture(&game)?;
+    text += &format!(
+        "{} on a {}x{} board with {} mines (seed {}): {} first click + {} guesses, {} flags, {} chords, {} cells revealed\n",
         game.status(),
         args.rows,
         args.cols,
@@ -74,11 +75,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     );
     if let Some(board) = game.board() {
         let stats = Stats::of(board)?;
-        println!(
-            "board: 3BV {}, {} openings, {} islands",
+        text += &format!(
+            "board: 3BV {}, {} openings, {} islands\n",
             stats.bbbv, stats.openings, stats.islands
         );
     }
+    emit(text)?;
     game.validate()
         .context("the finished game failed validation")?;
     Ok(())

@@ -18,6 +18,16 @@ pub(crate) enum Format {
     Txt,
 }
 
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Format::Bin => "bin",
+            Format::Mbf => "mbf",
+            Format::Txt => "txt",
+        })
+    }
+}
+
 /// What a file held.
 pub(crate) enum Loaded {
     /// A board, with its seed where the format records one.
@@ -37,7 +47,7 @@ pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded
         None => sniff(&mut input).with_context(context)?,
     };
     load(&mut input, format)
-        .with_context(|| format!("{} is not a valid {format:?} file", path.display()))
+        .with_context(|| format!("{} is not a valid {format} file", path.display()))
 }
 
 /// Guesses the format from the first bytes of `input`, which stay unread.

@@ -8,6 +8,7 @@ use bitmines_core::Geometry;
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
 use crate::files::{Format, save_board, write_atomic};
+use crate::system::ensure_memory;
 
 /// Options of `bitmines gen`.
 #[derive(clap::Args, Debug)]
@@ -56,6 +57,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     };
     let config = spec.config()?;
     let geometry = Geometry::new(args.rows, args.cols)?;
+    // The board's two planes, and for MBF the file's bytes, four per mine.
+    let mbf = match args.format {
+        Format::Mbf => config.mines as u64 * 4,
+        _ => 0,
+    };
+    ensure_memory(geometry.plane_bytes() as u64 * 2 + mbf, || {
+        format!("a {}x{} board", geometry.rows(), geometry.cols())
+    })?;
     let pool = thread_pool(args.threads)?;
     let started = Instant::now();
     let board = pool.install(|| bitmines_gen::generate(&config))?;
@@ -66,7 +75,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     })
     .with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(
-        "bitmines: wrote {} ({}x{}, {} mines, seed {}, {:?}) in {:.3} s after {:.3} s generating",
+        "bitmines: wrote {} ({}x{}, {} mines, seed {}, {}) in {:.3} s after {:.3} s generating",
         args.output.display(),
         geometry.rows(),
         geometry.cols(),

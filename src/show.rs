@@ -7,6 +7,7 @@ use bitmines_core::{Board, Stats};
 
 use crate::files::{Format, Loaded, read};
 use crate::picture;
+use crate::system::emit;
 
 /// Boards up to this many cells are printed as text.
 const TEXT_MAX_CELLS: usize = 1_000_000;
@@ -54,16 +55,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::Board(board, seed) => {
             let stats = Stats::of(board)?;
             let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
-            println!(
-                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}",
+            emit(format!(
+                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}\n{}",
                 board.mine_count(),
                 stats.openings,
                 stats.islands,
-                stats.bbbv
-            );
-            print!("{}", numbered(board)?);
+                stats.bbbv,
+                numbered(board)?
+            ))?;
         }
-        Loaded::Game(game) => print!("{game}"),
+        Loaded::Game(game) => emit(game)?,
     }
     Ok(())
 }

@@ -1,6 +1,8 @@
 //! What the operating system says about memory and the terminal.
 
+use std::fmt::Display;
 use std::fs;
+use std::io::{self, Write};
 
 /// The most resident memory this process has used, in bytes (Linux `VmHWM`), if known.
 pub(crate) fn peak_rss() -> Option<u64> {
@@ -22,6 +24,32 @@ fn status_kib(path: &str, key: &str) -> Option<u64> {
         .trim()
         .parse()
         .ok()
+}
+
+/// Fails, naming `what` and both sizes, if `need` bytes exceed the memory available now.
+/// Called before allocating, so a run too large fails at once instead of thrashing.
+pub(crate) fn ensure_memory(need: u64, what: impl FnOnce() -> String) -> anyhow::Result<()> {
+    match available_memory() {
+        Some(available) if need > available => anyhow::bail!(
+            "{} needs about {}, but only {} of memory is available",
+            what(),
+            human_bytes(need),
+            human_bytes(available)
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// Prints `text` on standard output. A reader that went away (a closed pipe, as after
+/// `| head`) ends the output quietly; any other failure is an error.
+pub(crate) fn emit(text: impl Display) -> anyhow::Result<()> {
+    let mut out = io::stdout().lock();
+    match write!(out, "{text}").and_then(|()| out.flush()) {
+        Err(error) if error.kind() != io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(error).context("cannot write to standard output"))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A byte count for people: `1.5 GiB`.

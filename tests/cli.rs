@@ -463,3 +463,19 @@ fn ctrl_c_prints_the_partial_report() {
     assert_eq!(report["stats"], Value::Null);
     assert!(u(&report["play"]["revealed"]) < u(&report["play"]["safe_cells"]));
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args(["stress", "--rows", "200", "--cols", "200"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bitmines starts");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("bitmines ends");
+    let err = stderr(&output);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(output.status.code(), Some(0), "{err}");
+}

@@ -4,6 +4,7 @@ mod play;
 mod report;
 mod walk;
 
+use std::fmt;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,11 +14,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::bail;
 use bitmines_core::{Board, Game, Geometry, Stats, Status};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
 use crate::picture;
-use crate::system::{available_memory, human_bytes, peak_rss};
+use crate::system::{emit, ensure_memory, peak_rss};
 pub(crate) use play::PlayerKind;
 use play::{Player, Table};
 use report::{BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, SCHEMA};
@@ -142,6 +143,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         failure = table.compare_all().err();
     }
     if let (Some(path), None) = (&args.png, &picture_written) {
+        if let Some(after) = args.png_after {
+            eprintln!(
+                "bitmines: the game ended after {} calls, before --png-after {after}; picturing its final state",
+                table.calls.total()
+            );
+        }
         picture::write_game(path, &table.game, args.png_size)?;
         picture_written = Some(path.display().to_string());
     }
@@ -209,9 +216,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         png: picture_written,
     };
     if args.json {
-        println!("{}", serde_json::to_string(&report)?);
+        emit(format!("{}\n", serde_json::to_string(&report)?))?;
     } else {
-        print!("{report}");
+        emit(&report)?;
     }
     if let Some(failure) = &failure {
         eprintln!("bitmines: check failed: {failure}");
@@ -328,19 +335,10 @@ fn check_memory(geometry: &Geometry, check: bool, naive: bool) -> anyhow::Result
         // Two grids of one byte per cell and a flood queue of two indices per cell.
         need += cells * 18;
     }
-    if let Some(available) = available_memory()
-        && need > available
-    {
-        bail!(
-            "a {}x{} run{} needs about {}, but only {} of memory is available",
-            geometry.rows(),
-            geometry.cols(),
-            if check { " with --check" } else { "" },
-            human_bytes(need),
-            human_bytes(available)
-        );
-    }
-    Ok(())
+    let run = if check { "run with --check" } else { "run" };
+    ensure_memory(need, || {
+        format!("a {}x{} {run}", geometry.rows(), geometry.cols())
+    })
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise.
@@ -350,9 +348,15 @@ fn progress_bar(safe_cells: u64) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(safe_cells), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{wide_bar}] {human_pos}/{human_len} safe cells revealed, {per_sec}, ETA {eta}",
+        "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} safe cells revealed, {rate}, ETA {eta}",
     )
-    .map(|style| style.progress_chars("=> "));
+    .map(|style| {
+        style
+            .progress_chars("=> ")
+            .with_key("rate", |state: &ProgressState, out: &mut dyn fmt::Write| {
+                let _ = write!(out, "{:.1} M cells/s", state.per_sec() / 1e6);
+            })
+    });
     if let Ok(style) = style {
         bar.set_style(style);
     }

@@ -272,3 +272,104 @@ impl Player {
         Ok(None)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        let board: Board = "\
+..*...
+......
+...*..
+......
+"
+        .parse()
+        .expect("a board");
+        Table::new(Arc::new(board), true, true).expect("a table")
+    }
+
+    #[test]
+    fn agreeing_engines_pass() {
+        let mut table = table();
+        assert_eq!(table.apply(Act::Flag(0, 2)), Ok(Outcome::Flagged(true)));
+        assert!(matches!(
+            table.apply(Act::Reveal(3, 0)),
+            Ok(Outcome::Opened(..))
+        ));
+        assert_eq!(table.compare_all(), Ok(()));
+        assert_eq!(table.calls.flag, 1);
+        assert_eq!(table.calls.reveal, 1);
+    }
+
+    /// A twin that drifted from the engine is caught by the next act that shows it.
+    #[test]
+    fn a_scalar_twin_that_drifted_is_caught() {
+        let mut table = table();
+        let scalar = table.scalar.as_mut().expect("a scalar twin");
+        scalar.toggle_flag(3, 5).expect("flags");
+        let error = table
+            .apply(Act::Flag(0, 0))
+            .expect_err("the flag counts differ");
+        assert!(error.contains("scalar fill"), "{error}");
+    }
+
+    #[test]
+    fn a_naive_twin_that_drifted_is_caught() {
+        let mut table = table();
+        let naive = table.naive.as_mut().expect("a naive twin");
+        naive.toggle_flag(1, 1).expect("flags");
+        // The flag blocks the naive cascade at (1, 1), so the opened counts differ.
+        let error = table
+            .apply(Act::Reveal(3, 0))
+            .expect_err("the cascades differ");
+        assert!(error.contains("naive twin"), "{error}");
+    }
+
+    /// Same counters, different cells: only the full comparison can see it.
+    #[test]
+    fn the_full_comparison_finds_a_different_cell() {
+        let mut table = table();
+        table.apply(Act::Flag(0, 2)).expect("agrees");
+        let scalar = table.scalar.as_mut().expect("a scalar twin");
+        scalar.toggle_flag(0, 2).expect("unflags");
+        scalar.toggle_flag(2, 3).expect("flags");
+        let error = table.compare_all().expect_err("row 0 and row 2 differ");
+        assert!(error.contains("row 0"), "{error}");
+        let mut table = self::table();
+        let naive = table.naive.as_mut().expect("a naive twin");
+        naive.toggle_flag(2, 3).expect("flags");
+        table.game.toggle_flag(0, 2).expect("flags");
+        let scalar = table.scalar.as_mut().expect("a scalar twin");
+        scalar.toggle_flag(0, 2).expect("flags");
+        let error = table.compare_all().expect_err("(0, 2) differs");
+        assert!(error.contains("cell (0, 2)"), "{error}");
+    }
+
+    /// The truth player never reveals a mine and wins every board it plays.
+    #[test]
+    fn the_truth_player_wins_with_every_call_kind() {
+        let board =
+            bitmines_gen::generate(&bitmines_gen::Config::new(80, 90, 1200, 3)).expect("a board");
+        let board = Arc::new(board);
+        let mut table = Table::new(Arc::clone(&board), true, true).expect("a table");
+        let player = Player::new(PlayerKind::Truth, 3);
+        let mut acts = Vec::new();
+        for r in 0..80 {
+            for c in 0..90 {
+                acts.clear();
+                player
+                    .plan(&table.game, &board, (r, c), &mut acts)
+                    .expect("plans");
+                for &act in &acts {
+                    table.apply(act).expect("the engines agree");
+                }
+            }
+        }
+        assert_eq!(table.game.status(), bitmines_core::Status::Won);
+        assert_eq!(table.compare_all(), Ok(()));
+        let calls = table.calls;
+        assert!(calls.reveal > 0 && calls.flag > 0 && calls.unflag > 0 && calls.chord > 0);
+        assert_eq!(calls.opened, board.safe_count() as u64);
+    }
+}
