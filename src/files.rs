@@ -50,6 +50,26 @@ pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded
         .with_context(|| format!("{} is not a valid {format} file", path.display()))
 }
 
+/// The size a binary board file declares, read from its header alone, or `None` for other
+/// formats (whose size is known only once they are read).
+pub(crate) fn declared_size(
+    path: &Path,
+    format: Option<Format>,
+) -> anyhow::Result<Option<(usize, usize)>> {
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut input = BufReader::new(file);
+    let format = match format {
+        Some(format) => format,
+        None => sniff(&mut input)?,
+    };
+    if format != Format::Bin {
+        return Ok(None);
+    }
+    let header = binary::read_header(&mut input)
+        .with_context(|| format!("{} is not a valid bin file", path.display()))?;
+    Ok(Some((header.rows, header.cols)))
+}
+
 /// Guesses the format from the first bytes of `input`, which stay unread.
 fn sniff(input: &mut BufReader<File>) -> io::Result<Format> {
     use std::io::BufRead;

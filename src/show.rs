@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::bail;
 use bitmines_core::{Board, Stats};
 
-use crate::files::{Format, Loaded, read};
+use crate::files::{Format, Loaded, declared_size, read};
 use crate::picture;
 use crate::system::emit;
 
@@ -33,6 +33,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.png_size == 0 {
         bail!("--png-size must be at least 1 pixel");
     }
+    if args.png.is_none()
+        && let Some((rows, cols)) = declared_size(&args.file, args.format)?
+    {
+        too_large_for_text(rows, cols)?;
+    }
     let loaded = read(&args.file, args.format)?;
     let (rows, cols) = match &loaded {
         Loaded::Board(board, _) => (board.rows(), board.cols()),
@@ -46,11 +51,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("bitmines: wrote {} ({rows}x{cols} cells)", path.display());
         return Ok(());
     }
-    if rows.saturating_mul(cols) > TEXT_MAX_CELLS {
-        bail!(
-            "a {rows}x{cols} board is too large to print as text (at most {TEXT_MAX_CELLS} cells); use --png FILE"
-        );
-    }
+    too_large_for_text(rows, cols)?;
     match &loaded {
         Loaded::Board(board, seed) => {
             let stats = Stats::of(board)?;
@@ -65,6 +66,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             ))?;
         }
         Loaded::Game(game) => emit(game)?,
+    }
+    Ok(())
+}
+
+/// Fails for boards too large to print, pointing to `--png`.
+fn too_large_for_text(rows: usize, cols: usize) -> anyhow::Result<()> {
+    if rows.saturating_mul(cols) > TEXT_MAX_CELLS {
+        bail!(
+            "a {rows}x{cols} board is too large to print as text (at most {TEXT_MAX_CELLS} cells); use --png FILE"
+        );
     }
     Ok(())
 }
