@@ -1,5 +1,10 @@
 //! The truth: where the mines are, fixed once a board is built.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word indices come from the board's Geometry; from_mine_words checks a given plane's length (PlaneSize) before indexing it"
+)]
+
 use bitvec::prelude::{BitSlice, Lsb0};
 
 use crate::plane::Plane;

@@ -184,7 +184,9 @@ impl FromStr for Game {
             }
             check_number(&board, r, c, ch)?;
         }
-        let game = Game::restore(Arc::new(board), |r, c| match grid[r][c] {
+        // The grid is rectangular and the board's size, so every cell is found.
+        let shown = |r: usize, c: usize| grid.get(r).and_then(|line| line.get(c)).copied();
+        let game = Game::restore(Arc::new(board), |r, c| match shown(r, c).unwrap_or('.') {
             'f' | 'F' => Shown::Flagged,
             'X' => Shown::Exploded,
             '0'..='8' => Shown::Revealed,
@@ -276,8 +278,10 @@ impl Board {
             });
         }
         let mines = pairs
-            .chunks_exact(2)
-            .map(|xy| (usize::from(xy[1]), usize::from(xy[0])));
+            .as_chunks::<2>()
+            .0
+            .iter()
+            .map(|&[x, y]| (usize::from(y), usize::from(x)));
         Board::from_mines(usize::from(*height), usize::from(*width), mines)
     }
 

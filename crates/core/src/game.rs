@@ -452,7 +452,8 @@ impl Game {
             if r & f & cells != 0 {
                 return invalid(format!("word {w} has cells both revealed and flagged"));
             }
-            if r & cells & self.board.mines().words()[w] != 0 {
+            let mine = self.board.mines().words().get(w).copied().unwrap_or(0);
+            if r & cells & mine != 0 {
                 return invalid(format!("word {w} has a revealed mine"));
             }
             revealed += (r & cells).count_ones() as usize;

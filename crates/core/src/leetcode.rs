@@ -37,6 +37,10 @@ const CHARS: &str = "one of M E B X 1-8";
 /// On input the problem rules out: an empty or ragged board, a character other than
 /// `M E B X 1-8`, a revealed digit that disagrees with the mines, or a click off the board.
 /// [`try_update_board`] reports each as an [`Error`] instead.
+#[allow(
+    clippy::panic,
+    reason = "LeetCode's signature returns nothing; the panic is documented and try_update_board is the checked form"
+)]
 pub fn update_board(board: &mut Vec<Vec<char>>, click: [usize; 2]) {
     if let Err(error) = try_update_board(board, click) {
         panic!("update_board: {error}");
@@ -60,15 +64,19 @@ pub fn try_update_board(board: &mut Vec<Vec<char>>, click: [usize; 2]) -> Result
     if game.status() == Status::Won {
         // Nothing safe is hidden, so the click is on a mine or a revealed cell.
         let bit = game.cell(row, col)?;
-        if bit == Cell::Hidden {
-            board[row][col] = 'X';
+        if bit == Cell::Hidden
+            && let Some(cell) = board.get_mut(row).and_then(|line| line.get_mut(col))
+        {
+            *cell = 'X';
         }
         return Ok(());
     }
     game.reveal(row, col)?;
     let mut updated = to_chars(&game)?;
     for (r, c) in exploded {
-        updated[r][c] = 'X';
+        if let Some(cell) = updated.get_mut(r).and_then(|line| line.get_mut(c)) {
+            *cell = 'X';
+        }
     }
     *board = updated;
     Ok(())
@@ -130,7 +138,9 @@ fn import(board: &[Vec<char>], explode: bool) -> Result<Game, Error> {
     for (r, c, ch) in grid_cells(board) {
         check_number(&truth, r, c, if ch == 'B' { '0' } else { ch })?;
     }
-    Game::restore(Arc::new(truth), |r, c| match board[r][c] {
+    // The board is rectangular and the truth's size, so every cell is found.
+    let shown = |r: usize, c: usize| board.get(r).and_then(|line| line.get(c)).copied();
+    Game::restore(Arc::new(truth), |r, c| match shown(r, c).unwrap_or('E') {
         'B' | '1'..='8' => Shown::Revealed,
         'X' if explode => Shown::Exploded,
         _ => Shown::Hidden,

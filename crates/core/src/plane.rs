@@ -1,5 +1,10 @@
 //! A padded bit plane: one bit per cell of a [`Geometry`], stored as 64-bit words.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "bit and word indices come from the plane's own Geometry; public entry points check coordinates (Geometry::bit) before forming an index"
+)]
+
 use crate::{Error, Geometry};
 
 /// One bit per padded cell, as plain words so hot loops work on them directly.

@@ -23,6 +23,11 @@
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word indices range over planes built from the board's own Geometry"
+)]
+
 use crate::board::{dilated_word, for_each_row_word};
 use crate::cascade::{Planes, words};
 use crate::game::sentinel_plane;

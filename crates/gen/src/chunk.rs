@@ -1,5 +1,10 @@
 //! Placing an exact number of mines uniformly inside one chunk of whole rows.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word indices range over the chunk's own rows of a plane sized by Geometry"
+)]
+
 use bitmines_core::{Geometry, Zone};
 use rand_core::Rng;
 use rand_pcg::Pcg64;

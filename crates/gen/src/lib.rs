@@ -182,7 +182,15 @@ pub fn generate(config: &Config) -> Result<Board, Error> {
         })
         .collect();
     let wpr = geometry.words_per_row();
-    let plane = &mut words[wpr..(rows + 1) * wpr];
+    // The plane less its sentinel rows; `words` was allocated for this geometry.
+    let Some(plane) = words.get_mut(wpr..(rows + 1) * wpr) else {
+        return Err(Error::Core(bitmines_core::Error::PlaneSize {
+            rows,
+            cols,
+            expected: geometry.words(),
+            found: words.len(),
+        }));
+    };
     if config.mines.min(max - config.mines) < SPARSE_PER_CHUNK * free.len() {
         // So few mines (or holes) per chunk that drawing each chunk's count costs more than
         // placing them all, one by one, with the master stream.

@@ -13,6 +13,11 @@
 //!   so no neighbour is ever bounds-checked. It is the reference the word fill is tested
 //!   against.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word and bit indices come from the planes' own Geometry, which sized every plane; public entry points check coordinates (Geometry::bit) before any index is formed"
+)]
+
 pub(crate) mod scalar;
 pub(crate) mod words;
 

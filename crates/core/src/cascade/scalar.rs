@@ -1,5 +1,10 @@
 //! The scalar fill: an explicit stack of cell indices over the sentinel-bordered plane.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word and bit indices come from the planes' own Geometry, which sized every plane; public entry points check coordinates (Geometry::bit) before any index is formed"
+)]
+
 use super::{Planes, bit_of};
 
 /// Opens the hidden, unflagged safe cell `seed` (a bit index) and, if it is a zero cell,

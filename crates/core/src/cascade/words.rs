@@ -1,5 +1,10 @@
 //! The word-parallel fill: a scanline flood over the words of the padded planes.
 
+#![allow(
+    clippy::indexing_slicing,
+    reason = "word and bit indices come from the planes' own Geometry, which sized every plane; public entry points check coordinates (Geometry::bit) before any index is formed"
+)]
+
 use super::Planes;
 use crate::plane::Plane;
 use crate::{Error, Geometry};
