@@ -138,11 +138,9 @@ pub(crate) fn write_atomic(
         Some(folder) if !folder.as_os_str().is_empty() => folder,
         _ => Path::new("."),
     };
-    let temp = Temp(folder.join(format!(
-        ".{}.{}.tmp",
-        name.to_string_lossy(),
-        std::process::id()
-    )));
+    let name = name.to_string_lossy();
+    remove_stale_temps(folder, &name);
+    let temp = Temp(folder.join(temp_name(&name, std::process::id())));
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -162,6 +160,38 @@ pub(crate) fn write_atomic(
         let _ = folder.sync_all();
     }
     Ok(())
+}
+
+/// The temporary file process `pid` writes before renaming it to `name`.
+fn temp_name(name: &str, pid: u32) -> String {
+    format!(".{name}.{pid}.tmp")
+}
+
+/// Removes temporary files for `name` left in `folder` by writers that were killed before
+/// they could clean up (their process no longer exists). Only where `/proc` tells which
+/// processes live; elsewhere stale files stay.
+fn remove_stale_temps(folder: &Path, name: &str) {
+    if !Path::new("/proc/self").exists() {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(folder) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(pid) = file
+            .to_str()
+            .and_then(|file| file.strip_prefix(&prefix))
+            .and_then(|rest| rest.strip_suffix(".tmp"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
 }
 
 /// A temporary file, removed when dropped.
@@ -204,6 +234,27 @@ mod tests {
         write_atomic(&path, |out| Ok(out.write_all(b"new")?)).expect("writes");
         assert_eq!(fs::read_to_string(&path).expect("read"), "new");
         assert_eq!(fs::read_dir(&dir).expect("list").count(), 1);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn temps_of_dead_writers_are_removed_and_live_ones_kept() {
+        let dir = folder("stale");
+        let path = dir.join("game.bin");
+        // No process has pid u32::MAX - 1 (Linux caps pids far lower).
+        let dead = dir.join(temp_name("game.bin", u32::MAX - 1));
+        let live = dir.join(temp_name("game.bin", 1));
+        let other = dir.join(temp_name("other.bin", u32::MAX - 1));
+        for file in [&dead, &live, &other] {
+            fs::write(file, "partial").expect("write");
+        }
+        write_atomic(&path, |out| Ok(out.write_all(b"whole")?)).expect("writes");
+        assert_eq!(fs::read_to_string(&path).expect("read"), "whole");
+        if Path::new("/proc/1").exists() {
+            assert!(!dead.exists(), "the dead writer's temp file is gone");
+            assert!(live.exists(), "a live writer's temp file is kept");
+        }
+        assert!(other.exists(), "another file's temp file is kept");
         let _ = fs::remove_dir_all(&dir);
     }
 
