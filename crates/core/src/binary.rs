@@ -17,7 +17,8 @@
 //!
 //! A file is therefore `52 + rows * ceil(cols / 8)` bytes long. The magic follows PNG's: the
 //! high first byte catches a 7-bit channel, and the CR LF, `^Z`, LF sequence catches
-//! line-ending conversion in either direction and stops a DOS `type`.
+//! line-ending conversion in either direction and stops a DOS `type`. The format is
+//! versioned: a reader refuses any version but its own.
 //!
 //! Reading checks everything, in this order, and never panics on any input: the magic, the
 //! version, the flags, a seed without its flag, the size (`EmptyBoard`, `TooLarge`), the
@@ -59,13 +60,29 @@ pub const HEADER_LEN: usize = 48;
 pub(crate) const FLAG_SEED: u32 = 1;
 
 /// Bytes of the checksum after the payload.
-const CRC_LEN: usize = 4;
+pub(crate) const CRC_LEN: usize = 4;
 
 /// Bytes moved per read or write call (a multiple of 8, so each piece holds whole words).
-const CHUNK_BYTES: usize = 1 << 16;
+pub(crate) const CHUNK_BYTES: usize = 1 << 16;
 
 /// The least a reader grows its plane by, so small rows do not mean many small reallocations.
 const MIN_GROWTH_WORDS: usize = 1 << 10;
+
+/// What tells a binary format apart in the 48-byte header prefix it shares with the others:
+/// the magic, the version, and the name errors give it.
+#[derive(Debug)]
+pub(crate) struct Format {
+    pub(crate) name: &'static str,
+    pub(crate) magic: [u8; 8],
+    pub(crate) version: u32,
+}
+
+/// The binary board format.
+const BOARD: Format = Format {
+    name: "binary bitmines board",
+    magic: MAGIC,
+    version: VERSION,
+};
 
 /// What a binary board's header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,15 +112,7 @@ pub struct Header {
 /// # Ok::<(), bitmines_core::Error>(())
 /// ```
 pub fn read_header<R: Read>(mut input: R) -> Result<Header, Error> {
-    let mut head = [0; HEADER_LEN];
-    let found = fill(&mut input, &mut head)?;
-    if found < HEADER_LEN {
-        return Err(Error::Truncated {
-            needed: HEADER_LEN,
-            found,
-        });
-    }
-    parse_header(&head).map(|(header, _)| header)
+    parse_header(&read_prefix(&mut input)?, &BOARD).map(|(header, _)| header)
 }
 
 impl Board {
@@ -123,20 +132,10 @@ impl Board {
     /// assert_eq!(file[48..52], [0b1, 0, 0, 0b1]); // two bytes a row; column 8 in bit 0
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
-    pub fn write_binary<W: Write>(&self, seed: Option<u64>, mut out: W) -> Result<(), Error> {
-        let mut buf =
-            Vec::with_capacity(file_len(self.geometry()).map_or(0, |n| n.min(CHUNK_BYTES)));
-        self.encode(seed, |bytes| {
-            buf.extend_from_slice(bytes);
-            if buf.len() >= CHUNK_BYTES {
-                out.write_all(&buf)?;
-                buf.clear();
-            }
-            Ok(())
+    pub fn write_binary<W: Write>(&self, seed: Option<u64>, out: W) -> Result<(), Error> {
+        write_pieces(out, file_len(self.geometry()), |emit| {
+            self.encode(seed, emit)
         })
-        .map_err(|e| Error::io(&e))?;
-        out.write_all(&buf).map_err(|e| Error::io(&e))?;
-        out.flush().map_err(|e| Error::io(&e))
     }
 
     /// The board in the [binary format](crate::binary), with `seed` recorded if given.
@@ -187,47 +186,17 @@ impl Board {
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
     pub fn read_binary<R: Read>(mut input: R) -> Result<(Board, Header), Error> {
-        let mut head = [0; HEADER_LEN];
-        let found = fill(&mut input, &mut head)?;
-        if found < HEADER_LEN {
-            return Err(Error::Truncated {
-                needed: HEADER_LEN,
-                found,
-            });
-        }
-        let (header, geometry) = parse_header(&head)?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&head);
-        let mut source = Source {
-            input,
-            crc,
-            read: HEADER_LEN,
-            len: file_len(&geometry).ok_or_else(|| too_large(&geometry))?,
-        };
+        let head = read_prefix(&mut input)?;
+        let (header, geometry) = parse_header(&head, &BOARD)?;
+        let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
+        let mut source = Source::new(input, &[head.as_flattened()], len);
         let payload = read_payload(&mut source, &geometry)?;
-
-        // The checksum covers everything before it, so it is taken before reading its bytes.
-        let computed = source.crc.clone().finalize();
-        let mut stored = [0; CRC_LEN];
-        source.take(&mut stored)?;
-        if fill(&mut source.input, &mut [0])? > 0 {
-            return Err(Error::TrailingBytes { len: source.len });
-        }
-        let stored = u32::from_le_bytes(stored);
-        if stored != computed {
-            return Err(Error::ChecksumMismatch { stored, computed });
-        }
-        if let Some((row, bits)) = payload.padding {
-            return Err(Error::PaddingBits {
-                row,
-                cols: geometry.cols(),
-                bits,
-            });
-        }
-        if payload.mines != header.mines {
+        source.finish()?;
+        payload.check_padding("mine", &geometry)?;
+        if payload.ones != header.mines {
             return Err(Error::MineCountMismatch {
                 declared: header.mines,
-                found: payload.mines,
+                found: payload.ones,
             });
         }
         Ok((Board::from_mine_words(geometry, payload.plane)?, header))
@@ -251,8 +220,9 @@ impl Board {
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
     pub fn from_binary(bytes: &[u8]) -> Result<(Board, Header), Error> {
-        if let Some(head) = bytes.first_chunk::<HEADER_LEN>() {
-            let (_, geometry) = parse_header(head)?;
+        if bytes.len() >= HEADER_LEN {
+            let mut input = bytes;
+            let (_, geometry) = parse_header(&read_prefix(&mut input)?, &BOARD)?;
             let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
             if bytes.len() < len {
                 return Err(Error::Truncated {
@@ -280,97 +250,151 @@ impl Board {
             crc.update(bytes);
             emit(bytes)
         };
-        put(&header_bytes(geometry, self.mine_count(), seed))?;
-
-        let cols = geometry.cols();
-        let row_bytes = cols.div_ceil(8);
-        let row_words = cols.div_ceil(64);
-        // Plane bit 0 of a row is its left sentinel, so the row's cells start one bit in: each
-        // payload word is a plane word shifted down one, topped with bit 0 of the next. The
-        // mask keeps the right sentinel and padding out of the last word (they are clear in a
-        // mine plane anyway).
-        let last_mask = match cols % 64 {
-            0 => !0,
-            rem => (1 << rem) - 1,
-        };
-        let mut piece = Vec::with_capacity(row_bytes.min(CHUNK_BYTES));
-        for row in 0..geometry.rows() {
-            let words = &self.mines().words()[geometry.row_words(row)];
-            let following = words.iter().skip(1).chain(std::iter::once(&0));
-            for (i, (&word, &next)) in words.iter().zip(following).take(row_words).enumerate() {
-                let cells = word >> 1 | next << 63;
-                let (cells, len) = if i + 1 == row_words {
-                    (cells & last_mask, row_bytes - 8 * i)
-                } else {
-                    (cells, 8)
-                };
-                piece.extend_from_slice(&cells.to_le_bytes()[..len]);
-                if piece.len() >= CHUNK_BYTES {
-                    put(&piece)?;
-                    piece.clear();
-                }
-            }
-            if !piece.is_empty() {
-                put(&piece)?;
-                piece.clear();
-            }
-        }
+        put(header_bytes(&BOARD, geometry, self.mine_count(), seed).as_flattened())?;
+        encode_plane(geometry, self.mines().words(), &mut put)?;
         emit(&crc.finalize().to_le_bytes())
     }
 }
 
-/// The header of a board with `mines` mines and an optional seed.
-fn header_bytes(geometry: &Geometry, mines: usize, seed: Option<u64>) -> [u8; HEADER_LEN] {
-    let flags = if seed.is_some() { FLAG_SEED } else { 0 };
-    let mut head = [0; HEADER_LEN];
-    head[0..8].copy_from_slice(&MAGIC);
-    head[8..12].copy_from_slice(&VERSION.to_le_bytes());
-    head[12..16].copy_from_slice(&flags.to_le_bytes());
-    for (at, value) in [
-        (16, geometry.rows() as u64),
-        (24, geometry.cols() as u64),
-        (32, mines as u64),
-        (40, seed.unwrap_or(0)),
-    ] {
-        head[at..at + 8].copy_from_slice(&value.to_le_bytes());
-    }
-    head
+/// Streams what `encode` emits to `out` in pieces of at least `CHUNK_BYTES` (the last may be
+/// shorter), then flushes `out`; `len` is the length the encoding will have, if known.
+/// Failures of `out` are `Io` errors.
+pub(crate) fn write_pieces<W: Write>(
+    mut out: W,
+    len: Option<usize>,
+    encode: impl FnOnce(&mut dyn FnMut(&[u8]) -> std::io::Result<()>) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    let mut buf = Vec::with_capacity(len.map_or(0, |n| n.min(CHUNK_BYTES)));
+    encode(&mut |bytes| {
+        buf.extend_from_slice(bytes);
+        if buf.len() >= CHUNK_BYTES {
+            out.write_all(&buf)?;
+            buf.clear();
+        }
+        Ok(())
+    })
+    .map_err(|e| Error::io(&e))?;
+    out.write_all(&buf).map_err(|e| Error::io(&e))?;
+    out.flush().map_err(|e| Error::io(&e))
 }
 
-/// Checks a header's magic, version, flags, seed and size, in that order.
-fn parse_header(head: &[u8; HEADER_LEN]) -> Result<(Header, Geometry), Error> {
-    let bytes = |at: usize| {
-        let mut bytes = [0; 8];
-        bytes.copy_from_slice(&head[at..at + 8]);
-        bytes
+/// Emits the board rows of a padded plane in the binary layout: each row in ceil(cols / 8)
+/// bytes, column 0 in bit 0 of its first byte, padding bits 0 whatever the plane holds past
+/// the last column. Pieces are at most `CHUNK_BYTES` long and end at a row's end.
+pub(crate) fn encode_plane<E>(
+    geometry: &Geometry,
+    plane: &[u64],
+    put: &mut impl FnMut(&[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let cols = geometry.cols();
+    let row_bytes = cols.div_ceil(8);
+    let row_words = cols.div_ceil(64);
+    // Plane bit 0 of a row is its left sentinel, so the row's cells start one bit in: each
+    // payload word is a plane word shifted down one, topped with bit 0 of the next. The
+    // mask keeps the right sentinel and padding out of the last word (a revealed plane has
+    // them set).
+    let last_mask = match cols % 64 {
+        0 => !0,
+        rem => (1 << rem) - 1,
     };
-    let field = |at| u64::from_le_bytes(bytes(at));
-    let magic = bytes(0);
-    if magic != MAGIC {
-        return Err(Error::BadMagic { found: magic });
+    let mut piece = Vec::with_capacity(row_bytes.min(CHUNK_BYTES));
+    for row in 0..geometry.rows() {
+        let words = plane.get(geometry.row_words(row)).unwrap_or_default();
+        let following = words.iter().skip(1).chain(std::iter::once(&0));
+        for (i, (&word, &next)) in words.iter().zip(following).take(row_words).enumerate() {
+            let cells = word >> 1 | next << 63;
+            let (cells, len) = if i + 1 == row_words {
+                (cells & last_mask, row_bytes - 8 * i)
+            } else {
+                (cells, 8)
+            };
+            piece.extend(cells.to_le_bytes().into_iter().take(len));
+            if piece.len() >= CHUNK_BYTES {
+                put(&piece)?;
+                piece.clear();
+            }
+        }
+        if !piece.is_empty() {
+            put(&piece)?;
+            piece.clear();
+        }
     }
-    // Version and flags are two `u32`s in one 8-byte slot.
-    let (version, flags) = (field(8) as u32, (field(8) >> 32) as u32);
-    if version != VERSION {
+    Ok(())
+}
+
+/// The 48-byte header of the board format, and the first 48 bytes of the saved-game header,
+/// as six 8-byte fields.
+pub(crate) type Prefix = [[u8; 8]; 6];
+
+/// Reads a header prefix, or fails with `Truncated` if the input ends first.
+fn read_prefix(input: &mut impl Read) -> Result<Prefix, Error> {
+    let mut head = [[0; 8]; 6];
+    let found = fill(input, head.as_flattened_mut())?;
+    if found < HEADER_LEN {
+        return Err(Error::Truncated {
+            needed: HEADER_LEN,
+            found,
+        });
+    }
+    Ok(head)
+}
+
+/// The 48-byte header prefix of `format` for a board with `mines` mines and an optional seed.
+pub(crate) fn header_bytes(
+    format: &Format,
+    geometry: &Geometry,
+    mines: usize,
+    seed: Option<u64>,
+) -> Prefix {
+    let flags = if seed.is_some() { FLAG_SEED } else { 0 };
+    let field = |value: u64| value.to_le_bytes();
+    [
+        format.magic,
+        // Version and flags are two `u32`s in one 8-byte field.
+        field(u64::from(format.version) | u64::from(flags) << 32),
+        field(geometry.rows() as u64),
+        field(geometry.cols() as u64),
+        field(mines as u64),
+        field(seed.unwrap_or(0)),
+    ]
+}
+
+/// Checks the 48-byte header prefix of `format`: its magic, version, flags, seed and size, in
+/// that order.
+pub(crate) fn parse_header(head: &Prefix, format: &Format) -> Result<(Header, Geometry), Error> {
+    let [magic, version_flags, rows, cols, mines, seed] = *head;
+    let field = u64::from_le_bytes;
+    if magic != format.magic {
+        return Err(Error::BadMagic {
+            format: format.name,
+            expected: format.magic,
+            found: magic,
+        });
+    }
+    // Version and flags are two `u32`s in one 8-byte field.
+    let version_flags = field(version_flags);
+    let (version, flags) = (version_flags as u32, (version_flags >> 32) as u32);
+    if version != format.version {
         return Err(Error::UnsupportedVersion {
+            format: format.name,
             version,
-            supported: VERSION,
+            supported: format.version,
         });
     }
     if flags & !FLAG_SEED != 0 {
         return Err(Error::UnknownFlags { flags });
     }
-    let seed = field(40);
+    let seed = field(seed);
     if flags & FLAG_SEED == 0 && seed != 0 {
         return Err(Error::UnflaggedSeed { seed });
     }
     // A size that does not fit a `usize` is too large for any board here.
-    let size = |at| usize::try_from(field(at)).unwrap_or(usize::MAX);
-    let geometry = Geometry::new(size(16), size(24))?;
+    let size = |bytes| usize::try_from(field(bytes)).unwrap_or(usize::MAX);
+    let geometry = Geometry::new(size(rows), size(cols))?;
     let header = Header {
         rows: geometry.rows(),
         cols: geometry.cols(),
-        mines: size(32),
+        mines: size(mines),
         seed: (flags & FLAG_SEED != 0).then_some(seed),
     };
     Ok((header, geometry))
@@ -385,7 +409,7 @@ fn file_len(geometry: &Geometry) -> Option<usize> {
         .checked_add(HEADER_LEN + CRC_LEN)
 }
 
-fn too_large(geometry: &Geometry) -> Error {
+pub(crate) fn too_large(geometry: &Geometry) -> Error {
     Error::TooLarge {
         rows: geometry.rows(),
         cols: geometry.cols(),
@@ -393,7 +417,7 @@ fn too_large(geometry: &Geometry) -> Error {
 }
 
 /// The input after the header: counts the bytes read and feeds them to the checksum.
-struct Source<R> {
+pub(crate) struct Source<R> {
     input: R,
     crc: crc32fast::Hasher,
     /// Bytes read so far, header included.
@@ -403,8 +427,23 @@ struct Source<R> {
 }
 
 impl<R: Read> Source<R> {
+    /// The input after the header, which has been read in `head`'s parts, of a file `len`
+    /// bytes long.
+    pub(crate) fn new(input: R, head: &[&[u8]], len: usize) -> Source<R> {
+        let mut crc = crc32fast::Hasher::new();
+        for part in head {
+            crc.update(part);
+        }
+        Source {
+            input,
+            crc,
+            read: head.iter().map(|part| part.len()).sum(),
+            len,
+        }
+    }
+
     /// Fills `buf` from the input, or fails with `Truncated` if the input ends first.
-    fn take(&mut self, buf: &mut [u8]) -> Result<(), Error> {
+    pub(crate) fn take(&mut self, buf: &mut [u8]) -> Result<(), Error> {
         let got = fill(&mut self.input, buf)?;
         self.read += got;
         if got < buf.len() {
@@ -416,21 +455,60 @@ impl<R: Read> Source<R> {
         self.crc.update(buf);
         Ok(())
     }
+
+    /// Reads the checksum, checks that the input ends there (`TrailingBytes`), and then that
+    /// the checksum is that of every byte before it (`ChecksumMismatch`).
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        // The checksum covers everything before it, so it is taken before reading its bytes.
+        let computed = self.crc.clone().finalize();
+        let mut stored = [0; CRC_LEN];
+        self.take(&mut stored)?;
+        if fill(&mut self.input, &mut [0])? > 0 {
+            return Err(Error::TrailingBytes { len: self.len });
+        }
+        let stored = u32::from_le_bytes(stored);
+        if stored != computed {
+            return Err(Error::ChecksumMismatch { stored, computed });
+        }
+        Ok(())
+    }
 }
 
-/// A payload read into a mine plane, with what it takes the checksum to judge.
-struct Payload {
-    /// The padded mine plane.
-    plane: Vec<u64>,
+/// A payload read into a padded plane, with what it takes the checksum to judge.
+pub(crate) struct Payload {
+    /// The padded plane, sentinel bits clear.
+    pub(crate) plane: Vec<u64>,
     /// Set bits in the payload, padding included.
-    mines: usize,
+    pub(crate) ones: usize,
     /// The first row with padding bits set, and those bits.
     padding: Option<(usize, u8)>,
 }
 
-/// Reads the payload into a padded mine plane, a piece at a time, growing the plane only as
-/// bytes arrive.
-fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<Payload, Error> {
+impl Payload {
+    /// `PaddingBits`, naming `plane`, if a row of the payload sets bits past the last column.
+    pub(crate) fn check_padding(
+        &self,
+        plane: &'static str,
+        geometry: &Geometry,
+    ) -> Result<(), Error> {
+        match self.padding {
+            Some((row, bits)) => Err(Error::PaddingBits {
+                plane,
+                row,
+                cols: geometry.cols(),
+                bits,
+            }),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Reads a payload of `rows * ceil(cols / 8)` bytes into a padded plane, a piece at a time,
+/// growing the plane only as bytes arrive.
+pub(crate) fn read_payload<R: Read>(
+    source: &mut Source<R>,
+    geometry: &Geometry,
+) -> Result<Payload, Error> {
     let (cols, wpr) = (geometry.cols(), geometry.words_per_row());
     let row_bytes = cols.div_ceil(8);
     // A row of `cols + 2` padded bits needs one more word than its cells alone when they end
@@ -443,7 +521,7 @@ fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<
     let mut buf = vec![0; row_bytes.next_multiple_of(8).min(CHUNK_BYTES)];
     let mut payload = Payload {
         plane: Vec::new(),
-        mines: 0,
+        ones: 0,
         padding: None,
     };
     let plane = &mut payload.plane;
@@ -451,7 +529,9 @@ fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<
         let mut carry = 0;
         let mut left = row_bytes;
         while left > 0 {
-            let bytes = &mut buf[..left.min(CHUNK_BYTES)];
+            // The buffer holds at least 8 bytes, so every pass takes some.
+            let take = left.min(buf.len());
+            let (bytes, _) = buf.split_at_mut(take);
             source.take(bytes)?;
             left -= bytes.len();
             if left == 0 {
@@ -465,9 +545,11 @@ fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<
             let tail = groups.remainder();
             for group in groups.chain((!tail.is_empty()).then_some(tail)) {
                 let mut word = [0; 8];
-                word[..group.len()].copy_from_slice(group);
+                word.iter_mut()
+                    .zip(group)
+                    .for_each(|(to, &from)| *to = from);
                 let cells = u64::from_le_bytes(word);
-                payload.mines += cells.count_ones() as usize;
+                payload.ones += cells.count_ones() as usize;
                 plane.push(cells << 1 | carry);
                 carry = cells >> 63;
             }
@@ -480,7 +562,7 @@ fn read_payload<R: Read>(source: &mut Source<R>, geometry: &Geometry) -> Result<
             // allocated ahead of the input: move it down a row now that it has arrived.
             grow(plane, wpr, geometry)?;
             plane.extend_from_within(..wpr);
-            plane[..wpr].fill(0);
+            plane.iter_mut().take(wpr).for_each(|word| *word = 0);
         }
     }
     grow(plane, wpr, geometry)?;
@@ -512,10 +594,10 @@ fn grow(plane: &mut Vec<u64>, more: usize, geometry: &Geometry) -> Result<(), Er
 /// Reads until `buf` is full or the input ends, and returns the bytes read. An
 /// `UnexpectedEof` from the reader counts as the end; other errors but `Interrupted` are
 /// `Io` errors.
-fn fill(input: &mut impl Read, buf: &mut [u8]) -> Result<usize, Error> {
+pub(crate) fn fill(input: &mut impl Read, buf: &mut [u8]) -> Result<usize, Error> {
     let mut got = 0;
     while got < buf.len() {
-        match input.read(&mut buf[got..]) {
+        match input.read(buf.get_mut(got..).unwrap_or_default()) {
             Ok(0) => break,
             // A reader claiming more than it was given room for cannot push us past the end.
             Ok(n) => got = got.saturating_add(n).min(buf.len()),

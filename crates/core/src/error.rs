@@ -197,42 +197,45 @@ pub enum Error {
         /// What was wrong with the board it returned.
         reason: String,
     },
-    /// Input that does not start with the binary board format's magic bytes.
-    #[error(
-        "not a binary bitmines board: it starts {found:02x?} where {:02x?} is expected",
-        crate::binary::MAGIC
-    )]
+    /// Input that does not start with its binary format's magic bytes.
+    #[error("not a {format}: it starts {found:02x?} where {expected:02x?} is expected")]
     BadMagic {
+        /// The format being read, for example "binary bitmines board".
+        format: &'static str,
+        /// The format's magic bytes.
+        expected: [u8; 8],
         /// The first eight bytes found.
         found: [u8; 8],
     },
-    /// A binary board in a version of the format this crate does not read.
-    #[error(
-        "binary board format version {version} is not supported (this crate reads {supported})"
-    )]
+    /// Input in a version of its binary format this crate does not read.
+    #[error("{format} format version {version} is not supported (this crate reads {supported})")]
     UnsupportedVersion {
+        /// The format being read, for example "binary bitmines board".
+        format: &'static str,
         /// The version in the header.
         version: u32,
         /// The version this crate reads and writes.
         supported: u32,
     },
-    /// A binary board whose header sets flag bits the format does not define.
+    /// A binary board or saved game whose header sets flag bits the format does not define.
     #[error("flags {flags:#010x} set undefined bits {:#010x}", .flags & !crate::binary::FLAG_SEED)]
     UnknownFlags {
         /// The flags field as found.
         flags: u32,
     },
-    /// A binary board with a nonzero seed field but the seed flag clear.
+    /// A binary board or saved game with a nonzero seed field but the seed flag clear.
     #[error("the header records seed {seed} but its flags say no seed is recorded")]
     UnflaggedSeed {
         /// The seed field as found.
         seed: u64,
     },
-    /// A binary board row with bits set past the board's last column.
+    /// A row of a binary plane with bits set past the board's last column.
     #[error(
-        "row {row} sets padding bits {bits:#010b} in its last byte, past the board's {cols} columns"
+        "row {row} of the {plane} plane sets padding bits {bits:#010b} in its last byte, past the board's {cols} columns"
     )]
     PaddingBits {
+        /// The plane: "mine", "revealed" or "flagged".
+        plane: &'static str,
         /// The row, counted from 0.
         row: usize,
         /// The board's column count.

@@ -34,6 +34,9 @@ impl Rng {
     }
 }
 
+/// The name errors give the binary board format.
+const FORMAT: &str = "binary bitmines board";
+
 /// Widths around the word edges of a padded row (`cols + 2` bits) and of a payload row.
 const WIDTHS: [usize; 11] = [1, 7, 8, 9, 63, 64, 65, 127, 128, 129, 200];
 
@@ -409,11 +412,21 @@ fn every_header_field_is_checked() {
     let mut bad_magic = MAGIC;
     bad_magic[0] = b'B';
     let cases: Vec<(usize, Vec<u8>, Error)> = vec![
-        (0, bad_magic.to_vec(), Error::BadMagic { found: bad_magic }),
+        (
+            0,
+            bad_magic.to_vec(),
+            Error::BadMagic {
+                format: FORMAT,
+                expected: MAGIC,
+                found: bad_magic,
+            },
+        ),
         (
             4,
             b"\r\n\n\n".to_vec(),
             Error::BadMagic {
+                format: FORMAT,
+                expected: MAGIC,
                 found: *b"\x89BMB\r\n\n\n",
             },
         ),
@@ -421,6 +434,7 @@ fn every_header_field_is_checked() {
             8,
             u32le(0),
             Error::UnsupportedVersion {
+                format: FORMAT,
                 version: 0,
                 supported: 1,
             },
@@ -429,6 +443,7 @@ fn every_header_field_is_checked() {
             8,
             u32le(2),
             Error::UnsupportedVersion {
+                format: FORMAT,
                 version: 2,
                 supported: 1,
             },
@@ -536,6 +551,7 @@ fn padding_bits_are_refused() {
         check_error(
             &fix_crc(bad),
             Error::PaddingBits {
+                plane: "mine",
                 row,
                 cols: 70,
                 bits,
@@ -550,7 +566,15 @@ fn padding_bits_are_refused() {
             let mut bad = board.to_binary(None);
             bad[48 + 2 * row_bytes - 1] |= 1 << bit;
             let bits = 1 << bit;
-            check_error(&fix_crc(bad), Error::PaddingBits { row: 1, cols, bits });
+            check_error(
+                &fix_crc(bad),
+                Error::PaddingBits {
+                    plane: "mine",
+                    row: 1,
+                    cols,
+                    bits,
+                },
+            );
         }
     }
 }
@@ -646,6 +670,7 @@ fn read_header_checks_the_header_alone() {
     assert_eq!(
         read_header(&patched(&good, 8, &[3, 0, 0, 0])[..]),
         Err(Error::UnsupportedVersion {
+            format: FORMAT,
             version: 3,
             supported: 1
         })
@@ -727,16 +752,19 @@ fn messages_name_the_bad_value() {
     let cases = [
         (
             Error::BadMagic {
+                format: FORMAT,
+                expected: MAGIC,
                 found: *b"PK\x03\x04\x14\x00\x00\x00",
             },
             "not a binary bitmines board: it starts [50, 4b, 03, 04, 14, 00, 00, 00] where [89, 42, 4d, 42, 0d, 0a, 1a, 0a] is expected",
         ),
         (
             Error::UnsupportedVersion {
+                format: FORMAT,
                 version: 2,
                 supported: 1,
             },
-            "binary board format version 2 is not supported (this crate reads 1)",
+            "binary bitmines board format version 2 is not supported (this crate reads 1)",
         ),
         (
             Error::UnknownFlags { flags: 5 },
@@ -744,11 +772,12 @@ fn messages_name_the_bad_value() {
         ),
         (
             Error::PaddingBits {
+                plane: "mine",
                 row: 2,
                 cols: 70,
                 bits: 0b1100_0000,
             },
-            "row 2 sets padding bits 0b11000000 in its last byte, past the board's 70 columns",
+            "row 2 of the mine plane sets padding bits 0b11000000 in its last byte, past the board's 70 columns",
         ),
         (
             Error::ChecksumMismatch {
