@@ -323,9 +323,11 @@ fn leetcode_from_chars_to_chars_round_trip() {
         };
         let board = random_leetcode_board(&mut rng, rows, cols);
         let count = |set: &[char]| board.iter().flatten().filter(|c| set.contains(c)).count();
-        // A board of only mines is won before any move, so as a game an `X` on it is a state
-        // no play reaches, and importing it must say so.
-        if count(&['M', 'X']) == rows * cols && count(&['X']) > 0 {
+        // As a game, an `X` with no `E` left is a state no play reaches (a reveal needs a
+        // hidden safe cell, and a chord that explodes leaves a wrong flag on one), and so are
+        // two `X`: only a chord explodes several mines, and it needs flags, which the format
+        // does not have. Importing them must say so.
+        if count(&['X']) > 1 || (count(&['X']) > 0 && count(&['E']) == 0) {
             let refused = from_chars(&board);
             assert!(
                 matches!(refused, Err(Error::Inconsistent { .. })),
@@ -734,13 +736,48 @@ fn text_game_errors() {
         ),
         (
             "won with an exploded mine",
-            "bitmines game 1x2 won\nX1\n",
+            "bitmines game 1x3 won\nX1.\n",
             |e| {
                 *e == Error::StatusMismatch {
                     declared: Status::Won,
                     actual: Status::Lost,
                 }
             },
+        ),
+        (
+            "an exploded mine with every safe cell revealed",
+            "bitmines game 1x2 lost\nX1\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 0, .. }),
+        ),
+        (
+            "a flag on a board with no safe cell",
+            "bitmines game 1x2 won\n*F\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 1, .. }),
+        ),
+        (
+            "two exploded mines no cell touches both",
+            "bitmines game 1x5 lost\nX1.1X\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 0, .. }),
+        ),
+        (
+            "two exploded mines around a cell without its flags",
+            "bitmines game 2x3 lost\nX2X\nf2.\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 0, .. }),
+        ),
+        (
+            "two exploded mines a chord explains, declared playing",
+            "bitmines game 2x3 playing\nX2X\nf2f\n",
+            |e| {
+                *e == Error::StatusMismatch {
+                    declared: Status::Playing,
+                    actual: Status::Lost,
+                }
+            },
+        ),
+        (
+            "two exploded mines around a cell with a hidden neighbour",
+            "bitmines game 3x3 lost\nX.X\n.2.\nf.f\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 0, .. }),
         ),
         (
             "lost with no exploded mine",

@@ -257,6 +257,21 @@ pub enum Error {
         /// The length the header implies, in bytes.
         len: usize,
     },
+    /// A saved game whose exploded cells are not listed in increasing order, or list a cell
+    /// twice.
+    #[error(
+        "exploded cell ({row}, {col}) is listed after ({}, {}): the list must be strictly increasing",
+        .previous.0,
+        .previous.1
+    )]
+    ExplodedOrder {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// The `(row, col)` listed before it.
+        previous: (usize, usize),
+    },
     /// The reader or writer failed. An early end of input is `Truncated` instead.
     #[error("I/O error: {message}")]
     Io {

@@ -7,6 +7,7 @@ use bitvec::prelude::{BitSlice, Lsb0};
 
 use crate::board::row_view;
 use crate::cascade::{self, Fill, Planes};
+use crate::geometry::WORD_BITS;
 use crate::place::{FirstClick, Placement, Placer, SeededPlacer};
 use crate::plane::Plane;
 use crate::{Board, Error, Geometry};
@@ -68,6 +69,15 @@ pub(crate) enum Shown {
     Flagged,
     Revealed,
     Exploded,
+}
+
+/// A game's view as read from outside: revealed and flagged planes with their sentinel and
+/// padding bits clear, and the exploded mines as bit indices in increasing order.
+#[derive(Debug)]
+pub(crate) struct View {
+    pub(crate) revealed: Plane,
+    pub(crate) flagged: Plane,
+    pub(crate) exploded: Vec<usize>,
 }
 
 /// The mines of a game that has not had its first click yet.
@@ -172,56 +182,213 @@ impl Game {
         )
     }
 
-    /// Rebuilds a game on `board` from what every cell shows, refusing states no game can
-    /// reach: a revealed mine, an exploded safe cell.
+    /// Rebuilds a game on `board` from what every cell shows, refusing every state no game
+    /// can reach (see [`Game::from_view`]).
     pub(crate) fn restore(
         board: Arc<Board>,
         mut shown: impl FnMut(usize, usize) -> Shown,
     ) -> Result<Game, Error> {
-        let mut game = Game::blank(board, None)?;
-        let geometry = *game.board.geometry();
+        let geometry = *board.geometry();
+        let mut view = View {
+            revealed: Plane::zeroed(&geometry)?,
+            flagged: Plane::zeroed(&geometry)?,
+            exploded: Vec::new(),
+        };
         for row in 0..geometry.rows() {
             for col in 0..geometry.cols() {
                 let bit = geometry.bit_unchecked(row, col);
-                let mine = game.board.mines().get(bit);
-                let broken = |reason: &str| Error::Inconsistent {
-                    row,
-                    col,
-                    reason: reason.into(),
-                };
                 match shown(row, col) {
                     Shown::Hidden => {}
-                    Shown::Flagged => {
-                        game.flagged.set(bit);
-                        game.flag_count += 1;
-                    }
-                    Shown::Revealed if mine => return Err(broken("a revealed cell holds a mine")),
-                    Shown::Revealed => {
-                        game.revealed.set(bit);
-                        game.revealed_count += 1;
-                    }
-                    Shown::Exploded if !mine => {
-                        return Err(broken("an exploded cell holds no mine"));
-                    }
-                    Shown::Exploded => game.exploded.push(bit),
+                    Shown::Flagged => view.flagged.set(bit),
+                    Shown::Revealed => view.revealed.set(bit),
+                    Shown::Exploded => view.exploded.push(bit),
                 }
             }
         }
-        if let Some(&first) = game.exploded.first() {
-            if game.safe_count() == 0 {
-                let (row, col) = geometry.cell_of(first);
-                let reason =
-                    "a board with no safe cell is won before any move, so nothing explodes";
-                return Err(Error::Inconsistent {
+        Game::from_view(board, view)
+    }
+
+    /// Rebuilds a game on `board` from its view, refusing every state no game can reach,
+    /// with `Inconsistent` naming the first cell at fault:
+    ///
+    /// - an exploded cell that holds no mine, or that is also revealed or flagged;
+    /// - a revealed mine, or a revealed cell that is also flagged;
+    /// - a flag on a board with no safe cell, which is won before any move;
+    /// - a mine exploded while every safe cell is revealed (a reveal needs a hidden safe cell,
+    ///   and a chord explodes a mine only past a flag on a safe cell, which stays hidden; so
+    ///   nothing explodes on a board with no safe cell either);
+    /// - two or more exploded mines that no single chord could have set off: only a chord
+    ///   explodes more than one, so some revealed cell must touch them all, with as many
+    ///   flags around it as its number and every other neighbour revealed or exploded.
+    ///
+    /// Every other view is reached by some sequence of moves, and the status follows from it:
+    /// lost if a mine exploded, won if every safe cell is revealed, playing otherwise. The
+    /// exploded cells must be listed in increasing order (`ExplodedOrder`), and no plane may
+    /// set a bit outside the board (`StrayBits`).
+    pub(crate) fn from_view(board: Arc<Board>, view: View) -> Result<Game, Error> {
+        let geometry = *board.geometry();
+        let View {
+            revealed,
+            flagged,
+            exploded,
+        } = view;
+        let (mut revealed, flagged) = (revealed.into_words(), flagged.into_words());
+        for plane in [&revealed, &flagged] {
+            if plane.len() != geometry.words() {
+                return Err(Error::PlaneSize {
+                    rows: geometry.rows(),
+                    cols: geometry.cols(),
+                    expected: geometry.words(),
+                    found: plane.len(),
+                });
+            }
+        }
+        let inconsistent = |bit: usize, reason: &str| {
+            let (row, col) = geometry.cell_of(bit);
+            Error::Inconsistent {
+                row,
+                col,
+                reason: reason.into(),
+            }
+        };
+        let is_set = |plane: &[u64], bit: usize| {
+            plane
+                .get(bit / WORD_BITS)
+                .is_some_and(|word| word >> (bit % WORD_BITS) & 1 != 0)
+        };
+        for (i, &bit) in exploded.iter().enumerate() {
+            if let Some(&previous) = i.checked_sub(1).and_then(|p| exploded.get(p))
+                && previous >= bit
+            {
+                let (row, col) = geometry.cell_of(bit);
+                return Err(Error::ExplodedOrder {
                     row,
                     col,
-                    reason: reason.into(),
+                    previous: geometry.cell_of(previous),
                 });
+            }
+            if !is_set(board.mines().words(), bit) {
+                return Err(inconsistent(bit, "an exploded cell holds no mine"));
+            }
+            if is_set(&revealed, bit) {
+                return Err(inconsistent(bit, "an exploded mine is also revealed"));
+            }
+            if is_set(&flagged, bit) {
+                return Err(inconsistent(bit, "an exploded mine is also flagged"));
+            }
+        }
+
+        let wpr = geometry.words_per_row();
+        let (mut revealed_count, mut flag_count) = (0usize, 0usize);
+        let mut first_flag = None;
+        let words = revealed
+            .iter_mut()
+            .zip(flagged.iter().zip(board.mines().words()));
+        for (w, (r, (&f, &m))) in words.enumerate() {
+            let row = w / wpr;
+            let cells = if row == 0 || row > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+            if (*r | f) & !cells != 0 {
+                return Err(Error::StrayBits { word: w });
+            }
+            let broken = *r & (m | f);
+            if broken != 0 {
+                let at = broken.trailing_zeros();
+                let reason = if m >> at & 1 != 0 {
+                    "a revealed cell holds a mine"
+                } else {
+                    "a revealed cell is also flagged"
+                };
+                return Err(inconsistent(w * WORD_BITS + at as usize, reason));
+            }
+            if f != 0 && first_flag.is_none() {
+                first_flag = Some(w * WORD_BITS + f.trailing_zeros() as usize);
+            }
+            revealed_count += r.count_ones() as usize;
+            flag_count += f.count_ones() as usize;
+            // The sentinel border and padding read as revealed, so no fill leaves the board.
+            *r |= !cells;
+        }
+
+        let mut game = Game {
+            board,
+            revealed: Plane::from_words(revealed),
+            flagged: Plane::from_words(flagged),
+            revealed_count,
+            flag_count,
+            status: Status::Playing,
+            exploded,
+            fill: Fill::default(),
+            deferred: None,
+            word_scratch: cascade::words::Scratch::new(&geometry)?,
+            cell_stack: Vec::new(),
+        };
+        if let (0, Some(flag)) = (game.safe_count(), first_flag) {
+            let reason = "a board with no safe cell is won before any move, so nothing is flagged";
+            return Err(inconsistent(flag, reason));
+        }
+        if let Some(&first) = game.exploded.first() {
+            if revealed_count == game.safe_count() {
+                let reason = if revealed_count == 0 {
+                    "a board with no safe cell is won before any move, so nothing explodes"
+                } else {
+                    "a mine exploded with every safe cell revealed, which no move does: a \
+                     reveal needs a hidden safe cell, and a chord explodes a mine only past a \
+                     flag on a safe cell, which stays hidden"
+                };
+                return Err(inconsistent(first, reason));
+            }
+            if game.exploded.len() > 1 && !game.one_chord_explains_the_explosions() {
+                let reason = format!(
+                    "{} mines exploded, but no revealed cell next to them all has as many \
+                     flags around it as its number and every other neighbour revealed or \
+                     exploded, as the one chord that explodes several mines leaves it",
+                    game.exploded.len()
+                );
+                return Err(inconsistent(first, &reason));
             }
             game.status = Status::Lost;
         }
         game.update_won();
         Ok(game)
+    }
+
+    /// Whether some revealed cell could have been chorded to set off every exploded mine at
+    /// once: it touches them all, has as many flagged neighbours as its number, and no other
+    /// neighbour is hidden.
+    fn one_chord_explains_the_explosions(&self) -> bool {
+        let geometry = self.board.geometry();
+        let Some(&first) = self.exploded.first() else {
+            return false;
+        };
+        // A chord explodes only neighbours of the chorded cell, at most eight.
+        if self.exploded.len() > 8 {
+            return false;
+        }
+        let cells: Vec<(usize, usize)> = self.exploded().collect();
+        let touches = |(r, c): (usize, usize), (er, ec): (usize, usize)| {
+            r.abs_diff(er) <= 1 && c.abs_diff(ec) <= 1
+        };
+        let (row, col) = geometry.cell_of(first);
+        let rows = row.saturating_sub(1)..=row.saturating_add(1);
+        rows.flat_map(|r| (col.saturating_sub(1)..=col.saturating_add(1)).map(move |c| (r, c)))
+            .filter_map(|(r, c)| geometry.bit(r, c).ok().map(|bit| (r, c, bit)))
+            .any(|(r, c, bit)| {
+                let stride = geometry.stride();
+                let flags: u32 = [bit - stride - 1, bit - 1, bit + stride - 1]
+                    .map(|b| self.flagged.three(b).count_ones())
+                    .iter()
+                    .sum();
+                self.revealed.get(bit)
+                    && cells.iter().all(|&e| touches((r, c), e))
+                    && flags == u32::from(self.board.number_at(bit))
+                    && neighbours(bit, stride).iter().all(|&n| {
+                        self.revealed.get(n) || self.flagged.get(n) || self.exploded.contains(&n)
+                    })
+            })
     }
 
     fn blank(board: Arc<Board>, deferred: Option<Deferred>) -> Result<Game, Error> {
@@ -396,7 +563,8 @@ impl Game {
         }
     }
 
-    /// The cells of the mines that exploded, in the order they did.
+    /// The cells of the mines that exploded, in the order they did; a game read back from
+    /// text or a saved game lists them row by row, since those keep no order.
     pub fn exploded(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.exploded
             .iter()

@@ -84,7 +84,9 @@ pub fn try_update_board(board: &mut Vec<Vec<char>>, click: [usize; 2]) -> Result
 
 /// Reads a LeetCode board into a game: mines at `M` and `X`, revealed cells at `B` and the
 /// digits (each checked against the mines), exploded mines at `X`. An `X` makes the game
-/// lost.
+/// lost. A board no game reaches is `Inconsistent`: two `X` (only a chord sets off several
+/// mines, and a chord needs flags, which the format does not have), or an `X` with no `E`
+/// left (no move explodes a mine once every safe cell is open).
 pub fn from_chars(board: &[Vec<char>]) -> Result<Game, Error> {
     import(board, true)
 }
