@@ -257,6 +257,41 @@ pub enum Error {
         /// The length the header implies, in bytes.
         len: usize,
     },
+    /// A saved game's header declares a count the planes that follow disagree with.
+    #[error("the header declares {declared} {what} but the planes hold {found}")]
+    CountMismatch {
+        /// What was counted: "revealed cells" or "flags".
+        what: &'static str,
+        /// The count in the header.
+        declared: usize,
+        /// The count in the planes.
+        found: usize,
+    },
+    /// A saved game's header declares more of something than its own size allows: more
+    /// mines, revealed cells or flags than cells, or more exploded mines than mines.
+    #[error("the header declares {count} {what}, more than the {max} it allows")]
+    CountTooLarge {
+        /// What was counted: "mines", "revealed cells", "flags" or "exploded mines".
+        what: &'static str,
+        /// The count in the header.
+        count: u64,
+        /// The most the header allows.
+        max: usize,
+    },
+    /// A saved game whose status byte is none of the defined values.
+    #[error("status byte {found} is not 0 (playing), 1 (won) or 2 (lost)")]
+    BadStatus {
+        /// The status byte found.
+        found: u8,
+    },
+    /// A saved game whose header padding is not zero.
+    #[error("header byte {offset} is {found:#04x} where the format has a zero padding byte")]
+    HeaderPadding {
+        /// The byte's offset in the file.
+        offset: usize,
+        /// The byte found.
+        found: u8,
+    },
     /// A saved game whose exploded cells are not listed in increasing order, or list a cell
     /// twice.
     #[error(

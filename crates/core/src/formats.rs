@@ -15,7 +15,10 @@
 //!   | `X` | exploded mine |
 //!
 //!   `Game: FromStr + Display` round-trip exactly; reading checks that every number agrees
-//!   with the mines and that the status in the header is the one the cells imply. A deferred
+//!   with the mines, that the state is one play can reach (the rules of the
+//!   [saved-game format](crate::saved): for example two `X` need a revealed cell next to
+//!   both with as many flags around it as its number, as the chord that set them off left
+//!   it), and that the status in the header is the one the cells imply. A deferred
 //!   game has no board yet and is written as its header alone (`... deferred`), which does
 //!   not read back.
 //! - **MBF**, the board format of Minesweeper X and Arbiter: a `u8` width, a `u8` height, a

@@ -581,6 +581,11 @@ impl Game {
         row_view(self.board.geometry(), &self.flagged, row)
     }
 
+    /// The words of the revealed and flagged planes, for the saved-game writer.
+    pub(crate) fn view_words(&self) -> (&[u64], &[u64]) {
+        (self.revealed.words(), self.flagged.words())
+    }
+
     /// Heap bytes held by the game's own planes and scratch stacks (the board not counted).
     pub fn heap_bytes(&self) -> usize {
         2 * self.board.geometry().plane_bytes()

@@ -54,6 +54,7 @@ mod geometry;
 pub mod leetcode;
 mod place;
 mod plane;
+pub mod saved;
 pub mod stats;
 
 pub use board::{Board, ZeroJob};
