@@ -18,7 +18,8 @@
 //! A file is therefore `52 + rows * ceil(cols / 8)` bytes long. The magic follows PNG's: the
 //! high first byte catches a 7-bit channel, and the CR LF, `^Z`, LF sequence catches
 //! line-ending conversion in either direction and stops a DOS `type`. The format is
-//! versioned: a reader refuses any version but its own.
+//! versioned: a reader refuses any version but its own. With the `serde` feature, a `Board`
+//! serializes as these bytes (with no seed) and deserializes through [`Board::from_binary`].
 //!
 //! Reading checks everything, in this order, and never panics on any input: the magic, the
 //! version, the flags, a seed without its flag, the size (`EmptyBoard`, `TooLarge`), the

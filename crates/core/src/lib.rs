@@ -39,6 +39,12 @@
 //! assert_eq!(step.status, Status::Playing);
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! Boards and games have text forms ([`formats`]), a binary board format ([`binary`]) and a
+//! binary saved-game format ([`saved`]); each reader checks everything, so what it reads is
+//! a board or a game the engine could hold. With the `serde` feature, `Board` and `Game`
+//! implement `Serialize` and `Deserialize` as the bytes of their binary formats, which carry
+//! their version, and deserializing runs the same checked readers.
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -55,6 +61,8 @@ pub mod leetcode;
 mod place;
 mod plane;
 pub mod saved;
+#[cfg(feature = "serde")]
+mod serde_impls;
 pub mod stats;
 
 pub use board::{Board, ZeroJob};

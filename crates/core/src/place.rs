@@ -79,6 +79,12 @@ impl FirstClick {
 
 /// The rectangle of cells a placer must keep free of mines (empty for
 /// [`FirstClick::Unprotected`]).
+///
+/// A zone is what [`FirstClick::zone`] makes, or the empty default: no cell, or 1 to 3 rows
+/// by 1 to 3 columns. With the `serde` feature it serializes as its row and column ranges
+/// (`{"rows":{"start":4,"end":7},"cols":{"start":0,"end":2}}` in JSON), and deserializing
+/// refuses any other shape, so a zone read from outside is never larger than a first click
+/// keeps clear.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Zone {
     rows: std::ops::Range<usize>,
@@ -265,6 +271,45 @@ fn below(rng: &mut Pcg64, n: u64) -> u64 {
         if (m as u64) >= threshold {
             return (m >> 64) as u64;
         }
+    }
+}
+
+/// A zone as serde sees it: its row and column ranges.
+#[cfg(feature = "serde")]
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(rename = "Zone")]
+struct ZoneFields {
+    rows: std::ops::Range<usize>,
+    cols: std::ops::Range<usize>,
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Zone {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ZoneFields {
+            rows: self.rows(),
+            cols: self.cols(),
+        }
+        .serialize(serializer)
+    }
+}
+
+/// Refuses a zone no first click makes: it is either empty (`0..0` by `0..0`) or 1 to 3 rows
+/// by 1 to 3 columns.
+#[cfg(feature = "serde")]
+impl<'de> serde::Deserialize<'de> for Zone {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Zone, D::Error> {
+        let ZoneFields { rows, cols } = ZoneFields::deserialize(deserializer)?;
+        let spans = |range: &std::ops::Range<usize>| (1..=3).contains(&range.len());
+        let empty = rows == (0..0) && cols == (0..0);
+        let first_click = spans(&rows) && spans(&cols);
+        if !(empty || first_click) {
+            return Err(serde::de::Error::custom(format!(
+                "rows {rows:?} by columns {cols:?} is not a zone a first click keeps clear: \
+                 that is empty (0..0 by 0..0) or 1 to 3 rows by 1 to 3 columns"
+            )));
+        }
+        Ok(Zone { rows, cols })
     }
 }
 

@@ -25,7 +25,8 @@
 //! A file is therefore `84 + 3 * rows * ceil(cols / 8) + 16 * exploded` bytes long. The
 //! format is versioned: a reader refuses any version but its own ([`VERSION`]), so a later
 //! layout can never be misread as this one. Which fill a game uses is not saved; a game
-//! reads back with the default one.
+//! reads back with the default one. With the `serde` feature, a `Game` serializes as these
+//! bytes (with no seed) and deserializes through [`Game::from_saved`].
 //!
 //! Reading checks everything, in this order, and never panics on any input:
 //!

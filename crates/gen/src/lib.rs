@@ -91,7 +91,26 @@ pub enum Error {
 }
 
 /// What to generate. `keep_clear` is the first-click zone (none by default).
+///
+/// With the `serde` feature a config serializes as its fields. Deserializing checks their
+/// types (and that the zone has a shape a first click makes) and nothing more: sizes and
+/// counts are checked by [`generate`], as for a config built in code.
+///
+/// ```
+/// # #[cfg(feature = "serde")] {
+/// use bitmines_gen::{Config, generate};
+///
+/// let json = r#"{"rows":9,"cols":9,"mines":10,"seed":1,"keep_clear":{"rows":{"start":0,"end":2},"cols":{"start":0,"end":2}}}"#;
+/// let config: Config = serde_json::from_str(json).unwrap();
+/// assert_eq!(serde_json::to_string(&config).unwrap(), json);
+/// assert!(!generate(&config).unwrap().is_mine(0, 0).unwrap());
+///
+/// let too_many: Config = serde_json::from_str(&json.replace("10", "81")).unwrap();
+/// assert!(generate(&too_many).is_err()); // checked by generate, not on reading
+/// # }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
 pub struct Config {
     /// Rows of the board.
