@@ -1,6 +1,7 @@
 //! One `Arc<Board>` shared by many games on many threads: each game ends exactly as it does
 //! when the games are played one by one.
 
+#[allow(dead_code)]
 mod support;
 
 use std::sync::Arc;
@@ -22,7 +23,7 @@ struct Ending {
 
 /// Plays game `index` on `board` to its end with seeded random reveals, flags and chords.
 fn play(board: &Arc<Board>, index: u64) -> Ending {
-    let fill = if index % 2 == 0 {
+    let fill = if index.is_multiple_of(2) {
         Fill::Words
     } else {
         Fill::Scalar
@@ -37,7 +38,7 @@ fn play(board: &Arc<Board>, index: u64) -> Ending {
         calls += 1;
         // A third of the games play carelessly (blind reveals, flags anywhere) and may
         // lose; the others only reveal safe cells and flag mines, so their chords are safe.
-        let careless = index % 3 == 0;
+        let careless = index.is_multiple_of(3);
         match rng.below(10) {
             0..=6 if careless || !mine => drop(game.reveal(r, c).expect("playing")),
             7 | 8 if careless || mine => drop(game.toggle_flag(r, c).expect("playing")),

@@ -1,6 +1,7 @@
 //! Hostile input: every public entry point of `bitmines-core` and `bitmines-gen` answers with
 //! a value or a typed error, never a panic or an allocation it cannot make.
 
+#[allow(dead_code)]
 mod support;
 
 use std::sync::Arc;
