@@ -46,6 +46,18 @@
 //! implement `Serialize` and `Deserialize` as the bytes of their binary formats, which carry
 //! their version, and deserializing runs the same checked readers.
 
+// No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
+// indexing. Modules whose hot loops index planes by word allow indexing, saying why.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct CrateReadme;

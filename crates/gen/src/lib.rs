@@ -31,6 +31,18 @@
 //! count is exact. Above half the free cells, the holes are placed instead. Finally the zero
 //! plane is built in parallel row ranges.
 
+// No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
+// indexing. Modules whose hot loops index planes by word allow indexing, saying why.
+#![cfg_attr(
+    not(test),
+    warn(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
