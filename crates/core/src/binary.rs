@@ -113,7 +113,7 @@ pub struct Header {
 /// # Ok::<(), bitmines_core::Error>(())
 /// ```
 pub fn read_header<R: Read>(mut input: R) -> Result<Header, Error> {
-    parse_header(&read_prefix(&mut input)?, &BOARD).map(|(header, _)| header)
+    parse_header(&read_prefix(&mut input, &BOARD)?, &BOARD).map(|(header, _)| header)
 }
 
 impl Board {
@@ -187,7 +187,7 @@ impl Board {
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
     pub fn read_binary<R: Read>(mut input: R) -> Result<(Board, Header), Error> {
-        let head = read_prefix(&mut input)?;
+        let head = read_prefix(&mut input, &BOARD)?;
         let (header, geometry) = parse_header(&head, &BOARD)?;
         let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
         let mut source = Source::new(input, &[head.as_flattened()], len);
@@ -223,7 +223,7 @@ impl Board {
     pub fn from_binary(bytes: &[u8]) -> Result<(Board, Header), Error> {
         if bytes.len() >= HEADER_LEN {
             let mut input = bytes;
-            let (_, geometry) = parse_header(&read_prefix(&mut input)?, &BOARD)?;
+            let (_, geometry) = parse_header(&read_prefix(&mut input, &BOARD)?, &BOARD)?;
             let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
             if bytes.len() < len {
                 return Err(Error::Truncated {
@@ -328,16 +328,27 @@ pub(crate) fn encode_plane<E>(
 pub(crate) type Prefix = [[u8; 8]; 6];
 
 /// Reads a header prefix, or fails with `Truncated` if the input ends first.
-fn read_prefix(input: &mut impl Read) -> Result<Prefix, Error> {
+fn read_prefix(input: &mut impl Read, format: &Format) -> Result<Prefix, Error> {
     let mut head = [[0; 8]; 6];
     let found = fill(input, head.as_flattened_mut())?;
     if found < HEADER_LEN {
-        return Err(Error::Truncated {
-            needed: HEADER_LEN,
-            found,
-        });
+        return Err(short_header(head[0], found, HEADER_LEN, format));
     }
     Ok(head)
+}
+
+/// The error for a header cut short after `found` bytes: `BadMagic` when the eight bytes
+/// that did arrive already name another format (a short file of some other kind), else
+/// `Truncated`.
+pub(crate) fn short_header(magic: [u8; 8], found: usize, needed: usize, format: &Format) -> Error {
+    if found >= magic.len() && magic != format.magic {
+        return Error::BadMagic {
+            format: format.name,
+            expected: format.magic,
+            found: magic,
+        };
+    }
+    Error::Truncated { needed, found }
 }
 
 /// The 48-byte header prefix of `format` for a board with `mines` mines and an optional seed.

@@ -84,7 +84,7 @@ use std::sync::Arc;
 
 use crate::binary::{
     self, CRC_LEN, Format, Prefix, Source, encode_plane, fill, header_bytes, parse_header,
-    read_payload, too_large, write_pieces,
+    read_payload, short_header, too_large, write_pieces,
 };
 use crate::game::View;
 use crate::plane::Plane;
@@ -164,10 +164,7 @@ fn read_head(input: &mut impl Read) -> Result<Head, Error> {
     let mut words = [[0; 8]; HEADER_LEN / 8];
     let found = fill(input, words.as_flattened_mut())?;
     if found < HEADER_LEN {
-        return Err(Error::Truncated {
-            needed: HEADER_LEN,
-            found,
-        });
+        return Err(short_header(words[0], found, HEADER_LEN, &SAVED));
     }
     let [m, v, r, c, n, s, status, revealed, flags, exploded] = words;
     Ok(Head {
