@@ -1,16 +1,17 @@
 //! Board and game files: reading any supported format, and writing atomically.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
-use bitmines_core::{Board, Game, binary};
+use bitmines_core::{Board, Game, binary, saved};
 
 /// The file formats `bitmines` reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Format {
-    /// The compact binary format: header, packed mine plane, checksum.
+    /// The compact binary format: header, packed mine plane, checksum; or a game saved by
+    /// `stress --save` (the same layout with the view's planes added).
     Bin,
     /// Minesweeper Board Format: width, height, mine count, then each mine's x and y.
     Mbf,
@@ -65,30 +66,39 @@ pub(crate) fn declared_size(
     if format != Format::Bin {
         return Ok(None);
     }
-    let header = binary::read_header(&mut input)
-        .with_context(|| format!("{} is not a valid bin file", path.display()))?;
+    let invalid = || format!("{} is not a valid bin file", path.display());
+    if input.fill_buf()?.starts_with(&saved::MAGIC) {
+        let header = saved::read_header(&mut input).with_context(invalid)?;
+        return Ok(Some((header.rows, header.cols)));
+    }
+    let header = binary::read_header(&mut input).with_context(invalid)?;
     Ok(Some((header.rows, header.cols)))
 }
 
 /// Guesses the format from the first bytes of `input`, which stay unread.
 fn sniff(input: &mut BufReader<File>) -> io::Result<Format> {
-    use std::io::BufRead;
     let head = input.fill_buf()?;
-    Ok(if head.starts_with(&binary::MAGIC) {
-        Format::Bin
-    } else if !head.is_empty()
-        && head
-            .iter()
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-    {
-        Format::Txt
-    } else {
-        Format::Mbf
-    })
+    Ok(
+        if head.starts_with(&binary::MAGIC) || head.starts_with(&saved::MAGIC) {
+            Format::Bin
+        } else if !head.is_empty()
+            && head
+                .iter()
+                .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+        {
+            Format::Txt
+        } else {
+            Format::Mbf
+        },
+    )
 }
 
 /// Reads the whole of `input` as `format`.
-fn load(input: &mut impl Read, format: Format) -> anyhow::Result<Loaded> {
+fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
+    if format == Format::Bin && input.fill_buf()?.starts_with(&saved::MAGIC) {
+        let (game, _) = Game::read_saved(input)?;
+        return Ok(Loaded::Game(game));
+    }
     if format == Format::Bin {
         let (board, header) = Board::read_binary(input)?;
         return Ok(Loaded::Board(board, header.seed));

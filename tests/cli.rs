@@ -479,3 +479,156 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(output.status.code(), Some(0), "{err}");
 }
+
+#[test]
+fn an_interrupted_run_saves_and_resumes_to_a_win() {
+    let dir = folder("resume");
+    let save = path(&dir, "game.bmg");
+    let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args([
+            "stress", "--json", "--rows", "6000", "--cols", "6000", "--save", &save,
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("bitmines starts");
+    std::thread::sleep(Duration::from_millis(1500));
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let output = child.wait_with_output().expect("bitmines ends");
+    assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
+    let first: Value = serde_json::from_str(&stdout(&output)).expect("a JSON report");
+    assert_eq!(first["end"], "interrupted");
+    assert_eq!(first["saved"], save.as_str());
+    let (game, header) = bitmines_core::Game::from_saved(&fs::read(&save).expect("saved"))
+        .expect("a valid saved game");
+    assert_eq!(game.revealed_count() as u64, u(&first["play"]["revealed"]));
+    assert_eq!(header.seed, Some(2026));
+
+    let second = stress_json(&["--resume", &save, "--save", &save]);
+    assert_eq!(second["end"], "won");
+    assert_eq!(second["resumed_from"], save.as_str());
+    assert_eq!(second["board"]["first_click"], Value::Null);
+    assert_eq!(second["checks"]["revealed_once"], true);
+    assert_eq!(
+        u(&second["calls"]["opened"]),
+        u(&second["play"]["safe_cells"]) - u(&first["play"]["revealed"])
+    );
+    let (game, _) = bitmines_core::Game::from_saved(&fs::read(&save).expect("saved"))
+        .expect("a valid saved game");
+    assert_eq!(game.status(), bitmines_core::Status::Won);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_small_resumed_game_is_checked_against_the_scalar_fill() {
+    let dir = folder("resume-check");
+    let save = path(&dir, "game.bmg");
+    // The blind player loses, and a lost game resumes as lost at once.
+    let lost = stress_json(&[
+        "--rows", "50", "--cols", "60", "--player", "blind", "--save", &save,
+    ]);
+    assert_eq!(lost["end"], "lost");
+    let again = stress_json(&["--resume", &save, "--check"]);
+    assert_eq!(again["end"], "lost");
+    assert_eq!(u(&again["calls"]["reveal"]), 0);
+    assert_eq!(again["checks"]["scalar"], "agrees");
+    assert_eq!(
+        again["checks"]["naive"], "skipped",
+        "the naive twin starts from a board"
+    );
+    let shown = bitmines(&["show", &save]);
+    assert_eq!(shown.status.code(), Some(0), "{}", stderr(&shown));
+    assert!(stdout(&shown).starts_with("bitmines game 50x60 lost\n"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn resume_refuses_bad_files_and_board_options() {
+    let dir = folder("resume-bad");
+    let save = path(&dir, "game.bmg");
+    stress_json(&["--rows", "20", "--cols", "30", "--save", &save]);
+    assert_fails(
+        &["stress", "--resume", &save, "--rows", "5"],
+        "cannot be used with",
+    );
+    assert_fails(
+        &["stress", "--resume", &save, "--seed", "5"],
+        "cannot be used with",
+    );
+    assert_fails(&["stress", "--save-every", "10"], "--save");
+    assert_fails(&["stress", "--save", &save, "--save-every", "0"], "0");
+    assert_fails(
+        &["stress", "--resume", &path(&dir, "missing.bmg")],
+        "missing.bmg",
+    );
+    let mut bytes = fs::read(&save).expect("saved");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    let broken = path(&dir, "broken.bmg");
+    fs::write(&broken, &bytes).expect("write");
+    assert_fails(&["stress", "--resume", &broken], "CRC-32 mismatch");
+    let board = path(&dir, "board.bin");
+    let output = bitmines(&[
+        "gen", "--rows", "5", "--cols", "5", "--mines", "3", "--seed", "1", "-o", &board,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_fails(&["stress", "--resume", &board], "not a bitmines saved game");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A run killed outright (no chance to clean up) while it saves checkpoints leaves the save
+/// file either as it was before or as one whole checkpoint, never a part of one.
+#[cfg(unix)]
+#[test]
+fn killing_a_run_mid_save_leaves_the_previous_file_whole() {
+    let dir = folder("kill");
+    let save = path(&dir, "game.bmg");
+    stress_json(&[
+        "--rows", "300", "--cols", "300", "--seed", "4", "--save", &save,
+    ]);
+    let mut previous = fs::read(&save).expect("the first save");
+    for delay in [400, 900, 1400] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+            .args([
+                "stress",
+                "--rows",
+                "4000",
+                "--cols",
+                "4000",
+                "--save",
+                &save,
+                "--save-every",
+                "500",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("bitmines starts");
+        std::thread::sleep(Duration::from_millis(delay));
+        child.kill().expect("killed");
+        child.wait().expect("reaped");
+        let now = fs::read(&save).expect("the save file is still there");
+        let (game, header) =
+            bitmines_core::Game::from_saved(&now).expect("a whole, valid saved game");
+        assert_eq!(game.validate(), Ok(()));
+        assert!(
+            now == previous || (header.rows, header.cols) == (4000, 4000),
+            "after {delay} ms the file is neither the previous save nor a checkpoint"
+        );
+        previous = now;
+    }
+    // The next save removes what the killed writers left behind.
+    stress_json(&["--rows", "30", "--cols", "30", "--save", &save]);
+    let names: Vec<_> = fs::read_dir(&dir)
+        .expect("list")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    assert_eq!(names, ["game.bmg"], "stale temporary files remain");
+    let _ = fs::remove_dir_all(&dir);
+}

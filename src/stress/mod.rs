@@ -5,18 +5,20 @@ mod report;
 mod walk;
 
 use std::fmt;
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufReader, IsTerminal};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use anyhow::bail;
-use bitmines_core::{Board, Game, Geometry, Stats, Status};
+use anyhow::{Context, bail};
+use bitmines_core::{Board, Game, Geometry, Stats, Status, saved};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
+use crate::files::write_atomic;
 use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss};
 pub(crate) use play::PlayerKind;
@@ -76,6 +78,31 @@ pub(crate) struct Args {
     /// stop at the first disagreement.
     #[arg(long)]
     check: bool,
+    /// Save the game to FILE when the run ends, interrupted or not (replaced atomically).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Also save a checkpoint to the --save file every this many calls.
+    #[arg(long, value_name = "CALLS", requires = "save", value_parser = clap::value_parser!(u64).range(1..))]
+    save_every: Option<u64>,
+    /// Continue a game saved with --save (its board, view and seed) instead of generating one.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols", "mines", "density", "seed", "first_click", "keep_clear"])]
+    resume: Option<PathBuf>,
+}
+
+/// The game a run plays and where it came from.
+struct Start {
+    /// The game, fresh or resumed.
+    game: Game,
+    /// The seed of the player's order and choices.
+    seed: u64,
+    /// The first click, for a fresh game.
+    first_click: Option<CellArg>,
+    /// What generation kept clear, for a generated board.
+    keep_clear: Option<KeepClear>,
+    /// Seconds spent generating the board, or reading the saved game.
+    seconds: f64,
+    /// The saved game it resumes, if any.
+    resumed_from: Option<String>,
 }
 
 /// Set by Ctrl-C; the play loop stops at its next tick.
@@ -84,65 +111,59 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Runs a stress run and prints its report. Exit code 0 when every check passed, 1 when one
 /// failed, 130 when interrupted.
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    let first_click = args.first_click.unwrap_or(CellArg {
-        row: args.rows / 2,
-        col: args.cols / 2,
-    });
-    let spec = BoardSpec {
-        rows: args.rows,
-        cols: args.cols,
-        mines: args.mines,
-        density: args.density,
-        seed: args.seed,
-        first_click: Some((first_click, args.keep_clear)),
-    };
-    let config = spec.config()?;
     if args.png_size == 0 {
         bail!("--png-size must be at least 1 pixel");
     }
-    let geometry = Geometry::new(args.rows, args.cols)?;
-    let cells = geometry.cells() as u64;
-    let naive = args.check && cells <= NAIVE_MAX_CELLS;
-    check_memory(&geometry, args.check, naive)?;
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
-    // A second Ctrl-C (or one before the handler is set) ends the process at once.
+    let start = match &args.resume {
+        Some(path) => resume(path, args.check)?,
+        None => generate(args, &pool)?,
+    };
+    // A second Ctrl-C ends the process at once.
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
             std::process::exit(130);
         }
     });
-
+    let Start {
+        game,
+        seed,
+        first_click,
+        keep_clear,
+        seconds,
+        resumed_from,
+    } = start;
+    let board = Arc::clone(
+        game.board()
+            .ok_or_else(|| anyhow::anyhow!("the game has no board"))?,
+    );
+    let cells = board.geometry().cells() as u64;
+    let naive = args.check && cells <= NAIVE_MAX_CELLS;
+    let mut table = Table::new(game, args.check, naive);
+    let progress = progress_bar(board.safe_count() as u64, table.revealed_at_start);
+    let mut outputs = Outputs::default();
     let started = Instant::now();
-    let board = pool.install(|| bitmines_gen::generate(&config))?;
-    let generation_seconds = started.elapsed().as_secs_f64();
-    let board = Arc::new(board);
-
-    let mut table = Table::new(Arc::clone(&board), args.check, naive)?;
-    let progress = progress_bar(board.safe_count() as u64);
-    let mut picture_written = None;
-    let mut failure = None;
-    let started = Instant::now();
-    let visited = play(
+    let played = play(
         &mut table,
         &board,
         args,
-        first_click,
+        (seed, first_click),
         &progress,
-        &mut picture_written,
-    )
-    .unwrap_or_else(|(visited, error)| {
-        failure = Some(error);
-        visited
-    });
+        &mut outputs,
+    );
     let play_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-
+    let (visited, mut failure) = match played {
+        Ok(visited) => (visited, None),
+        Err(Stop::Disagreement(visited, failure)) => (visited, Some(failure)),
+        Err(Stop::Io(error)) => return Err(error),
+    };
     if failure.is_none() && args.check {
         failure = table.compare_all().err();
     }
-    if let (Some(path), None) = (&args.png, &picture_written) {
+    if let (Some(path), None) = (&args.png, &outputs.picture) {
         if let Some(after) = args.png_after {
             eprintln!(
                 "bitmines: the game ended after {} calls, before --png-after {after}; picturing its final state",
@@ -150,7 +171,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             );
         }
         picture::write_game(path, &table.game, args.png_size)?;
-        picture_written = Some(path.display().to_string());
+        outputs.picture = Some(path.display().to_string());
+    }
+    if let Some(path) = &args.save {
+        save(path, &table.game, seed)?;
     }
     let stats = match interrupted {
         true => None,
@@ -186,15 +210,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             cells,
             mines: board.mine_count(),
             density: board.mine_count() as f64 / cells as f64,
-            seed: args.seed,
-            first_click: [first_click.row, first_click.col],
-            keep_clear: args.keep_clear,
+            seed,
+            first_click: first_click.map(|cell| [cell.row, cell.col]),
+            keep_clear,
         },
+        resumed_from,
         threads,
         player: args.player,
         generation: Generation {
-            seconds: generation_seconds,
-            ns_per_cell: Report::ns_per_cell(generation_seconds, cells),
+            seconds,
+            ns_per_cell: Report::ns_per_cell(seconds, cells),
         },
         calls,
         play: Play {
@@ -213,7 +238,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             engine_bytes_per_cell: engine_bytes as f64 / cells as f64,
         },
         checks,
-        png: picture_written,
+        png: outputs.picture,
+        saved: args.save.as_ref().map(|path| path.display().to_string()),
+        checkpoints: outputs.checkpoints,
     };
     if args.json {
         emit(format!("{}\n", serde_json::to_string(&report)?))?;
@@ -230,43 +257,139 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     })
 }
 
-/// Plays the game: the first click, then every cell in walk order until the game ends.
-/// Returns the walk steps taken, or those and the first disagreement between engines.
+/// Generates the board the options describe, timed, on `pool`.
+fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
+    let first_click = args.first_click.unwrap_or(CellArg {
+        row: args.rows / 2,
+        col: args.cols / 2,
+    });
+    let spec = BoardSpec {
+        rows: args.rows,
+        cols: args.cols,
+        mines: args.mines,
+        density: args.density,
+        seed: args.seed,
+        first_click: Some((first_click, args.keep_clear)),
+    };
+    let config = spec.config()?;
+    let geometry = Geometry::new(args.rows, args.cols)?;
+    check_memory(&geometry, args.check)?;
+    let started = Instant::now();
+    let board = pool.install(|| bitmines_gen::generate(&config))?;
+    Ok(Start {
+        seconds: started.elapsed().as_secs_f64(),
+        game: Game::try_new(board)?,
+        seed: args.seed,
+        first_click: Some(first_click),
+        keep_clear: Some(args.keep_clear),
+        resumed_from: None,
+    })
+}
+
+/// Reads a game saved by `--save`, timed, after checking from its header that it fits in
+/// memory.
+fn resume(path: &Path, check: bool) -> anyhow::Result<Start> {
+    let context = || format!("cannot resume from {}", path.display());
+    let header = saved::read_header(BufReader::new(File::open(path).with_context(context)?))
+        .with_context(context)?;
+    check_memory(&Geometry::new(header.rows, header.cols)?, check)?;
+    let started = Instant::now();
+    let file = File::open(path).with_context(context)?;
+    let (game, header) =
+        Game::read_saved(BufReader::with_capacity(1 << 20, file)).with_context(context)?;
+    let seed = header.seed.ok_or_else(|| {
+        anyhow::anyhow!(
+            "{} records no seed to resume the player with",
+            path.display()
+        )
+    })?;
+    Ok(Start {
+        seconds: started.elapsed().as_secs_f64(),
+        first_click: (game.revealed_count() == 0).then(|| CellArg {
+            row: game.rows() / 2,
+            col: game.cols() / 2,
+        }),
+        game,
+        seed,
+        keep_clear: None,
+        resumed_from: Some(path.display().to_string()),
+    })
+}
+
+/// Saves `game` to `path` atomically, with the player's seed.
+fn save(path: &Path, game: &Game, seed: u64) -> anyhow::Result<()> {
+    write_atomic(path, |out| Ok(game.write_saved(Some(seed), out)?))
+        .with_context(|| format!("cannot save the game to {}", path.display()))
+}
+
+/// Files a run wrote while playing.
+#[derive(Default)]
+struct Outputs {
+    /// The picture, once written.
+    picture: Option<String>,
+    /// Checkpoints saved by `--save-every`.
+    checkpoints: u64,
+}
+
+/// Why play stopped early.
+enum Stop {
+    /// The engines disagreed after this many walk steps.
+    Disagreement(u64, String),
+    /// A picture or a checkpoint could not be written.
+    Io(anyhow::Error),
+}
+
+/// Plays the game: the first click of a fresh game, then every cell in walk order until the
+/// game ends. Returns the walk steps taken.
 fn play(
     table: &mut Table,
     board: &Board,
     args: &Args,
-    first_click: CellArg,
+    (seed, first_click): (u64, Option<CellArg>),
     progress: &ProgressBar,
-    picture_written: &mut Option<String>,
-) -> Result<u64, (u64, String)> {
-    let player = Player::new(args.player, args.seed);
+    outputs: &mut Outputs,
+) -> Result<u64, Stop> {
+    let player = Player::new(args.player, seed);
     let mut acts = Vec::with_capacity(16);
+    let mut last_checkpoint = 0;
     let mut step = |table: &mut Table, (row, col): (usize, usize)| {
         acts.clear();
         player
             .plan(&table.game, board, (row, col), &mut acts)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| Stop::Io(e.context("the player failed")))?;
         for &act in &acts {
-            table.apply(act)?;
+            table
+                .apply(act)
+                .map_err(|failure| Stop::Disagreement(0, failure))?;
+            let calls = table.calls.total();
             if let (Some(after), Some(path)) = (args.png_after, &args.png)
-                && table.calls.total() == after
-                && picture_written.is_none()
+                && calls == after
+                && outputs.picture.is_none()
             {
-                picture::write_game(path, &table.game, args.png_size)
-                    .map_err(|e| format!("{e:#}"))?;
-                *picture_written = Some(path.display().to_string());
+                picture::write_game(path, &table.game, args.png_size).map_err(Stop::Io)?;
+                outputs.picture = Some(path.display().to_string());
+            }
+            if let (Some(every), Some(path)) = (args.save_every, &args.save)
+                && calls >= last_checkpoint + every
+            {
+                save(path, &table.game, seed).map_err(Stop::Io)?;
+                last_checkpoint = calls;
+                outputs.checkpoints += 1;
             }
             if table.game.status() != Status::Playing {
                 break;
             }
         }
-        Ok::<(), String>(())
+        Ok::<(), Stop>(())
     };
-    step(table, (first_click.row, first_click.col)).map_err(|e| (0, e))?;
-    let mut failure = None;
+    if let Some(cell) = first_click
+        && table.game.status() == Status::Playing
+    {
+        step(table, (cell.row, cell.col))?;
+    }
+    let mut stop = None;
     let mut visited = 0;
-    TileWalk::new(board.rows(), board.cols(), args.seed).run(|row, col| {
+    TileWalk::new(board.rows(), board.cols(), seed).run(|row, col| {
         if table.game.status() != Status::Playing {
             return false;
         }
@@ -280,13 +403,14 @@ fn play(
         match step(table, (row, col)) {
             Ok(()) => true,
             Err(error) => {
-                failure = Some(error);
+                stop = Some(error);
                 false
             }
         }
     });
-    match failure {
-        Some(error) => Err((visited, error)),
+    match stop {
+        Some(Stop::Disagreement(_, failure)) => Err(Stop::Disagreement(visited, failure)),
+        Some(stop) => Err(stop),
         None => Ok(visited),
     }
 }
@@ -298,7 +422,7 @@ fn checks(table: &Table, failure: Option<&str>) -> Checks {
         Ok(()) => "ok".to_owned(),
         Err(error) => error.to_string(),
     };
-    let revealed = game.revealed_count() as u64;
+    let opened = game.revealed_count() as u64 - table.revealed_at_start;
     let all_safe = game.status() != Status::Won || game.revealed_count() == safe_count(game);
     let (scalar, naive) = table.twins();
     let twin = |checked: bool| match (checked, failure) {
@@ -309,7 +433,7 @@ fn checks(table: &Table, failure: Option<&str>) -> Checks {
     Checks {
         validate,
         status: game.status().to_string(),
-        revealed_once: table.calls.opened == revealed && all_safe,
+        revealed_once: table.calls.opened == opened && all_safe,
         scalar: twin(scalar),
         naive: twin(naive),
     }
@@ -321,7 +445,7 @@ fn safe_count(game: &Game) -> usize {
 }
 
 /// Fails before allocating if the run needs more memory than the system has available.
-fn check_memory(geometry: &Geometry, check: bool, naive: bool) -> anyhow::Result<()> {
+fn check_memory(geometry: &Geometry, check: bool) -> anyhow::Result<()> {
     let plane = geometry.plane_bytes() as u64;
     let cells = geometry.cells() as u64;
     let rows = geometry.rows() as u64;
@@ -331,7 +455,7 @@ fn check_memory(geometry: &Geometry, check: bool, naive: bool) -> anyhow::Result
         // The scalar game's planes, and its cell stack in the worst case.
         need += plane * 3 + rows * 32 + cells * 8;
     }
-    if naive {
+    if check && cells <= NAIVE_MAX_CELLS {
         // Two grids of one byte per cell and a flood queue of two indices per cell.
         need += cells * 18;
     }
@@ -342,7 +466,7 @@ fn check_memory(geometry: &Geometry, check: bool, naive: bool) -> anyhow::Result
 }
 
 /// A progress bar on standard error when it is a terminal; hidden otherwise.
-fn progress_bar(safe_cells: u64) -> ProgressBar {
+fn progress_bar(safe_cells: u64, revealed: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
@@ -360,6 +484,8 @@ fn progress_bar(safe_cells: u64) -> ProgressBar {
     if let Ok(style) = style {
         bar.set_style(style);
     }
+    bar.set_position(revealed);
+    bar.reset_eta();
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }

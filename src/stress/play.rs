@@ -1,7 +1,5 @@
 //! The stress players and the table that applies their moves to one or more engines.
 
-use std::sync::Arc;
-
 use bitmines_core::{Board, Cell, Fill, Game};
 use serde::Serialize;
 
@@ -73,22 +71,26 @@ pub(crate) struct Table {
     naive: Option<NaiveGame>,
     /// What has been done so far.
     pub(crate) calls: Calls,
+    /// Cells already revealed when the table was set (a resumed game).
+    pub(crate) revealed_at_start: u64,
 }
 
 impl Table {
-    /// A table on `board`, with the scalar twin if `scalar` and the naive twin if `naive`.
-    pub(crate) fn new(board: Arc<Board>, scalar: bool, naive: bool) -> anyhow::Result<Table> {
-        let naive = naive.then(|| NaiveGame::from_board(&board));
-        let scalar = match scalar {
-            true => Some(Game::try_new(Arc::clone(&board))?.with_fill(Fill::Scalar)),
-            false => None,
-        };
-        Ok(Table {
-            game: Game::try_new(board)?.with_fill(Fill::Words),
+    /// A table playing `game`, with the scalar twin if `scalar` and the naive twin if
+    /// `naive`. The naive twin starts from a board, so it is left out of a game that has
+    /// moves behind it.
+    pub(crate) fn new(game: Game, scalar: bool, naive: bool) -> Table {
+        let fresh = game.revealed_count() == 0 && game.flag_count() == 0;
+        let board = game.board().filter(|_| naive && fresh);
+        let naive = board.map(|board| NaiveGame::from_board(board));
+        let scalar = scalar.then(|| game.clone().with_fill(Fill::Scalar));
+        Table {
+            revealed_at_start: game.revealed_count() as u64,
+            game: game.with_fill(Fill::Words),
             scalar,
             naive,
             calls: Calls::default(),
-        })
+        }
     }
 
     /// Whether any twin is checked.
@@ -275,6 +277,8 @@ impl Player {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     fn table() -> Table {
@@ -286,7 +290,7 @@ mod tests {
 "
         .parse()
         .expect("a board");
-        Table::new(Arc::new(board), true, true).expect("a table")
+        Table::new(Game::new(board), true, true)
     }
 
     #[test]
@@ -352,7 +356,7 @@ mod tests {
         let board =
             bitmines_gen::generate(&bitmines_gen::Config::new(80, 90, 1200, 3)).expect("a board");
         let board = Arc::new(board);
-        let mut table = Table::new(Arc::clone(&board), true, true).expect("a table");
+        let mut table = Table::new(Game::new(Arc::clone(&board)), true, true);
         let player = Player::new(PlayerKind::Truth, 3);
         let mut acts = Vec::new();
         for r in 0..80 {

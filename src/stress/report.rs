@@ -34,6 +34,8 @@ pub(crate) struct Report {
     pub(crate) end: End,
     /// The board that was played.
     pub(crate) board: BoardInfo,
+    /// The saved game this run continued, if any.
+    pub(crate) resumed_from: Option<String>,
     /// Worker threads used for generation.
     pub(crate) threads: usize,
     /// Who played.
@@ -52,6 +54,10 @@ pub(crate) struct Report {
     pub(crate) checks: Checks,
     /// Where the picture was written, if one was asked for.
     pub(crate) png: Option<String>,
+    /// Where the game was saved at the end, if asked.
+    pub(crate) saved: Option<String>,
+    /// Checkpoints saved during play (`--save-every`).
+    pub(crate) checkpoints: u64,
 }
 
 /// The board of a stress run.
@@ -69,13 +75,13 @@ pub(crate) struct BoardInfo {
     pub(crate) density: f64,
     /// The seed of the board and of the player.
     pub(crate) seed: u64,
-    /// The player's first click.
-    pub(crate) first_click: [usize; 2],
-    /// What the generator kept clear around it.
-    pub(crate) keep_clear: KeepClear,
+    /// The player's first click (none for a resumed game that had one already).
+    pub(crate) first_click: Option<[usize; 2]>,
+    /// What the generator kept clear around it (unknown for a resumed game).
+    pub(crate) keep_clear: Option<KeepClear>,
 }
 
-/// Generation time.
+/// Time to generate the board (or to read the saved game).
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Generation {
     /// Wall-clock seconds.
@@ -134,8 +140,8 @@ pub(crate) struct Checks {
     pub(crate) validate: String,
     /// The game's final status.
     pub(crate) status: String,
-    /// The calls opened every revealed cell exactly once (their opened counts add up to the
-    /// revealed count), and, for a won game, every safe cell is revealed.
+    /// The calls opened every cell they revealed exactly once (their opened counts add up to
+    /// the cells revealed during the run), and, for a won game, every safe cell is revealed.
     pub(crate) revealed_once: bool,
     /// The scalar fill: `agrees`, `skipped`, or the first disagreement.
     pub(crate) scalar: String,
@@ -173,6 +179,14 @@ impl Report {
     }
 }
 
+/// The name a value has in the JSON report (`"truth"`, `"opening"`).
+fn name(value: impl Serialize) -> Result<String, fmt::Error> {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => Ok(name),
+        _ => Err(fmt::Error),
+    }
+}
+
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = &self.board;
@@ -190,20 +204,24 @@ impl fmt::Display for Report {
             "board       {} x {} = {} cells, {} mines (density {:.4}), seed {}",
             b.rows, b.cols, b.cells, b.mines, b.density, b.seed
         )?;
+        if let Some([row, col]) = b.first_click {
+            let keep = b.keep_clear.map_or(Ok("?".to_owned()), name)?;
+            writeln!(f, "first click ({row}, {col}), keep clear: {keep}")?;
+        }
+        if let Some(path) = &self.resumed_from {
+            writeln!(f, "resumed     from {path}")?;
+        }
         writeln!(
             f,
-            "first click ({}, {}), keep clear: {}",
-            b.first_click[0],
-            b.first_click[1],
-            serde_json::to_value(b.keep_clear)
-                .map_err(|_| fmt::Error)?
-                .as_str()
-                .unwrap_or("?")
-        )?;
-        writeln!(
-            f,
-            "generation  {:.3} s on {} threads, {:.3} ns/cell",
-            self.generation.seconds, self.threads, self.generation.ns_per_cell
+            "{}  {:.3} s on {} threads, {:.3} ns/cell",
+            if self.resumed_from.is_some() {
+                "reading   "
+            } else {
+                "generation"
+            },
+            self.generation.seconds,
+            self.threads,
+            self.generation.ns_per_cell
         )?;
         writeln!(
             f,
@@ -268,6 +286,13 @@ impl fmt::Display for Report {
         )?;
         if let Some(path) = &self.png {
             writeln!(f, "picture     {path}")?;
+        }
+        if let Some(path) = &self.saved {
+            writeln!(
+                f,
+                "saved       {path} ({} checkpoints during play)",
+                self.checkpoints
+            )?;
         }
         Ok(())
     }
