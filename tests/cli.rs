@@ -493,7 +493,7 @@ fn an_interrupted_run_saves_and_resumes_to_a_win() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("bitmines starts");
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_millis(1000));
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
