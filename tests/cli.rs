@@ -486,7 +486,7 @@ fn an_interrupted_run_saves_and_resumes_to_a_win() {
     let save = path(&dir, "game.bmg");
     let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
         .args([
-            "stress", "--json", "--rows", "2000", "--cols", "2000", "--save", &save,
+            "stress", "--json", "--rows", "3000", "--cols", "3000", "--save", &save,
         ])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
