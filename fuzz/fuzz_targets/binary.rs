@@ -1,0 +1,10 @@
+//! Binary boards: the in-memory and the streaming reader agree on any bytes, and what reads
+//! writes back identically (see `checks/binary.rs`).
+
+#![no_main]
+
+#[allow(dead_code)]
+#[path = "../checks/binary.rs"]
+mod binary;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| binary::check(data));
