@@ -27,6 +27,11 @@ mod generate;
 mod leetcode;
 #[path = "../fuzz/checks/mbf.rs"]
 mod mbf;
+#[path = "../fuzz/checks/saved.rs"]
+mod saved;
+#[cfg(feature = "serde")]
+#[path = "../fuzz/checks/serde.rs"]
+mod serde;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/text.rs"]
 mod text;
@@ -98,4 +103,60 @@ fn binary() {
 #[test]
 fn generate() {
     replay("generate", generate::check_bytes);
+}
+
+#[test]
+fn saved() {
+    replay("saved", saved::check);
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde() {
+    replay("serde", serde::check);
+}
+
+/// The hand-written seeds of `saved` and `serde` are real games and boards, so a reader that
+/// refused everything would fail here rather than pass the round-trip checks vacuously.
+#[test]
+fn saved_seeds_read_as_games() {
+    let games: Vec<_> = inputs("saved")
+        .into_iter()
+        .filter(|(path, _)| {
+            path.file_name()
+                .is_some_and(|name| name.to_string_lossy().starts_with("game"))
+        })
+        .collect();
+    assert!(games.len() >= 5);
+    for (path, bytes) in games {
+        let read = bitmines_core::Game::from_saved(&saved::with_crc(&bytes));
+        assert!(read.is_ok(), "{}: {read:?}", path.display());
+    }
+}
+
+#[cfg(feature = "serde")]
+#[test]
+fn serde_seeds_read_as_games_boards_and_configs() {
+    let read = |name: &str| {
+        let (_, bytes) = inputs("serde")
+            .into_iter()
+            .find(|(path, _)| path.ends_with(name))
+            .unwrap_or_else(|| panic!("no seed {name}"));
+        bytes[1..].to_vec()
+    };
+    let array = |bytes: Vec<u8>| {
+        let numbers: Vec<String> = bytes.iter().map(u8::to_string).collect();
+        format!("[{}]", numbers.join(","))
+    };
+    for name in ["array0", "array1", "array2", "array3", "array4"] {
+        let json = array(read(name));
+        assert!(
+            serde_json::from_str::<bitmines_core::Game>(&json).is_ok(),
+            "{name}"
+        );
+    }
+    let board = array(read("board-array"));
+    assert!(serde_json::from_str::<bitmines_core::Board>(&board).is_ok());
+    assert!(serde_json::from_slice::<bitmines_core::Game>(&read("game-json")).is_ok());
+    assert!(serde_json::from_slice::<bitmines_gen::Config>(&read("config")).is_ok());
 }
