@@ -13,10 +13,8 @@
 use bitmines_core::{Board, Game};
 use bitmines_gen::Config;
 
-// Only its CRC fix-up is used here.
-#[allow(dead_code)]
-#[path = "saved.rs"]
-mod saved;
+// The crate includes `checks/saved.rs` as `saved` too; only its CRC fix-up is used here.
+use crate::saved;
 
 /// Checks the serde impls on `data` (see the module docs for its first byte).
 pub(crate) fn check(data: &[u8]) {
@@ -73,16 +71,16 @@ fn check_json(json: &[u8]) {
         let again: Config = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
         assert_eq!(again, config, "{text}");
         // A config from anywhere either generates exactly what it asks or is refused.
-        if config.rows.saturating_mul(config.cols) <= 1 << 16 {
-            if let Ok(board) = bitmines_gen::generate(&config) {
-                assert_eq!(board.mine_count(), config.mines);
-                assert!(
-                    config
-                        .keep_clear
-                        .cells()
-                        .all(|(r, c)| board.is_mine(r, c) != Ok(true))
-                );
-            }
+        if config.rows.saturating_mul(config.cols) <= 1 << 16
+            && let Ok(board) = bitmines_gen::generate(&config)
+        {
+            assert_eq!(board.mine_count(), config.mines);
+            assert!(
+                config
+                    .keep_clear
+                    .cells()
+                    .all(|(r, c)| board.is_mine(r, c) != Ok(true))
+            );
         }
     }
 }

@@ -3,6 +3,10 @@
 
 #![no_main]
 
+// The CRC fix-up of the `saved` check is shared.
+#[allow(dead_code)]
+#[path = "../checks/saved.rs"]
+mod saved;
 #[path = "../checks/serde.rs"]
 mod serde;
 
