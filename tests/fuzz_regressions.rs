@@ -19,6 +19,8 @@ mod support;
 
 #[path = "../fuzz/checks/binary.rs"]
 mod binary;
+#[path = "../fuzz/checks/bytes.rs"]
+mod bytes;
 #[path = "../fuzz/checks/engines.rs"]
 mod engines;
 #[path = "../fuzz/checks/generate.rs"]
@@ -129,7 +131,7 @@ fn saved_seeds_read_as_games() {
         .collect();
     assert!(games.len() >= 5);
     for (path, bytes) in games {
-        let read = bitmines_core::Game::from_saved(&saved::with_crc(&bytes));
+        let read = bitmines_core::Game::from_saved(&bytes::with_crc(&bytes));
         assert!(read.is_ok(), "{}: {read:?}", path.display());
     }
 }

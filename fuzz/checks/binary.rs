@@ -7,28 +7,16 @@
 //! the first byte of an input chooses: even, the rest is read as it is; odd, the last four
 //! bytes of the rest are first replaced with the CRC-32 of the bytes before them.
 //!
-//! Shared by the `binary` fuzz target and `tests/fuzz_regressions.rs`.
-
-use std::io::{self, ErrorKind, Read};
+//! Shared by the `binary` fuzz target and `tests/fuzz_regressions.rs`, with `checks/bytes.rs`.
 
 use bitmines_core::binary::{HEADER_LEN, read_header};
 use bitmines_core::{Board, Error};
 
-/// Bytes of the CRC-32 at the end of a binary board.
-const CRC_LEN: usize = 4;
+use crate::bytes::{CRC_LEN, Trickle, with_crc};
 
 /// Checks the binary reader and writer on `data` (see the module docs for its first byte).
 pub(crate) fn check(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
-    };
-    let mut bytes = rest.to_vec();
-    if mode & 1 == 1 && bytes.len() >= CRC_LEN {
-        let end = bytes.len() - CRC_LEN;
-        let crc = crc32(&bytes[..end]);
-        bytes[end..].copy_from_slice(&crc.to_le_bytes());
-    }
-    check_bytes(&bytes);
+    check_bytes(&with_crc(data));
 }
 
 /// The checks on one byte string.
@@ -88,52 +76,4 @@ fn check_bytes(bytes: &[u8]) {
         .write_binary(header.seed, &mut written)
         .unwrap_or_else(|e| panic!("write_binary: {e}"));
     assert_eq!(written, bytes, "write_binary(from_binary(bytes))");
-}
-
-/// A reader that hands over at most `piece` bytes a call and is interrupted before every
-/// other piece, as a pipe or a slow device may be.
-struct Trickle<'a> {
-    bytes: &'a [u8],
-    piece: usize,
-    interrupt: bool,
-}
-
-impl<'a> Trickle<'a> {
-    fn new(bytes: &'a [u8], piece: usize) -> Trickle<'a> {
-        Trickle {
-            bytes,
-            piece,
-            interrupt: false,
-        }
-    }
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.interrupt = !self.interrupt;
-        if self.interrupt {
-            return Err(ErrorKind::Interrupted.into());
-        }
-        let n = buf.len().min(self.piece).min(self.bytes.len());
-        buf[..n].copy_from_slice(&self.bytes[..n]);
-        self.bytes = &self.bytes[n..];
-        Ok(n)
-    }
-}
-
-/// CRC-32 (IEEE, reflected, as zlib computes it), one bit at a time: written from the
-/// definition, so the check does not share the library's implementation.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                crc >> 1 ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }

@@ -7,34 +7,17 @@
 //! the first byte of an input chooses: even, the rest is read as it is; odd, the last four
 //! bytes of the rest are first replaced with the CRC-32 of the bytes before them.
 //!
-//! Shared by the `saved` fuzz target and `tests/fuzz_regressions.rs`.
-
-use std::io::{self, ErrorKind, Read};
+//! Shared by the `saved` fuzz target and `tests/fuzz_regressions.rs`, with `checks/bytes.rs`.
 
 use bitmines_core::saved::read_header;
 use bitmines_core::{Error, Game};
 
-/// Bytes of the CRC-32 at the end of a saved game.
-const CRC_LEN: usize = 4;
+use crate::bytes::{Trickle, with_crc};
 
 /// Checks the saved-game reader and writer on `data` (see the module docs for its first
 /// byte).
 pub(crate) fn check(data: &[u8]) {
     check_bytes(&with_crc(data));
-}
-
-/// The input's bytes after its first one, with the CRC-32 fixed up when that byte is odd.
-pub(crate) fn with_crc(data: &[u8]) -> Vec<u8> {
-    let Some((&mode, rest)) = data.split_first() else {
-        return Vec::new();
-    };
-    let mut bytes = rest.to_vec();
-    if mode & 1 == 1 && bytes.len() >= CRC_LEN {
-        let end = bytes.len() - CRC_LEN;
-        let crc = crc32(&bytes[..end]);
-        bytes[end..].copy_from_slice(&crc.to_le_bytes());
-    }
-    bytes
 }
 
 /// What a read gave, in a form that compares: the game's bytes written back, or the error.
@@ -101,51 +84,4 @@ fn check_bytes(bytes: &[u8]) {
         .parse()
         .unwrap_or_else(|e| panic!("the text of a saved game does not read back: {e}\n{text}"));
     assert_eq!(again.to_saved(header.seed).as_deref(), Ok(bytes), "{text}");
-}
-
-/// A reader that hands over at most `piece` bytes a call and is interrupted before every
-/// other piece, as a pipe or a slow device may be.
-struct Trickle<'a> {
-    bytes: &'a [u8],
-    piece: usize,
-    interrupt: bool,
-}
-
-impl<'a> Trickle<'a> {
-    fn new(bytes: &'a [u8], piece: usize) -> Trickle<'a> {
-        Trickle {
-            bytes,
-            piece,
-            interrupt: false,
-        }
-    }
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.interrupt = !self.interrupt;
-        if self.interrupt {
-            return Err(ErrorKind::Interrupted.into());
-        }
-        let n = buf.len().min(self.piece).min(self.bytes.len());
-        buf[..n].copy_from_slice(&self.bytes[..n]);
-        self.bytes = &self.bytes[n..];
-        Ok(n)
-    }
-}
-
-/// CRC-32 (IEEE, reflected, as zlib computes it), one bit at a time, from the definition.
-fn crc32(bytes: &[u8]) -> u32 {
-    let mut crc = !0u32;
-    for &byte in bytes {
-        crc ^= u32::from(byte);
-        for _ in 0..8 {
-            crc = if crc & 1 == 1 {
-                crc >> 1 ^ 0xEDB8_8320
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
 }

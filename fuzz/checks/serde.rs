@@ -13,8 +13,7 @@
 use bitmines_core::{Board, Game};
 use bitmines_gen::Config;
 
-// The crate includes `checks/saved.rs` as `saved` too; only its CRC fix-up is used here.
-use crate::saved;
+use crate::bytes::with_crc;
 
 /// Checks the serde impls on `data` (see the module docs for its first byte).
 pub(crate) fn check(data: &[u8]) {
@@ -24,7 +23,7 @@ pub(crate) fn check(data: &[u8]) {
     match mode % 3 {
         0 => check_json(rest),
         1 => {
-            let bytes = saved::with_crc(data);
+            let bytes = with_crc(data);
             let numbers: Vec<String> = bytes.iter().map(u8::to_string).collect();
             check_json(format!("[{}]", numbers.join(",")).as_bytes());
         }

@@ -6,5 +6,8 @@
 #[allow(dead_code)]
 #[path = "../checks/binary.rs"]
 mod binary;
+#[allow(dead_code)]
+#[path = "../checks/bytes.rs"]
+mod bytes;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| binary::check(data));

@@ -3,6 +3,9 @@
 
 #![no_main]
 
+#[allow(dead_code)]
+#[path = "../checks/bytes.rs"]
+mod bytes;
 #[path = "../checks/saved.rs"]
 mod saved;
 

@@ -3,10 +3,9 @@
 
 #![no_main]
 
-// The CRC fix-up of the `saved` check is shared.
 #[allow(dead_code)]
-#[path = "../checks/saved.rs"]
-mod saved;
+#[path = "../checks/bytes.rs"]
+mod bytes;
 #[path = "../checks/serde.rs"]
 mod serde;
 
