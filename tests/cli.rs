@@ -438,11 +438,11 @@ fn bad_files_fail_with_one_line_and_exit_code_2() {
     let _ = fs::remove_dir_all(&dir);
 }
 
+/// Runs `bitmines` with `args`, sends it SIGINT (as Ctrl-C does) after a second, and waits.
 #[cfg(unix)]
-#[test]
-fn ctrl_c_prints_the_partial_report() {
+fn interrupted(args: &[&str]) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
-        .args(["stress", "--json", "--rows", "8000", "--cols", "8000"])
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -454,7 +454,13 @@ fn ctrl_c_prints_the_partial_report() {
         .status()
         .expect("kill runs");
     assert!(kill.success());
-    let output = child.wait_with_output().expect("bitmines ends");
+    child.wait_with_output().expect("bitmines ends")
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_prints_the_partial_report() {
+    let output = interrupted(&["stress", "--json", "--rows", "8000", "--cols", "8000"]);
     assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
     let report: Value = serde_json::from_str(&stdout(&output)).expect("a JSON report");
     assert_eq!(report["end"], "interrupted");
@@ -480,26 +486,14 @@ fn a_closed_pipe_ends_the_output_quietly() {
     assert_eq!(output.status.code(), Some(0), "{err}");
 }
 
+#[cfg(unix)]
 #[test]
 fn an_interrupted_run_saves_and_resumes_to_a_win() {
     let dir = folder("resume");
     let save = path(&dir, "game.bmg");
-    let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
-        .args([
-            "stress", "--json", "--rows", "3000", "--cols", "3000", "--save", &save,
-        ])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("bitmines starts");
-    std::thread::sleep(Duration::from_millis(1000));
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill runs");
-    assert!(kill.success());
-    let output = child.wait_with_output().expect("bitmines ends");
+    let output = interrupted(&[
+        "stress", "--json", "--rows", "3000", "--cols", "3000", "--save", &save,
+    ]);
     assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
     let first: Value = serde_json::from_str(&stdout(&output)).expect("a JSON report");
     assert_eq!(first["end"], "interrupted");
