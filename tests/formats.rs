@@ -17,7 +17,7 @@ use proptest::prelude::*;
 
 #[allow(dead_code)]
 mod support;
-use support::{Rng, around};
+use support::{Rng, around, naive_update_board};
 
 /// Every `(row, col)` of a `rows x cols` grid in row order.
 fn cells(rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {
@@ -36,41 +36,6 @@ fn chars(rows: &[&str]) -> Vec<Vec<char>> {
 /// The rows of a character board as strings, for readable failure messages.
 fn strings(board: &[Vec<char>]) -> Vec<String> {
     board.iter().map(|row| row.iter().collect()).collect()
-}
-
-/// LeetCode 529 as its statement reads, solved the classic way: a click on `M` makes it `X`;
-/// a click on `E` counts the `M` and `X` around the cell, writes the digit if there are any,
-/// and otherwise writes `B` and reveals every adjacent `E` the same way (an explicit stack
-/// stands in for the recursion); a click on anything else changes nothing.
-fn naive_update_board(board: &mut [Vec<char>], [row, col]: [usize; 2]) {
-    match board[row][col] {
-        'M' => board[row][col] = 'X',
-        'E' => {
-            let (rows, cols) = (board.len(), board[0].len());
-            let mut stack = vec![(row, col)];
-            while let Some((r, c)) = stack.pop() {
-                if board[r][c] != 'E' {
-                    continue;
-                }
-                let neighbours = around(rows, cols, r, c);
-                let mines = neighbours
-                    .iter()
-                    .filter(|&&(nr, nc)| matches!(board[nr][nc], 'M' | 'X'))
-                    .count();
-                if mines > 0 {
-                    board[r][c] = char::from(b'0' + mines as u8);
-                } else {
-                    board[r][c] = 'B';
-                    stack.extend(
-                        neighbours
-                            .into_iter()
-                            .filter(|&(nr, nc)| board[nr][nc] == 'E'),
-                    );
-                }
-            }
-        }
-        _ => {}
-    }
 }
 
 /// Checks the engine against the naive solution for one click, through both entry points.

@@ -1,5 +1,6 @@
 //! Small helpers shared by the test files: a deterministic generator (xorshift64*) for the
-//! seeded loops, so they need no extra crate, and the neighbourhood of a cell.
+//! seeded loops, so they need no extra crate, the neighbourhood of a cell, and a plain
+//! LeetCode 529 solution.
 
 /// xorshift64* with a scrambled, never-zero seed.
 pub(crate) struct Rng(u64);
@@ -44,4 +45,39 @@ pub(crate) fn around(rows: usize, cols: usize, row: usize, col: usize) -> Vec<(u
         }
     }
     cells
+}
+
+/// LeetCode 529 as its statement reads, solved the classic way: a click on `M` makes it `X`;
+/// a click on `E` counts the `M` and `X` around the cell, writes the digit if there are any,
+/// and otherwise writes `B` and reveals every adjacent `E` the same way (an explicit stack
+/// stands in for the recursion); a click on anything else changes nothing.
+pub(crate) fn naive_update_board(board: &mut [Vec<char>], [row, col]: [usize; 2]) {
+    match board[row][col] {
+        'M' => board[row][col] = 'X',
+        'E' => {
+            let (rows, cols) = (board.len(), board[0].len());
+            let mut stack = vec![(row, col)];
+            while let Some((r, c)) = stack.pop() {
+                if board[r][c] != 'E' {
+                    continue;
+                }
+                let neighbours = around(rows, cols, r, c);
+                let mines = neighbours
+                    .iter()
+                    .filter(|&&(nr, nc)| matches!(board[nr][nc], 'M' | 'X'))
+                    .count();
+                if mines > 0 {
+                    board[r][c] = char::from(b'0' + mines as u8);
+                } else {
+                    board[r][c] = 'B';
+                    stack.extend(
+                        neighbours
+                            .into_iter()
+                            .filter(|&(nr, nc)| board[nr][nc] == 'E'),
+                    );
+                }
+            }
+        }
+        _ => {}
+    }
 }
