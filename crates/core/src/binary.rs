@@ -225,15 +225,7 @@ impl Board {
             let mut input = bytes;
             let (_, geometry) = parse_header(&read_prefix(&mut input, &BOARD)?, &BOARD)?;
             let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
-            if bytes.len() < len {
-                return Err(Error::Truncated {
-                    needed: len,
-                    found: bytes.len(),
-                });
-            }
-            if bytes.len() > len {
-                return Err(Error::TrailingBytes { len });
-            }
+            exact_len(bytes.len(), len)?;
         }
         Board::read_binary(bytes)
     }
@@ -369,6 +361,18 @@ pub(crate) fn header_bytes(
         field(mines as u64),
         field(seed.unwrap_or(0)),
     ]
+}
+
+/// `Truncated` or `TrailingBytes` unless an input of `found` bytes is exactly the `len` its
+/// header promises.
+pub(crate) fn exact_len(found: usize, len: usize) -> Result<(), Error> {
+    if found < len {
+        return Err(Error::Truncated { needed: len, found });
+    }
+    if found > len {
+        return Err(Error::TrailingBytes { len });
+    }
+    Ok(())
 }
 
 /// Checks the 48-byte header prefix of `format`: its magic, version, flags, seed and size, in

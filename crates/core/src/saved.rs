@@ -83,8 +83,8 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use crate::binary::{
-    self, CRC_LEN, Format, Prefix, Source, encode_plane, fill, header_bytes, parse_header,
-    read_payload, short_header, too_large, write_pieces,
+    self, CRC_LEN, Format, Prefix, Source, encode_plane, exact_len, fill, header_bytes,
+    parse_header, read_payload, short_header, too_large, write_pieces,
 };
 use crate::game::View;
 use crate::plane::Plane;
@@ -404,15 +404,7 @@ impl Game {
             let mut input = bytes;
             let (header, geometry) = parse(&read_head(&mut input)?)?;
             let len = file_len(&header).ok_or_else(|| too_large(&geometry))?;
-            if bytes.len() < len {
-                return Err(Error::Truncated {
-                    needed: len,
-                    found: bytes.len(),
-                });
-            }
-            if bytes.len() > len {
-                return Err(Error::TrailingBytes { len });
-            }
+            exact_len(bytes.len(), len)?;
         }
         Game::read_saved(bytes)
     }
