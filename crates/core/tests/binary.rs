@@ -10,29 +10,15 @@
 //! - Property tests: arbitrary and mutated bytes never panic, and whatever reads back writes
 //!   back to the same bytes.
 
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Write};
 
 use bitmines_core::binary::{HEADER_LEN, MAGIC, VERSION, read_header};
 use bitmines_core::{Board, Error};
 use proptest::prelude::*;
 
-/// SplitMix64: a tiny deterministic generator for the seeded loops.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// `true` with probability `p`.
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
+#[allow(dead_code)]
+mod support;
+use support::{FailAfter, Rng, trickle};
 
 /// The name errors give the binary board format.
 const FORMAT: &str = "binary bitmines board";
@@ -151,51 +137,6 @@ fn naive_decode(bytes: &[u8]) -> Option<Decoded> {
 // ---------------------------------------------------------------------------------------
 // Readers and writers
 // ---------------------------------------------------------------------------------------
-
-/// A reader that hands over one byte per call, with an `Interrupted` error before each.
-struct Trickle<'a> {
-    bytes: &'a [u8],
-    interrupt: bool,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.interrupt = !self.interrupt;
-        if self.interrupt {
-            return Err(ErrorKind::Interrupted.into());
-        }
-        match (self.bytes.split_first(), buf.first_mut()) {
-            (Some((&byte, rest)), Some(slot)) => {
-                *slot = byte;
-                self.bytes = rest;
-                Ok(1)
-            }
-            _ => Ok(0),
-        }
-    }
-}
-
-fn trickle(bytes: &[u8]) -> Trickle<'_> {
-    Trickle {
-        bytes,
-        interrupt: false,
-    }
-}
-
-/// A reader that gives `bytes`, then fails with `kind`.
-struct FailAfter<'a> {
-    bytes: &'a [u8],
-    kind: ErrorKind,
-}
-
-impl Read for FailAfter<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.bytes.is_empty() {
-            return Err(io::Error::new(self.kind, "the disk is on fire"));
-        }
-        self.bytes.read(buf)
-    }
-}
 
 /// A writer that takes `room` bytes, then fails (or, with `zero`, reports writing nothing).
 struct FullDisk {

@@ -15,38 +15,15 @@
 //!   back to the same bytes and is a valid game.
 
 use std::collections::HashSet;
-use std::io::{self, ErrorKind, Read, Write};
+use std::io::{self, ErrorKind, Write};
 
 use bitmines_core::saved::{HEADER_LEN, MAGIC, VERSION, read_header};
 use bitmines_core::{Board, Cell, Error, Game, Status};
 use proptest::prelude::*;
 
-/// SplitMix64: a tiny deterministic generator for the seeded loops.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`; `n` must be positive.
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// `true` with probability `p`.
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len())]
-    }
-}
+#[allow(dead_code)]
+mod support;
+use support::{FailAfter, Rng, trickle};
 
 /// Widths around the word edges of a padded row (`cols + 2` bits) and of a plane row.
 const WIDTHS: [usize; 7] = [1, 2, 63, 64, 65, 127, 129];
@@ -203,51 +180,6 @@ fn the_naive_crc_is_crc32() {
 // ---------------------------------------------------------------------------------------
 // Readers and writers
 // ---------------------------------------------------------------------------------------
-
-/// A reader that hands over one byte per call, with an `Interrupted` error before each.
-struct Trickle<'a> {
-    bytes: &'a [u8],
-    interrupt: bool,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        self.interrupt = !self.interrupt;
-        if self.interrupt {
-            return Err(ErrorKind::Interrupted.into());
-        }
-        match (self.bytes.split_first(), buf.first_mut()) {
-            (Some((&byte, rest)), Some(slot)) => {
-                *slot = byte;
-                self.bytes = rest;
-                Ok(1)
-            }
-            _ => Ok(0),
-        }
-    }
-}
-
-fn trickle(bytes: &[u8]) -> Trickle<'_> {
-    Trickle {
-        bytes,
-        interrupt: false,
-    }
-}
-
-/// A reader that gives `bytes`, then fails with `kind`.
-struct FailAfter<'a> {
-    bytes: &'a [u8],
-    kind: ErrorKind,
-}
-
-impl Read for FailAfter<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.bytes.is_empty() {
-            return Err(io::Error::new(self.kind, "the disk is on fire"));
-        }
-        self.bytes.read(buf)
-    }
-}
 
 /// A writer that takes `room` bytes, then fails.
 struct FullDisk {

@@ -13,22 +13,9 @@ use bitmines_core::{Board, Cell, Error, FirstClick, Game, Status, Zone};
 use serde::Deserialize;
 use serde::de::value::{BorrowedBytesDeserializer, BytesDeserializer};
 
-/// SplitMix64: a tiny deterministic generator for the seeded loops.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn chance(&mut self, p: f64) -> bool {
-        ((self.next() >> 11) as f64 / (1u64 << 53) as f64) < p
-    }
-}
+#[allow(dead_code)]
+mod support;
+use support::Rng;
 
 /// Every `(row, col)` of a `rows x cols` grid in row order.
 fn cells(rows: usize, cols: usize) -> impl Iterator<Item = (usize, usize)> {
