@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::Config;
 
@@ -80,12 +80,7 @@ impl BoardSpec {
         Geometry::new(self.rows, self.cols)?;
         let config = match self.mines {
             Some(mines) => Config::new(self.rows, self.cols, mines, self.seed),
-            None => {
-                if !(0.0..=1.0).contains(&self.density) {
-                    bail!("--density {} is not between 0 and 1", self.density);
-                }
-                Config::with_density(self.rows, self.cols, self.density, self.seed)?
-            }
+            None => Config::with_density(self.rows, self.cols, self.density, self.seed)?,
         };
         let Some((cell, keep)) = self.first_click else {
             return Ok(config);

@@ -89,13 +89,9 @@ fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
         Kind::Flag => vec![Act::Flag(r, c)],
         Kind::Chord => vec![Act::Chord(r, c)],
         Kind::FlagRightThenChord if on_board => {
-            let mut acts: Vec<Act> = around(rows, cols, r, c)
+            let mut acts: Vec<Act> = naive
+                .wrong_flags_around(r, c)
                 .into_iter()
-                .filter(|&(nr, nc)| match naive.view(nr, nc) {
-                    View::Hidden => naive.is_mine(nr, nc),
-                    View::Flagged => !naive.is_mine(nr, nc),
-                    View::Revealed => false,
-                })
                 .map(|(nr, nc)| Act::Flag(nr, nc))
                 .collect();
             acts.push(Act::Chord(r, c));

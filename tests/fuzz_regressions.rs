@@ -21,6 +21,8 @@ mod support;
 mod binary;
 #[path = "../fuzz/checks/bytes.rs"]
 mod bytes;
+#[path = "../fuzz/checks/coord.rs"]
+mod coord;
 #[path = "../fuzz/checks/engines.rs"]
 mod engines;
 #[path = "../fuzz/checks/generate.rs"]

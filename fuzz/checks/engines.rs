@@ -19,6 +19,7 @@ use bitmines_core::{
 use bitmines_gen::Generator;
 
 use crate::common::{Act, Outcome, Trio, play, play_naive};
+use crate::coord::Coord;
 use crate::naive::{NaiveGame, View};
 use crate::support::around;
 
@@ -129,27 +130,6 @@ pub(crate) enum Start {
         /// The seed.
         seed: u64,
     },
-}
-
-/// A coordinate: on the board, just past its edge, or near `usize::MAX`.
-#[derive(Debug, Clone, Copy, Arbitrary)]
-pub(crate) enum Coord {
-    /// `n % side`.
-    On(u16),
-    /// `side + k`.
-    Past(u8),
-    /// `usize::MAX - k`.
-    Far(u8),
-}
-
-impl Coord {
-    fn get(self, side: usize) -> usize {
-        match self {
-            Coord::On(n) => usize::from(n) % side,
-            Coord::Past(k) => side + usize::from(k),
-            Coord::Far(k) => usize::MAX - usize::from(k),
-        }
-    }
 }
 
 /// Which call.
@@ -572,13 +552,9 @@ fn resolve(trio: &Trio, op: Op) -> Vec<Act> {
             let Some((r, c)) = nth(n, &|r, c| open(r, c) && naive.number(r, c) > 0) else {
                 return Vec::new();
             };
-            let mut acts: Vec<Act> = around(rows, cols, r, c)
+            let mut acts: Vec<Act> = naive
+                .wrong_flags_around(r, c)
                 .into_iter()
-                .filter(|&(nr, nc)| match naive.view(nr, nc) {
-                    View::Hidden => naive.is_mine(nr, nc),
-                    View::Flagged => !naive.is_mine(nr, nc),
-                    View::Revealed => false,
-                })
                 .map(|(nr, nc)| Act::Flag(nr, nc))
                 .collect();
             acts.push(Act::Chord(r, c));

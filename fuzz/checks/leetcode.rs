@@ -10,6 +10,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use bitmines_core::leetcode::{from_chars, to_chars, try_update_board, update_board};
 use bitmines_core::{Error, Status};
 
+use crate::coord::Coord;
 use crate::support::{Rng, around, naive_update_board};
 
 /// The characters a raw grid is drawn from: the format's own (twice as likely), and some
@@ -51,27 +52,6 @@ pub(crate) struct Sym(u8);
 impl Sym {
     fn get(self) -> char {
         ALPHABET[usize::from(self.0) % ALPHABET.len()]
-    }
-}
-
-/// A click coordinate: on the board, just past its edge, or near `usize::MAX`.
-#[derive(Debug, Clone, Copy, Arbitrary)]
-pub(crate) enum Coord {
-    /// `n % side` (`n` on an empty side).
-    On(u16),
-    /// `side + k`.
-    Past(u8),
-    /// `usize::MAX - k`.
-    Far(u8),
-}
-
-impl Coord {
-    fn get(self, side: usize) -> usize {
-        match self {
-            Coord::On(n) => usize::from(n) % side.max(1),
-            Coord::Past(k) => side + usize::from(k),
-            Coord::Far(k) => usize::MAX - usize::from(k),
-        }
     }
 }
 

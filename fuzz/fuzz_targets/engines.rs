@@ -6,6 +6,8 @@
 #[allow(dead_code)]
 #[path = "../../tests/common/mod.rs"]
 mod common;
+#[path = "../checks/coord.rs"]
+mod coord;
 #[allow(dead_code)]
 #[path = "../../tests/naive/mod.rs"]
 mod naive;

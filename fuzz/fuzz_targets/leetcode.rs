@@ -3,6 +3,8 @@
 
 #![no_main]
 
+#[path = "../checks/coord.rs"]
+mod coord;
 #[allow(dead_code)]
 #[path = "../../tests/support/mod.rs"]
 mod support;

@@ -23,7 +23,9 @@ use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss};
 pub(crate) use play::PlayerKind;
 use play::{Player, Table};
-use report::{BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, SCHEMA};
+use report::{
+    BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, SCHEMA, ns_per,
+};
 use walk::TileWalk;
 
 /// Boards up to this many cells are also replayed on the naive twin by `--check`.
@@ -155,9 +157,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let play_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-    let (visited, mut failure) = match played {
-        Ok(visited) => (visited, None),
-        Err(Stop::Disagreement(visited, failure)) => (visited, Some(failure)),
+    let (visited, played) = played;
+    let mut failure = match played {
+        Ok(()) => None,
+        Err(Stop::Disagreement(failure)) => Some(failure),
         Err(Stop::Io(error)) => return Err(error),
     };
     if failure.is_none() && args.check {
@@ -219,13 +222,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         player: args.player,
         generation: Generation {
             seconds,
-            ns_per_cell: Report::ns_per_cell(seconds, cells),
+            ns_per_cell: ns_per(seconds, cells),
         },
         calls,
         play: Play {
             seconds: play_seconds,
             touched_cells: calls.touched(),
-            ns_per_touched_cell: Report::ns_per_touched(play_seconds, calls.touched()),
+            ns_per_touched_cell: ns_per(play_seconds, calls.touched()),
             safe_cells: board.safe_count() as u64,
             revealed: game.revealed_count() as u64,
             visited,
@@ -333,14 +336,14 @@ struct Outputs {
 
 /// Why play stopped early.
 enum Stop {
-    /// The engines disagreed after this many walk steps.
-    Disagreement(u64, String),
+    /// The engines disagreed.
+    Disagreement(String),
     /// A picture or a checkpoint could not be written.
     Io(anyhow::Error),
 }
 
 /// Plays the game: the first click of a fresh game, then every cell in walk order until the
-/// game ends. Returns the walk steps taken.
+/// game ends. Returns the walk steps taken, and why play stopped early if it did.
 fn play(
     table: &mut Table,
     board: &Board,
@@ -348,7 +351,7 @@ fn play(
     (seed, first_click): (u64, Option<CellArg>),
     progress: &ProgressBar,
     outputs: &mut Outputs,
-) -> Result<u64, Stop> {
+) -> (u64, Result<(), Stop>) {
     let player = Player::new(args.player, seed);
     let mut acts = Vec::with_capacity(16);
     let mut last_checkpoint = 0;
@@ -358,9 +361,7 @@ fn play(
             .plan(&table.game, board, (row, col), &mut acts)
             .map_err(|e| Stop::Io(e.context("the player failed")))?;
         for &act in &acts {
-            table
-                .apply(act)
-                .map_err(|failure| Stop::Disagreement(0, failure))?;
+            table.apply(act).map_err(Stop::Disagreement)?;
             let calls = table.calls.total();
             if let (Some(after), Some(path)) = (args.png_after, &args.png)
                 && calls == after
@@ -384,8 +385,9 @@ fn play(
     };
     if let Some(cell) = first_click
         && table.game.status() == Status::Playing
+        && let Err(stop) = step(table, (cell.row, cell.col))
     {
-        step(table, (cell.row, cell.col))?;
+        return (0, Err(stop));
     }
     let mut stop = None;
     let mut visited = 0;
@@ -408,11 +410,7 @@ fn play(
             }
         }
     });
-    match stop {
-        Some(Stop::Disagreement(_, failure)) => Err(Stop::Disagreement(visited, failure)),
-        Some(stop) => Err(stop),
-        None => Ok(visited),
-    }
+    (visited, stop.map_or(Ok(()), Err))
 }
 
 /// The end-of-run checks.

@@ -101,33 +101,27 @@ impl Table {
     /// Applies `act` to every engine; fails on the first disagreement between them.
     pub(crate) fn apply(&mut self, act: Act) -> Result<Outcome, String> {
         let outcome = play(&mut self.game, act).map_err(|e| format!("{act:?} failed: {e}"))?;
-        if let Some(scalar) = &mut self.scalar {
-            let twin = play(scalar, act);
-            if twin.as_ref() != Ok(&outcome) {
-                return Err(format!(
-                    "{act:?}: word fill gave {outcome:?}, scalar fill {twin:?}"
-                ));
-            }
-            let ours = (self.game.revealed_count(), self.game.flag_count());
-            let theirs = (scalar.revealed_count(), scalar.flag_count());
-            if ours != theirs {
-                return Err(format!(
-                    "after {act:?}: (revealed, flags) {ours:?} with the word fill, {theirs:?} with the scalar fill"
-                ));
-            }
-        }
-        if let Some(naive) = &mut self.naive {
-            let twin = play_naive(naive, act);
+        let ours = (self.game.revealed_count(), self.game.flag_count());
+        // No allocation: this runs once per call of a stress run.
+        let scalar = self.scalar.as_mut().map(|scalar| {
+            let result = play(scalar, act);
+            let counts = (scalar.revealed_count(), scalar.flag_count());
+            ("the scalar fill", result, counts)
+        });
+        let naive = self.naive.as_mut().map(|naive| {
+            let result = play_naive(naive, act);
+            let counts = (naive.revealed_count(), naive.flag_count());
+            ("the naive twin", result, counts)
+        });
+        for (name, twin, theirs) in scalar.into_iter().chain(naive) {
             if twin != Ok(outcome) {
                 return Err(format!(
-                    "{act:?}: word fill gave {outcome:?}, naive twin {twin:?}"
+                    "{act:?}: the word fill gave {outcome:?}, {name} {twin:?}"
                 ));
             }
-            let ours = (self.game.revealed_count(), self.game.flag_count());
-            let theirs = (naive.revealed_count(), naive.flag_count());
             if ours != theirs {
                 return Err(format!(
-                    "after {act:?}: (revealed, flags) {ours:?} with the word fill, {theirs:?} in the naive twin"
+                    "after {act:?}: (revealed, flags) {ours:?} with the word fill, {theirs:?} with {name}"
                 ));
             }
         }

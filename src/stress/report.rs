@@ -159,23 +159,11 @@ impl Checks {
     }
 }
 
-/// A ratio that prints as `-` when the denominator is zero.
-fn per(numerator: f64, denominator: u64) -> f64 {
-    match denominator {
+/// Nanoseconds per item for `count` items in `seconds`; 0 when there are none.
+pub(crate) fn ns_per(seconds: f64, count: u64) -> f64 {
+    match count {
         0 => 0.0,
-        _ => numerator / denominator as f64,
-    }
-}
-
-impl Report {
-    /// Fills in the derived figures.
-    pub(crate) fn ns_per_touched(seconds: f64, touched: u64) -> f64 {
-        per(seconds * 1e9, touched)
-    }
-
-    /// Nanoseconds per cell of the board.
-    pub(crate) fn ns_per_cell(seconds: f64, cells: u64) -> f64 {
-        per(seconds * 1e9, cells)
+        _ => seconds * 1e9 / count as f64,
     }
 }
 

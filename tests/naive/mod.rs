@@ -275,6 +275,19 @@ impl NaiveGame {
             .count()
     }
 
+    /// The neighbours of `(row, col)` whose flag is wrong, in row order: hidden mines and
+    /// flagged safe cells. Toggling each makes the flags around the cell exactly its mines,
+    /// so a chord on it then opens without exploding.
+    pub(crate) fn wrong_flags_around(&self, row: usize, col: usize) -> Vec<(usize, usize)> {
+        self.neighbours(row, col)
+            .filter(|&(r, c)| match self.view[r][c] {
+                View::Hidden => self.mines[r][c],
+                View::Flagged => !self.mines[r][c],
+                View::Revealed => false,
+            })
+            .collect()
+    }
+
     /// The cells of the mines that exploded, row by row.
     pub(crate) fn exploded(&self) -> Vec<(usize, usize)> {
         let mut cells = Vec::new();
