@@ -4,6 +4,7 @@ mod cli;
 mod demo;
 mod files;
 mod generate;
+mod hint;
 /// Moves on the engine and on the naive twin, shared with the tests.
 #[path = "../tests/common/moves.rs"]
 mod moves;
@@ -38,8 +39,11 @@ enum Command {
     Gen(generate::Args),
     /// Prints a board or game file as text, or writes it as a PNG picture.
     Show(show::Args),
-    /// Plays one seeded game with a simple deducing player and prints the final board.
+    /// Plays one seeded game with the solver and prints the final board.
     Demo(demo::Args),
+    /// Prints what a player can know about a position: the certain cells with their
+    /// reasons, and the mine probability of every hidden cell.
+    Hint(hint::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +53,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Hint(args) => hint::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -86,13 +86,13 @@ impl fmt::Display for Reason {
             ),
             Reason::Full { by, number } => write!(
                 f,
-                "the {number} at {by:?} has exactly as many hidden neighbours left as it needs {}",
-                mines(*number)
+                "the {number} at {by:?} has no more undecided neighbours than the mines it still needs"
             ),
             Reason::Pair { first, second } => write!(
                 f,
-                "the number at {first:?} needs more mines than fit in the cells the number at \
-                 {second:?} also sees, which settles the cells only one of them sees"
+                "the number at {first:?} needs as many more mines than the number at {second:?} \
+                 as it has cells {second:?} does not touch, so those are mines and the cells \
+                 only {second:?} touches are safe"
             ),
             Reason::Component { numbers, global } => {
                 write!(f, "every layout of the mines that meets the numbers at ")?;

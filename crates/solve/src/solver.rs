@@ -416,6 +416,11 @@ impl Solver {
                     Weighing::Density => Mode::Density,
                 },
                 approximate,
+                off_cells: if weights.off_safe || weights.off_mine {
+                    0
+                } else {
+                    frontier.off
+                },
                 ln_layouts: if exact { weights.ln_layouts } else { None },
             },
         })
@@ -585,6 +590,7 @@ pub struct Probabilities {
     /// Frontier cells (plane index) with their probability, in increasing index order.
     frontier: Vec<(usize, f64)>,
     off: f64,
+    off_cells: usize,
     mode: Mode,
     approximate: usize,
     ln_layouts: Option<f64>,
@@ -638,6 +644,11 @@ impl Probabilities {
     /// The probability shared by every undecided hidden cell that touches no number.
     pub fn off_frontier(&self) -> f64 {
         self.off
+    }
+
+    /// Undecided hidden cells touching no number.
+    pub fn off_frontier_cells(&self) -> usize {
+        self.off_cells
     }
 
     /// Undecided cells next to a revealed number, with their probability, row by row.
