@@ -1,5 +1,7 @@
 //! The view: one player's revealed and flagged cells over a shared board.
 
+mod batch;
+
 use std::fmt;
 use std::sync::Arc;
 
