@@ -29,11 +29,15 @@ pub(crate) struct Planes {
     pub(crate) safe: Vec<u64>,
     /// The board-cell mask of each word of a padded row.
     pub(crate) cell_masks: Vec<u64>,
+    /// Whether some revealed cell shows 8 (the top bit plane of the numbers is not empty).
+    eights: bool,
+    /// A row of zero words.
+    zeros: Vec<u64>,
     /// Rows (padded index) where the trivial rule may find something new.
     dirty: Vec<bool>,
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
     /// zero word at each end.
-    ring: [Vec<u64>; 6],
+    ring: Ring,
 }
 
 /// A revealed cell whose number the proven cells around it contradict, as a plane index.
@@ -67,7 +71,8 @@ impl Planes {
                 plane[w + 1] = slice;
             }
         }
-        let ring = std::array::from_fn(|_| vec![0; wpr + 2]);
+        let ring = Ring::new(wpr);
+        let eights = numbers[3].iter().any(|&w| w != 0);
         let mut dirty = vec![false; geometry.rows() + 2];
         dirty[1..=geometry.rows()].fill(true);
         Ok(Planes {
@@ -77,6 +82,8 @@ impl Planes {
             mines: zeroed()?,
             safe: zeroed()?,
             cell_masks: (0..wpr).map(|j| geometry.cell_mask(j)).collect(),
+            eights,
+            zeros: vec![0; wpr],
             dirty,
             ring,
         })
@@ -84,8 +91,7 @@ impl Planes {
 
     /// Heap bytes of the planes (seven planes, plus the ring and row marks).
     pub(crate) fn heap_bytes(&self) -> usize {
-        8 * (self.revealed.len() * 7 + self.ring.iter().map(Vec::len).sum::<usize>())
-            + self.dirty.len()
+        8 * self.revealed.len() * 7 + self.ring.heap_bytes() + self.dirty.len()
     }
 
     /// Plane index of a cell.
@@ -226,94 +232,295 @@ impl Planes {
 
     /// The trivial rule over padded rows `first..=last`, all board rows.
     fn sweep_rows(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
-        let rows = self.geometry.rows();
-        // Ring slots: row r's results live in slot r % 3.
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `sweep_rows_v3` only needs the CPU feature checked just above.
+            return unsafe { self.sweep_rows_v3(first, last) };
+        }
+        self.sweep_rows_any(first, last)
+    }
+
+    /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn sweep_rows_v3(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        self.sweep_rows_any(first, last)
+    }
+
+    /// The sweep as a pipeline over rows, each stage a loop over one row's words:
+    /// horizontal neighbour sums of row `q` (proven mines, and cells that may be mines),
+    /// the rule at row `q - 1` from the sums of three rows, and the verdicts dilated back
+    /// onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a row
+    /// before a later stage adds to it is merely behind, never wrong.
+    #[inline(always)]
+    fn sweep_rows_any(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        let rows = self.geometry.rows() as isize;
+        let (first, last) = (first as isize, last as isize);
         let mut ring = std::mem::take(&mut self.ring);
         let mut found = 0;
         let mut result = Ok(());
-        let rule = |planes: &Planes, ring: &mut [Vec<u64>; 6], row: usize| {
-            let (sat, full) = pair_mut(ring, row % 3);
-            if row == 0 || row > rows {
-                sat.fill(0);
-                full.fill(0);
-                Ok(())
+        for q in first - 2..=last + 2 {
+            if (0..=rows + 1).contains(&q) {
+                self.sums_row(q as usize, &mut ring);
             } else {
-                planes.rule_row(row, sat, full)
+                ring.sums[slot(q)].iter_mut().for_each(|v| v.fill(0));
             }
-        };
-        for row in [first - 1, first] {
-            if let Err(bad) = rule(self, &mut ring, row) {
-                result = Err(bad);
+            let rb = q - 1;
+            if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
+                if let Err(bad) = self.rule_row(rb as usize, &mut ring) {
+                    result = Err(bad);
+                    break;
+                }
+            } else {
+                ring.spread[slot(rb)].iter_mut().for_each(|v| v.fill(0));
             }
-        }
-        for row in first..=last {
-            if result.is_err() {
-                break;
-            }
-            if let Err(bad) = rule(self, &mut ring, row + 1) {
-                result = Err(bad);
-                break;
-            }
-            let new = self.apply_row(row, &ring);
-            if new != 0 {
-                self.mark_dirty(row);
-                found += new;
+            let rd = q - 2;
+            if rd >= first && rd <= last {
+                let new = self.apply_row(rd as usize, &ring);
+                if new != 0 {
+                    self.mark_dirty(rd as usize);
+                    found += new;
+                }
             }
         }
         self.ring = ring;
         result.map(|()| found)
     }
 
-    /// The rule at each revealed cell of padded row `row`: `sat` marks numbers met by
-    /// their proven mines, `full` numbers that need every unknown neighbour.
-    fn rule_row(&self, row: usize, sat: &mut [u64], full: &mut [u64]) -> Result<(), Bad> {
+    /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
+    /// mines (neither revealed nor proven safe): each cell's left, centre and right
+    /// neighbours (`three`), and left and right only (`two`), as two-bit slices.
+    #[inline(always)]
+    fn sums_row(&self, q: usize, ring: &mut Ring) {
         let wpr = self.geometry.words_per_row();
-        let base = row * wpr + 1; // plane index of the row's first word
-        let (revealed, safe, mines) = (&self.revealed, &self.safe, &self.mines);
-        let [n0, n1, n2, n3] = &self.numbers;
-        // Cells that may still hold a mine: neither revealed nor proven safe.
-        let open = |i: usize| !(revealed[i] | safe[i]);
-        for j in 0..wpr {
-            let w = base + j;
-            let k = around(|i| mines[i], w, wpr);
-            let x = around(open, w, wpr);
-            let n = [n0[w], n1[w], n2[w], n3[w]];
-            let shown = revealed[w] & self.cell_masks[j];
-            let bad = shown & (less(n, k) | less(x, n));
-            if bad != 0 {
-                return Err(Bad(w * 64 + bad.trailing_zeros() as usize));
-            }
-            sat[j + 1] = shown & equal(n, k);
-            full[j + 1] = shown & equal(n, x);
+        let (lo, hi) = (q * wpr, q * wpr + wpr + 2); // the row's words and one on each side
+        let Ring { sums, open, .. } = ring;
+        let open = &mut open[..wpr + 2];
+        for ((x, r), s) in open
+            .iter_mut()
+            .zip(&self.revealed[lo..hi])
+            .zip(&self.safe[lo..hi])
+        {
+            *x = !(r | s);
         }
+        let [k3lo, k3hi, k2lo, k2hi, x3lo, x3hi, x2lo, x2hi] = &mut sums[q % 3];
+        row_sums(&self.mines[lo..hi], wpr, [k3lo, k3hi, k2lo, k2hi]);
+        row_sums(open, wpr, [x3lo, x3hi, x2lo, x2hi]);
+    }
+
+    /// The rule at each revealed cell of padded row `r`: `sat` marks numbers met by their
+    /// proven mines, `full` numbers that need every cell that may still be a mine; both
+    /// are then dilated along the row into the ring.
+    #[inline(always)]
+    fn rule_row(&self, r: usize, ring: &mut Ring) -> Result<(), Bad> {
+        let wpr = self.geometry.words_per_row();
+        let base = r * wpr + 1;
+        let Ring {
+            sums,
+            sat,
+            full,
+            spread,
+            ..
+        } = ring;
+        // Every slice cut to the row's length, so the loop runs without bounds checks.
+        let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
+        let (uk0, uk1, ux0, ux1) = (
+            cut(&up[0], wpr),
+            cut(&up[1], wpr),
+            cut(&up[4], wpr),
+            cut(&up[5], wpr),
+        );
+        let (mk0, mk1, mx0, mx1) = (
+            cut(&mid[2], wpr),
+            cut(&mid[3], wpr),
+            cut(&mid[6], wpr),
+            cut(&mid[7], wpr),
+        );
+        let (dk0, dk1, dx0, dx1) = (
+            cut(&down[0], wpr),
+            cut(&down[1], wpr),
+            cut(&down[4], wpr),
+            cut(&down[5], wpr),
+        );
+        let [n0, n1, n2, n3] = self.numbers.each_ref().map(|n| &n[base..base + wpr]);
+        // Without an 8 anywhere, the top bit plane is all zero and need not be read.
+        let n3 = if self.eights { n3 } else { &self.zeros[..wpr] };
+        let shown = &self.revealed[base..base + wpr];
+        let masks = &self.cell_masks[..wpr];
+        let (sat_row, full_row) = (&mut sat[1..=wpr], &mut full[1..=wpr]);
+        let mut bad = 0;
+        for j in 0..wpr {
+            let k = add3([uk0[j], uk1[j]], [mk0[j], mk1[j]], [dk0[j], dk1[j]]);
+            let x = add3([ux0[j], ux1[j]], [mx0[j], mx1[j]], [dx0[j], dx1[j]]);
+            let n = [n0[j], n1[j], n2[j], n3[j]];
+            let cells = shown[j] & masks[j];
+            bad |= cells & (less(n, k) | less(x, n));
+            sat_row[j] = cells & equal(n, k);
+            full_row[j] = cells & equal(n, x);
+        }
+        if bad != 0 {
+            return Err(self.first_bad(r, sums));
+        }
+        let [to_safe, to_mine] = &mut spread[r % 3];
+        spread_row(sat, wpr, to_safe);
+        spread_row(full, wpr, to_mine);
         Ok(())
     }
 
-    /// Proves the unknown neighbours of the rows' `sat` (safe) and `full` (mines) cells in
-    /// padded row `row`; returns how many.
-    fn apply_row(&mut self, row: usize, ring: &[Vec<u64>; 6]) -> usize {
+    /// The first revealed cell of padded row `r` that its neighbours contradict.
+    #[cold]
+    fn first_bad(&self, r: usize, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
         let wpr = self.geometry.words_per_row();
-        let base = row * wpr + 1;
-        let slots = [(row + 2) % 3, row % 3, (row + 1) % 3];
+        let base = r * wpr + 1;
+        let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
+        for j in 0..wpr {
+            let k = add3(
+                [up[0][j], up[1][j]],
+                [mid[2][j], mid[3][j]],
+                [down[0][j], down[1][j]],
+            );
+            let x = add3(
+                [up[4][j], up[5][j]],
+                [mid[6][j], mid[7][j]],
+                [down[4][j], down[5][j]],
+            );
+            let n = self.numbers.each_ref().map(|n| n[base + j]);
+            let bad = self.revealed[base + j] & self.cell_masks[j] & (less(n, k) | less(x, n));
+            if bad != 0 {
+                return Bad((base + j) * 64 + bad.trailing_zeros() as usize);
+            }
+        }
+        Bad(base * 64)
+    }
+
+    /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
+    /// `r - 1`, `r` and `r + 1` reach; returns how many.
+    #[inline(always)]
+    fn apply_row(&mut self, r: usize, ring: &Ring) -> usize {
+        let wpr = self.geometry.words_per_row();
+        let base = r * wpr + 1;
+        let [a, b, c] = [
+            &ring.spread[(r + 2) % 3],
+            &ring.spread[r % 3],
+            &ring.spread[(r + 1) % 3],
+        ];
+        let (a0, a1, b0, b1, c0, c1) = (
+            cut(&a[0], wpr),
+            cut(&a[1], wpr),
+            cut(&b[0], wpr),
+            cut(&b[1], wpr),
+            cut(&c[0], wpr),
+            cut(&c[1], wpr),
+        );
+        let revealed = &self.revealed[base..base + wpr];
+        let safe = &mut self.safe[base..base + wpr];
+        let mines = &mut self.mines[base..base + wpr];
         let mut found = 0;
         for j in 0..wpr {
-            let w = base + j;
-            let (mut to_safe, mut to_mine) = (0, 0);
-            for s in slots {
-                to_safe |= spread(&ring[2 * s], j + 1);
-                to_mine |= spread(&ring[2 * s + 1], j + 1);
-            }
-            let unknown = !(self.revealed[w] | self.safe[w] | self.mines[w]);
-            let (to_safe, to_mine) = (to_safe & unknown, to_mine & unknown);
-            // A cell forced both ways is left unknown; the consistency check of the next
+            let undecided = !(revealed[j] | safe[j] | mines[j]);
+            let to_safe = (a0[j] | b0[j] | c0[j]) & undecided;
+            let to_mine = (a1[j] | b1[j] | c1[j]) & undecided;
+            // A cell forced both ways is left undecided; the consistency check of the next
             // sweep, or the exact tier, reports the number that cannot be met.
             let both = to_safe & to_mine;
-            self.safe[w] |= to_safe & !both;
-            self.mines[w] |= to_mine & !both;
-            found += ((to_safe | to_mine) & !both).count_ones() as usize;
+            // Most words prove nothing: leave their cache lines clean.
+            if (to_safe | to_mine) & !both != 0 {
+                safe[j] |= to_safe & !both;
+                mines[j] |= to_mine & !both;
+                found += ((to_safe | to_mine) & !both).count_ones() as usize;
+            }
         }
         found
     }
+}
+
+/// Row buffers of the sweep, three rows deep (row `q` in slot `q % 3`).
+#[derive(Clone, Default)]
+pub(crate) struct Ring {
+    /// Per slot: three-cell and two-cell horizontal sums (low and high bit) of the proven
+    /// mines, then of the cells that may be mines.
+    sums: [[Vec<u64>; 8]; 3],
+    /// Per slot: the row's `sat` and `full` verdicts dilated along the row.
+    spread: [[Vec<u64>; 2]; 3],
+    /// The cells that may be mines in the row being summed, with a word on each side.
+    open: Vec<u64>,
+    /// The current row's verdicts, with a zero word on each side.
+    sat: Vec<u64>,
+    full: Vec<u64>,
+}
+
+impl Ring {
+    pub(crate) fn new(wpr: usize) -> Ring {
+        let row = || vec![0; wpr];
+        Ring {
+            sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
+            spread: std::array::from_fn(|_| [row(), row()]),
+            open: vec![0; wpr + 2],
+            sat: vec![0; wpr + 2],
+            full: vec![0; wpr + 2],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        8 * (self.sums.iter().flatten().map(Vec::len).sum::<usize>()
+            + self.spread.iter().flatten().map(Vec::len).sum::<usize>()
+            + self.open.len()
+            + self.sat.len()
+            + self.full.len())
+    }
+}
+
+/// The first `n` words of a row buffer.
+#[inline(always)]
+fn cut(v: &[u64], n: usize) -> &[u64] {
+    &v[..n]
+}
+
+/// The ring slot of row `q` (which may be -1 or -2 at the top of the board).
+fn slot(q: isize) -> usize {
+    q.rem_euclid(3) as usize
+}
+
+/// Horizontal sums of one row given with a word on each side (`wpr + 2` words): for each
+/// cell, its left, centre and right bits (`three`) and its left and right bits (`two`),
+/// each as a low and a high slice.
+#[inline(always)]
+fn row_sums(words: &[u64], wpr: usize, [three_lo, three_hi, two_lo, two_hi]: [&mut Vec<u64>; 4]) {
+    let (before, centre, after) = (&words[..wpr], &words[1..=wpr], &words[2..wpr + 2]);
+    let (three_lo, three_hi) = (&mut three_lo[..wpr], &mut three_hi[..wpr]);
+    let (two_lo, two_hi) = (&mut two_lo[..wpr], &mut two_hi[..wpr]);
+    for j in 0..wpr {
+        let c = centre[j];
+        let l = c << 1 | before[j] >> 63;
+        let r = c >> 1 | after[j] << 63;
+        let (x, a) = (l ^ r, l & r);
+        two_lo[j] = x;
+        two_hi[j] = a;
+        three_lo[j] = x ^ c;
+        three_hi[j] = a | (c & x);
+    }
+}
+
+/// A row given with a zero word on each side, dilated by one cell left and right.
+#[inline(always)]
+fn spread_row(words: &[u64], wpr: usize, out: &mut [u64]) {
+    let (before, centre, after) = (&words[..wpr], &words[1..=wpr], &words[2..wpr + 2]);
+    let out = &mut out[..wpr];
+    for j in 0..wpr {
+        let m = centre[j];
+        out[j] = m | m << 1 | m >> 1 | before[j] >> 63 | after[j] << 63;
+    }
+}
+
+/// The sum of two three-cell sums (at most 3) and a two-cell sum (at most 2), as a
+/// bit-sliced number up to 8.
+#[inline(always)]
+fn add3(a: [u64; 2], b: [u64; 2], c: [u64; 2]) -> [u64; 4] {
+    let full = |x: u64, y: u64, z: u64| (x ^ y ^ z, (x & y) | (z & (x ^ y)));
+    let (s0, k1) = full(a[0], b[0], c[0]);
+    let (t, k2) = full(a[1], b[1], c[1]);
+    let (s1, k3) = (t ^ k1, t & k1);
+    [s0, s1, k2 ^ k3, k2 & k3]
 }
 
 /// The indices of the set bits of a plane, in increasing order.
@@ -328,46 +535,6 @@ fn set_bits(plane: &[u64]) -> impl Iterator<Item = usize> + '_ {
             })
         })
     })
-}
-
-/// The `sat` and `full` rows of ring slot `slot`.
-fn pair_mut(ring: &mut [Vec<u64>; 6], slot: usize) -> (&mut [u64], &mut [u64]) {
-    let (left, right) = ring.split_at_mut(2 * slot + 1);
-    (&mut left[2 * slot], &mut right[0])
-}
-
-/// Word `j` of a ring row dilated by one cell left and right.
-#[inline(always)]
-fn spread(row: &[u64], j: usize) -> u64 {
-    let m = row[j];
-    m | m << 1 | m >> 1 | row[j - 1] >> 63 | row[j + 1] << 63
-}
-
-/// The bit-sliced count of the eight neighbours of each cell of plane word `w`, for the
-/// plane read through `p`.
-#[inline(always)]
-fn around(p: impl Fn(usize) -> u64, w: usize, wpr: usize) -> [u64; 4] {
-    let row = |c: usize| {
-        let m = p(c);
-        (m << 1 | p(c - 1) >> 63, m, m >> 1 | p(c + 1) << 63)
-    };
-    let (ul, u, ur) = row(w - wpr);
-    let (l, _, r) = row(w);
-    let (dl, d, dr) = row(w + wpr);
-    count8([ul, u, ur, l, r, dl, d, dr])
-}
-
-/// The bit-sliced sum of eight one-bit words (a full-adder tree).
-#[inline(always)]
-pub(crate) fn count8([a, b, c, d, e, f, g, h]: [u64; 8]) -> [u64; 4] {
-    let full = |x: u64, y: u64, z: u64| (x ^ y ^ z, (x & y) | (z & (x ^ y)));
-    let (s1, c1) = full(a, b, c);
-    let (s2, c2) = full(d, e, f);
-    let (s3, c3) = (g ^ h, g & h);
-    let (ones, c4) = full(s1, s2, s3);
-    let (t, c5) = full(c1, c2, c3);
-    let (twos, c6) = (t ^ c4, t & c4);
-    [ones, twos, c5 ^ c6, c5 & c6]
 }
 
 /// Lanes where the bit-sliced number `a` equals `b`.
@@ -403,8 +570,17 @@ mod tests {
             }
         }
         for bits in 0..256u32 {
-            let inputs: [u64; 8] = std::array::from_fn(|i| if bits >> i & 1 != 0 { !0 } else { 0 });
-            let sum = count8(inputs);
+            let two = |n: u32| {
+                [
+                    if n & 1 != 0 { !0 } else { 0 },
+                    if n & 2 != 0 { !0 } else { 0 },
+                ]
+            };
+            let sum = add3(
+                two((bits & 7).count_ones()),
+                two((bits >> 3 & 3).count_ones()),
+                two((bits >> 5 & 7).count_ones()),
+            );
             let n: u32 = (0..4).map(|i| (sum[i] & 1) as u32 * (1 << i)).sum();
             assert_eq!(n, bits.count_ones());
         }
