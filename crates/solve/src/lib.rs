@@ -66,9 +66,11 @@
 
 mod error;
 mod exact;
+mod few;
 mod frontier;
 mod global;
 pub mod naive;
+mod pairs;
 mod planes;
 mod reason;
 mod solver;
