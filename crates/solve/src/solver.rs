@@ -31,6 +31,20 @@ pub struct Budget {
     pub global: usize,
 }
 
+impl Budget {
+    /// The same budget with at most `states` states in a layer of a component's count.
+    pub fn with_states(mut self, states: usize) -> Budget {
+        self.states = states;
+        self
+    }
+
+    /// The same budget with at most `work` for exact weighing through the mine count.
+    pub fn with_global(mut self, work: usize) -> Budget {
+        self.global = work;
+        self
+    }
+}
+
 impl Default for Budget {
     fn default() -> Budget {
         Budget {
