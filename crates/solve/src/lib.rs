@@ -64,6 +64,16 @@
     )
 )]
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
+// The workspace README's examples use core, gen (a dev-dependency here) and this crate, so
+// they run here.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadme;
+
 mod error;
 mod exact;
 mod few;
