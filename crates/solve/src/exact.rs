@@ -156,6 +156,7 @@ pub(crate) fn count(
                     keys.iter().position(|&k| k == next).map(|j| j as u32)
                 } else {
                     if map.is_empty() {
+                        map.reserve(most);
                         map.extend(keys.iter().enumerate().map(|(j, &k)| (k, j as u32)));
                     }
                     map.get(&next).copied()

@@ -98,7 +98,8 @@ pub fn certain(position: &(impl AsView + ?Sized)) -> Result<Certain, Error> {
 
 /// The probability that each hidden cell is a mine, given the view and the mine count.
 pub fn probabilities(position: &(impl AsView + ?Sized)) -> Result<Probabilities, Error> {
-    Ok(Solver::new(position)?.solve()?.probabilities)
+    // The pair rule only shortens reasons, which are not returned here.
+    Ok(Solver::new(position)?.solve_with(false)?.probabilities)
 }
 
 /// One proven safe hidden cell with its reason, trying the cheap tiers first; `None` when

@@ -211,12 +211,23 @@ impl Solver {
     /// Runs every tier: the trivial and pair rules, then exact counting over each frontier
     /// component with the board's mine count. Finds every certain cell (unless a component
     /// exceeds the budget) and the mine probability of every hidden cell.
-    pub fn solve(mut self) -> Result<Solution, Error> {
+    pub fn solve(self) -> Result<Solution, Error> {
+        self.solve_with(true)
+    }
+
+    /// [`Solver::solve`], with the pair rule or without it. Without it the exact tier
+    /// proves the same cells, and the probabilities are the same, but those cells get the
+    /// longer [`Reason::Component`] where a pair of numbers would do; that saves work when
+    /// only the probabilities are wanted.
+    pub fn solve_with(mut self, pairs: bool) -> Result<Solution, Error> {
         // The trivial and pair rules to their fixed point, keeping the last list of
         // constraints, which the pair rule left unchanged, for the exact tier.
         self.trivial()?;
         let constraints = loop {
             let constraints = frontier::constraints(&self.planes);
+            if !pairs {
+                break constraints;
+            }
             let found = pairs::pairs(&mut self.planes, &constraints, &mut self.reasons);
             self.tally.pair += found;
             if found == 0 {

@@ -25,12 +25,22 @@ const SHAPES: &[(usize, usize)] = &[
     (7, 7),
 ];
 
-/// Checks the solver's certain cells and probabilities against the brute force.
+/// Checks the solver's certain cells and probabilities against the brute force, with the
+/// pair rule and without it.
 fn check(position: &impl AsView) -> Result<(), TestCaseError> {
     let Some(brute) = brute(position, None) else {
         return Ok(());
     };
-    let solved = Solver::new(position).and_then(Solver::solve);
+    check_with(position, &brute, true)?;
+    check_with(position, &brute, false)
+}
+
+fn check_with(
+    position: &impl AsView,
+    brute: &twin::Brute,
+    pairs: bool,
+) -> Result<(), TestCaseError> {
+    let solved = Solver::new(position).and_then(|s| s.solve_with(pairs));
     if brute.total == 0 {
         prop_assert!(
             matches!(
