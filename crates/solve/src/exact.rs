@@ -74,6 +74,9 @@ struct Layer {
     /// Layout counts, `width` per state, by mines in the prefix.
     counts: Vec<f64>,
     width: usize,
+    /// For each state, the first and last mine count its layouts may have: the counts
+    /// outside are zero and are skipped (`(1, 0)`: none).
+    span: Vec<(usize, usize)>,
     /// For each state and each mine count `x` of the next variable, the state it leads to
     /// (`u32::MAX`: none), `m + 1` per state.
     edges: Vec<u32>,
@@ -121,6 +124,7 @@ pub(crate) fn count(
         keys: vec![0],
         counts: vec![1.0],
         width: 1,
+        span: vec![(0, 0)],
         edges: Vec::new(),
     });
     for step in &steps {
@@ -133,14 +137,19 @@ pub(crate) fn count(
         let most = (layer.keys.len() * (m + 1)).min(max_states + 1);
         let mut keys = Vec::with_capacity(most);
         let mut counts: Vec<f64> = Vec::with_capacity(most * width);
+        let mut span: Vec<(usize, usize)> = Vec::with_capacity(most);
         layer.edges = vec![u32::MAX; layer.keys.len() * (m + 1)];
         for (i, &key) in layer.keys.iter().enumerate() {
+            let (lo, hi) = layer.span[i];
             let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
             #[allow(
                 clippy::needless_range_loop,
                 reason = "x is a mine count, not only an index"
             )]
             'x: for x in 0..=m {
+                if lo > hi || lo + x >= width {
+                    continue;
+                }
                 let mut next = key;
                 for t in &step.touches {
                     let sum = (next >> t.shift & 15) as u8 + x as u8;
@@ -166,6 +175,7 @@ pub(crate) fn count(
                     None => {
                         keys.push(next);
                         counts.resize(counts.len() + width, 0.0);
+                        span.push((usize::MAX, 0));
                         let j = (keys.len() - 1) as u32;
                         if !map.is_empty() {
                             map.insert(next, j);
@@ -178,18 +188,20 @@ pub(crate) fn count(
                 }
                 layer.edges[i * (m + 1) + x] = j;
                 let c = BINOMIAL[m][x];
-                let to = &mut counts[j as usize * width..(j as usize + 1) * width];
-                for (k, &n) in from.iter().enumerate() {
-                    if let Some(slot) = to.get_mut(k + x) {
-                        *slot += n * c;
-                    }
+                let top = hi.min(width - 1 - x);
+                let to = &mut counts[j as usize * width + lo + x..=j as usize * width + top + x];
+                for (slot, &n) in to.iter_mut().zip(&from[lo..=top]) {
+                    *slot += n * c;
                 }
+                let s = &mut span[j as usize];
+                *s = (s.0.min(lo + x), s.1.max(top + x));
             }
         }
         layers.push(Layer {
             keys,
             counts,
             width,
+            span,
             edges: Vec::new(),
         });
     }
@@ -319,6 +331,10 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
         before.resize(layer.keys.len() * layer.width, 0.0);
         let mut by_x = [0.0; 9];
         for i in 0..layer.keys.len() {
+            let (lo, hi) = layer.span[i];
+            if lo > hi {
+                continue;
+            }
             let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
             let back = &mut before[i * layer.width..(i + 1) * layer.width];
             for (x, total) in by_x.iter_mut().enumerate().take(m + 1) {
@@ -328,7 +344,7 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
                 }
                 let c = BINOMIAL[m][x];
                 let ahead = &after[j as usize * next.width..(j as usize + 1) * next.width];
-                for k in 0..layer.width {
+                for k in lo..=hi {
                     let g = ahead.get(k + x).copied().unwrap_or(0.0) * c;
                     back[k] += g;
                     *total += from[k] * g;
