@@ -1,4 +1,4 @@
-//! `bitmines`: large-board stress runs, board files and games on the bitmines engine.
+//! `bitmines`: large-board stress runs, board files, and games to play, on the bitmines engine.
 
 mod cli;
 mod demo;
@@ -12,6 +12,7 @@ mod moves;
 #[path = "../tests/naive/mod.rs"]
 mod naive;
 mod picture;
+mod play;
 mod render;
 mod show;
 mod stress;
@@ -40,6 +41,8 @@ enum Command {
     Show(show::Args),
     /// Plays one seeded game with a simple deducing player and prints the final board.
     Demo(demo::Args),
+    /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,6 +52,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,
