@@ -2,8 +2,7 @@
 
 use anyhow::{Context, bail};
 use bitmines_core::{Cell, FirstClick, Game, SeededPlacer, Stats, Status};
-use rand_core::{Rng, SeedableRng};
-use rand_pcg::Pcg64;
+use bitmines_solve::Solver;
 
 use crate::render;
 use crate::system::emit;
@@ -11,7 +10,7 @@ use crate::system::emit;
 /// Options of `bitmines demo`; the defaults are the expert board.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Seed for the mines and for the player's guesses.
+    /// Seed for the mines.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
     /// Rows of the board.
@@ -31,7 +30,6 @@ struct Moves {
     reveals: usize,
     guesses: usize,
     flags: usize,
-    chords: usize,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
@@ -49,28 +47,24 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         FirstClick::Opening,
         SeededPlacer::new(args.seed),
     )?;
-    let mut rng = Pcg64::seed_from_u64(args.seed ^ 0x5EED_6A3E);
     let mut moves = Moves::default();
     game.reveal(args.rows / 2, args.cols / 2)?;
     moves.reveals += 1;
     while game.status() == Status::Playing {
-        if !deduce(&mut game, &mut moves)? {
-            guess(&mut game, &mut rng)?;
-            moves.guesses += 1;
-        }
+        play(&mut game, &mut moves)?;
     }
     let mut text = render::picture(&game)?;
     text += &format!(
-        "{} on a {}x{} board with {} mines (seed {}): {} first click + {} guesses, {} flags, {} chords, {} cells revealed\n",
+        "{} on a {}x{} board with {} mines (seed {}): {} first click + {} proven reveals + {} guesses, {} flags, {} cells revealed\n",
         game.status(),
         args.rows,
         args.cols,
         args.mines,
         args.seed,
-        moves.reveals,
+        1,
+        moves.reveals - 1,
         moves.guesses,
         moves.flags,
-        moves.chords,
         game.revealed_count(),
     );
     if let Some(board) = game.board() {
@@ -86,68 +80,47 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One pass of single-cell deduction over every open number: flag the hidden neighbours of a
-/// number that needs all of them, chord a number whose flags are complete. Returns whether
-/// anything changed.
-fn deduce(game: &mut Game, moves: &mut Moves) -> anyhow::Result<bool> {
-    let mut progress = false;
+/// One turn of the solver's player: reveal every cell the solver proves safe and flag
+/// every proven mine; when nothing is proven safe, reveal the hidden cell least likely to
+/// be a mine (the first such cell, row by row).
+fn play(game: &mut Game, moves: &mut Moves) -> anyhow::Result<()> {
+    let solution = Solver::new(game)?.solve()?;
+    let (certain, odds) = (&solution.certain, &solution.probabilities);
+    for (r, c) in certain.mines() {
+        if game.cell(r, c)? == Cell::Hidden {
+            game.toggle_flag(r, c)?;
+            moves.flags += 1;
+        }
+    }
+    let safe: Vec<(usize, usize)> = certain.safe().collect();
+    if !safe.is_empty() {
+        for (r, c) in safe {
+            if game.status() == Status::Playing && game.cell(r, c)? == Cell::Hidden {
+                game.reveal(r, c)?;
+                moves.reveals += 1;
+            }
+        }
+        if game.status() == Status::Lost {
+            bail!("a cell the solver proved safe held a mine");
+        }
+        return Ok(());
+    }
+    let mut best: Option<((usize, usize), f64)> = None;
     for r in 0..game.rows() {
         for c in 0..game.cols() {
-            let Cell::Open(number) = game.cell(r, c)? else {
-                continue;
-            };
-            if number == 0 || game.status() != Status::Playing {
+            if game.cell(r, c)? != Cell::Hidden {
                 continue;
             }
-            let (mut hidden, mut flags) = (Vec::new(), 0);
-            for (nr, nc) in neighbours(game, r, c) {
-                match game.cell(nr, nc)? {
-                    Cell::Hidden => hidden.push((nr, nc)),
-                    Cell::Flagged => flags += 1,
-                    _ => {}
-                }
-            }
-            if hidden.is_empty() {
-                continue;
-            }
-            if flags == usize::from(number) {
-                game.chord(r, c)?;
-                moves.chords += 1;
-                progress = true;
-            } else if flags + hidden.len() == usize::from(number) {
-                for (nr, nc) in hidden {
-                    game.toggle_flag(nr, nc)?;
-                    moves.flags += 1;
-                }
-                progress = true;
+            let p = odds.mine(r, c)?;
+            if best.is_none_or(|(_, q)| p < q) {
+                best = Some(((r, c), p));
             }
         }
     }
-    Ok(progress)
-}
-
-/// Reveals a uniformly chosen hidden, unflagged cell.
-fn guess(game: &mut Game, rng: &mut Pcg64) -> anyhow::Result<()> {
-    let mut hidden = Vec::new();
-    for r in 0..game.rows() {
-        for c in 0..game.cols() {
-            if game.cell(r, c)? == Cell::Hidden {
-                hidden.push((r, c));
-            }
-        }
-    }
-    if hidden.is_empty() {
+    let Some(((r, c), _)) = best else {
         bail!("no hidden cell left to guess, yet the game is still playing");
-    }
-    let (r, c) = hidden[(rng.next_u64() % hidden.len() as u64) as usize];
+    };
     game.reveal(r, c)?;
+    moves.guesses += 1;
     Ok(())
-}
-
-/// The on-board neighbours of `(r, c)`.
-fn neighbours(game: &Game, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> {
-    let (rows, cols) = (game.rows(), game.cols());
-    (r.saturating_sub(1)..=(r + 1).min(rows - 1))
-        .flat_map(move |nr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |nc| (nr, nc)))
-        .filter(move |&cell| cell != (r, c))
 }

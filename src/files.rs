@@ -5,7 +5,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
-use bitmines_core::{Board, Game, binary, saved};
+use bitmines_core::{Board, Game, Position, binary, saved};
 
 /// The file formats `bitmines` reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -35,6 +35,8 @@ pub(crate) enum Loaded {
     Board(Board, Option<u64>),
     /// A game in progress or finished (text format).
     Game(Game),
+    /// A player's view with no board behind it (text format, `bitmines view ...`).
+    View(Position),
 }
 
 /// Reads a board or game from `path`, in `format` or, if `None`, the format its first bytes
@@ -109,7 +111,9 @@ fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
         Format::Mbf => Loaded::Board(Board::from_mbf(&bytes)?, None),
         _ => {
             let text = std::str::from_utf8(&bytes).map_err(|e| anyhow!("not UTF-8 text: {e}"))?;
-            if text.starts_with("bitmines game") {
+            if text.starts_with("bitmines view") {
+                Loaded::View(text.parse()?)
+            } else if text.starts_with("bitmines game") {
                 Loaded::Game(text.parse()?)
             } else {
                 Loaded::Board(text.parse()?, None)

@@ -4,6 +4,7 @@ mod cli;
 mod demo;
 mod files;
 mod generate;
+mod hint;
 /// Moves on the engine and on the naive twin, shared with the tests.
 #[path = "../tests/common/moves.rs"]
 mod moves;
@@ -39,8 +40,11 @@ enum Command {
     Gen(generate::Args),
     /// Prints a board or game file as text, or writes it as a PNG picture.
     Show(show::Args),
-    /// Plays one seeded game with a simple deducing player and prints the final board.
+    /// Plays one seeded game with the solver and prints the final board.
     Demo(demo::Args),
+    /// Prints what a player can know about a position: the certain cells with their
+    /// reasons, and the mine probability of every hidden cell.
+    Hint(hint::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
     Play(play::Args),
 }
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
         Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Hint(args) => hint::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -42,11 +42,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let (rows, cols) = match &loaded {
         Loaded::Board(board, _) => (board.rows(), board.cols()),
         Loaded::Game(game) => (game.rows(), game.cols()),
+        Loaded::View(position) => (position.view().rows(), position.view().cols()),
     };
     if let Some(path) = &args.png {
         match &loaded {
             Loaded::Board(board, _) => picture::write_board(path, board, args.png_size)?,
             Loaded::Game(game) => picture::write_game(path, game, args.png_size)?,
+            Loaded::View(_) => bail!("a player's view has no picture; show prints it as text"),
         }
         eprintln!("bitmines: wrote {} ({rows}x{cols} cells)", path.display());
         return Ok(());
@@ -66,6 +68,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             ))?;
         }
         Loaded::Game(game) => emit(game)?,
+        Loaded::View(position) => emit(position)?,
     }
     Ok(())
 }

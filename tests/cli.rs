@@ -626,3 +626,80 @@ fn killing_a_run_mid_save_leaves_the_previous_file_whole() {
     assert_eq!(names, ["game.bmg"], "stale temporary files remain");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn hint_explains_a_typed_position() {
+    let dir = folder("hint");
+    let view = path(&dir, "view.txt");
+    // Mines at (0, 2), (1, 4), (3, 4); the flag at (0, 3) is wrong.
+    fs::write(
+        &view,
+        "bitmines view 4x5 mines 3\n01#F#\n0112#\n0002#\n0001#\n",
+    )
+    .unwrap();
+    let output = bitmines(&["hint", &view]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("certain: 3 safe, 3 mines"), "{text}");
+    assert!(text.contains("(0, 3) is flagged but proven safe"), "{text}");
+
+    let output = bitmines(&["hint", &view, "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+    assert_eq!(report["schema"], "bitmines-hint/1");
+    let cells = |key: &str| -> Vec<(u64, u64)> {
+        report[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (u(&p["row"]), u(&p["col"])))
+            .collect()
+    };
+    assert_eq!(cells("safe"), [(0, 3), (0, 4), (2, 4)]);
+    assert_eq!(cells("proven_mines"), [(0, 2), (1, 4), (3, 4)]);
+    assert_eq!(report["wrong_flags"], serde_json::json!([[0, 3]]));
+    assert_eq!(report["exact"], true);
+    assert!(
+        report["safe"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("(1, 2)")
+    );
+
+    // A 50/50: probabilities of the frontier, and nothing certain.
+    fs::write(&view, "bitmines view 2x2 mines 1\n##\n11\n").unwrap();
+    let report: Value =
+        serde_json::from_str(&stdout(&bitmines(&["hint", &view, "--json"]))).unwrap();
+    assert_eq!(u(&report["safe_count"]), 0, "{report}");
+    let odds: Vec<f64> = report["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["mine"].as_f64().unwrap())
+        .collect();
+    assert_eq!(odds, [0.5, 0.5]);
+}
+
+#[test]
+fn hint_reads_games_and_boards_and_names_bad_input() {
+    let dir = folder("hint-errors");
+    let game = path(&dir, "game.txt");
+    fs::write(&game, "bitmines game 2x3 playing\n*..\n1..\n").unwrap();
+    let output = bitmines(&["hint", &game]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let view = path(&dir, "view.txt");
+    fs::write(&view, "bitmines view 2x2 mines 1\n#9\n##\n").unwrap();
+    assert_fails(&["hint", &view], "line 2, column 2");
+    fs::write(&view, "bitmines view 1x3 mines 1\n#3#\n").unwrap();
+    assert_fails(&["hint", &view], "the 3 at (0, 1) cannot be met");
+    fs::write(&view, "bitmines view 1x3 mines 0\n1##\n").unwrap();
+    assert_fails(&["hint", &view], "no layout puts exactly 0 mines");
+    assert_fails(&["hint", &path(&dir, "missing.txt")], "cannot read");
+}
+
+#[test]
+fn demo_plays_with_the_solver() {
+    let output = bitmines(&["demo", "--seed", "4"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(text.contains("proven reveals"), "{text}");
+}

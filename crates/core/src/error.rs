@@ -307,6 +307,34 @@ pub enum Error {
         /// The `(row, col)` listed before it.
         previous: (usize, usize),
     },
+    /// A player's view (a [`Position`](crate::Position)) with more mines than cells.
+    #[error("a view of {cells} cells cannot hold {mines} mines")]
+    TooManyMinesForView {
+        /// The mine count given.
+        mines: usize,
+        /// The cells of the board.
+        cells: usize,
+    },
+    /// A revealed cell given a number no cell can show.
+    #[error("cell ({row}, {col}) cannot show {number}: numbers run from 0 to 8")]
+    BadNumber {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// The number given.
+        number: u8,
+    },
+    /// The text form of a player's view is malformed at a line and column.
+    #[error("line {line}, column {col}: {reason}")]
+    ViewSyntax {
+        /// The 1-based line.
+        line: usize,
+        /// The 1-based column.
+        col: usize,
+        /// What is wrong there.
+        reason: String,
+    },
     /// The reader or writer failed. An early end of input is `Truncated` instead.
     #[error("I/O error: {message}")]
     Io {

@@ -1,5 +1,7 @@
 //! The view: one player's revealed and flagged cells over a shared board.
 
+mod batch;
+
 use std::fmt;
 use std::sync::Arc;
 
@@ -581,7 +583,19 @@ impl Game {
         row_view(self.board.geometry(), &self.flagged, row)
     }
 
-    /// The words of the revealed and flagged planes, for the saved-game writer.
+    /// The board's geometry (also before a deferred game has placed its mines).
+    pub(crate) fn geometry(&self) -> &Geometry {
+        self.board.geometry()
+    }
+
+    /// The board, for a [`View`](crate::View), which reads numbers only at revealed cells.
+    /// Before the first click of a deferred game this is the empty placeholder, on which
+    /// nothing is revealed.
+    pub(crate) fn board_for_view(&self) -> &Board {
+        &self.board
+    }
+
+    /// The words of the revealed and flagged planes, for the saved-game writer and views.
     pub(crate) fn view_words(&self) -> (&[u64], &[u64]) {
         (self.revealed.words(), self.flagged.words())
     }

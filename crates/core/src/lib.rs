@@ -76,6 +76,7 @@ pub mod saved;
 #[cfg(feature = "serde")]
 mod serde_impls;
 pub mod stats;
+pub mod view;
 
 pub use board::{Board, ZeroJob};
 pub use cascade::Fill;
@@ -84,6 +85,7 @@ pub use game::{Cell, Game, Reveal, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};
 pub use stats::Stats;
+pub use view::{AsView, Position, View};
 
 // Boards are shared by `Arc` across threads, and games move between them.
 const _: () = {

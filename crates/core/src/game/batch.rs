@@ -1,0 +1,205 @@
+//! Batch moves: reveal or flag a whole set of cells, given as a plane, a word at a time.
+//!
+//! Both moves do exactly what the single-cell moves would do cell by cell in increasing bit
+//! order (row-major order of the board), and the tests in `tests/batch.rs` hold them to that.
+//! What makes the reveal cheap is that its stopping point is known before any cell opens: a
+//! cascade never opens a mine (no mine neighbours a zero cell) and a reveal never flags, so
+//! the first mine the cell-by-cell loop reaches is simply the lowest bit of
+//! `cells & mines & !flagged`, whatever the cascades before it do.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "every word index is below geometry.words(), the length of each of the game's and \
+              the board's planes, and check_cells has just checked that `cells` has that length"
+)]
+
+use super::{Game, Reveal};
+use crate::geometry::WORD_BITS;
+use crate::{Error, Status};
+
+impl Game {
+    /// Reveals every cell of `cells`, a set of cells given as a plane in the board's padded
+    /// layout ([`Geometry`](crate::Geometry): [`words`](crate::Geometry::words) words, cell
+    /// `(row, col)` at bit [`bit(row, col)`](crate::Geometry::bit)).
+    ///
+    /// The result is exactly that of calling [`reveal`](Game::reveal) on each cell of the set
+    /// in increasing bit order (row by row, left to right) until the game ends: revealed and
+    /// flagged cells are left alone, safe cells open with their cascades, and the first
+    /// unflagged mine reached explodes and loses the game, so the cells after it stay as they
+    /// were. If the cells before that mine already win the game, the mine is not reached. On
+    /// a deferred game the first unflagged cell of the set is the first click and places the
+    /// mines. The returned [`Reveal`] counts every safe cell opened, cascades included.
+    ///
+    /// The work is done a word at a time: numbered cells of a word open together, and only
+    /// zero cells run the cascade.
+    ///
+    /// # Errors
+    /// - `GameOver` if the game has already ended;
+    /// - `PlaneSize` if `cells` does not have `geometry.words()` words;
+    /// - `StrayBits` naming the first word of `cells` with a bit outside the board (sentinel
+    ///   column, padding, or the sentinel rows above and below);
+    /// - on a deferred game, whatever placing the mines fails with, the game left as it was.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Cell, Game, Geometry, Status};
+    ///
+    /// let board: Board = "..*\n...\n*..\n".parse()?;
+    /// let geometry = Geometry::new(3, 3)?;
+    /// let mut game = Game::new(board);
+    /// let mut cells = vec![0u64; geometry.words()];
+    /// for (row, col) in [(0, 1), (1, 1), (1, 2)] {
+    ///     let bit = geometry.bit(row, col)?;
+    ///     cells[bit / 64] |= 1 << (bit % 64);
+    /// }
+    /// let step = game.reveal_cells(&cells)?;
+    /// assert_eq!(step.opened, 3);
+    /// assert_eq!(step.status, Status::Playing);
+    /// assert_eq!(game.cell(1, 1)?, Cell::Open(2));
+    ///
+    /// // A mine ends the batch: (0, 0) opens with its cascade, the mine at (0, 2) explodes,
+    /// // and (2, 2), after it, is never reached.
+    /// cells.fill(0);
+    /// for (row, col) in [(0, 0), (0, 2), (2, 2)] {
+    ///     let bit = geometry.bit(row, col)?;
+    ///     cells[bit / 64] |= 1 << (bit % 64);
+    /// }
+    /// let step = game.reveal_cells(&cells)?;
+    /// assert_eq!((step.opened, step.status), (2, Status::Lost));
+    /// assert_eq!(game.cell(0, 0)?, Cell::Open(0));
+    /// assert_eq!(game.cell(0, 2)?, Cell::Exploded);
+    /// assert_eq!(game.cell(2, 2)?, Cell::Hidden);
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn reveal_cells(&mut self, cells: &[u64]) -> Result<Reveal, Error> {
+        self.check_playing()?;
+        self.check_cells(cells)?;
+        if self.deferred.is_some() {
+            // Nothing is revealed before the first click, so the first unflagged cell of the
+            // set is the first one a reveal would not leave alone.
+            let first = cells.iter().zip(self.flagged.words()).enumerate().find_map(
+                |(w, (&set, &flagged))| {
+                    let open = set & !flagged;
+                    (open != 0).then(|| w * WORD_BITS + open.trailing_zeros() as usize)
+                },
+            );
+            let Some(first) = first else {
+                return Ok(self.result(0));
+            };
+            let (row, col) = self.geometry().cell_of(first);
+            self.place_mines(row, col)?;
+        }
+        let before = self.revealed_count;
+        let mut stop = None;
+        for (w, &set) in cells.iter().enumerate() {
+            let mut todo = set & !self.flagged.words()[w];
+            if todo & !self.revealed.words()[w] == 0 {
+                continue;
+            }
+            let mines = todo & self.board.mines().words()[w];
+            if mines != 0 {
+                // The cell-by-cell loop ends at this mine: keep only the cells below it.
+                let at = mines.trailing_zeros();
+                todo &= (1u64 << at) - 1;
+                stop = Some(w * WORD_BITS + at as usize);
+            }
+            let zero = self.board.zero().words()[w];
+            // Numbered cells never cascade, so they open together.
+            let numbered = todo & !zero & !self.revealed.words()[w];
+            self.revealed.words_mut()[w] |= numbered;
+            self.revealed_count += numbered.count_ones() as usize;
+            // Each zero cell still hidden seeds a cascade, which may open later cells of the
+            // set, in this word or beyond, so the revealed word is read again every time.
+            loop {
+                let seeds = todo & zero & !self.revealed.words()[w];
+                if seeds == 0 {
+                    break;
+                }
+                self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
+            }
+            if stop.is_some() {
+                break;
+            }
+        }
+        // Winning ends the loop too: if the cells before the mine opened the last safe cell,
+        // the mine is never reached.
+        self.update_won();
+        if let (Some(bit), Status::Playing) = (stop, self.status) {
+            self.explode(bit);
+        }
+        Ok(self.result(self.revealed_count - before))
+    }
+
+    /// Flags every hidden, unflagged cell of `cells`; returns how many were newly flagged.
+    ///
+    /// `cells` is a set of cells given as a plane in the board's padded layout, as for
+    /// [`reveal_cells`](Game::reveal_cells). The result is that of calling
+    /// [`toggle_flag`](Game::toggle_flag) on each hidden, unflagged cell of the set:
+    /// revealed and already flagged cells are left alone, so no flag is ever removed. Like
+    /// `toggle_flag`, it may be used before the first click of a deferred game.
+    ///
+    /// # Errors
+    /// `GameOver` if the game has already ended; `PlaneSize` and `StrayBits` as for
+    /// [`reveal_cells`](Game::reveal_cells).
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Cell, Game, Geometry};
+    ///
+    /// let board: Board = "..*\n...\n*..\n".parse()?;
+    /// let geometry = Geometry::new(3, 3)?;
+    /// let mut game = Game::new(board);
+    /// game.reveal(0, 0)?; // a zero cell: opens it and its neighbours, (1, 1) included
+    /// let mut cells = vec![0u64; geometry.words()];
+    /// for (row, col) in [(0, 2), (1, 1), (2, 0)] {
+    ///     let bit = geometry.bit(row, col)?;
+    ///     cells[bit / 64] |= 1 << (bit % 64);
+    /// }
+    /// assert_eq!(game.flag_cells(&cells)?, 2); // (1, 1) is revealed, so left alone
+    /// assert_eq!(game.cell(2, 0)?, Cell::Flagged);
+    /// assert_eq!(game.flag_count(), 2);
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn flag_cells(&mut self, cells: &[u64]) -> Result<usize, Error> {
+        self.check_playing()?;
+        self.check_cells(cells)?;
+        let mut flagged = 0;
+        let words = self
+            .flagged
+            .words_mut()
+            .iter_mut()
+            .zip(self.revealed.words());
+        for ((f, &r), &set) in words.zip(cells) {
+            let new = set & !r & !*f;
+            *f |= new;
+            flagged += new.count_ones() as usize;
+        }
+        self.flag_count += flagged;
+        Ok(flagged)
+    }
+
+    /// Checks that `cells` is a plane of this game's geometry with no bit outside the board.
+    fn check_cells(&self, cells: &[u64]) -> Result<(), Error> {
+        let geometry = self.geometry();
+        if cells.len() != geometry.words() {
+            return Err(Error::PlaneSize {
+                rows: geometry.rows(),
+                cols: geometry.cols(),
+                expected: geometry.words(),
+                found: cells.len(),
+            });
+        }
+        let wpr = geometry.words_per_row();
+        let stray = cells.iter().enumerate().position(|(w, &set)| {
+            let row = w / wpr;
+            let board = if row == 0 || row > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+            set & !board != 0
+        });
+        match stray {
+            Some(word) => Err(Error::StrayBits { word }),
+            None => Ok(()),
+        }
+    }
+}

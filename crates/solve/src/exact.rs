@@ -1,0 +1,356 @@
+//! Exact counting of the layouts of one frontier component, by number of mines, and each
+//! variable's share of them.
+//!
+//! The variables of a component are assigned one at a time in an order that keeps few
+//! constraints *open* (some of their variables assigned, some not). The state after a
+//! prefix of the order is the partial sum of every open constraint, packed four bits a
+//! constraint into a `u64`; layouts of the prefix with the same state extend in exactly
+//! the same ways, so they are merged and counted, by mines placed so far (the forward
+//! pass). The cost grows with the number of distinct states, which the order keeps small:
+//! it follows the frontier, so the open constraints are those across one cut of it.
+//!
+//! A backward pass over the same states, seeded with a weight for each mine total of the
+//! component (from the rest of the board, see `global`), gives the weighted count of
+//! layouts in which each variable holds each possible number of mines.
+//!
+//! Counts are `f64`: exact integers up to 2^53, rounded to 53 bits beyond. A count is never
+//! rounded to zero, and every weight is positive where a layout exists, so a cell is called
+//! certain only when no layout, however unlikely, disagrees.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "indices are state, step and mine-count positions of vectors sized for them in the same function"
+)]
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::frontier::{Constraint, Var};
+
+/// Binomial coefficients `C(m, x)` for `m, x <= 8`.
+const BINOMIAL: [[f64; 9]; 9] = {
+    let mut t = [[0.0; 9]; 9];
+    let mut m = 0;
+    while m < 9 {
+        t[m][0] = 1.0;
+        let mut x = 1;
+        while x <= m {
+            t[m][x] = t[m - 1][x - 1] + if x < m { t[m - 1][x] } else { 0.0 };
+            x += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// A multiplicative hash for the packed states.
+#[derive(Default)]
+struct StateHasher(u64);
+
+impl Hasher for StateHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+type StateMap = HashMap<u64, u32, BuildHasherDefault<StateHasher>>;
+
+/// What one step does to one open constraint.
+#[derive(Debug, Clone, Copy)]
+struct Touch {
+    /// Four-bit slot of the constraint in the state.
+    shift: u32,
+    /// Mines the constraint needs in all.
+    need: u8,
+    /// Whether this step assigns its last variable.
+    closes: bool,
+    /// Cells of its variables after this step: the most mines it can still receive.
+    room_after: u8,
+}
+
+/// One variable's step.
+#[derive(Debug, Clone)]
+struct Step {
+    /// The variable's id in the frontier.
+    var: u32,
+    /// Its cells.
+    m: usize,
+    touches: Vec<Touch>,
+}
+
+/// The states after a prefix of the order.
+#[derive(Debug, Clone)]
+struct Layer {
+    keys: Vec<u64>,
+    /// Layout counts, `width` per state, by mines in the prefix.
+    counts: Vec<f64>,
+    width: usize,
+    /// For each state and each mine count `x` of the next variable, the state it leads to
+    /// (`u32::MAX`: none), `m + 1` per state.
+    edges: Vec<u32>,
+}
+
+/// Why a component was not counted exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OverBudget {
+    /// More open constraints at once than a state holds.
+    Width,
+    /// More states in one layer than the budget allows.
+    States,
+}
+
+/// A component after the forward pass.
+#[derive(Debug, Clone)]
+pub(crate) struct Counted {
+    steps: Vec<Step>,
+    layers: Vec<Layer>,
+}
+
+impl Counted {
+    /// Layouts of the component by number of mines (empty: none meets its constraints).
+    pub(crate) fn distribution(&self) -> &[f64] {
+        match self.layers.last() {
+            Some(last) if !last.keys.is_empty() => &last.counts[..last.width],
+            _ => &[],
+        }
+    }
+}
+
+/// Counts the layouts of the component made of `vars` (ids into `all_vars`), placing at most
+/// `max_mines` mines, with at most `max_states` states in a layer.
+pub(crate) fn count(
+    vars: &[u32],
+    all_vars: &[Var],
+    constraints: &[Constraint],
+    max_mines: usize,
+    max_states: usize,
+) -> Result<Counted, OverBudget> {
+    let steps = plan(vars, all_vars, constraints)?;
+    let mut layers = Vec::with_capacity(steps.len() + 1);
+    layers.push(Layer {
+        keys: vec![0],
+        counts: vec![1.0],
+        width: 1,
+        edges: Vec::new(),
+    });
+    for step in &steps {
+        let Some(layer) = layers.last_mut() else {
+            break;
+        };
+        let m = step.m;
+        let width = (layer.width + m).min(max_mines + 1);
+        let mut map = StateMap::default();
+        let mut keys = Vec::new();
+        let mut counts: Vec<f64> = Vec::new();
+        layer.edges = vec![u32::MAX; layer.keys.len() * (m + 1)];
+        for (i, &key) in layer.keys.iter().enumerate() {
+            let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
+            #[allow(
+                clippy::needless_range_loop,
+                reason = "x is a mine count, not only an index"
+            )]
+            'x: for x in 0..=m {
+                let mut next = key;
+                for t in &step.touches {
+                    let sum = (next >> t.shift & 15) as u8 + x as u8;
+                    if sum > t.need || (t.closes && sum != t.need) || sum + t.room_after < t.need {
+                        continue 'x;
+                    }
+                    next &= !(15 << t.shift);
+                    if !t.closes {
+                        next |= u64::from(sum) << t.shift;
+                    }
+                }
+                let j = *map.entry(next).or_insert_with(|| {
+                    keys.push(next);
+                    counts.resize(counts.len() + width, 0.0);
+                    (keys.len() - 1) as u32
+                });
+                if keys.len() > max_states {
+                    return Err(OverBudget::States);
+                }
+                layer.edges[i * (m + 1) + x] = j;
+                let c = BINOMIAL[m][x];
+                let to = &mut counts[j as usize * width..(j as usize + 1) * width];
+                for (k, &n) in from.iter().enumerate() {
+                    if let Some(slot) = to.get_mut(k + x) {
+                        *slot += n * c;
+                    }
+                }
+            }
+        }
+        layers.push(Layer {
+            keys,
+            counts,
+            width,
+            edges: Vec::new(),
+        });
+    }
+    Ok(Counted { steps, layers })
+}
+
+/// The steps: an order of the variables that keeps few constraints open, and what each
+/// step does to the constraints it touches.
+fn plan(
+    vars: &[u32],
+    all_vars: &[Var],
+    constraints: &[Constraint],
+) -> Result<Vec<Step>, OverBudget> {
+    // Local numbering of the component's constraints.
+    let mut local: HashMap<u32, usize> = HashMap::new();
+    for v in vars {
+        for &c in &all_vars[*v as usize].constraints {
+            let next = local.len();
+            local.entry(c).or_insert(next);
+        }
+    }
+    let mut left = vec![0usize; local.len()]; // unassigned variables of each constraint
+    let mut room = vec![0usize; local.len()]; // unassigned cells of each constraint
+    let mut of_constraint: Vec<Vec<usize>> = vec![Vec::new(); local.len()];
+    for (i, v) in vars.iter().enumerate() {
+        let var = &all_vars[*v as usize];
+        for c in &var.constraints {
+            let l = local[c];
+            left[l] += 1;
+            room[l] += var.cells.len();
+            of_constraint[l].push(i);
+        }
+    }
+    let mut placed = vec![false; vars.len()];
+    let mut candidate = vec![false; vars.len()];
+    let mut candidates: Vec<usize> = Vec::new();
+    let mut slot_of: Vec<Option<u32>> = vec![None; local.len()];
+    let mut free_slots: u32 = 0xFFFF;
+    let mut steps = Vec::with_capacity(vars.len());
+    for _ in 0..vars.len() {
+        candidates.retain(|&i| !placed[i]);
+        // The next variable: among those touching an open constraint, the one that opens
+        // the fewest new constraints less those it closes; the first unplaced otherwise.
+        let score = |i: usize| {
+            let var = &all_vars[vars[i] as usize];
+            var.constraints.iter().fold(0i32, |s, c| {
+                let l = local[c];
+                s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
+            })
+        };
+        let pick = candidates
+            .iter()
+            .copied()
+            .min_by_key(|&i| (score(i), i))
+            .or_else(|| placed.iter().position(|p| !p));
+        let Some(i) = pick else { break };
+        placed[i] = true;
+        let var = &all_vars[vars[i] as usize];
+        let m = var.cells.len();
+        let mut touches = Vec::with_capacity(var.constraints.len());
+        for c in &var.constraints {
+            let l = local[c];
+            let slot = match slot_of[l] {
+                Some(s) => s,
+                None => {
+                    if free_slots == 0 {
+                        return Err(OverBudget::Width);
+                    }
+                    let s = free_slots.trailing_zeros();
+                    free_slots &= !(1 << s);
+                    slot_of[l] = Some(s);
+                    for &other in &of_constraint[l] {
+                        if !placed[other] && !candidate[other] {
+                            candidate[other] = true;
+                            candidates.push(other);
+                        }
+                    }
+                    s
+                }
+            };
+            left[l] -= 1;
+            room[l] -= m;
+            touches.push(Touch {
+                shift: 4 * slot,
+                need: constraints[*c as usize].need,
+                closes: left[l] == 0,
+                room_after: room[l].min(15) as u8,
+            });
+            if left[l] == 0 {
+                free_slots |= 1 << slot;
+            }
+        }
+        steps.push(Step {
+            var: vars[i],
+            m,
+            touches,
+        });
+    }
+    Ok(steps)
+}
+
+/// For each variable of a counted component, the weighted count of layouts in which it
+/// holds `x` mines, for `x` in `0..=m`; `weights[k]` weighs the layouts with `k` mines in
+/// the component. Returned as `(variable id, counts)` in step order.
+pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])> {
+    let n = counted.steps.len();
+    let mut out = vec![(0, [0.0; 9]); n];
+    let Some(last) = counted.layers.last() else {
+        return out;
+    };
+    // The backward weights of the last layer: one state (every constraint closed).
+    let mut after: Vec<f64> = (0..last.keys.len() * last.width)
+        .map(|i| weights.get(i % last.width).copied().unwrap_or(0.0))
+        .collect();
+    for t in (0..n).rev() {
+        let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
+        let m = counted.steps[t].m;
+        let mut before = vec![0.0; layer.keys.len() * layer.width];
+        let mut by_x = [0.0; 9];
+        for i in 0..layer.keys.len() {
+            let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
+            let back = &mut before[i * layer.width..(i + 1) * layer.width];
+            for (x, total) in by_x.iter_mut().enumerate().take(m + 1) {
+                let j = layer.edges[i * (m + 1) + x];
+                if j == u32::MAX {
+                    continue;
+                }
+                let c = BINOMIAL[m][x];
+                let ahead = &after[j as usize * next.width..(j as usize + 1) * next.width];
+                for k in 0..layer.width {
+                    let g = ahead.get(k + x).copied().unwrap_or(0.0) * c;
+                    back[k] += g;
+                    *total += from[k] * g;
+                }
+            }
+        }
+        out[t] = (counted.steps[t].var, by_x);
+        after = before;
+    }
+    out
+}
+
+/// Multiplicity of a step's variable, by variable id.
+pub(crate) fn multiplicity(counted: &Counted, var: u32) -> usize {
+    counted
+        .steps
+        .iter()
+        .find(|s| s.var == var)
+        .map_or(0, |s| s.m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomials() {
+        assert_eq!(BINOMIAL[8][4], 70.0);
+        assert_eq!(BINOMIAL[5][0], 1.0);
+        assert_eq!(BINOMIAL[5][5], 1.0);
+        assert_eq!(BINOMIAL[3][4], 0.0);
+    }
+}

@@ -1,0 +1,588 @@
+//! The solver's knowledge as planes, and the trivial rule run over them a word at a time.
+//!
+//! Every plane has the view's padded layout shifted by one guard word at each end, so the
+//! neighbour words of any board word, and of the sentinel rows' words next to them, exist:
+//! plane index `w + 1` holds layout word `w`. The guard words of `revealed` are all ones
+//! (they read as revealed, like the sentinel border), and every other plane is zero there.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "every index is a layout word of the solver's own Geometry plus the guard offset, and each plane has words() + 2 words"
+)]
+
+use bitmines_core::{Geometry, View};
+
+use crate::Error;
+
+/// What the solver knows: the view's revealed cells and numbers, and its own proven mines
+/// and proven safe cells.
+#[derive(Clone)]
+pub(crate) struct Planes {
+    pub(crate) geometry: Geometry,
+    /// Revealed cells, with the sentinel border, padding and guard words set.
+    pub(crate) revealed: Vec<u64>,
+    /// The numbers of revealed cells, bit-sliced (bit `i` of a number in plane `i`).
+    pub(crate) numbers: [Vec<u64>; 4],
+    /// Proven mines.
+    pub(crate) mines: Vec<u64>,
+    /// Proven safe cells that are still hidden.
+    pub(crate) safe: Vec<u64>,
+    /// The board-cell mask of each word of a padded row.
+    pub(crate) cell_masks: Vec<u64>,
+    /// Whether some revealed cell shows 8 (the top bit plane of the numbers is not empty).
+    eights: bool,
+    /// A row of zero words.
+    zeros: Vec<u64>,
+    /// Rows (padded index) where the trivial rule may find something new.
+    dirty: Vec<bool>,
+    /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
+    /// zero word at each end.
+    ring: Ring,
+}
+
+/// A revealed cell whose number the proven cells around it contradict, as a plane index.
+pub(crate) struct Bad(pub(crate) usize);
+
+impl Planes {
+    /// The planes of `view`, knowing nothing yet.
+    pub(crate) fn new(view: &View<'_>) -> Result<Planes, Error> {
+        let geometry = *view.geometry();
+        let words = geometry.words() + 2;
+        let wpr = geometry.words_per_row();
+        let oom = || Error::OutOfMemory {
+            bytes: words.saturating_mul(8 * 7),
+            rows: geometry.rows(),
+            cols: geometry.cols(),
+        };
+        let zeroed = || -> Result<Vec<u64>, Error> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(words).map_err(|_| oom())?;
+            v.resize(words, 0);
+            Ok(v)
+        };
+        let mut revealed = zeroed()?;
+        revealed[0] = !0;
+        revealed[words - 1] = !0;
+        revealed[1..words - 1].copy_from_slice(view.revealed_words());
+        let mut numbers = [zeroed()?, zeroed()?, zeroed()?, zeroed()?];
+        for w in 0..geometry.words() {
+            let slices = view.number_words(w);
+            for (plane, slice) in numbers.iter_mut().zip(slices) {
+                plane[w + 1] = slice;
+            }
+        }
+        let ring = Ring::new(wpr);
+        let eights = numbers[3].iter().any(|&w| w != 0);
+        let mut dirty = vec![false; geometry.rows() + 2];
+        dirty[1..=geometry.rows()].fill(true);
+        Ok(Planes {
+            geometry,
+            revealed,
+            numbers,
+            mines: zeroed()?,
+            safe: zeroed()?,
+            cell_masks: (0..wpr).map(|j| geometry.cell_mask(j)).collect(),
+            eights,
+            zeros: vec![0; wpr],
+            dirty,
+            ring,
+        })
+    }
+
+    /// Heap bytes of the planes (seven planes, plus the ring and row marks).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        8 * self.revealed.len() * 7 + self.ring.heap_bytes() + self.dirty.len()
+    }
+
+    /// Plane index of a cell.
+    pub(crate) fn index(&self, row: usize, col: usize) -> usize {
+        (row + 1) * self.geometry.words_per_row() * 64 + col + 1 + 64
+    }
+
+    /// The cell of a plane index that addresses a board cell.
+    pub(crate) fn cell(&self, index: usize) -> (usize, usize) {
+        let stride = self.geometry.words_per_row() * 64;
+        let bit = index - 64;
+        (bit / stride - 1, bit % stride - 1)
+    }
+
+    pub(crate) fn get(plane: &[u64], index: usize) -> bool {
+        plane[index / 64] >> (index % 64) & 1 != 0
+    }
+
+    /// The number shown at a plane index (zero if hidden).
+    pub(crate) fn number(&self, index: usize) -> u8 {
+        (0..4)
+            .map(|i| ((self.numbers[i][index / 64] >> (index % 64) & 1) << i) as u8)
+            .sum()
+    }
+
+    /// Whether a plane index is a hidden cell not yet proven either way.
+    pub(crate) fn is_unknown(&self, index: usize) -> bool {
+        !(Self::get(&self.revealed, index)
+            || Self::get(&self.mines, index)
+            || Self::get(&self.safe, index))
+    }
+
+    /// Word `w` of a plane.
+    pub(crate) fn word(plane: &[u64], w: usize) -> u64 {
+        plane[w]
+    }
+
+    /// The cells of plane word `w` (a board row's word) with an undecided neighbour.
+    pub(crate) fn unknown_near(&self, w: usize) -> u64 {
+        let wpr = self.geometry.words_per_row();
+        let undecided = |i: usize| !(self.revealed[i] | self.safe[i] | self.mines[i]);
+        let row = |c: usize| {
+            let m = undecided(c);
+            m | m << 1 | undecided(c - 1) >> 63 | m >> 1 | undecided(c + 1) << 63
+        };
+        row(w - wpr) | row(w) | row(w + wpr)
+    }
+
+    /// Hidden cells proven neither way.
+    pub(crate) fn undecided_count(&self) -> usize {
+        self.revealed
+            .iter()
+            .zip(&self.safe)
+            .zip(&self.mines)
+            .map(|((r, s), m)| (!(r | s | m)).count_ones() as usize)
+            .sum()
+    }
+
+    /// Whether a plane index addresses a board cell (not a sentinel, padding or guard).
+    pub(crate) fn is_cell(&self, index: usize) -> bool {
+        let wpr = self.geometry.words_per_row();
+        let Some(word) = (index / 64).checked_sub(1) else {
+            return false;
+        };
+        let row = word / wpr;
+        row >= 1
+            && row <= self.geometry.rows()
+            && self.cell_masks[word % wpr] >> (index % 64) & 1 != 0
+    }
+
+    /// The board cells set in `plane`, row by row.
+    pub(crate) fn cells_of<'a>(
+        &'a self,
+        plane: &'a [u64],
+    ) -> impl Iterator<Item = (usize, usize)> + 'a {
+        set_bits(plane).map(|i| self.cell(i))
+    }
+
+    /// Plane indices of the undecided cells, in increasing order.
+    pub(crate) fn undecided_cells(&self) -> Vec<usize> {
+        let undecided: Vec<u64> = self
+            .revealed
+            .iter()
+            .zip(&self.safe)
+            .zip(&self.mines)
+            .map(|((r, s), m)| !(r | s | m))
+            .collect();
+        set_bits(&undecided).collect()
+    }
+
+    /// Proven mines.
+    pub(crate) fn mine_count(&self) -> usize {
+        self.mines.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Marks a cell proven, and its neighbourhood for the trivial rule to look at again.
+    pub(crate) fn prove(&mut self, index: usize, mine: bool) {
+        let plane = if mine {
+            &mut self.mines
+        } else {
+            &mut self.safe
+        };
+        plane[index / 64] |= 1 << (index % 64);
+        let row = (index - 64) / (self.geometry.words_per_row() * 64);
+        self.mark_dirty(row);
+    }
+
+    fn mark_dirty(&mut self, row: usize) {
+        let rows = self.geometry.rows();
+        for r in row.saturating_sub(2).max(1)..=(row + 2).min(rows) {
+            self.dirty[r] = true;
+        }
+    }
+
+    /// One pass of the trivial rule over the rows marked dirty (all rows the first time):
+    /// every revealed number whose proven mines meet it clears its other unknown
+    /// neighbours, and every number that needs all its unknown neighbours makes them mines.
+    /// Returns the cells newly proven, or the first revealed cell the proven cells around it
+    /// contradict.
+    pub(crate) fn sweep(&mut self) -> Result<usize, Bad> {
+        let rows = self.geometry.rows();
+        let dirty = std::mem::replace(&mut self.dirty, vec![false; rows + 2]);
+        let mut found = 0;
+        let mut r = 1;
+        while r <= rows {
+            if !dirty[r] {
+                r += 1;
+                continue;
+            }
+            let start = r;
+            while r <= rows && dirty[r] {
+                r += 1;
+            }
+            found += self.sweep_rows(start, r - 1)?;
+        }
+        Ok(found)
+    }
+
+    /// The trivial rule over padded rows `first..=last`, all board rows.
+    fn sweep_rows(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `sweep_rows_v3` only needs the CPU feature checked just above.
+            return unsafe { self.sweep_rows_v3(first, last) };
+        }
+        self.sweep_rows_any(first, last)
+    }
+
+    /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn sweep_rows_v3(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        self.sweep_rows_any(first, last)
+    }
+
+    /// The sweep as a pipeline over rows, each stage a loop over one row's words:
+    /// horizontal neighbour sums of row `q` (proven mines, and cells that may be mines),
+    /// the rule at row `q - 1` from the sums of three rows, and the verdicts dilated back
+    /// onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a row
+    /// before a later stage adds to it is merely behind, never wrong.
+    #[inline(always)]
+    fn sweep_rows_any(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        let rows = self.geometry.rows() as isize;
+        let (first, last) = (first as isize, last as isize);
+        let mut ring = std::mem::take(&mut self.ring);
+        let mut found = 0;
+        let mut result = Ok(());
+        for q in first - 2..=last + 2 {
+            if (0..=rows + 1).contains(&q) {
+                self.sums_row(q as usize, &mut ring);
+            } else {
+                ring.sums[slot(q)].iter_mut().for_each(|v| v.fill(0));
+            }
+            let rb = q - 1;
+            if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
+                if let Err(bad) = self.rule_row(rb as usize, &mut ring) {
+                    result = Err(bad);
+                    break;
+                }
+            } else {
+                ring.spread[slot(rb)].iter_mut().for_each(|v| v.fill(0));
+            }
+            let rd = q - 2;
+            if rd >= first && rd <= last {
+                let new = self.apply_row(rd as usize, &ring);
+                if new != 0 {
+                    self.mark_dirty(rd as usize);
+                    found += new;
+                }
+            }
+        }
+        self.ring = ring;
+        result.map(|()| found)
+    }
+
+    /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
+    /// mines (neither revealed nor proven safe): each cell's left, centre and right
+    /// neighbours (`three`), and left and right only (`two`), as two-bit slices.
+    #[inline(always)]
+    fn sums_row(&self, q: usize, ring: &mut Ring) {
+        let wpr = self.geometry.words_per_row();
+        let (lo, hi) = (q * wpr, q * wpr + wpr + 2); // the row's words and one on each side
+        let Ring { sums, open, .. } = ring;
+        let open = &mut open[..wpr + 2];
+        for ((x, r), s) in open
+            .iter_mut()
+            .zip(&self.revealed[lo..hi])
+            .zip(&self.safe[lo..hi])
+        {
+            *x = !(r | s);
+        }
+        let [k3lo, k3hi, k2lo, k2hi, x3lo, x3hi, x2lo, x2hi] = &mut sums[q % 3];
+        row_sums(&self.mines[lo..hi], wpr, [k3lo, k3hi, k2lo, k2hi]);
+        row_sums(open, wpr, [x3lo, x3hi, x2lo, x2hi]);
+    }
+
+    /// The rule at each revealed cell of padded row `r`: `sat` marks numbers met by their
+    /// proven mines, `full` numbers that need every cell that may still be a mine; both
+    /// are then dilated along the row into the ring.
+    #[inline(always)]
+    fn rule_row(&self, r: usize, ring: &mut Ring) -> Result<(), Bad> {
+        let wpr = self.geometry.words_per_row();
+        let base = r * wpr + 1;
+        let Ring {
+            sums,
+            sat,
+            full,
+            spread,
+            ..
+        } = ring;
+        // Every slice cut to the row's length, so the loop runs without bounds checks.
+        let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
+        let (uk0, uk1, ux0, ux1) = (
+            cut(&up[0], wpr),
+            cut(&up[1], wpr),
+            cut(&up[4], wpr),
+            cut(&up[5], wpr),
+        );
+        let (mk0, mk1, mx0, mx1) = (
+            cut(&mid[2], wpr),
+            cut(&mid[3], wpr),
+            cut(&mid[6], wpr),
+            cut(&mid[7], wpr),
+        );
+        let (dk0, dk1, dx0, dx1) = (
+            cut(&down[0], wpr),
+            cut(&down[1], wpr),
+            cut(&down[4], wpr),
+            cut(&down[5], wpr),
+        );
+        let [n0, n1, n2, n3] = self.numbers.each_ref().map(|n| &n[base..base + wpr]);
+        // Without an 8 anywhere, the top bit plane is all zero and need not be read.
+        let n3 = if self.eights { n3 } else { &self.zeros[..wpr] };
+        let shown = &self.revealed[base..base + wpr];
+        let masks = &self.cell_masks[..wpr];
+        let (sat_row, full_row) = (&mut sat[1..=wpr], &mut full[1..=wpr]);
+        let mut bad = 0;
+        for j in 0..wpr {
+            let k = add3([uk0[j], uk1[j]], [mk0[j], mk1[j]], [dk0[j], dk1[j]]);
+            let x = add3([ux0[j], ux1[j]], [mx0[j], mx1[j]], [dx0[j], dx1[j]]);
+            let n = [n0[j], n1[j], n2[j], n3[j]];
+            let cells = shown[j] & masks[j];
+            bad |= cells & (less(n, k) | less(x, n));
+            sat_row[j] = cells & equal(n, k);
+            full_row[j] = cells & equal(n, x);
+        }
+        if bad != 0 {
+            return Err(self.first_bad(r, sums));
+        }
+        let [to_safe, to_mine] = &mut spread[r % 3];
+        spread_row(sat, wpr, to_safe);
+        spread_row(full, wpr, to_mine);
+        Ok(())
+    }
+
+    /// The first revealed cell of padded row `r` that its neighbours contradict.
+    #[cold]
+    fn first_bad(&self, r: usize, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
+        let wpr = self.geometry.words_per_row();
+        let base = r * wpr + 1;
+        let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
+        for j in 0..wpr {
+            let k = add3(
+                [up[0][j], up[1][j]],
+                [mid[2][j], mid[3][j]],
+                [down[0][j], down[1][j]],
+            );
+            let x = add3(
+                [up[4][j], up[5][j]],
+                [mid[6][j], mid[7][j]],
+                [down[4][j], down[5][j]],
+            );
+            let n = self.numbers.each_ref().map(|n| n[base + j]);
+            let bad = self.revealed[base + j] & self.cell_masks[j] & (less(n, k) | less(x, n));
+            if bad != 0 {
+                return Bad((base + j) * 64 + bad.trailing_zeros() as usize);
+            }
+        }
+        Bad(base * 64)
+    }
+
+    /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
+    /// `r - 1`, `r` and `r + 1` reach; returns how many.
+    #[inline(always)]
+    fn apply_row(&mut self, r: usize, ring: &Ring) -> usize {
+        let wpr = self.geometry.words_per_row();
+        let base = r * wpr + 1;
+        let [a, b, c] = [
+            &ring.spread[(r + 2) % 3],
+            &ring.spread[r % 3],
+            &ring.spread[(r + 1) % 3],
+        ];
+        let (a0, a1, b0, b1, c0, c1) = (
+            cut(&a[0], wpr),
+            cut(&a[1], wpr),
+            cut(&b[0], wpr),
+            cut(&b[1], wpr),
+            cut(&c[0], wpr),
+            cut(&c[1], wpr),
+        );
+        let revealed = &self.revealed[base..base + wpr];
+        let safe = &mut self.safe[base..base + wpr];
+        let mines = &mut self.mines[base..base + wpr];
+        let mut found = 0;
+        for j in 0..wpr {
+            let undecided = !(revealed[j] | safe[j] | mines[j]);
+            let to_safe = (a0[j] | b0[j] | c0[j]) & undecided;
+            let to_mine = (a1[j] | b1[j] | c1[j]) & undecided;
+            // A cell forced both ways is left undecided; the consistency check of the next
+            // sweep, or the exact tier, reports the number that cannot be met.
+            let both = to_safe & to_mine;
+            // Most words prove nothing: leave their cache lines clean.
+            if (to_safe | to_mine) & !both != 0 {
+                safe[j] |= to_safe & !both;
+                mines[j] |= to_mine & !both;
+                found += ((to_safe | to_mine) & !both).count_ones() as usize;
+            }
+        }
+        found
+    }
+}
+
+/// Row buffers of the sweep, three rows deep (row `q` in slot `q % 3`).
+#[derive(Clone, Default)]
+pub(crate) struct Ring {
+    /// Per slot: three-cell and two-cell horizontal sums (low and high bit) of the proven
+    /// mines, then of the cells that may be mines.
+    sums: [[Vec<u64>; 8]; 3],
+    /// Per slot: the row's `sat` and `full` verdicts dilated along the row.
+    spread: [[Vec<u64>; 2]; 3],
+    /// The cells that may be mines in the row being summed, with a word on each side.
+    open: Vec<u64>,
+    /// The current row's verdicts, with a zero word on each side.
+    sat: Vec<u64>,
+    full: Vec<u64>,
+}
+
+impl Ring {
+    pub(crate) fn new(wpr: usize) -> Ring {
+        let row = || vec![0; wpr];
+        Ring {
+            sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
+            spread: std::array::from_fn(|_| [row(), row()]),
+            open: vec![0; wpr + 2],
+            sat: vec![0; wpr + 2],
+            full: vec![0; wpr + 2],
+        }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        8 * (self.sums.iter().flatten().map(Vec::len).sum::<usize>()
+            + self.spread.iter().flatten().map(Vec::len).sum::<usize>()
+            + self.open.len()
+            + self.sat.len()
+            + self.full.len())
+    }
+}
+
+/// The first `n` words of a row buffer.
+#[inline(always)]
+fn cut(v: &[u64], n: usize) -> &[u64] {
+    &v[..n]
+}
+
+/// The ring slot of row `q` (which may be -1 or -2 at the top of the board).
+fn slot(q: isize) -> usize {
+    q.rem_euclid(3) as usize
+}
+
+/// Horizontal sums of one row given with a word on each side (`wpr + 2` words): for each
+/// cell, its left, centre and right bits (`three`) and its left and right bits (`two`),
+/// each as a low and a high slice.
+#[inline(always)]
+fn row_sums(words: &[u64], wpr: usize, [three_lo, three_hi, two_lo, two_hi]: [&mut Vec<u64>; 4]) {
+    let (before, centre, after) = (&words[..wpr], &words[1..=wpr], &words[2..wpr + 2]);
+    let (three_lo, three_hi) = (&mut three_lo[..wpr], &mut three_hi[..wpr]);
+    let (two_lo, two_hi) = (&mut two_lo[..wpr], &mut two_hi[..wpr]);
+    for j in 0..wpr {
+        let c = centre[j];
+        let l = c << 1 | before[j] >> 63;
+        let r = c >> 1 | after[j] << 63;
+        let (x, a) = (l ^ r, l & r);
+        two_lo[j] = x;
+        two_hi[j] = a;
+        three_lo[j] = x ^ c;
+        three_hi[j] = a | (c & x);
+    }
+}
+
+/// A row given with a zero word on each side, dilated by one cell left and right.
+#[inline(always)]
+fn spread_row(words: &[u64], wpr: usize, out: &mut [u64]) {
+    let (before, centre, after) = (&words[..wpr], &words[1..=wpr], &words[2..wpr + 2]);
+    let out = &mut out[..wpr];
+    for j in 0..wpr {
+        let m = centre[j];
+        out[j] = m | m << 1 | m >> 1 | before[j] >> 63 | after[j] << 63;
+    }
+}
+
+/// The sum of two three-cell sums (at most 3) and a two-cell sum (at most 2), as a
+/// bit-sliced number up to 8.
+#[inline(always)]
+fn add3(a: [u64; 2], b: [u64; 2], c: [u64; 2]) -> [u64; 4] {
+    let full = |x: u64, y: u64, z: u64| (x ^ y ^ z, (x & y) | (z & (x ^ y)));
+    let (s0, k1) = full(a[0], b[0], c[0]);
+    let (t, k2) = full(a[1], b[1], c[1]);
+    let (s1, k3) = (t ^ k1, t & k1);
+    [s0, s1, k2 ^ k3, k2 & k3]
+}
+
+/// The indices of the set bits of a plane, in increasing order.
+fn set_bits(plane: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    plane.iter().enumerate().flat_map(|(w, &word)| {
+        let mut bits = word;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let b = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                w * 64 + b
+            })
+        })
+    })
+}
+
+/// Lanes where the bit-sliced number `a` equals `b`.
+#[inline(always)]
+fn equal(a: [u64; 4], b: [u64; 4]) -> u64 {
+    !((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3]))
+}
+
+/// Lanes where the bit-sliced number `a` is less than `b` (the borrow out of `a - b`).
+#[inline(always)]
+fn less(a: [u64; 4], b: [u64; 4]) -> u64 {
+    let mut borrow = 0;
+    for i in 0..4 {
+        borrow = (!a[i] & b[i]) | (!(a[i] ^ b[i]) & borrow);
+    }
+    borrow
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(n: u8) -> [u64; 4] {
+        std::array::from_fn(|i| if n >> i & 1 != 0 { !0 } else { 0 })
+    }
+
+    #[test]
+    fn bit_sliced_comparisons_match_integers() {
+        for a in 0..16u8 {
+            for b in 0..16u8 {
+                assert_eq!(equal(slice(a), slice(b)) == !0, a == b, "{a} == {b}");
+                assert_eq!(less(slice(a), slice(b)) == !0, a < b, "{a} < {b}");
+            }
+        }
+        for bits in 0..256u32 {
+            let two = |n: u32| {
+                [
+                    if n & 1 != 0 { !0 } else { 0 },
+                    if n & 2 != 0 { !0 } else { 0 },
+                ]
+            };
+            let sum = add3(
+                two((bits & 7).count_ones()),
+                two((bits >> 3 & 3).count_ones()),
+                two((bits >> 5 & 7).count_ones()),
+            );
+            let n: u32 = (0..4).map(|i| (sum[i] & 1) as u32 * (1 << i)).sum();
+            assert_eq!(n, bits.count_ones());
+        }
+    }
+}

@@ -1,0 +1,667 @@
+//! The solver: the tiers run in order over one view, and what they find.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "plane and word indices come from the solver's own Geometry; ids index vectors built alongside them"
+)]
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use bitmines_core::{AsView, Status};
+
+use crate::exact::{self, Counted};
+use crate::frontier::{self, Frontier, neighbours};
+use crate::global::{self, Weighing};
+use crate::planes::{Bad, Planes};
+use crate::{Error, Reason, Tier};
+
+/// Limits on the exact tier.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Budget {
+    /// The most states one layer of a component's count may hold; a component past it is
+    /// not counted (its cells get the density estimate, and the answer says it is
+    /// approximate).
+    pub states: usize,
+    /// The most work (mine totals of the frontier times the components) for which the
+    /// components are weighed exactly through the mine count; past it they are weighed
+    /// by density (see [`Mode::Density`]).
+    pub global: usize,
+}
+
+impl Default for Budget {
+    fn default() -> Budget {
+        Budget {
+            states: 1 << 18,
+            global: 1 << 24,
+        }
+    }
+}
+
+/// How the probabilities were computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Mode {
+    /// Every component counted exactly, tied together by the board's mine count.
+    Exact,
+    /// Every component counted exactly, but weighed on its own by the density of the mines
+    /// left rather than through the exact mine count: accurate to about `k^2 / U` for a
+    /// component holding `k` mines among `U` undecided cells, and blind to deductions that
+    /// need the mine count. Used on huge frontiers.
+    Density,
+}
+
+/// Counts of cells proven by each tier.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// By one number alone.
+    pub trivial: usize,
+    /// By a pair of numbers.
+    pub pair: usize,
+    /// By counting the layouts of a component.
+    pub component: usize,
+    /// Only with the board's mine count.
+    pub global: usize,
+}
+
+impl Tally {
+    fn add(&mut self, tier: Tier, n: usize) {
+        match tier {
+            Tier::Trivial => self.trivial += n,
+            Tier::Pair => self.pair += n,
+            Tier::Component => self.component += n,
+            Tier::Global => self.global += n,
+        }
+    }
+
+    /// The deepest tier that proved anything, if any did.
+    pub fn deepest(&self) -> Option<Tier> {
+        [
+            (self.global, Tier::Global),
+            (self.component, Tier::Component),
+            (self.pair, Tier::Pair),
+            (self.trivial, Tier::Trivial),
+        ]
+        .into_iter()
+        .find(|&(n, _)| n > 0)
+        .map(|(_, t)| t)
+    }
+}
+
+/// A solver over one view, holding its knowledge as planes. The free functions
+/// [`certain`](crate::certain), [`probabilities`](crate::probabilities) and
+/// [`hint`](crate::hint) make one and run it; use it directly to run the tiers one at a
+/// time or to set a [`Budget`].
+#[derive(Clone)]
+pub struct Solver {
+    planes: Planes,
+    flagged: Vec<u64>,
+    mines: usize,
+    reasons: HashMap<usize, Reason>,
+    tally: Tally,
+    budget: Budget,
+}
+
+impl std::fmt::Debug for Solver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Solver")
+            .field("rows", &self.planes.geometry.rows())
+            .field("cols", &self.planes.geometry.cols())
+            .field("mines", &self.mines)
+            .field("tally", &self.tally)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Solver {
+    /// A solver for what `position` shows. A lost game is `Error::Finished`.
+    pub fn new(position: &(impl AsView + ?Sized)) -> Result<Solver, Error> {
+        let view = position.view();
+        if view.status() == Status::Lost {
+            return Err(Error::Finished {
+                status: view.status(),
+            });
+        }
+        let planes = Planes::new(&view)?;
+        let mut flagged = vec![0; view.flagged_words().len() + 2];
+        flagged[1..view.flagged_words().len() + 1].copy_from_slice(view.flagged_words());
+        Ok(Solver {
+            planes,
+            flagged,
+            mines: view.mine_count(),
+            reasons: HashMap::new(),
+            tally: Tally::default(),
+            budget: Budget::default(),
+        })
+    }
+
+    /// The same solver with `budget` for the exact tier.
+    pub fn with_budget(mut self, budget: Budget) -> Solver {
+        self.budget = budget;
+        self
+    }
+
+    /// Heap bytes of the solver's planes (seven bits per padded cell, plus small scratch).
+    pub fn heap_bytes(&self) -> usize {
+        self.planes.heap_bytes() + 8 * self.flagged.len()
+    }
+
+    /// What the tiers have proven so far.
+    pub fn tally(&self) -> Tally {
+        self.tally
+    }
+
+    /// One word-parallel pass of the trivial rule over the rows where something may have
+    /// changed (every row, the first time); returns the cells it proved.
+    pub fn sweep(&mut self) -> Result<usize, Error> {
+        let found = self.planes.sweep().map_err(|bad| self.contradiction(bad))?;
+        self.tally.trivial += found;
+        Ok(found)
+    }
+
+    /// The trivial rule to its fixed point; returns the cells it proved.
+    pub fn trivial(&mut self) -> Result<usize, Error> {
+        let mut total = 0;
+        loop {
+            let found = self.sweep()?;
+            if found == 0 {
+                return Ok(total);
+            }
+            total += found;
+        }
+    }
+
+    /// One round of the pair rule over every pair of frontier numbers within two cells of
+    /// each other; returns the cells it proved.
+    pub fn pairs(&mut self) -> Result<usize, Error> {
+        let constraints = frontier::constraints(&self.planes);
+        let at: HashMap<usize, usize> = constraints
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.index, i))
+            .collect();
+        let stride = self.planes.geometry.words_per_row() * 64;
+        let mut found = 0;
+        for a in &constraints {
+            for dr in 0..5 {
+                for dc in 0..5 {
+                    if (dr, dc) == (2, 2) {
+                        continue;
+                    }
+                    let other = (a.index + dr * stride + dc).checked_sub(2 * stride + 2);
+                    let Some(b) = other.and_then(|i| at.get(&i)).map(|&i| &constraints[i]) else {
+                        continue;
+                    };
+                    if !a.cells.iter().any(|c| b.cells.contains(c)) {
+                        continue;
+                    }
+                    let only_a: Vec<usize> = a
+                        .cells
+                        .iter()
+                        .copied()
+                        .filter(|c| !b.cells.contains(c))
+                        .collect();
+                    let only_b: Vec<usize> = b
+                        .cells
+                        .iter()
+                        .copied()
+                        .filter(|c| !a.cells.contains(c))
+                        .collect();
+                    if only_a.is_empty() && only_b.is_empty() {
+                        continue;
+                    }
+                    // The mines `a` needs beyond what the shared cells can take from `b`
+                    // must all sit in `a`'s own cells.
+                    if usize::from(a.need) != usize::from(b.need) + only_a.len() {
+                        continue;
+                    }
+                    let reason = Reason::Pair {
+                        first: self.planes.cell(a.index),
+                        second: self.planes.cell(b.index),
+                    };
+                    for (cells, mine) in [(&only_a, true), (&only_b, false)] {
+                        for &cell in cells {
+                            if self.planes.is_unknown(cell) {
+                                self.planes.prove(cell, mine);
+                                self.reasons.insert(cell, reason.clone());
+                                found += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        self.tally.pair += found;
+        Ok(found)
+    }
+
+    /// The trivial and pair rules, alternated until neither finds anything.
+    pub fn deduce(&mut self) -> Result<usize, Error> {
+        let mut total = self.trivial()?;
+        loop {
+            let found = self.pairs()?;
+            if found == 0 {
+                return Ok(total);
+            }
+            total += found + self.trivial()?;
+        }
+    }
+
+    /// Runs every tier: the trivial and pair rules, then exact counting over each frontier
+    /// component with the board's mine count. Finds every certain cell (unless a component
+    /// exceeds the budget) and the mine probability of every hidden cell.
+    pub fn solve(mut self) -> Result<Solution, Error> {
+        self.deduce()?;
+        let proven = self.planes.mine_count();
+        let Some(left) = self.mines.checked_sub(proven) else {
+            return Err(Error::MineCount {
+                mines: self.mines,
+                min: proven,
+                max: proven,
+            });
+        };
+        let undecided = self.planes.undecided_count();
+        let frontier = Frontier::new(frontier::constraints(&self.planes), undecided);
+        let mut off = frontier.off;
+        let mut counted: Vec<(usize, Counted)> = Vec::new();
+        let mut approximate = 0;
+        let mut approximate_cells: Vec<usize> = Vec::new();
+        for (c, component) in frontier.components.iter().enumerate() {
+            match exact::count(
+                &component.vars,
+                &frontier.vars,
+                &frontier.constraints,
+                left,
+                self.budget.states,
+            ) {
+                Ok(count) => {
+                    if count.distribution().is_empty() {
+                        let first = &frontier.constraints[component.constraints[0] as usize];
+                        let (row, col) = self.planes.cell(first.index);
+                        return Err(Error::Contradiction {
+                            row,
+                            col,
+                            number: first.number,
+                            reason: "no layout of the hidden cells around it meets it together with the numbers linked to it".into(),
+                        });
+                    }
+                    counted.push((c, count));
+                }
+                Err(_) => {
+                    approximate += 1;
+                    for &v in &component.vars {
+                        let cells = &frontier.vars[v as usize].cells;
+                        off += cells.len();
+                        approximate_cells.extend(cells);
+                    }
+                }
+            }
+        }
+        let dists: Vec<&[f64]> = counted.iter().map(|(_, c)| c.distribution()).collect();
+        let work: usize = dists
+            .iter()
+            .map(|d| d.len())
+            .sum::<usize>()
+            .saturating_mul(dists.len());
+        let weighing = if work <= self.budget.global {
+            Weighing::Exact
+        } else {
+            Weighing::Density
+        };
+        let weights =
+            global::weigh(&dists, left, off, weighing).map_err(|none| Error::MineCount {
+                mines: self.mines,
+                min: proven + none.min,
+                max: proven + none.max + off,
+            })?;
+
+        let mut frontier_p: Vec<(usize, f64)> = Vec::with_capacity(frontier.cells);
+        for ((c, count), weights) in counted.iter().zip(&weights.component) {
+            let shares = exact::shares(count, weights);
+            let certain: Vec<(u32, bool)> = shares
+                .iter()
+                .filter_map(|&(v, z)| {
+                    let m = exact::multiplicity(count, v);
+                    verdict(&z, m).map(|mine| (v, mine))
+                })
+                .collect();
+            // Which verdicts needed the mine count: those the component alone leaves open.
+            let local: HashMap<u32, bool> = if certain.is_empty() || weighing == Weighing::Density {
+                HashMap::new()
+            } else {
+                let support: Vec<f64> = count
+                    .distribution()
+                    .iter()
+                    .map(|&n| if n > 0.0 { 1.0 } else { 0.0 })
+                    .collect();
+                exact::shares(count, &support)
+                    .iter()
+                    .filter_map(|&(v, z)| {
+                        verdict(&z, exact::multiplicity(count, v)).map(|mine| (v, mine))
+                    })
+                    .collect()
+            };
+            let component = &frontier.components[*c];
+            let numbers: Vec<(usize, usize)> = component
+                .constraints
+                .iter()
+                .map(|&k| self.planes.cell(frontier.constraints[k as usize].index))
+                .collect();
+            for &(v, z) in &shares {
+                let m = exact::multiplicity(count, v) as f64;
+                let total: f64 = z.iter().sum();
+                let mines: f64 = z.iter().enumerate().map(|(x, n)| x as f64 * n).sum();
+                let p = if total > 0.0 {
+                    mines / (m * total)
+                } else {
+                    0.0
+                };
+                for &cell in &frontier.vars[v as usize].cells {
+                    frontier_p.push((cell, p));
+                }
+            }
+            for (v, mine) in certain {
+                let global = weighing == Weighing::Exact && local.get(&v) != Some(&mine);
+                let reason = Reason::Component {
+                    numbers: numbers.clone(),
+                    global,
+                };
+                let cells = &frontier.vars[v as usize].cells;
+                self.tally.add(reason.tier(), cells.len());
+                for &cell in cells {
+                    self.planes.prove(cell, mine);
+                    self.reasons.insert(cell, reason.clone());
+                }
+            }
+        }
+        for &cell in &approximate_cells {
+            frontier_p.push((cell, weights.off_probability));
+        }
+        frontier_p.sort_unstable_by_key(|&(cell, _)| cell);
+        if weights.off_safe || weights.off_mine {
+            let reason = Reason::MineCount {
+                mines_left: weights.off_mines.unwrap_or(0),
+                cells: off,
+            };
+            let mut proven_off = 0;
+            for index in self.planes.undecided_cells() {
+                if frontier_p
+                    .binary_search_by_key(&index, |&(c, _)| c)
+                    .is_err()
+                {
+                    self.planes.prove(index, weights.off_mine);
+                    self.reasons.insert(index, reason.clone());
+                    proven_off += 1;
+                }
+            }
+            self.tally.global += proven_off;
+        }
+        let exact = approximate == 0 && weighing == Weighing::Exact;
+        let planes = Arc::new(self.planes);
+        Ok(Solution {
+            certain: Certain {
+                planes: Arc::clone(&planes),
+                flagged: self.flagged,
+                reasons: self.reasons,
+                tally: self.tally,
+                complete: exact,
+            },
+            probabilities: Probabilities {
+                planes,
+                frontier: frontier_p,
+                off: weights.off_probability,
+                mode: match weighing {
+                    Weighing::Exact => Mode::Exact,
+                    Weighing::Density => Mode::Density,
+                },
+                approximate,
+                off_cells: if weights.off_safe || weights.off_mine {
+                    0
+                } else {
+                    frontier.off
+                },
+                ln_layouts: if exact { weights.ln_layouts } else { None },
+            },
+        })
+    }
+
+    /// Whether some hidden cell is proven safe so far.
+    pub fn proves_safe(&self) -> bool {
+        self.planes.safe.iter().any(|&w| w != 0)
+    }
+
+    /// What the tiers run so far have proven, without running the exact tier; the answer
+    /// is marked incomplete.
+    pub fn into_certain(self) -> Certain {
+        Certain {
+            planes: Arc::new(self.planes),
+            flagged: self.flagged,
+            reasons: self.reasons,
+            tally: self.tally,
+            complete: false,
+        }
+    }
+
+    fn contradiction(&self, bad: Bad) -> Error {
+        let (row, col) = self.planes.cell(bad.0);
+        let number = self.planes.number(bad.0);
+        let stride = self.planes.geometry.words_per_row() * 64;
+        let around = neighbours(bad.0, stride);
+        let mines = around
+            .iter()
+            .filter(|&&n| Planes::get(&self.planes.mines, n))
+            .count();
+        let open = around
+            .iter()
+            .filter(|&&n| self.planes.is_unknown(n))
+            .count();
+        Error::Contradiction {
+            row,
+            col,
+            number,
+            reason: format!("{mines} proven mines and {open} undecided cells around it"),
+        }
+    }
+}
+
+/// `Some(true)` if every weighted layout puts a mine on all `m` cells of the variable,
+/// `Some(false)` if none does, from its weighted counts by mines held.
+fn verdict(z: &[f64; 9], m: usize) -> Option<bool> {
+    if z[1..=m].iter().all(|&n| n == 0.0) {
+        Some(false)
+    } else if z[..m].iter().all(|&n| n == 0.0) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Everything the solver found: the certain cells and the probabilities.
+#[derive(Debug, Clone)]
+pub struct Solution {
+    /// The proven cells with their reasons.
+    pub certain: Certain,
+    /// The mine probability of every cell.
+    pub probabilities: Probabilities,
+}
+
+/// The cells the solver proved, with the reason for each.
+#[derive(Clone)]
+pub struct Certain {
+    planes: Arc<Planes>,
+    flagged: Vec<u64>,
+    reasons: HashMap<usize, Reason>,
+    tally: Tally,
+    complete: bool,
+}
+
+impl std::fmt::Debug for Certain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Certain")
+            .field("tally", &self.tally)
+            .field("complete", &self.complete)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Certain {
+    /// Proven safe cells that are still hidden, row by row.
+    pub fn safe(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.planes.cells_of(&self.planes.safe)
+    }
+
+    /// Proven mines, row by row.
+    pub fn mines(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.planes.cells_of(&self.planes.mines)
+    }
+
+    /// The player's flags on cells proven safe, row by row.
+    pub fn wrong_flags(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.safe()
+            .filter(|&(r, c)| Planes::get(&self.flagged, self.planes.index(r, c)))
+    }
+
+    /// Whether `(row, col)` is proven: `Some(true)` a mine, `Some(false)` safe (or
+    /// revealed), `None` undecided.
+    pub fn verdict(&self, row: usize, col: usize) -> Result<Option<bool>, Error> {
+        self.planes.geometry.bit(row, col)?;
+        let i = self.planes.index(row, col);
+        Ok(if Planes::get(&self.planes.mines, i) {
+            Some(true)
+        } else if Planes::get(&self.planes.safe, i) || Planes::get(&self.planes.revealed, i) {
+            Some(false)
+        } else {
+            None
+        })
+    }
+
+    /// Why `(row, col)` is proven, or `None` if it is not (or is revealed).
+    pub fn reason(&self, row: usize, col: usize) -> Result<Option<Reason>, Error> {
+        self.planes.geometry.bit(row, col)?;
+        let i = self.planes.index(row, col);
+        if let Some(reason) = self.reasons.get(&i) {
+            return Ok(Some(reason.clone()));
+        }
+        let p = &self.planes;
+        let stride = p.geometry.words_per_row() * 64;
+        let mine = Planes::get(&p.mines, i);
+        if !mine && !Planes::get(&p.safe, i) {
+            return Ok(None);
+        }
+        // A cell proven by the trivial rule: some revealed neighbour still shows the rule,
+        // since proven facts only add to what held when it fired.
+        for n in neighbours(i, stride) {
+            if !Planes::get(&p.revealed, n) || !p.is_cell(n) {
+                continue;
+            }
+            let around = neighbours(n, stride);
+            let number = p.number(n);
+            let mines = around.iter().filter(|&&x| Planes::get(&p.mines, x)).count();
+            let open = around.iter().filter(|&&x| p.is_unknown(x)).count();
+            let by = p.cell(n);
+            if !mine && usize::from(number) == mines {
+                return Ok(Some(Reason::Satisfied { by, number }));
+            }
+            if mine && usize::from(number) == mines + open {
+                return Ok(Some(Reason::Full { by, number }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Cells proven by each tier.
+    pub fn tally(&self) -> Tally {
+        self.tally
+    }
+
+    /// Whether every certain cell was found: false when a component exceeded the budget
+    /// or the components were weighed by density, which misses what only the mine count
+    /// proves.
+    pub fn complete(&self) -> bool {
+        self.complete
+    }
+}
+
+/// The probability that each hidden cell is a mine, given the view and the mine count.
+#[derive(Clone)]
+pub struct Probabilities {
+    planes: Arc<Planes>,
+    /// Frontier cells (plane index) with their probability, in increasing index order.
+    frontier: Vec<(usize, f64)>,
+    off: f64,
+    off_cells: usize,
+    mode: Mode,
+    approximate: usize,
+    ln_layouts: Option<f64>,
+}
+
+impl std::fmt::Debug for Probabilities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Probabilities")
+            .field("mode", &self.mode)
+            .field("frontier", &self.frontier.len())
+            .field("off_frontier", &self.off)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Probabilities {
+    /// The probability that `(row, col)` is a mine: 0.0 for a revealed or proven safe cell,
+    /// 1.0 for a proven mine.
+    pub fn mine(&self, row: usize, col: usize) -> Result<f64, Error> {
+        self.planes.geometry.bit(row, col)?;
+        let p = &self.planes;
+        let i = p.index(row, col);
+        Ok(if Planes::get(&p.revealed, i) || Planes::get(&p.safe, i) {
+            0.0
+        } else if Planes::get(&p.mines, i) {
+            1.0
+        } else {
+            match self.frontier.binary_search_by_key(&i, |&(c, _)| c) {
+                Ok(at) => self.frontier[at].1,
+                Err(_) => self.off,
+            }
+        })
+    }
+
+    /// Whether every probability is exact: every component counted within the budget and
+    /// all tied together by the mine count ([`Mode::Exact`]).
+    pub fn exact(&self) -> bool {
+        self.approximate == 0 && self.mode == Mode::Exact
+    }
+
+    /// How the components were weighed.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Components past the budget, whose cells got the density estimate.
+    pub fn approximate_components(&self) -> usize {
+        self.approximate
+    }
+
+    /// The probability shared by every undecided hidden cell that touches no number.
+    pub fn off_frontier(&self) -> f64 {
+        self.off
+    }
+
+    /// Undecided hidden cells touching no number.
+    pub fn off_frontier_cells(&self) -> usize {
+        self.off_cells
+    }
+
+    /// Undecided cells next to a revealed number, with their probability, row by row.
+    pub fn frontier(&self) -> impl Iterator<Item = ((usize, usize), f64)> + '_ {
+        self.frontier
+            .iter()
+            .filter(|&&(i, _)| self.planes.is_unknown(i))
+            .map(|&(i, p)| (self.planes.cell(i), p))
+    }
+
+    /// The base-10 logarithm of the number of layouts of the mines consistent with the view
+    /// and the mine count (exact mode only).
+    pub fn log10_layouts(&self) -> Option<f64> {
+        self.ln_layouts.map(|l| l / std::f64::consts::LN_10)
+    }
+}

@@ -1,0 +1,219 @@
+//! The solver against its twins: the brute-force enumeration of every layout for the
+//! certain cells and the probabilities, and the per-cell trivial rule for the word sweep.
+
+mod twin;
+
+use bitmines_core::{AsView, Position};
+use bitmines_solve::{Error, Solver, naive};
+use proptest::prelude::*;
+use twin::{Rng, arbitrary, brute, played, with_layout};
+
+/// Board shapes: square, thin, and across word edges.
+const SHAPES: &[(usize, usize)] = &[
+    (1, 1),
+    (1, 9),
+    (9, 1),
+    (3, 3),
+    (4, 5),
+    (5, 5),
+    (6, 6),
+    (2, 62),
+    (2, 63),
+    (1, 64),
+    (2, 65),
+    (5, 8),
+    (7, 7),
+];
+
+/// Checks the solver's certain cells and probabilities against the brute force.
+fn check(position: &impl AsView) -> Result<(), TestCaseError> {
+    let Some(brute) = brute(position, None) else {
+        return Ok(());
+    };
+    let solved = Solver::new(position).and_then(Solver::solve);
+    if brute.total == 0 {
+        prop_assert!(
+            matches!(
+                solved,
+                Err(Error::Contradiction { .. } | Error::MineCount { .. })
+            ),
+            "no layout exists, but the solver answered {solved:?}"
+        );
+        return Ok(());
+    }
+    let solution = solved.map_err(|e| TestCaseError::fail(format!("{e}")))?;
+    let (certain, odds) = (&solution.certain, &solution.probabilities);
+    prop_assert!(certain.complete() && odds.exact());
+    let cols = brute.cols;
+    let mut mines = Vec::new();
+    let mut safe = Vec::new();
+    for (i, &count) in brute.mines.iter().enumerate() {
+        let (r, c) = (i / cols, i % cols);
+        if brute.revealed[i] {
+            prop_assert_eq!(odds.mine(r, c).unwrap(), 0.0);
+            continue;
+        }
+        if count == brute.total {
+            mines.push((r, c));
+        } else if count == 0 {
+            safe.push((r, c));
+        }
+        let expected = count as f64 / brute.total as f64;
+        let p = odds.mine(r, c).unwrap();
+        prop_assert!(
+            (p - expected).abs() < 1e-9,
+            "({r}, {c}): {p} against {expected}"
+        );
+    }
+    prop_assert_eq!(certain.mines().collect::<Vec<_>>(), mines);
+    prop_assert_eq!(certain.safe().collect::<Vec<_>>(), safe);
+    for (r, c) in certain.mines().chain(certain.safe()) {
+        prop_assert!(
+            certain.reason(r, c).unwrap().is_some(),
+            "({r}, {c}) has no reason"
+        );
+    }
+    if let Some(log) = odds.log10_layouts() {
+        let expected = (brute.total as f64).log10();
+        prop_assert!(
+            (log - expected).abs() < 1e-9,
+            "log10 layouts {log} against {expected}"
+        );
+    }
+    Ok(())
+}
+
+/// The word-parallel trivial rule reaches the same fixed point as the per-cell twin.
+fn check_trivial(position: &impl AsView) -> Result<(), TestCaseError> {
+    let slow = naive::trivial(position);
+    let mut solver = Solver::new(position).unwrap();
+    let fast = solver.trivial().map(|_| solver.into_certain());
+    match (slow, fast) {
+        (Ok(slow), Ok(fast)) => {
+            prop_assert_eq!(fast.mines().collect::<Vec<_>>(), slow.mines);
+            prop_assert_eq!(fast.safe().collect::<Vec<_>>(), slow.safe);
+        }
+        (Err(_), Err(_)) => {}
+        (slow, fast) => {
+            return Err(TestCaseError::fail(format!(
+                "twin {slow:?}, sweep {:?}",
+                fast.map(|c| c.tally())
+            )));
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn positions_from_play_match_the_brute_force(seed in any::<u64>(), shape in 0..SHAPES.len(), density in 0.05f64..0.45) {
+        let mut rng = Rng(seed);
+        let (rows, cols) = SHAPES[shape];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (_, game) = played(&mut rng, rows, cols, mines, 22);
+        if game.status() == bitmines_core::Status::Playing {
+            check(&game)?;
+            check_trivial(&game)?;
+        }
+    }
+
+    #[test]
+    fn arbitrary_positions_match_the_brute_force(seed in any::<u64>(), shape in 0..SHAPES.len(), density in 0.0f64..0.6, garbage in any::<bool>()) {
+        let mut rng = Rng(seed);
+        let (rows, cols) = SHAPES[shape];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let position = arbitrary(&mut rng, rows, cols, mines, garbage);
+        check(&position)?;
+        if !garbage {
+            check_trivial(&position)?;
+        }
+    }
+
+    /// The solver cannot peek: moving the hidden mines to any other layout the view allows
+    /// changes no answer.
+    #[test]
+    fn answers_do_not_depend_on_the_hidden_mines(seed in any::<u64>(), shape in 0..SHAPES.len(), density in 0.1f64..0.4) {
+        let mut rng = Rng(seed);
+        let (rows, cols) = SHAPES[shape];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (board, game) = played(&mut rng, rows, cols, mines, 20);
+        if game.status() != bitmines_core::Status::Playing {
+            return Ok(());
+        }
+        let truth: Vec<bool> = (0..rows * cols).map(|i| board.is_mine(i / cols, i % cols).unwrap()).collect();
+        let Some(other) = brute(&game, Some(&truth)).and_then(|b| b.other) else {
+            return Ok(());
+        };
+        let moved = with_layout(&game, &other);
+        let (a, b) = (Solver::new(&game).unwrap().solve().unwrap(), Solver::new(&moved).unwrap().solve().unwrap());
+        prop_assert_eq!(a.certain.mines().collect::<Vec<_>>(), b.certain.mines().collect::<Vec<_>>());
+        prop_assert_eq!(a.certain.safe().collect::<Vec<_>>(), b.certain.safe().collect::<Vec<_>>());
+        for r in 0..rows {
+            for c in 0..cols {
+                prop_assert_eq!(a.probabilities.mine(r, c).unwrap(), b.probabilities.mine(r, c).unwrap());
+                prop_assert_eq!(a.certain.reason(r, c).unwrap(), b.certain.reason(r, c).unwrap());
+            }
+        }
+        prop_assert_eq!(bitmines_solve::hint(&game).unwrap(), bitmines_solve::hint(&moved).unwrap());
+    }
+}
+
+/// Fixed positions whose answers are known by hand.
+#[test]
+fn known_positions() {
+    let solve = |text: &str| {
+        Solver::new(&text.parse::<Position>().unwrap())
+            .unwrap()
+            .solve()
+    };
+    // The 1-2-1 pattern against a wall: the mines sit under the 1s.
+    let s = solve("bitmines view 2x3 mines 2\n###\n121\n").unwrap();
+    assert_eq!(s.certain.mines().collect::<Vec<_>>(), [(0, 0), (0, 2)]);
+    assert_eq!(s.certain.safe().collect::<Vec<_>>(), [(0, 1)]);
+    // A 50/50: nothing certain, both halves even.
+    let s = solve("bitmines view 2x2 mines 1\n##\n11\n").unwrap();
+    assert_eq!(s.certain.mines().count() + s.certain.safe().count(), 0);
+    assert_eq!(s.probabilities.mine(0, 0).unwrap(), 0.5);
+    // The mine count alone: one mine left, and the frontier must take it, so the far cell
+    // is safe (a global-count deduction).
+    let s = solve("bitmines view 1x4 mines 1\n1#1#\n").unwrap();
+    assert_eq!(s.certain.mines().collect::<Vec<_>>(), [(0, 1)]);
+    assert_eq!(s.certain.safe().collect::<Vec<_>>(), [(0, 3)]);
+    // Contradictions name the cell.
+    assert!(matches!(
+        solve("bitmines view 1x3 mines 1\n#3#\n"),
+        Err(Error::Contradiction {
+            row: 0,
+            col: 1,
+            number: 3,
+            ..
+        })
+    ));
+    assert!(matches!(
+        solve("bitmines view 1x3 mines 2\n1#.\n"),
+        Err(Error::Contradiction { .. })
+    ));
+    assert!(matches!(
+        solve("bitmines view 1x3 mines 0\n1##\n"),
+        Err(Error::MineCount { mines: 0, .. })
+    ));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The word sweep and its per-cell twin on boards many words wide and tall, where the
+    /// sweep's row pipeline and its revisits of changed rows matter.
+    #[test]
+    fn trivial_tier_matches_its_twin_on_larger_boards(seed in any::<u64>(), shape in 0..6usize, density in 0.05f64..0.3) {
+        let (rows, cols) = [(30, 130), (64, 64), (17, 200), (100, 1), (1, 300), (45, 129)][shape];
+        let mut rng = Rng(seed);
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (_, game) = played(&mut rng, rows, cols, mines, rows * cols / 2);
+        if game.status() == bitmines_core::Status::Playing {
+            check_trivial(&game)?;
+        }
+    }
+}
