@@ -14,7 +14,7 @@ use crossterm::event::{
 use ratatui::layout::Rect;
 
 use super::Setup;
-use super::help::{self, Odds, WrongFlags};
+use super::help::{self, Knowledge};
 use super::viewport::{self, Screen};
 
 /// Rows (or columns) one turn of the mouse wheel scrolls.
@@ -188,8 +188,11 @@ pub(crate) struct App {
     page: Page,
     end_shown: bool,
     overlay: Overlay,
-    odds: Option<Odds>,
-    wrong_flags: Option<WrongFlags>,
+    show_wrong_flags: bool,
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    knowledge: Option<Knowledge>,
+    /// The revealed count `knowledge` was computed at: it changes only when cells open.
+    known_at: usize,
     hint: Option<(usize, usize)>,
     help: HelpUsed,
     clicks: Clicks,
@@ -214,8 +217,9 @@ impl App {
             page: Page::Board,
             end_shown: false,
             overlay: Overlay::Off,
-            odds: None,
-            wrong_flags: None,
+            show_wrong_flags: false,
+            knowledge: None,
+            known_at: 0,
             hint: None,
             help: HelpUsed::default(),
             clicks: Clicks::default(),
@@ -306,14 +310,19 @@ impl App {
         self.page
     }
 
-    /// How mine probabilities are shown, with the probabilities when they are.
-    pub(crate) fn overlay(&self) -> (Overlay, Option<&Odds>) {
-        (self.overlay, self.odds.as_ref())
+    /// How mine probabilities are shown.
+    pub(crate) fn overlay(&self) -> Overlay {
+        self.overlay
     }
 
-    /// The proven-wrong flags, when the player asked to see them.
-    pub(crate) fn wrong_flags(&self) -> Option<&WrongFlags> {
-        self.wrong_flags.as_ref()
+    /// Whether flags on proven-safe cells are shown as wrong.
+    pub(crate) fn shows_wrong_flags(&self) -> bool {
+        self.show_wrong_flags
+    }
+
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
+        self.knowledge.as_ref()
     }
 
     /// The cell of the last hint, until the next move.
@@ -576,8 +585,8 @@ impl App {
     /// 3BV (counted once, here, since it costs a pass over the whole board).
     fn finish(&mut self) {
         self.clock.stop(self.now);
-        self.odds = None;
-        self.wrong_flags = None;
+        self.knowledge = None;
+        self.show_wrong_flags = false;
         self.overlay = Overlay::Off;
         self.hint = None;
         self.end_shown = true;
@@ -588,26 +597,30 @@ impl App {
             .map(|stats| stats.bbbv);
     }
 
-    /// Recomputes what the player asked to see, once per move rather than once per frame:
-    /// on a huge board the solver's pass is far slower than drawing the cells in view.
-    fn refresh_help(&mut self) {
-        if self.overlay != Overlay::Off {
-            match help::odds(&self.game) {
-                Ok(odds) => self.odds = Some(odds),
-                Err(error) => {
-                    self.overlay = Overlay::Off;
-                    self.odds = None;
-                    self.message = Some(format!("{error:#}"));
-                }
-            }
+    /// Brings what the view proves up to date, while the player looks at it. It changes only
+    /// when cells open (the solver ignores flags), so it is computed then, not once per
+    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
+    /// Returns whether the knowledge is there.
+    fn refresh_help(&mut self) -> bool {
+        if self.overlay == Overlay::Off && !self.show_wrong_flags {
+            self.knowledge = None;
+            return false;
         }
-        if self.wrong_flags.is_some() {
-            match help::wrong_flags(&self.game) {
-                Ok(flags) => self.wrong_flags = Some(flags),
-                Err(error) => {
-                    self.wrong_flags = None;
-                    self.message = Some(format!("{error:#}"));
-                }
+        if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
+            return true;
+        }
+        match help::knowledge(&self.game) {
+            Ok(knowledge) => {
+                self.knowledge = Some(knowledge);
+                self.known_at = self.game.revealed_count();
+                true
+            }
+            Err(error) => {
+                self.knowledge = None;
+                self.overlay = Overlay::Off;
+                self.show_wrong_flags = false;
+                self.message = Some(format!("{error:#}"));
+                false
             }
         }
     }
@@ -646,11 +659,8 @@ impl App {
             Overlay::Colour => Overlay::Digits,
             Overlay::Digits => Overlay::Off,
         };
-        if self.overlay == Overlay::Off {
-            self.odds = None;
-        } else if self.odds.is_none() {
-            self.refresh_help();
-            self.help.odds |= self.odds.is_some();
+        if self.refresh_help() && self.overlay != Overlay::Off {
+            self.help.odds = true;
         }
     }
 
@@ -658,22 +668,20 @@ impl App {
         if self.game.status() != Status::Playing {
             return;
         }
-        if self.wrong_flags.take().is_some() {
+        self.show_wrong_flags = !self.show_wrong_flags;
+        if !self.refresh_help() || !self.show_wrong_flags {
             return;
         }
-        match help::wrong_flags(&self.game) {
-            Ok(flags) => {
-                self.help.wrong_flags = true;
-                let proven = flags.len();
-                self.wrong_flags = Some(flags);
-                self.note(match proven {
-                    0 => "no flag is proven wrong".to_owned(),
-                    1 => "1 flag is proven wrong".to_owned(),
-                    n => format!("{n} flags are proven wrong"),
-                });
-            }
-            Err(error) => self.note(format!("{error:#}")),
-        }
+        self.help.wrong_flags = true;
+        let wrong = self
+            .knowledge
+            .as_ref()
+            .map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+        self.note(match wrong {
+            0 => "no flag is proven wrong".to_owned(),
+            1 => "1 flag is proven wrong".to_owned(),
+            n => format!("{n} flags are proven wrong"),
+        });
     }
 
     /// A fresh game with the same settings and the next seed.
@@ -930,6 +938,76 @@ mod tests {
         );
         assert_eq!(app.setup().seed, Some(2));
         assert_eq!(app.clicks, Clicks::default());
+    }
+
+    /// One row per script: the help the end screen will report, the cursor, and the
+    /// message (its start).
+    #[test]
+    fn help_from_the_solver_is_shown_and_counted() {
+        let none = HelpUsed::default();
+        let hint = HelpUsed { hints: 1, ..none };
+        let odds = HelpUsed { odds: true, ..none };
+        let flags = HelpUsed {
+            wrong_flags: true,
+            ..none
+        };
+        #[rustfmt::skip]
+        let cases: &[(&str, HelpUsed, Cursor, &str)] = &[
+            // Nothing revealed yet, and no first-click rule on a board given whole: no cell
+            // is proven safe.
+            ("h", hint, (2, 2), "no hidden cell is proven safe"),
+            // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
+            ("G space h", hint, (2, 1), "(2, 1) is safe: "),
+            ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
+            ("G space p", odds, (3, 4), ""),
+            ("G space p p p", odds, (3, 4), ""),
+            ("G space w", flags, (3, 4), "no flag is proven wrong"),
+            ("G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
+            ("G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
+            ("G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
+            // Once the game is over there is nothing to help with.
+            ("space h p w", none, (2, 2), ""),
+        ];
+        for &(script, used, cursor, message) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
+            assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
+            let shown = app.message().unwrap_or("");
+            assert!(shown.starts_with(message), "{script:?}: {shown:?}");
+        }
+    }
+
+    /// The probabilities follow the game: computed when the overlay comes on, again when
+    /// cells open, and gone when it goes off.
+    #[test]
+    fn the_probabilities_follow_the_view() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
+            let knowledge = app.knowledge();
+            cells
+                .iter()
+                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
+                .collect()
+        };
+        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
+        play(&mut app, start, "G space p");
+        assert_eq!(app.overlay(), Overlay::Colour);
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        assert!(app.knowledge().is_some_and(Knowledge::exact));
+        play(&mut app, start, "open:3,0");
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        play(&mut app, start, "p p");
+        assert_eq!(app.overlay(), Overlay::Off);
+        assert!(app.knowledge().is_none());
+        play(&mut app, start, "w open:3,2 open:1,0");
+        assert_eq!(app.game().status(), Status::Won);
+        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
     }
 
     #[test]

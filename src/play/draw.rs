@@ -20,6 +20,12 @@ struct Glyphs {
     exploded: &'static str,
     wrong_flag: &'static str,
     zero: &'static str,
+    /// The probability overlay's digits, set apart from the numbers of open cells.
+    tenths: [&'static str; 10],
+    /// What else sets those digits apart.
+    tenths_mark: Modifier,
+    /// The arrow keys, on the key page.
+    arrows: &'static str,
     border: border::Set<'static>,
     /// Between a range's two ends.
     to: &'static str,
@@ -35,6 +41,9 @@ const UNICODE: Glyphs = Glyphs {
     exploded: "✸",
     wrong_flag: "✗",
     zero: " ",
+    tenths: ["⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"],
+    tenths_mark: Modifier::empty(),
+    arrows: "← ↑ → ↓",
     border: border::ROUNDED,
     to: "–",
     dot: " · ",
@@ -48,6 +57,10 @@ const ASCII: Glyphs = Glyphs {
     exploded: "X",
     wrong_flag: "!",
     zero: ".",
+    tenths: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
+    // Plain digits look like open numbers; the line sets them apart.
+    tenths_mark: Modifier::UNDERLINED,
+    arrows: "Arrows",
     border: border::Set {
         top_left: "+",
         top_right: "+",
@@ -94,9 +107,8 @@ fn odds_colour(mine: f64) -> Color {
 /// The digit a hidden cell shows under the probability overlay: the chance of a mine is at
 /// most that many tenths; 0 only when the cell is proven safe. A proven mine shows the mine
 /// glyph instead.
-fn odds_digit(mine: f64) -> char {
-    let tenths = (mine * 10.0).ceil().clamp(0.0, 9.0) as u32;
-    char::from_digit(tenths, 10).unwrap_or('9')
+fn odds_tenths(mine: f64) -> usize {
+    (mine * 10.0).ceil().clamp(0.0, 9.0) as usize
 }
 
 /// Draws the whole screen for `app`.
@@ -119,7 +131,7 @@ pub(crate) fn draw(frame: &mut Frame<'_>, app: &App) {
     frame.render_widget(status_line(app, glyphs), screen.status);
     board(frame, &screen, app, glyphs);
     frame.render_widget(message_line(app), screen.message);
-    frame.render_widget(key_line(app, glyphs), screen.keys);
+    frame.render_widget(key_line(app, glyphs, screen.keys.width), screen.keys);
     if let Some(summary) = app.end_screen() {
         end_screen(frame, area, app, &summary, glyphs);
     }
@@ -188,8 +200,10 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
     frame.render_widget(block, screen.frame);
 
     let buffer = frame.buffer_mut();
-    let (overlay, odds) = app.overlay();
-    let odds = odds.filter(|_| overlay != Overlay::Off);
+    let overlay = app.overlay();
+    let knowledge = app.knowledge();
+    let odds = knowledge.filter(|_| overlay != Overlay::Off);
+    let proven = knowledge.filter(|_| app.shows_wrong_flags());
     for dr in 0..screen.span_rows {
         let row = origin_row + dr;
         for dc in 0..screen.span_cols {
@@ -204,11 +218,12 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
                         .fg(odds_colour(mine))
                         .add_modifier(Modifier::BOLD);
                     if overlay == Overlay::Digits {
-                        symbol = if mine >= 1.0 {
-                            Symbol::Static(glyphs.mine)
-                        } else {
-                            Symbol::Digit(odds_digit(mine))
-                        };
+                        let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
+                        symbol = Symbol::Static(match tenths {
+                            Some(digit) if mine < 1.0 => digit,
+                            _ => glyphs.mine,
+                        });
+                        style = style.add_modifier(glyphs.tenths_mark);
                     }
                 }
                 if app.hint() == Some((row, col)) {
@@ -217,11 +232,7 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
                         .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
                 }
             }
-            if cell == Cell::Flagged
-                && app
-                    .wrong_flags()
-                    .is_some_and(|flags| flags.contains(row, col))
-            {
+            if cell == Cell::Flagged && proven.is_some_and(|known| known.proven_safe(row, col)) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);
             }
             if (row, col) == (cursor_row, cursor_col) {
@@ -285,9 +296,9 @@ fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Style) {
 /// The cursor's cell and, under the overlay, its chance of holding a mine.
 fn cursor_readout(app: &App, glyphs: &Glyphs) -> String {
     let (row, col) = app.cursor();
-    let (overlay, odds) = app.overlay();
-    let chance = odds
-        .filter(|_| overlay != Overlay::Off)
+    let chance = app
+        .knowledge()
+        .filter(|_| app.overlay() != Overlay::Off)
         .filter(|_| app.game().cell(row, col) == Ok(Cell::Hidden))
         .and_then(|odds| odds.mine(row, col).map(|mine| (mine, odds.exact())));
     match chance {
@@ -319,34 +330,49 @@ fn message_line(app: &App) -> Line<'static> {
     }
 }
 
-/// The main keys.
-fn key_line(app: &App, glyphs: &Glyphs) -> Line<'static> {
-    let key = Style::new().add_modifier(Modifier::BOLD);
-    let mut spans = Vec::new();
-    let keys: &[(&str, &str)] = if app.game().status() == Status::Playing {
+/// The main keys, as many as fit in `width` columns: the essential ones (marked `true`)
+/// always, the others in their place when there is room for them.
+fn key_line(app: &App, glyphs: &Glyphs, width: u16) -> Line<'static> {
+    let keys: &[(&str, &str, bool)] = if app.game().status() == Status::Playing {
         &[
-            ("Space", "open"),
-            ("f", "flag"),
-            ("h", "hint"),
-            ("p", "odds"),
-            ("w", "wrong flags"),
-            ("s", "save"),
-            ("?", "keys"),
-            ("q", "quit"),
+            ("Space", "open", true),
+            ("f", "flag", true),
+            ("h", "hint", false),
+            ("p", "odds", false),
+            ("w", "wrong flags", false),
+            ("s", "save", false),
+            ("?", "keys", true),
+            ("q", "quit", true),
         ]
     } else {
         &[
-            ("n", "new game"),
-            ("s", "save"),
-            ("?", "keys"),
-            ("q", "quit"),
+            ("n", "new game", true),
+            ("s", "save", false),
+            ("?", "keys", true),
+            ("q", "quit", true),
         ]
     };
-    for (i, (name, what)) in keys.iter().enumerate() {
+    let cost = |(name, what, _): &(&str, &str, bool)| {
+        name.chars().count() + 1 + what.chars().count() + glyphs.dot.chars().count()
+    };
+    let mut room = usize::from(width) + glyphs.dot.chars().count();
+    room = room.saturating_sub(keys.iter().filter(|k| k.2).map(cost).sum());
+    let mut shown = Vec::new();
+    for item in keys {
+        if item.2 {
+            shown.push(item);
+        } else if cost(item) <= room {
+            room -= cost(item);
+            shown.push(item);
+        }
+    }
+    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let mut spans = Vec::new();
+    for (i, (name, what, _)) in shown.into_iter().enumerate() {
         if i > 0 {
             spans.push(Span::raw(glyphs.dot));
         }
-        spans.push(Span::styled(*name, key));
+        spans.push(Span::styled(*name, bold));
         spans.push(Span::raw(format!(" {what}")));
     }
     Line::from(spans)
@@ -354,14 +380,9 @@ fn key_line(app: &App, glyphs: &Glyphs) -> Line<'static> {
 
 /// The `?` page: every key, the mouse, and what the glyphs and colours mean.
 fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
-    let arrows = if std::ptr::eq(glyphs, &ASCII) {
-        "Arrows"
-    } else {
-        "← ↑ → ↓"
-    };
     let rows: Vec<(String, &str)> = vec![
         (
-            arrows.into(),
+            glyphs.arrows.into(),
             "move the cursor (with Shift: a screen at a time)",
         ),
         ("PgUp PgDn".into(), "a screen up or down"),
@@ -477,7 +498,9 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, app: &App, summary: &Summary, g
         Span::styled("q", key),
         Span::raw(" quit"),
     ]));
-    let width = 48.min(area.width);
+    // As wide as the longest line, with the border and the padding.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let width = (widest as u16).saturating_add(4).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
     let popup = Rect::new(
         area.x + (area.width - width) / 2,

@@ -1,10 +1,11 @@
-//! Help from the solver: a hint, mine probabilities and proven-wrong flags.
+//! Help from the solver: a hint, and what the player's view proves (mine probabilities and
+//! proven-safe cells, so wrong flags).
 //!
-//! Every call to the solver is in this module, so the rest of the game knows only these
-//! three answers and their plain types.
+//! Every call to `bitmines-solve` is in this module, so the rest of the game knows only these
+//! answers and their plain types. The solver reads the game's view, never its mines.
 
-use anyhow::bail;
 use bitmines_core::Game;
+use bitmines_solve::{Certain, Probabilities, Solver};
 
 /// A hidden cell proven safe, and why.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,50 +16,56 @@ pub(crate) struct Hint {
     pub(crate) reason: String,
 }
 
-/// The chance that each hidden cell holds a mine, given what the player sees.
+/// What the player's view proves, from one pass of the solver: the chance of a mine on
+/// every hidden cell, and the cells proven safe. The solver never trusts a flag, so this
+/// holds until a cell is revealed, whatever flags come and go.
 #[derive(Debug)]
-pub(crate) struct Odds {}
+pub(crate) struct Knowledge {
+    certain: Certain,
+    odds: Probabilities,
+}
 
-impl Odds {
+impl Knowledge {
     /// The chance of a mine at `(row, col)`: 0 for a revealed or proven-safe cell, 1 for a
     /// proven mine; `None` off the board.
-    pub(crate) fn mine(&self, _row: usize, _col: usize) -> Option<f64> {
-        None
+    pub(crate) fn mine(&self, row: usize, col: usize) -> Option<f64> {
+        self.odds.mine(row, col).ok()
     }
 
-    /// Whether the chances are exact rather than estimated.
+    /// Whether the chances are exact rather than estimated (the solver estimates where
+    /// counting would take too long).
     pub(crate) fn exact(&self) -> bool {
-        false
+        self.odds.exact()
+    }
+
+    /// Whether `(row, col)` is proven safe, so a flag there is wrong.
+    pub(crate) fn proven_safe(&self, row: usize, col: usize) -> bool {
+        self.certain.verdict(row, col) == Ok(Some(false))
+    }
+
+    /// How many of `game`'s flags sit on cells proven safe.
+    pub(crate) fn wrong_flags(&self, game: &Game) -> usize {
+        self.certain
+            .safe()
+            .filter(|&(row, col)| game.cell(row, col) == Ok(bitmines_core::Cell::Flagged))
+            .count()
     }
 }
 
-/// The flags that sit on cells proven safe.
-#[derive(Debug)]
-pub(crate) struct WrongFlags {}
-
-impl WrongFlags {
-    /// Whether the flag at `(row, col)` is proven wrong.
-    pub(crate) fn contains(&self, _row: usize, _col: usize) -> bool {
-        false
-    }
-
-    /// How many flags are proven wrong.
-    pub(crate) fn len(&self) -> usize {
-        0
-    }
+/// What `game`'s view proves. One solve gives both the probabilities and the certain cells,
+/// so the overlay and the wrong flags together cost one pass over the board.
+pub(crate) fn knowledge(game: &Game) -> anyhow::Result<Knowledge> {
+    let solution = Solver::new(game)?.solve()?;
+    Ok(Knowledge {
+        certain: solution.certain,
+        odds: solution.probabilities,
+    })
 }
 
 /// A hidden cell proven safe, or `None` when no cell is.
-pub(crate) fn hint(_game: &Game) -> anyhow::Result<Option<Hint>> {
-    bail!("this build has no solver to give hints")
-}
-
-/// The chance of a mine on every hidden cell.
-pub(crate) fn odds(_game: &Game) -> anyhow::Result<Odds> {
-    bail!("this build has no solver to give mine probabilities")
-}
-
-/// The flags proven wrong.
-pub(crate) fn wrong_flags(_game: &Game) -> anyhow::Result<WrongFlags> {
-    bail!("this build has no solver to check flags")
+pub(crate) fn hint(game: &Game) -> anyhow::Result<Option<Hint>> {
+    Ok(bitmines_solve::hint(game)?.map(|hint| Hint {
+        cell: hint.cell(),
+        reason: hint.to_string(),
+    }))
 }

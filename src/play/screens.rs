@@ -65,6 +65,12 @@ fn snapshots_of_key_states() {
         ("lost", BOARD, (60, 16), false, "wait:500 G space flag:3,2 wait:1500 chord:2,3"),
         ("lost-board", BOARD, (60, 16), false, "G space flag:3,2 flag:0,0 chord:2,3 esc"),
         ("lost-board-ascii", BOARD, (60, 16), true, "G space flag:3,2 flag:0,0 chord:2,3 esc"),
+        ("odds-digits", "expert", (80, 24), false, "space p p"),
+        ("odds-digits-ascii", BOARD, (60, 16), true, "G space p p"),
+        ("hint", "expert", (80, 24), false, "space h"),
+        ("wrong-flag", BOARD, (60, 16), false, "G space flag:3,2 w"),
+        ("won-with-help", BOARD, (60, 16), false,
+            "G space h p w esc g down down space down right right space"),
         ("keys", BOARD, (80, 30), false, "?"),
         ("too-small", BOARD, (20, 5), false, ""),
     ];
