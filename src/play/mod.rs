@@ -459,6 +459,30 @@ mod tests {
         assert!(resumed.next().seed.is_some());
     }
 
+    /// The save key writes the saved-game format with the seed, and `--resume` reads it back
+    /// to the same game; before the first click there is no board to save.
+    #[test]
+    fn saved_games_resume_where_they_stopped() {
+        let dir = std::env::temp_dir().join(format!("bitmines-play-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temp folder");
+        let path = dir.join("game.bmg");
+        let (mut app, start) = script::seeded(setup("--seed 9").expect("valid"), 80, 24);
+        save_key(&mut app, &path);
+        assert_eq!(
+            app.message(),
+            Some("nothing to save before the first click")
+        );
+        assert!(!path.exists());
+        script::play(&mut app, start, "space right right f");
+        save_key(&mut app, &path);
+        assert!(app.message().is_some_and(|m| m.starts_with("saved to ")));
+        let (game, setup) = resume(&path).expect("resumes");
+        assert_eq!(game.to_string(), app.game().to_string());
+        assert_eq!((setup.name.as_str(), setup.seed), ("resumed", Some(9)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The board a game generates on its first click is the one `bitmines gen` writes for
     /// the same options, so a seed shared between players means the same game.
     #[test]
