@@ -181,20 +181,34 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
     let (cursor_row, cursor_col) = app.cursor();
     let mut block = Block::bordered().border_set(glyphs.border);
     if screen.span_rows < game.rows() || screen.span_cols < game.cols() {
-        // The position readout: which rows and columns are in view, of how many.
+        // The position readout: which rows and columns are in view, of how many; in short
+        // where the full text does not fit on the border.
         let last = |origin: usize, span: usize, len: usize| (origin + span).min(len) - 1;
-        block = block.title_top(format!(
-            " rows {}{}{} of {}{}cols {}{}{} of {} ",
+        let rows = (
             origin_row,
-            glyphs.to,
             last(origin_row, screen.span_rows, game.rows()),
             game.rows(),
-            glyphs.dot,
+        );
+        let cols = (
             origin_col,
-            glyphs.to,
             last(origin_col, screen.span_cols, game.cols()),
             game.cols(),
-        ));
+        );
+        let to = glyphs.to;
+        let full = format!(
+            " rows {}{to}{} of {}{}cols {}{to}{} of {} ",
+            rows.0, rows.1, rows.2, glyphs.dot, cols.0, cols.1, cols.2,
+        );
+        let short = format!(
+            " {}{to}{}/{}, {}{to}{}/{} ",
+            rows.0, rows.1, rows.2, cols.0, cols.1, cols.2,
+        );
+        let room = usize::from(screen.frame.width.saturating_sub(2));
+        block = block.title_top(if full.chars().count() <= room {
+            full
+        } else {
+            short
+        });
     }
     block = block.title_bottom(cursor_readout(app, glyphs));
     frame.render_widget(block, screen.frame);

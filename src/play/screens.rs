@@ -72,6 +72,7 @@ fn snapshots_of_key_states() {
         ("won-with-help", BOARD, (60, 16), false,
             "G space h p w esc g down down space down right right space"),
         ("keys", BOARD, (80, 30), false, "?"),
+        ("narrow", "expert", (40, 12), false, "space"),
         ("too-small", BOARD, (20, 5), false, ""),
     ];
     for &(name, board, (width, height), ascii, script) in cases {
