@@ -637,9 +637,16 @@ impl App {
         match help::hint(&self.game) {
             Ok(Some(hint)) => {
                 self.help.hints += 1;
-                self.move_to(hint.cell.0, hint.cell.1);
+                let (row, col) = hint.cell;
+                self.move_to(row, col);
                 self.hint = Some(hint.cell);
-                self.message = Some(hint.reason);
+                // The solver never trusts flags, so its safe cell may carry one of the player's.
+                let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
+                self.message = Some(if flagged {
+                    format!("{}; the flag on it is wrong", hint.reason)
+                } else {
+                    hint.reason
+                });
             }
             Ok(None) => {
                 // Learning that no cell is safe is help too: it says a guess is due.
@@ -940,8 +947,8 @@ mod tests {
         assert_eq!(app.clicks, Clicks::default());
     }
 
-    /// One row per script: the help the end screen will report, the cursor, and the
-    /// message (its start).
+    /// One row per script: the help the end screen will report, the cursor, and a part of
+    /// the message.
     #[test]
     fn help_from_the_solver_is_shown_and_counted() {
         let none = HelpUsed::default();
@@ -959,6 +966,7 @@ mod tests {
             // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
             ("G space h", hint, (2, 1), "(2, 1) is safe: "),
             ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
+            ("G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
             ("G space p", odds, (3, 4), ""),
             ("G space p p p", odds, (3, 4), ""),
             ("G space w", flags, (3, 4), "no flag is proven wrong"),
@@ -973,7 +981,7 @@ mod tests {
             play(&mut app, start, script);
             assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
             let shown = app.message().unwrap_or("");
-            assert!(shown.starts_with(message), "{script:?}: {shown:?}");
+            assert!(shown.contains(message), "{script:?}: {shown:?}");
         }
     }
 
