@@ -557,3 +557,50 @@ pub(crate) fn summary_line(app: &App, summary: &Summary) -> String {
     }
     line
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render;
+
+    /// `--ascii` draws cells as `bitmines show` prints them.
+    #[test]
+    fn ascii_glyphs_are_those_of_show() {
+        let cells = [
+            (Cell::Hidden, ASCII.hidden),
+            (Cell::Flagged, ASCII.flag),
+            (Cell::Mine, ASCII.mine),
+            (Cell::Exploded, ASCII.exploded),
+            (Cell::WrongFlag, ASCII.wrong_flag),
+            (Cell::Open(0), ASCII.zero),
+        ];
+        for (cell, glyph) in cells {
+            assert_eq!(render::glyph(cell).to_string(), glyph, "{cell:?}");
+        }
+    }
+
+    #[test]
+    fn probabilities_as_colours_and_tenths() {
+        #[rustfmt::skip]
+        let cases: &[(f64, Color, usize)] = &[
+            // chance of a mine, colour, digit
+            (0.0, Color::Green, 0),
+            (1e-9, Color::Cyan, 1),
+            (0.1, Color::Cyan, 1),
+            (0.19, Color::Cyan, 2),
+            (0.2, Color::Yellow, 2),
+            (0.4999, Color::Yellow, 5),
+            (0.5, Color::LightRed, 5),
+            (0.95, Color::LightRed, 9),
+            (1.0 - 1e-9, Color::LightRed, 9),
+            (1.0, Color::Red, 9), // drawn with the mine glyph instead
+        ];
+        for &(mine, colour, tenths) in cases {
+            assert_eq!(
+                (odds_colour(mine), odds_tenths(mine)),
+                (colour, tenths),
+                "{mine}"
+            );
+        }
+    }
+}
