@@ -166,9 +166,10 @@ pub enum Error {
         /// The format's limit.
         limit: &'static str,
     },
-    /// A mine plane handed to [`Board::from_mine_words`](crate::Board::from_mine_words) does
-    /// not fit its geometry.
-    #[error("a mine plane for a {rows}x{cols} board has {expected} words, not {found}")]
+    /// A plane handed to [`Board::from_mine_words`](crate::Board::from_mine_words) or to a
+    /// batch move ([`Game::reveal_cells`](crate::Game::reveal_cells)) does not fit its
+    /// geometry.
+    #[error("a plane for a {rows}x{cols} board has {expected} words, not {found}")]
     PlaneSize {
         /// The board's row count.
         rows: usize,
@@ -179,8 +180,9 @@ pub enum Error {
         /// Words given.
         found: usize,
     },
-    /// A mine plane with bits set in the sentinel border or the padding.
-    #[error("word {word} of the mine plane has bits outside the board")]
+    /// A plane (of mines, or of cells for a batch move) with bits set in the sentinel border
+    /// or the padding.
+    #[error("word {word} of the plane has bits outside the board")]
     StrayBits {
         /// The first word found with such bits.
         word: usize,

@@ -47,11 +47,6 @@
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
 
-// The workspace README's examples use both crates, so they run here.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct WorkspaceReadme;
-
 mod chunk;
 mod split;
 

@@ -22,10 +22,8 @@
     reason = "indices are state, step and mine-count positions of vectors sized for them in the same function"
 )]
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-use crate::frontier::{Constraint, Var};
+use crate::few::Few;
+use crate::frontier::{Constraint, FastMap, Var};
 
 /// Binomial coefficients `C(m, x)` for `m, x <= 8`.
 const BINOMIAL: [[f64; 9]; 9] = {
@@ -43,28 +41,11 @@ const BINOMIAL: [[f64; 9]; 9] = {
     t
 };
 
-/// A multiplicative hash for the packed states.
-#[derive(Default)]
-struct StateHasher(u64);
-
-impl Hasher for StateHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-type StateMap = HashMap<u64, u32, BuildHasherDefault<StateHasher>>;
+/// Layers with fewer states than this find states by a scan rather than a hash map.
+const SCAN: usize = 24;
 
 /// What one step does to one open constraint.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 struct Touch {
     /// Four-bit slot of the constraint in the state.
     shift: u32,
@@ -83,7 +64,7 @@ struct Step {
     var: u32,
     /// Its cells.
     m: usize,
-    touches: Vec<Touch>,
+    touches: Few<Touch>,
 }
 
 /// The states after a prefix of the order.
@@ -128,12 +109,13 @@ impl Counted {
 /// `max_mines` mines, with at most `max_states` states in a layer.
 pub(crate) fn count(
     vars: &[u32],
+    own: &[u32],
     all_vars: &[Var],
     constraints: &[Constraint],
     max_mines: usize,
     max_states: usize,
 ) -> Result<Counted, OverBudget> {
-    let steps = plan(vars, all_vars, constraints)?;
+    let steps = plan(vars, own, all_vars, constraints)?;
     let mut layers = Vec::with_capacity(steps.len() + 1);
     layers.push(Layer {
         keys: vec![0],
@@ -147,9 +129,10 @@ pub(crate) fn count(
         };
         let m = step.m;
         let width = (layer.width + m).min(max_mines + 1);
-        let mut map = StateMap::default();
-        let mut keys = Vec::new();
-        let mut counts: Vec<f64> = Vec::new();
+        let mut map: FastMap<u64, u32> = FastMap::default();
+        let most = (layer.keys.len() * (m + 1)).min(max_states + 1);
+        let mut keys = Vec::with_capacity(most);
+        let mut counts: Vec<f64> = Vec::with_capacity(most * width);
         layer.edges = vec![u32::MAX; layer.keys.len() * (m + 1)];
         for (i, &key) in layer.keys.iter().enumerate() {
             let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
@@ -169,11 +152,27 @@ pub(crate) fn count(
                         next |= u64::from(sum) << t.shift;
                     }
                 }
-                let j = *map.entry(next).or_insert_with(|| {
-                    keys.push(next);
-                    counts.resize(counts.len() + width, 0.0);
-                    (keys.len() - 1) as u32
-                });
+                let found = if keys.len() < SCAN {
+                    keys.iter().position(|&k| k == next).map(|j| j as u32)
+                } else {
+                    if map.is_empty() {
+                        map.reserve(most);
+                        map.extend(keys.iter().enumerate().map(|(j, &k)| (k, j as u32)));
+                    }
+                    map.get(&next).copied()
+                };
+                let j = match found {
+                    Some(j) => j,
+                    None => {
+                        keys.push(next);
+                        counts.resize(counts.len() + width, 0.0);
+                        let j = (keys.len() - 1) as u32;
+                        if !map.is_empty() {
+                            map.insert(next, j);
+                        }
+                        j
+                    }
+                };
                 if keys.len() > max_states {
                     return Err(OverBudget::States);
                 }
@@ -201,33 +200,40 @@ pub(crate) fn count(
 /// step does to the constraints it touches.
 fn plan(
     vars: &[u32],
+    own: &[u32],
     all_vars: &[Var],
     constraints: &[Constraint],
 ) -> Result<Vec<Step>, OverBudget> {
-    // Local numbering of the component's constraints.
-    let mut local: HashMap<u32, usize> = HashMap::new();
+    // Local numbering of the component's constraints: their place in `own`, which is sorted.
+    let local = |c: &u32| own.binary_search(c).unwrap_or(0);
+    let mut left = vec![0usize; own.len()]; // unassigned variables of each constraint
+    let mut room = vec![0usize; own.len()]; // unassigned cells of each constraint
     for v in vars {
-        for &c in &all_vars[*v as usize].constraints {
-            let next = local.len();
-            local.entry(c).or_insert(next);
-        }
-    }
-    let mut left = vec![0usize; local.len()]; // unassigned variables of each constraint
-    let mut room = vec![0usize; local.len()]; // unassigned cells of each constraint
-    let mut of_constraint: Vec<Vec<usize>> = vec![Vec::new(); local.len()];
-    for (i, v) in vars.iter().enumerate() {
         let var = &all_vars[*v as usize];
         for c in &var.constraints {
-            let l = local[c];
+            let l = local(c);
             left[l] += 1;
             room[l] += var.cells.len();
-            of_constraint[l].push(i);
+        }
+    }
+    // The variables of each constraint: `of_constraint[first[l]..first[l + 1]]`.
+    let mut first = vec![0usize; own.len() + 1];
+    for l in 0..own.len() {
+        first[l + 1] = first[l] + left[l];
+    }
+    let mut of_constraint = vec![0usize; first[own.len()]];
+    let mut next = first.clone();
+    for (i, v) in vars.iter().enumerate() {
+        for c in &all_vars[*v as usize].constraints {
+            let l = local(c);
+            of_constraint[next[l]] = i;
+            next[l] += 1;
         }
     }
     let mut placed = vec![false; vars.len()];
     let mut candidate = vec![false; vars.len()];
     let mut candidates: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<Option<u32>> = vec![None; local.len()];
+    let mut slot_of: Vec<Option<u32>> = vec![None; own.len()];
     let mut free_slots: u32 = 0xFFFF;
     let mut steps = Vec::with_capacity(vars.len());
     for _ in 0..vars.len() {
@@ -237,7 +243,7 @@ fn plan(
         let score = |i: usize| {
             let var = &all_vars[vars[i] as usize];
             var.constraints.iter().fold(0i32, |s, c| {
-                let l = local[c];
+                let l = local(c);
                 s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
             })
         };
@@ -250,9 +256,9 @@ fn plan(
         placed[i] = true;
         let var = &all_vars[vars[i] as usize];
         let m = var.cells.len();
-        let mut touches = Vec::with_capacity(var.constraints.len());
+        let mut touches = Few::new();
         for c in &var.constraints {
-            let l = local[c];
+            let l = local(c);
             let slot = match slot_of[l] {
                 Some(s) => s,
                 None => {
@@ -262,7 +268,7 @@ fn plan(
                     let s = free_slots.trailing_zeros();
                     free_slots &= !(1 << s);
                     slot_of[l] = Some(s);
-                    for &other in &of_constraint[l] {
+                    for &other in &of_constraint[first[l]..first[l + 1]] {
                         if !placed[other] && !candidate[other] {
                             candidate[other] = true;
                             candidates.push(other);
@@ -305,10 +311,12 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
     let mut after: Vec<f64> = (0..last.keys.len() * last.width)
         .map(|i| weights.get(i % last.width).copied().unwrap_or(0.0))
         .collect();
+    let mut before = Vec::new();
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
-        let mut before = vec![0.0; layer.keys.len() * layer.width];
+        before.clear();
+        before.resize(layer.keys.len() * layer.width, 0.0);
         let mut by_x = [0.0; 9];
         for i in 0..layer.keys.len() {
             let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
@@ -328,7 +336,7 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
             }
         }
         out[t] = (counted.steps[t].var, by_x);
-        after = before;
+        std::mem::swap(&mut after, &mut before);
     }
     out
 }

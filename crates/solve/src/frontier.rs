@@ -9,6 +9,8 @@
 
 use fixedbitset::FixedBitSet;
 
+use crate::few::Few;
+
 use crate::planes::Planes;
 
 /// A revealed number with undecided neighbours: those cells hold exactly `need` mines.
@@ -20,18 +22,53 @@ pub(crate) struct Constraint {
     pub(crate) need: u8,
     /// The number shown.
     pub(crate) number: u8,
-    /// Plane indices of its undecided neighbours.
-    pub(crate) cells: Vec<usize>,
+    /// Its undecided neighbours, one bit per neighbour in the order of [`neighbours`].
+    pub(crate) mask: u8,
+    /// Plane indices of its undecided neighbours, in increasing order; `len` are used.
+    cells: [usize; 8],
+    len: u8,
 }
+
+impl Constraint {
+    /// Plane indices of its undecided neighbours, in increasing order.
+    pub(crate) fn cells(&self) -> &[usize] {
+        &self.cells[..usize::from(self.len)]
+    }
+}
+
+/// A multiplicative hash for plane indices and packed states.
+#[derive(Default)]
+pub(crate) struct FastHasher(u64);
+
+impl std::hash::Hasher for FastHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+/// A hash map keyed by plane indices or packed states.
+pub(crate) type FastMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Undecided cells touching exactly the same constraints: interchangeable, so counted once
 /// with a multiplicity.
 #[derive(Debug, Clone)]
 pub(crate) struct Var {
     /// Plane indices of the cells, in increasing order.
-    pub(crate) cells: Vec<usize>,
+    pub(crate) cells: Few<usize>,
     /// The constraints they touch, in increasing order.
-    pub(crate) constraints: Vec<u32>,
+    pub(crate) constraints: Few<u32>,
 }
 
 /// Constraints linked through shared cells, with their variables.
@@ -73,21 +110,26 @@ pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
                 let index = w * 64 + shown.trailing_zeros() as usize;
                 shown &= shown - 1;
                 let number = planes.number(index);
+                let mut constraint = Constraint {
+                    index,
+                    need: 0,
+                    number,
+                    mask: 0,
+                    cells: [0; 8],
+                    len: 0,
+                };
                 let mut mines = 0u8;
-                let mut cells = Vec::with_capacity(8);
-                for n in neighbours(index, stride) {
+                for (k, n) in neighbours(index, stride).into_iter().enumerate() {
                     if Planes::get(&planes.mines, n) {
                         mines += 1;
                     } else if undecided(n) {
-                        cells.push(n);
+                        constraint.mask |= 1 << k;
+                        constraint.cells[usize::from(constraint.len)] = n;
+                        constraint.len += 1;
                     }
                 }
-                out.push(Constraint {
-                    index,
-                    need: number.saturating_sub(mines),
-                    number,
-                    cells,
-                });
+                constraint.need = number.saturating_sub(mines);
+                out.push(constraint);
             }
         }
     }
@@ -117,10 +159,10 @@ impl Frontier {
         let mut touches: Vec<(usize, u32)> = constraints
             .iter()
             .enumerate()
-            .flat_map(|(c, con)| con.cells.iter().map(move |&cell| (cell, c as u32)))
+            .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32)))
             .collect();
         touches.sort_unstable();
-        let mut cells: Vec<(Vec<u32>, usize)> = Vec::new();
+        let mut cells: Vec<(Few<u32>, usize)> = Vec::new();
         for group in touches.chunk_by(|a, b| a.0 == b.0) {
             let sig = group.iter().map(|&(_, c)| c).collect();
             cells.push((sig, group[0].0));
@@ -131,34 +173,46 @@ impl Frontier {
         for group in cells.chunk_by(|a, b| a.0 == b.0) {
             vars.push(Var {
                 cells: group.iter().map(|(_, cell)| *cell).collect(),
-                constraints: group[0].0.clone(),
+                constraints: group[0].0,
             });
         }
-        // Variables of each constraint, then components by a search over constraints.
-        let mut of_constraint: Vec<Vec<u32>> = vec![Vec::new(); constraints.len()];
+        // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
+        // components by a search over constraints.
+        let mut first = vec![0usize; constraints.len() + 1];
+        for var in &vars {
+            for &c in var.constraints.iter() {
+                first[c as usize + 1] += 1;
+            }
+        }
+        for c in 0..constraints.len() {
+            first[c + 1] += first[c];
+        }
+        let mut of_constraint = vec![0u32; first[constraints.len()]];
+        let mut next = first.clone();
         for (v, var) in vars.iter().enumerate() {
-            for &c in &var.constraints {
-                of_constraint[c as usize].push(v as u32);
+            for &c in var.constraints.iter() {
+                of_constraint[next[c as usize]] = v as u32;
+                next[c as usize] += 1;
             }
         }
         let mut seen_constraint = FixedBitSet::with_capacity(constraints.len());
         let mut seen_var = FixedBitSet::with_capacity(vars.len());
         let mut components = Vec::new();
         let mut stack = Vec::new();
-        for start in 0..constraints.len() {
-            if seen_constraint.put(start) {
+        for seed in 0..constraints.len() {
+            if seen_constraint.put(seed) {
                 continue;
             }
             let mut component = Component::default();
-            stack.push(start);
+            stack.push(seed);
             while let Some(c) = stack.pop() {
                 component.constraints.push(c as u32);
-                for &v in &of_constraint[c] {
+                for &v in &of_constraint[first[c]..first[c + 1]] {
                     if seen_var.put(v as usize) {
                         continue;
                     }
                     component.vars.push(v);
-                    for &other in &vars[v as usize].constraints {
+                    for &other in vars[v as usize].constraints.iter() {
                         if !seen_constraint.put(other as usize) {
                             stack.push(other as usize);
                         }

@@ -40,8 +40,25 @@ pub(crate) struct Weights {
     /// The mines left for the cells off the frontier when that is the same in every
     /// possible layout.
     pub(crate) off_mines: Option<usize>,
-    /// Natural logarithm of the number of layouts of the undecided cells (exact weighing).
-    pub(crate) ln_layouts: Option<f64>,
+    /// The number of layouts of the undecided cells (exact weighing).
+    pub(crate) layouts: Option<Layouts>,
+}
+
+/// The number of layouts, kept as the parts of its logarithm so the binomial's logarithm is
+/// computed only when asked for.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layouts {
+    /// Everything but `ln C(off, mines)`.
+    partial: f64,
+    off: usize,
+    mines: usize,
+}
+
+impl Layouts {
+    /// The natural logarithm of the number of layouts.
+    pub(crate) fn ln(&self) -> f64 {
+        self.partial + ln_choose(self.off, self.mines)
+    }
 }
 
 /// Fewest and most mines the frontier can hold, when no total fits the mine count.
@@ -59,19 +76,21 @@ pub(crate) fn weigh(
     off: usize,
     how: Weighing,
 ) -> Result<Weights, NoTotal> {
-    let scaled: Vec<Vec<f64>> = dists.iter().map(|d| scale(d).0).collect();
+    let scaled: Vec<(Vec<f64>, f64)> = dists.iter().map(|d| scale(d)).collect();
+    let ln_scales: f64 = scaled.iter().map(|(_, s)| s.ln()).sum();
+    let scaled: Vec<Vec<f64>> = scaled.into_iter().map(|(d, _)| d).collect();
     let support: Vec<Vec<bool>> = dists
         .iter()
         .map(|d| d.iter().map(|&n| n > 0.0).collect())
         .collect();
     match how {
-        Weighing::Exact => exact(dists, &scaled, &support, left, off),
+        Weighing::Exact => exact(ln_scales, &scaled, &support, left, off),
         Weighing::Density => Ok(density(&scaled, &support, left, off)),
     }
 }
 
 fn exact(
-    dists: &[&[f64]],
+    ln_scales: f64,
     scaled: &[Vec<f64>],
     support: &[Vec<bool>],
     left: usize,
@@ -80,12 +99,12 @@ fn exact(
     let n = scaled.len();
     // Prefix and suffix convolutions, so each component sees the product of all others.
     let mut prefix = vec![(vec![1.0], vec![true])];
+    let mut ln_norms = 0.0;
     for c in 0..n {
         let (p, s) = &prefix[c];
-        prefix.push((
-            normalised(convolve(p, &scaled[c])),
-            or_convolve(s, &support[c]),
-        ));
+        let (product, norm) = scale(&convolve(p, &scaled[c]));
+        ln_norms += norm.ln();
+        prefix.push((product, or_convolve(s, &support[c])));
     }
     let mut suffix = vec![(vec![1.0], vec![true]); n + 1];
     for c in (0..n).rev() {
@@ -175,6 +194,18 @@ fn exact(
         }
     }
     let off_mines = off_left.flatten();
+    // The number of layouts, from the same sums: the products were scaled by `ln_scales`
+    // and `ln_norms`, the binomials by `top` and by `C(off, left - first)`.
+    let ln_total: f64 = (0..=most)
+        .filter(|&t| all_support[t] && possible(t))
+        .map(|t| all[t] * (ln_w[t] - top).exp())
+        .sum::<f64>()
+        .ln();
+    let layouts = Layouts {
+        partial: ln_total + top + ln_scales + ln_norms,
+        off,
+        mines: left - first,
+    };
     Ok(Weights {
         component,
         off_probability: if off == 0 {
@@ -185,47 +216,8 @@ fn exact(
         off_safe: off > 0 && off_mines == Some(0),
         off_mine: off > 0 && off_mines == Some(off),
         off_mines,
-        ln_layouts: Some(ln_layouts(dists, left, off)),
+        layouts: Some(layouts),
     })
-}
-
-/// The natural logarithm of the number of layouts: sum over frontier totals of the
-/// product of component counts times the binomial, computed in logarithms throughout.
-fn ln_layouts(dists: &[&[f64]], left: usize, off: usize) -> f64 {
-    // Convolve in log space: each entry is a log-sum.
-    let mut acc: Vec<f64> = vec![0.0];
-    for d in dists {
-        let mut next = vec![f64::NEG_INFINITY; acc.len() + d.len() - 1];
-        for (i, &a) in acc.iter().enumerate() {
-            if a == f64::NEG_INFINITY {
-                continue;
-            }
-            for (j, &b) in d.iter().enumerate() {
-                if b > 0.0 {
-                    next[i + j] = log_add(next[i + j], a + b.ln());
-                }
-            }
-        }
-        acc = next;
-    }
-    let mut total = f64::NEG_INFINITY;
-    for (t, &a) in acc.iter().enumerate() {
-        if a > f64::NEG_INFINITY && t <= left && left - t <= off {
-            total = log_add(total, a + ln_choose(off, left - t));
-        }
-    }
-    total
-}
-
-fn log_add(a: f64, b: f64) -> f64 {
-    if a == f64::NEG_INFINITY {
-        return b;
-    }
-    if b == f64::NEG_INFINITY {
-        return a;
-    }
-    let (hi, lo) = if a > b { (a, b) } else { (b, a) };
-    hi + (lo - hi).exp().ln_1p()
 }
 
 /// `ln C(n, k)`.
@@ -316,7 +308,7 @@ fn density(scaled: &[Vec<f64>], support: &[Vec<bool>], left: usize, off: usize) 
         off_safe: false,
         off_mine: false,
         off_mines: None,
-        ln_layouts: None,
+        layouts: None,
     }
 }
 

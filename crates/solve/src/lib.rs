@@ -64,11 +64,23 @@
     )
 )]
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
+// The workspace README's examples use core, gen (a dev-dependency here) and this crate, so
+// they run here.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct WorkspaceReadme;
+
 mod error;
 mod exact;
+mod few;
 mod frontier;
 mod global;
 pub mod naive;
+mod pairs;
 mod planes;
 mod reason;
 mod solver;
@@ -86,7 +98,8 @@ pub fn certain(position: &(impl AsView + ?Sized)) -> Result<Certain, Error> {
 
 /// The probability that each hidden cell is a mine, given the view and the mine count.
 pub fn probabilities(position: &(impl AsView + ?Sized)) -> Result<Probabilities, Error> {
-    Ok(Solver::new(position)?.solve()?.probabilities)
+    // The pair rule only shortens reasons, which are not returned here.
+    Ok(Solver::new(position)?.solve_with(false)?.probabilities)
 }
 
 /// One proven safe hidden cell with its reason, trying the cheap tiers first; `None` when

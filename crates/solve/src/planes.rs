@@ -546,11 +546,8 @@ fn equal(a: [u64; 4], b: [u64; 4]) -> u64 {
 /// Lanes where the bit-sliced number `a` is less than `b` (the borrow out of `a - b`).
 #[inline(always)]
 fn less(a: [u64; 4], b: [u64; 4]) -> u64 {
-    let mut borrow = 0;
-    for i in 0..4 {
-        borrow = (!a[i] & b[i]) | (!(a[i] ^ b[i]) & borrow);
-    }
-    borrow
+    let step = |i: usize, borrow: u64| (!a[i] & b[i]) | (!(a[i] ^ b[i]) & borrow);
+    step(3, step(2, step(1, step(0, 0))))
 }
 
 #[cfg(test)]

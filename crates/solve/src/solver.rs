@@ -11,8 +11,9 @@ use std::sync::Arc;
 use bitmines_core::{AsView, Status};
 
 use crate::exact::{self, Counted};
-use crate::frontier::{self, Frontier, neighbours};
-use crate::global::{self, Weighing};
+use crate::frontier::{self, FastMap, Frontier, neighbours};
+use crate::global::{self, Layouts, Weighing};
+use crate::pairs;
 use crate::planes::{Bad, Planes};
 use crate::{Error, Reason, Tier};
 
@@ -28,6 +29,20 @@ pub struct Budget {
     /// components are weighed exactly through the mine count; past it they are weighed
     /// by density (see [`Mode::Density`]).
     pub global: usize,
+}
+
+impl Budget {
+    /// The same budget with at most `states` states in a layer of a component's count.
+    pub fn with_states(mut self, states: usize) -> Budget {
+        self.states = states;
+        self
+    }
+
+    /// The same budget with at most `work` for exact weighing through the mine count.
+    pub fn with_global(mut self, work: usize) -> Budget {
+        self.global = work;
+        self
+    }
 }
 
 impl Default for Budget {
@@ -98,7 +113,7 @@ pub struct Solver {
     planes: Planes,
     flagged: Vec<u64>,
     mines: usize,
-    reasons: HashMap<usize, Reason>,
+    reasons: FastMap<usize, Reason>,
     tally: Tally,
     budget: Budget,
 }
@@ -130,7 +145,7 @@ impl Solver {
             planes,
             flagged,
             mines: view.mine_count(),
-            reasons: HashMap::new(),
+            reasons: FastMap::default(),
             tally: Tally::default(),
             budget: Budget::default(),
         })
@@ -176,62 +191,7 @@ impl Solver {
     /// each other; returns the cells it proved.
     pub fn pairs(&mut self) -> Result<usize, Error> {
         let constraints = frontier::constraints(&self.planes);
-        let at: HashMap<usize, usize> = constraints
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (c.index, i))
-            .collect();
-        let stride = self.planes.geometry.words_per_row() * 64;
-        let mut found = 0;
-        for a in &constraints {
-            for dr in 0..5 {
-                for dc in 0..5 {
-                    if (dr, dc) == (2, 2) {
-                        continue;
-                    }
-                    let other = (a.index + dr * stride + dc).checked_sub(2 * stride + 2);
-                    let Some(b) = other.and_then(|i| at.get(&i)).map(|&i| &constraints[i]) else {
-                        continue;
-                    };
-                    if !a.cells.iter().any(|c| b.cells.contains(c)) {
-                        continue;
-                    }
-                    let only_a: Vec<usize> = a
-                        .cells
-                        .iter()
-                        .copied()
-                        .filter(|c| !b.cells.contains(c))
-                        .collect();
-                    let only_b: Vec<usize> = b
-                        .cells
-                        .iter()
-                        .copied()
-                        .filter(|c| !a.cells.contains(c))
-                        .collect();
-                    if only_a.is_empty() && only_b.is_empty() {
-                        continue;
-                    }
-                    // The mines `a` needs beyond what the shared cells can take from `b`
-                    // must all sit in `a`'s own cells.
-                    if usize::from(a.need) != usize::from(b.need) + only_a.len() {
-                        continue;
-                    }
-                    let reason = Reason::Pair {
-                        first: self.planes.cell(a.index),
-                        second: self.planes.cell(b.index),
-                    };
-                    for (cells, mine) in [(&only_a, true), (&only_b, false)] {
-                        for &cell in cells {
-                            if self.planes.is_unknown(cell) {
-                                self.planes.prove(cell, mine);
-                                self.reasons.insert(cell, reason.clone());
-                                found += 1;
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let found = pairs::pairs(&mut self.planes, &constraints, &mut self.reasons);
         self.tally.pair += found;
         Ok(found)
     }
@@ -251,8 +211,30 @@ impl Solver {
     /// Runs every tier: the trivial and pair rules, then exact counting over each frontier
     /// component with the board's mine count. Finds every certain cell (unless a component
     /// exceeds the budget) and the mine probability of every hidden cell.
-    pub fn solve(mut self) -> Result<Solution, Error> {
-        self.deduce()?;
+    pub fn solve(self) -> Result<Solution, Error> {
+        self.solve_with(true)
+    }
+
+    /// [`Solver::solve`], with the pair rule or without it. Without it the exact tier
+    /// proves the same cells, and the probabilities are the same, but those cells get the
+    /// longer [`Reason::Component`] where a pair of numbers would do; that saves work when
+    /// only the probabilities are wanted.
+    pub fn solve_with(mut self, pairs: bool) -> Result<Solution, Error> {
+        // The trivial and pair rules to their fixed point, keeping the last list of
+        // constraints, which the pair rule left unchanged, for the exact tier.
+        self.trivial()?;
+        let constraints = loop {
+            let constraints = frontier::constraints(&self.planes);
+            if !pairs {
+                break constraints;
+            }
+            let found = pairs::pairs(&mut self.planes, &constraints, &mut self.reasons);
+            self.tally.pair += found;
+            if found == 0 {
+                break constraints;
+            }
+            self.trivial()?;
+        };
         let proven = self.planes.mine_count();
         let Some(left) = self.mines.checked_sub(proven) else {
             return Err(Error::MineCount {
@@ -262,7 +244,7 @@ impl Solver {
             });
         };
         let undecided = self.planes.undecided_count();
-        let frontier = Frontier::new(frontier::constraints(&self.planes), undecided);
+        let frontier = Frontier::new(constraints, undecided);
         let mut off = frontier.off;
         let mut counted: Vec<(usize, Counted)> = Vec::new();
         let mut approximate = 0;
@@ -270,6 +252,7 @@ impl Solver {
         for (c, component) in frontier.components.iter().enumerate() {
             match exact::count(
                 &component.vars,
+                &component.constraints,
                 &frontier.vars,
                 &frontier.constraints,
                 left,
@@ -421,7 +404,7 @@ impl Solver {
                 } else {
                     frontier.off
                 },
-                ln_layouts: if exact { weights.ln_layouts } else { None },
+                layouts: if exact { weights.layouts } else { None },
             },
         })
     }
@@ -491,7 +474,7 @@ pub struct Solution {
 pub struct Certain {
     planes: Arc<Planes>,
     flagged: Vec<u64>,
-    reasons: HashMap<usize, Reason>,
+    reasons: FastMap<usize, Reason>,
     tally: Tally,
     complete: bool,
 }
@@ -593,7 +576,7 @@ pub struct Probabilities {
     off_cells: usize,
     mode: Mode,
     approximate: usize,
-    ln_layouts: Option<f64>,
+    layouts: Option<Layouts>,
 }
 
 impl std::fmt::Debug for Probabilities {
@@ -662,6 +645,6 @@ impl Probabilities {
     /// The base-10 logarithm of the number of layouts of the mines consistent with the view
     /// and the mine count (exact mode only).
     pub fn log10_layouts(&self) -> Option<f64> {
-        self.ln_layouts.map(|l| l / std::f64::consts::LN_10)
+        self.layouts.map(|l| l.ln() / std::f64::consts::LN_10)
     }
 }

@@ -25,12 +25,22 @@ const SHAPES: &[(usize, usize)] = &[
     (7, 7),
 ];
 
-/// Checks the solver's certain cells and probabilities against the brute force.
+/// Checks the solver's certain cells and probabilities against the brute force, with the
+/// pair rule and without it.
 fn check(position: &impl AsView) -> Result<(), TestCaseError> {
     let Some(brute) = brute(position, None) else {
         return Ok(());
     };
-    let solved = Solver::new(position).and_then(Solver::solve);
+    check_with(position, &brute, true)?;
+    check_with(position, &brute, false)
+}
+
+fn check_with(
+    position: &impl AsView,
+    brute: &twin::Brute,
+    pairs: bool,
+) -> Result<(), TestCaseError> {
+    let solved = Solver::new(position).and_then(|s| s.solve_with(pairs));
     if brute.total == 0 {
         prop_assert!(
             matches!(
@@ -216,4 +226,61 @@ proptest! {
             check_trivial(&game)?;
         }
     }
+}
+
+/// Past the budget, answers are marked approximate, stay sound, and stay probabilities.
+#[test]
+fn budgets_mark_answers_approximate_and_stay_sound() {
+    use bitmines_solve::{Budget, Mode};
+    let mut rng = Rng(11);
+    let mut approximate = 0;
+    let mut density = 0;
+    for seed in 0..200 {
+        let (rows, cols) = [(9, 9), (16, 16), (16, 30), (5, 70)][seed % 4];
+        let (board, game) = played(&mut rng, rows, cols, rows * cols / 6, rows * cols * 3 / 5);
+        if game.status() != bitmines_core::Status::Playing {
+            continue;
+        }
+        let exact = Solver::new(&game).unwrap().solve().unwrap();
+        for budget in [
+            Budget::default().with_states(2),
+            Budget::default().with_global(0),
+        ] {
+            let cut = Solver::new(&game)
+                .unwrap()
+                .with_budget(budget)
+                .solve()
+                .unwrap();
+            let odds = &cut.probabilities;
+            if !odds.exact() {
+                assert!(!cut.certain.complete());
+                if odds.mode() == Mode::Density {
+                    density += 1;
+                } else {
+                    approximate += 1;
+                    assert!(odds.approximate_components() > 0);
+                }
+            }
+            // Whatever the budget, what is called certain is true on the board.
+            for (r, c) in cut.certain.mines() {
+                assert!(board.is_mine(r, c).unwrap(), "({r}, {c}) called a mine");
+            }
+            for (r, c) in cut.certain.safe() {
+                assert!(!board.is_mine(r, c).unwrap(), "({r}, {c}) called safe");
+            }
+            // And a subset of what the exact answer proves.
+            let exact_mines: Vec<_> = exact.certain.mines().collect();
+            assert!(cut.certain.mines().all(|m| exact_mines.contains(&m)));
+            for r in 0..rows {
+                for c in 0..cols {
+                    let p = odds.mine(r, c).unwrap();
+                    assert!((0.0..=1.0).contains(&p), "({r}, {c}) has probability {p}");
+                }
+            }
+        }
+    }
+    assert!(
+        approximate > 0 && density > 0,
+        "{approximate} approximate, {density} by density"
+    );
 }
