@@ -1,4 +1,4 @@
-//! `bitmines`: large-board stress runs, board files and games on the bitmines engine.
+//! `bitmines`: large-board stress runs, board files, and games to play, on the bitmines engine.
 
 mod cli;
 mod demo;
@@ -13,6 +13,7 @@ mod moves;
 #[path = "../tests/naive/mod.rs"]
 mod naive;
 mod picture;
+mod play;
 mod render;
 mod show;
 mod stress;
@@ -44,6 +45,8 @@ enum Command {
     /// Prints what a player can know about a position: the certain cells with their
     /// reasons, and the mine probability of every hidden cell.
     Hint(hint::Args),
+    /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
+    Play(play::Args),
 }
 
 fn main() -> ExitCode {
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
         Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Hint(args) => hint::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

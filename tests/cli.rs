@@ -703,3 +703,51 @@ fn demo_plays_with_the_solver() {
     let text = stdout(&output);
     assert!(text.contains("proven reveals"), "{text}");
 }
+
+/// `play` takes over a terminal; everything it checks before that fails as the other
+/// subcommands fail, and without a terminal it says so instead of drawing into a pipe.
+#[test]
+fn play_refuses_bad_options_and_a_missing_terminal() {
+    let dir = folder("play");
+    assert_fails(
+        &["play", "--no-guess"],
+        "no-guess boards are not available yet",
+    );
+    assert_fails(&["play", "--seed", "1"], "needs a terminal");
+    assert_fails(
+        &["play", "--preset", "beginner", "--first-click-rule", "none"],
+        "needs a terminal",
+    );
+    assert_fails(&["play", "--rows", "0"], "at least one row");
+    assert_fails(&["play", "--density", "1.5"], "density 1.5");
+    assert_fails(
+        &["play", "--rows", "3", "--cols", "3", "--mines", "9"],
+        "9 mines do not fit on a 3x3 board",
+    );
+    assert_fails(
+        &["play", "--rows", "100000000", "--cols", "100000000"],
+        "memory",
+    );
+    assert_fails(&["play", "--preset", "huge"], "huge");
+    assert_fails(
+        &["play", "--mines", "3", "--density", "0.1"],
+        "cannot be used with",
+    );
+    let missing = path(&dir, "missing.bmg");
+    assert_fails(&["play", "--resume", &missing], "missing.bmg");
+    assert_fails(
+        &["play", "--resume", &missing, "--seed", "2"],
+        "cannot be used with",
+    );
+    let board = path(&dir, "board.bin");
+    let output = bitmines(&[
+        "gen", "--rows", "5", "--cols", "5", "--mines", "3", "--seed", "1", "-o", &board,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_fails(&["play", "--resume", &board], "not a bitmines saved game");
+    // A game saved by `stress` resumes as far as the terminal check.
+    let save = path(&dir, "game.bmg");
+    stress_json(&["--rows", "20", "--cols", "30", "--save", &save]);
+    assert_fails(&["play", "--resume", &save], "needs a terminal");
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,1028 @@
+//! The game's state and what each key and mouse event does to it, with no terminal.
+//!
+//! [`App::handle`] takes an event and the time it arrived, changes the state and says what
+//! the loop around it must do ([`Action`]); time is always passed in, so tests replay a game
+//! to the same screen and the same measures every time.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use bitmines_core::{Cell, Game, Stats, Status};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+
+use super::Setup;
+use super::help::{self, Knowledge};
+use super::viewport::{self, Screen};
+
+/// Rows (or columns) one turn of the mouse wheel scrolls.
+const WHEEL_STEP: isize = 3;
+
+/// What the loop around the app must do after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Draw and wait for the next event.
+    Continue,
+    /// Save the game, then go on.
+    Save,
+    /// Stop at once.
+    Quit,
+}
+
+/// How the mine probabilities are shown on hidden cells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Overlay {
+    /// Not at all.
+    Off,
+    /// As the colour of each hidden cell's glyph.
+    Colour,
+    /// As one digit per hidden cell: at most that many tenths.
+    Digits,
+}
+
+/// Which page is in front.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Page {
+    /// The board.
+    Board,
+    /// The list of keys (`?`).
+    Keys,
+}
+
+/// Clicks on the board by kind, counted as players count them: every click while the game
+/// is on, whether it changed anything or not. A key press counts as the click it stands for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Clicks {
+    /// Reveals (left clicks, Space on a hidden cell).
+    pub(crate) left: u64,
+    /// Flags placed or taken back (right clicks, `f`).
+    pub(crate) right: u64,
+    /// Chords (middle clicks, left clicks or Space on an open number).
+    pub(crate) chord: u64,
+}
+
+impl Clicks {
+    /// Every click.
+    pub(crate) fn total(&self) -> u64 {
+        self.left + self.right + self.chord
+    }
+}
+
+/// The help the player asked the solver for during a game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct HelpUsed {
+    /// Hints asked for.
+    pub(crate) hints: u64,
+    /// Whether the mine probabilities were shown.
+    pub(crate) odds: bool,
+    /// Whether the proven-wrong flags were shown.
+    pub(crate) wrong_flags: bool,
+}
+
+impl fmt::Display for HelpUsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        match self.hints {
+            0 => {}
+            1 => parts.push("1 hint".to_owned()),
+            n => parts.push(format!("{n} hints")),
+        }
+        if self.odds {
+            parts.push("probabilities".into());
+        }
+        if self.wrong_flags {
+            parts.push("wrong flags".into());
+        }
+        if parts.is_empty() {
+            f.write_str("none")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
+}
+
+/// The play time, from the first click on the board to the end of the game.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Clock {
+    started: Option<Instant>,
+    stopped: Option<Instant>,
+}
+
+impl Clock {
+    /// Starts the clock at `now`, unless it has started already.
+    fn start(&mut self, now: Instant) {
+        self.started.get_or_insert(now);
+    }
+
+    /// Stops the clock at `now`, unless it has stopped already.
+    fn stop(&mut self, now: Instant) {
+        if self.started.is_some() {
+            self.stopped.get_or_insert(now);
+        }
+    }
+
+    /// Time played up to `now` (or up to the end).
+    pub(crate) fn elapsed(&self, now: Instant) -> Duration {
+        match self.started {
+            Some(started) => self
+                .stopped
+                .unwrap_or(now)
+                .saturating_duration_since(started),
+            None => Duration::ZERO,
+        }
+    }
+
+    /// Whether the clock is running, so the screen needs redrawing as time passes.
+    pub(crate) fn running(&self) -> bool {
+        self.started.is_some() && self.stopped.is_none()
+    }
+}
+
+/// A finished game in the measures players compare.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Summary {
+    /// Won or lost.
+    pub(crate) status: Status,
+    /// From the first click to the last.
+    pub(crate) time: Duration,
+    /// The board's 3BV: the fewest clicks that clear it without flags or chords.
+    pub(crate) bbbv: Option<usize>,
+    /// The clicks made.
+    pub(crate) clicks: Clicks,
+    /// The help asked for.
+    pub(crate) help: HelpUsed,
+}
+
+impl Summary {
+    /// 3BV per second, for a won game that took some time.
+    pub(crate) fn bbbv_per_second(&self) -> Option<f64> {
+        let seconds = self.time.as_secs_f64();
+        match (self.status, self.bbbv) {
+            (Status::Won, Some(bbbv)) if seconds > 0.0 => Some(bbbv as f64 / seconds),
+            _ => None,
+        }
+    }
+
+    /// 3BV per click (IOE): 1 for a game cleared with no wasted click, above 1 with chords.
+    pub(crate) fn efficiency(&self) -> Option<f64> {
+        match (self.status, self.bbbv, self.clicks.total()) {
+            (Status::Won, Some(bbbv), clicks) if clicks > 0 => Some(bbbv as f64 / clicks as f64),
+            _ => None,
+        }
+    }
+}
+
+/// Everything the screen shows, and how events change it.
+#[derive(Debug)]
+pub(crate) struct App {
+    game: Game,
+    setup: Setup,
+    /// Always on the board.
+    cursor: (usize, usize),
+    /// The top-left cell shown; kept so the view never runs past the board's end.
+    origin: (usize, usize),
+    area: Rect,
+    ascii: bool,
+    page: Page,
+    end_shown: bool,
+    overlay: Overlay,
+    show_wrong_flags: bool,
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    knowledge: Option<Knowledge>,
+    /// The revealed count `knowledge` was computed at: it changes only when cells open.
+    known_at: usize,
+    hint: Option<(usize, usize)>,
+    help: HelpUsed,
+    clicks: Clicks,
+    clock: Clock,
+    now: Instant,
+    message: Option<String>,
+    bbbv: Option<usize>,
+    resumed: bool,
+}
+
+impl App {
+    /// A game ready to play in a terminal of `area`, the cursor on the board's middle cell.
+    /// `resumed` says the game was read from a file, whose time and clicks are not recorded.
+    pub(crate) fn new(game: Game, setup: Setup, area: Rect, now: Instant, resumed: bool) -> App {
+        let mut app = App {
+            cursor: (game.rows() / 2, game.cols() / 2),
+            game,
+            setup,
+            origin: (0, 0),
+            area,
+            ascii: false,
+            page: Page::Board,
+            end_shown: false,
+            overlay: Overlay::Off,
+            show_wrong_flags: false,
+            knowledge: None,
+            known_at: 0,
+            hint: None,
+            help: HelpUsed::default(),
+            clicks: Clicks::default(),
+            clock: Clock::default(),
+            now,
+            message: None,
+            bbbv: None,
+            resumed,
+        };
+        app.centre();
+        if app.game.status() != Status::Playing {
+            app.finish();
+        }
+        app
+    }
+
+    /// The same app drawn with ASCII glyphs only.
+    pub(crate) fn with_ascii(mut self, ascii: bool) -> App {
+        self.ascii = ascii;
+        self
+    }
+
+    /// Applies `event`, which arrived at `now`.
+    pub(crate) fn handle(&mut self, event: &Event, now: Instant) -> Action {
+        self.now = now;
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
+            Event::Mouse(mouse) => {
+                self.mouse(mouse);
+                Action::Continue
+            }
+            Event::Resize(width, height) => {
+                self.resize(Rect::new(0, 0, *width, *height));
+                Action::Continue
+            }
+            _ => Action::Continue,
+        }
+    }
+
+    /// Moves the app's clock to `now`, for the timer on the screen.
+    pub(crate) fn tick(&mut self, now: Instant) {
+        self.now = now;
+    }
+
+    /// Takes the terminal's new size, keeping the cursor in view.
+    pub(crate) fn resize(&mut self, area: Rect) {
+        self.area = area;
+        self.follow();
+    }
+
+    /// Shows `text` on the message line.
+    pub(crate) fn note(&mut self, text: impl Into<String>) {
+        self.message = Some(text.into());
+    }
+
+    /// The game.
+    pub(crate) fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// How the game was set up.
+    pub(crate) fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// The cursor, `(row, col)`, always on the board.
+    pub(crate) fn cursor(&self) -> (usize, usize) {
+        self.cursor
+    }
+
+    /// The top-left cell shown.
+    pub(crate) fn origin(&self) -> (usize, usize) {
+        self.origin
+    }
+
+    /// The terminal's size as last seen.
+    pub(crate) fn area(&self) -> Rect {
+        self.area
+    }
+
+    /// Whether to draw with ASCII glyphs only.
+    pub(crate) fn ascii(&self) -> bool {
+        self.ascii
+    }
+
+    /// The page in front.
+    pub(crate) fn page(&self) -> Page {
+        self.page
+    }
+
+    /// How mine probabilities are shown.
+    pub(crate) fn overlay(&self) -> Overlay {
+        self.overlay
+    }
+
+    /// Whether flags on proven-safe cells are shown as wrong.
+    pub(crate) fn shows_wrong_flags(&self) -> bool {
+        self.show_wrong_flags
+    }
+
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
+        self.knowledge.as_ref()
+    }
+
+    /// The cell of the last hint, until the next move.
+    pub(crate) fn hint(&self) -> Option<(usize, usize)> {
+        self.hint
+    }
+
+    /// The message line's text, if any.
+    pub(crate) fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// Time played so far.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.clock.elapsed(self.now)
+    }
+
+    /// Whether the clock is running.
+    pub(crate) fn clock_running(&self) -> bool {
+        self.clock.running()
+    }
+
+    /// Whether the game was read from a file.
+    pub(crate) fn resumed(&self) -> bool {
+        self.resumed
+    }
+
+    /// The end screen's measures, while it is shown.
+    pub(crate) fn end_screen(&self) -> Option<Summary> {
+        self.end_shown.then(|| self.summary()).flatten()
+    }
+
+    /// The measures of a finished game.
+    pub(crate) fn summary(&self) -> Option<Summary> {
+        (self.game.status() != Status::Playing).then(|| Summary {
+            status: self.game.status(),
+            time: self.clock.elapsed(self.now),
+            bbbv: self.bbbv,
+            clicks: self.clicks,
+            help: self.help,
+        })
+    }
+
+    /// The layout of the screen, or `None` when the terminal is too small.
+    pub(crate) fn screen(&self) -> Option<Screen> {
+        Screen::new(self.area, self.game.rows(), self.game.cols())
+    }
+
+    /// Rows and columns of the board in view; one each when the terminal is too small to
+    /// show any, so moves still have a view to keep the cursor in.
+    fn spans(&self) -> (usize, usize) {
+        self.screen()
+            .map_or((1, 1), |screen| (screen.span_rows, screen.span_cols))
+    }
+
+    fn key(&mut self, key: &KeyEvent) -> Action {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if matches!(key.code, KeyCode::Char('q' | 'Q')) || (ctrl && key.code == KeyCode::Char('c'))
+        {
+            return Action::Quit;
+        }
+        if self.page == Page::Keys {
+            self.page = Page::Board;
+            return Action::Continue;
+        }
+        if self.end_shown {
+            // The end screen covers the board: the first key closes it (or starts anew).
+            self.end_shown = false;
+            if key.code == KeyCode::Char('n') {
+                self.new_game();
+            }
+            return Action::Continue;
+        }
+        let (span_rows, span_cols) = self.spans();
+        let (page_rows, page_cols) = (span_rows as isize, span_cols as isize);
+        let (one_rows, one_cols) = if shift {
+            (page_rows, page_cols)
+        } else {
+            (1, 1)
+        };
+        match key.code {
+            KeyCode::Up => self.move_by(-one_rows, 0, shift),
+            KeyCode::Down => self.move_by(one_rows, 0, shift),
+            KeyCode::Left => self.move_by(0, -one_cols, shift),
+            KeyCode::Right => self.move_by(0, one_cols, shift),
+            KeyCode::PageUp => self.move_by(-page_rows, 0, true),
+            KeyCode::PageDown => self.move_by(page_rows, 0, true),
+            KeyCode::Home => self.move_to(self.cursor.0, 0),
+            KeyCode::End => self.move_to(self.cursor.0, self.game.cols() - 1),
+            KeyCode::Char('g') => self.move_to(0, 0),
+            KeyCode::Char('G') => self.move_to(self.game.rows() - 1, self.game.cols() - 1),
+            KeyCode::Char('c') => self.centre(),
+            KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
+            KeyCode::Char('f') => self.flag(self.cursor),
+            KeyCode::Char('h') => self.ask_hint(),
+            KeyCode::Char('p') => self.cycle_overlay(),
+            KeyCode::Char('w') => self.toggle_wrong_flags(),
+            KeyCode::Char('s') => return Action::Save,
+            KeyCode::Char('n') => self.note("n starts a new game once this one is over"),
+            KeyCode::Char('?') => self.page = Page::Keys,
+            KeyCode::Esc => {
+                self.message = None;
+                self.hint = None;
+            }
+            _ => {}
+        }
+        Action::Continue
+    }
+
+    fn mouse(&mut self, mouse: &MouseEvent) {
+        let sideways = mouse.modifiers.contains(KeyModifiers::SHIFT);
+        match mouse.kind {
+            MouseEventKind::ScrollUp if sideways => self.scroll(0, -WHEEL_STEP),
+            MouseEventKind::ScrollDown if sideways => self.scroll(0, WHEEL_STEP),
+            MouseEventKind::ScrollUp => self.scroll(-WHEEL_STEP, 0),
+            MouseEventKind::ScrollDown => self.scroll(WHEEL_STEP, 0),
+            MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
+            MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
+            MouseEventKind::Down(button) => {
+                if self.page == Page::Keys || self.end_shown {
+                    self.page = Page::Board;
+                    self.end_shown = false;
+                    return;
+                }
+                let Some((row, col)) = self
+                    .screen()
+                    .and_then(|screen| screen.cell_at(mouse.column, mouse.row))
+                else {
+                    return;
+                };
+                let cell = (self.origin.0 + row, self.origin.1 + col);
+                if cell.0 >= self.game.rows() || cell.1 >= self.game.cols() {
+                    return;
+                }
+                // The view stays put under the mouse: the cell clicked is in view already.
+                self.cursor = cell;
+                match button {
+                    MouseButton::Left => self.open(cell),
+                    MouseButton::Right => self.flag(cell),
+                    MouseButton::Middle => self.chord(cell),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Moves the cursor by `(rows, cols)`; a page move takes the view along, so the cursor
+    /// keeps its place on the screen.
+    fn move_by(&mut self, rows: isize, cols: isize, page: bool) {
+        let (board_rows, board_cols) = (self.game.rows(), self.game.cols());
+        self.cursor = (
+            viewport::step(self.cursor.0, rows, board_rows),
+            viewport::step(self.cursor.1, cols, board_cols),
+        );
+        if page {
+            let (span_rows, span_cols) = self.spans();
+            self.origin = (
+                viewport::clamp(
+                    viewport::step(self.origin.0, rows, board_rows),
+                    board_rows,
+                    span_rows,
+                ),
+                viewport::clamp(
+                    viewport::step(self.origin.1, cols, board_cols),
+                    board_cols,
+                    span_cols,
+                ),
+            );
+        }
+        self.follow();
+    }
+
+    fn move_to(&mut self, row: usize, col: usize) {
+        self.cursor = (row, col);
+        self.follow();
+    }
+
+    /// Scrolls the view alone; the cursor may leave it (`c` brings the view back).
+    fn scroll(&mut self, rows: isize, cols: isize) {
+        let (span_rows, span_cols) = self.spans();
+        let (board_rows, board_cols) = (self.game.rows(), self.game.cols());
+        self.origin = (
+            viewport::clamp(
+                viewport::step(self.origin.0, rows, board_rows),
+                board_rows,
+                span_rows,
+            ),
+            viewport::clamp(
+                viewport::step(self.origin.1, cols, board_cols),
+                board_cols,
+                span_cols,
+            ),
+        );
+    }
+
+    /// Scrolls the view as little as keeps the cursor in it.
+    fn follow(&mut self) {
+        let (span_rows, span_cols) = self.spans();
+        self.origin = (
+            viewport::follow(self.origin.0, self.cursor.0, self.game.rows(), span_rows),
+            viewport::follow(self.origin.1, self.cursor.1, self.game.cols(), span_cols),
+        );
+    }
+
+    /// Puts the cursor in the middle of the view.
+    fn centre(&mut self) {
+        let (span_rows, span_cols) = self.spans();
+        self.origin = (
+            viewport::centre(self.cursor.0, self.game.rows(), span_rows),
+            viewport::centre(self.cursor.1, self.game.cols(), span_cols),
+        );
+    }
+
+    /// Space or a left click: chords an open number, reveals anything else.
+    fn open(&mut self, cell: (usize, usize)) {
+        match self.game.cell(cell.0, cell.1) {
+            Ok(Cell::Open(n)) if n > 0 => self.chord(cell),
+            _ => {
+                if self.game.status() == Status::Playing {
+                    self.clicks.left += 1;
+                    self.clock.start(self.now);
+                    let result = self.game.reveal(cell.0, cell.1).map(drop);
+                    self.after_move(result);
+                }
+            }
+        }
+    }
+
+    fn chord(&mut self, cell: (usize, usize)) {
+        if self.game.status() == Status::Playing {
+            self.clicks.chord += 1;
+            self.clock.start(self.now);
+            let result = self.game.chord(cell.0, cell.1).map(drop);
+            self.after_move(result);
+        }
+    }
+
+    fn flag(&mut self, cell: (usize, usize)) {
+        if self.game.status() == Status::Playing {
+            self.clicks.right += 1;
+            self.clock.start(self.now);
+            let result = self.game.toggle_flag(cell.0, cell.1).map(drop);
+            self.after_move(result);
+        }
+    }
+
+    /// Brings the help up to date after a move, or closes the game when it ended.
+    fn after_move(&mut self, result: Result<(), bitmines_core::Error>) {
+        self.message = result.err().map(|error| error.to_string());
+        self.hint = None;
+        if self.game.status() == Status::Playing {
+            self.refresh_help();
+        } else {
+            self.finish();
+        }
+    }
+
+    /// The end: the clock stops, the help goes, and the end screen comes up with the board's
+    /// 3BV (counted once, here, since it costs a pass over the whole board).
+    fn finish(&mut self) {
+        self.clock.stop(self.now);
+        self.knowledge = None;
+        self.show_wrong_flags = false;
+        self.overlay = Overlay::Off;
+        self.hint = None;
+        self.end_shown = true;
+        self.bbbv = self
+            .game
+            .board()
+            .and_then(|board| Stats::of(board).ok())
+            .map(|stats| stats.bbbv);
+    }
+
+    /// Brings what the view proves up to date, while the player looks at it. It changes only
+    /// when cells open (the solver ignores flags), so it is computed then, not once per
+    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
+    /// Returns whether the knowledge is there.
+    fn refresh_help(&mut self) -> bool {
+        if self.overlay == Overlay::Off && !self.show_wrong_flags {
+            self.knowledge = None;
+            return false;
+        }
+        if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
+            return true;
+        }
+        match help::knowledge(&self.game) {
+            Ok(knowledge) => {
+                self.knowledge = Some(knowledge);
+                self.known_at = self.game.revealed_count();
+                true
+            }
+            Err(error) => {
+                self.knowledge = None;
+                self.overlay = Overlay::Off;
+                self.show_wrong_flags = false;
+                self.message = Some(format!("{error:#}"));
+                false
+            }
+        }
+    }
+
+    fn ask_hint(&mut self) {
+        if self.game.status() != Status::Playing {
+            return;
+        }
+        if self.game.board().is_none() {
+            // Nothing is known before the first click but the first-click rule.
+            self.note(self.setup.first_click_note());
+            return;
+        }
+        match help::hint(&self.game) {
+            Ok(Some(hint)) => {
+                self.help.hints += 1;
+                let (row, col) = hint.cell;
+                self.move_to(row, col);
+                self.hint = Some(hint.cell);
+                // The solver never trusts flags, so its safe cell may carry one of the player's.
+                let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
+                self.message = Some(if flagged {
+                    format!("{}; the flag on it is wrong", hint.reason)
+                } else {
+                    hint.reason
+                });
+            }
+            Ok(None) => {
+                // Learning that no cell is safe is help too: it says a guess is due.
+                self.help.hints += 1;
+                self.note("no hidden cell is proven safe: this is a guess");
+            }
+            Err(error) => self.note(format!("{error:#}")),
+        }
+    }
+
+    fn cycle_overlay(&mut self) {
+        if self.game.status() != Status::Playing {
+            return;
+        }
+        self.overlay = match self.overlay {
+            Overlay::Off => Overlay::Colour,
+            Overlay::Colour => Overlay::Digits,
+            Overlay::Digits => Overlay::Off,
+        };
+        if self.refresh_help() && self.overlay != Overlay::Off {
+            self.help.odds = true;
+        }
+    }
+
+    fn toggle_wrong_flags(&mut self) {
+        if self.game.status() != Status::Playing {
+            return;
+        }
+        self.show_wrong_flags = !self.show_wrong_flags;
+        if !self.refresh_help() || !self.show_wrong_flags {
+            return;
+        }
+        self.help.wrong_flags = true;
+        let wrong = self
+            .knowledge
+            .as_ref()
+            .map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+        self.note(match wrong {
+            0 => "no flag is proven wrong".to_owned(),
+            1 => "1 flag is proven wrong".to_owned(),
+            n => format!("{n} flags are proven wrong"),
+        });
+    }
+
+    /// A fresh game with the same settings and the next seed.
+    fn new_game(&mut self) {
+        let setup = self.setup.next();
+        match setup.game() {
+            Ok(game) => {
+                let ascii = self.ascii;
+                *self = App::new(game, setup, self.area, self.now, false).with_ascii(ascii);
+            }
+            Err(error) => self.note(format!("cannot start a new game: {error:#}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::script::{app_on, play, seeded};
+    use bitmines_core::FirstClick;
+
+    /// The cursor's cell, `(row, col)`.
+    type Cursor = (usize, usize);
+    /// The top-left cell in view, `(row, col)`.
+    type Origin = (usize, usize);
+
+    /// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
+    const BOARD: &str = "*....\n.....\n..*..\n.....\n";
+
+    /// A huge board, never clicked, so nothing is generated: for moving about.
+    fn huge() -> (App, Instant) {
+        let setup = Setup {
+            name: "custom".into(),
+            rows: 1000,
+            cols: 2000,
+            mines: 1,
+            first_click: FirstClick::Opening,
+            seed: Some(1),
+        };
+        seeded(setup, 80, 24)
+    }
+
+    /// In an 80x24 terminal the view is 19 rows by 38 columns; the cursor starts in the
+    /// middle of the board, at (500, 1000), with the view centred on it.
+    #[test]
+    fn keys_and_the_wheel_move_the_cursor_and_the_view() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Cursor, Origin)] = &[
+            // script, cursor, origin
+            ("", (500, 1000), (491, 981)),
+            ("g", (0, 0), (0, 0)),
+            ("G", (999, 1999), (981, 1962)),
+            ("g right right right", (0, 3), (0, 0)),
+            ("g down down down down down down down down down down down down down down down down down",
+                (17, 0), (1, 0)),               // scrolled once the cursor passed the margin
+            ("g up left", (0, 0), (0, 0)),      // nothing past the edge
+            ("G down right", (999, 1999), (981, 1962)),
+            ("g pgdn", (19, 0), (17, 0)),       // a page takes the view along, with the margin
+            ("g pgdn pgup", (0, 0), (0, 0)),
+            ("G pgdn", (999, 1999), (981, 1962)),
+            ("g S-right S-down", (19, 38), (17, 36)),
+            ("G S-left S-up", (980, 1961), (964, 1926)),
+            ("home", (500, 0), (491, 0)),
+            ("end", (500, 1999), (491, 1962)),
+            ("wheel:down", (500, 1000), (494, 981)), // the view alone
+            ("wheel:S-down", (500, 1000), (491, 984)),
+            ("g wheel:up", (0, 0), (0, 0)),
+            ("G wheel:down", (999, 1999), (981, 1962)),
+            ("wheel:down wheel:down c", (500, 1000), (491, 981)),
+            ("resize:30,8", (500, 1000), (499, 990)), // 3 rows of 13 columns
+            ("resize:30,8 right right right", (500, 1003), (499, 993)),
+            ("resize:10,3 right", (500, 1001), (500, 1001)), // too small: a view of one cell
+            ("resize:10,3 resize:80,24", (500, 1000), (498, 998)), // the least scroll
+            ("click:0,0 rclick:79,23", (500, 1000), (491, 981)), // off the board: nothing
+            ("rclick:3,3", (492, 982), (491, 981)), // the cell under the mouse; the view stays
+        ];
+        for &(script, cursor, origin) in cases {
+            let (mut app, start) = huge();
+            play(&mut app, start, script);
+            assert_eq!((app.cursor(), app.origin()), (cursor, origin), "{script:?}");
+            assert_eq!(app.game().status(), Status::Playing, "{script:?}");
+        }
+    }
+
+    /// One row per game: the script, the game afterwards in the text game format (`.` hidden
+    /// safe, `*` hidden mine, digits revealed, `f` a flag on a safe cell, `F` on a mine, `X`
+    /// exploded), and the clicks counted (left, right, chord).
+    #[test]
+    fn keys_and_the_mouse_play_the_game() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, (u64, u64, u64))] = &[
+            ("", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
+            ("G space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            ("G enter", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            ("open:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            // Space on an open number chords, on an open zero it is a wasted click.
+            ("G space space", "playing\n*1000\n.2110\n..*10\n...10\n", (2, 0, 0)),
+            ("G space left space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
+            ("G space g down down space down right right space",
+                "won\n*1000\n12110\n01*10\n01110\n", (3, 0, 0)),
+            ("space", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
+            ("f", "playing\n*....\n.....\n..F..\n.....\n", (0, 1, 0)),
+            ("f f", "playing\n*....\n.....\n..*..\n.....\n", (0, 2, 0)),
+            ("flag:0,0 flag:0,1", "playing\nFf...\n.....\n..*..\n.....\n", (0, 2, 0)),
+            // A left click on an open number chords; so does the middle button anywhere.
+            ("G space flag:2,2 open:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
+            ("G space flag:2,2 chord:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
+            ("G space chord:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
+            // A wrong flag lets a chord set off the mine it should have covered.
+            ("G space flag:3,2 chord:2,3", "lost\n*1000\n.2110\n..X10\n..f10\n", (1, 1, 1)),
+            // Once the game is over, no click counts or changes anything.
+            ("space space f flag:0,0 open:3,4", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
+            // Keys the game does not use change nothing.
+            ("x Z 9 ;", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
+        ];
+        for &(script, expected, (left, right, chord)) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
+            let game = app.game();
+            assert_eq!(
+                game.to_string(),
+                format!("bitmines game 4x5 {expected}"),
+                "{script:?}"
+            );
+            assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
+            game.validate().expect("a valid game");
+        }
+    }
+
+    #[test]
+    fn the_end_screen_measures_time_3bv_and_clicks() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        let script = "wait:1000 G space wait:2500 g down down space down right right \
+                      wait:500 space wait:7000";
+        play(&mut app, start, script);
+        let summary = app.end_screen().expect("the end screen is up");
+        assert_eq!(
+            summary,
+            Summary {
+                status: Status::Won,
+                time: Duration::from_secs(3), // from the first click to the last
+                bbbv: Some(3),
+                clicks: Clicks {
+                    left: 3,
+                    right: 0,
+                    chord: 0
+                },
+                help: HelpUsed::default(),
+            }
+        );
+        assert_eq!(summary.bbbv_per_second(), Some(1.0));
+        assert_eq!(summary.efficiency(), Some(1.0));
+        assert!(!app.clock_running());
+        // The first key closes the end screen; `n` then means nothing until a game is over.
+        play(&mut app, start, "esc");
+        assert_eq!(app.end_screen(), None);
+        assert!(app.summary().is_some());
+    }
+
+    #[test]
+    fn measures_that_do_not_apply_are_left_out() {
+        let won = Summary {
+            status: Status::Won,
+            time: Duration::from_millis(2500),
+            bbbv: Some(10),
+            clicks: Clicks {
+                left: 8,
+                right: 3,
+                chord: 1,
+            },
+            help: HelpUsed::default(),
+        };
+        #[rustfmt::skip]
+        let cases: &[(Summary, Option<f64>, Option<f64>)] = &[
+            // summary, 3BV/s, efficiency
+            (won, Some(4.0), Some(10.0 / 12.0)),
+            (Summary { status: Status::Lost, ..won }, None, None),
+            (Summary { time: Duration::ZERO, ..won }, None, Some(10.0 / 12.0)),
+            (Summary { bbbv: None, ..won }, None, None),
+            (Summary { clicks: Clicks::default(), ..won }, Some(4.0), None),
+        ];
+        for (summary, rate, efficiency) in cases {
+            assert_eq!(summary.bbbv_per_second(), *rate, "{summary:?}");
+            assert_eq!(summary.efficiency(), *efficiency, "{summary:?}");
+        }
+        #[rustfmt::skip]
+        let help: &[(HelpUsed, &str)] = &[
+            (HelpUsed::default(), "none"),
+            (HelpUsed { hints: 1, ..HelpUsed::default() }, "1 hint"),
+            (HelpUsed { hints: 3, odds: true, wrong_flags: true }, "3 hints, probabilities, wrong flags"),
+            (HelpUsed { wrong_flags: true, ..HelpUsed::default() }, "wrong flags"),
+        ];
+        for (used, text) in help {
+            assert_eq!(used.to_string(), *text);
+        }
+    }
+
+    #[test]
+    fn the_clock_runs_from_the_first_click_to_the_end() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "wait:5000");
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::ZERO, false)
+        );
+        let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::from_millis(1500), true)
+        );
+        play(&mut app, now, "wait:250 f space wait:9000");
+        assert_eq!(app.game().status(), Status::Lost);
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::from_millis(1750), false)
+        );
+    }
+
+    /// What the keys that leave the board do: the actions for the loop, the key page, the end
+    /// screen and the new game.
+    #[test]
+    fn quit_save_pages_and_new_games() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &[Action])] = &[
+            ("q", &[Action::Quit]),
+            ("Q", &[Action::Quit]),
+            ("C-c", &[Action::Quit]),
+            ("? q", &[Action::Continue, Action::Quit]), // at once, from the key page too
+            ("space q", &[Action::Continue, Action::Quit]), // and from the end screen
+            ("s", &[Action::Save]),
+            ("? s", &[Action::Continue, Action::Continue]), // a key on the key page closes it
+        ];
+        for &(script, actions) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+        }
+
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "?");
+        assert_eq!(app.page(), Page::Keys);
+        play(&mut app, start, "G"); // closes the page and does nothing else
+        assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
+
+        play(&mut app, start, "n");
+        assert!(
+            app.message()
+                .is_some_and(|m| m.contains("once this one is over"))
+        );
+        play(&mut app, start, "space n");
+        let game = app.game();
+        assert_eq!(
+            (game.status(), game.board().is_none()),
+            (Status::Playing, true)
+        );
+        assert_eq!(app.setup().seed, Some(2));
+        assert_eq!(app.clicks, Clicks::default());
+    }
+
+    /// One row per script: the help the end screen will report, the cursor, and a part of
+    /// the message.
+    #[test]
+    fn help_from_the_solver_is_shown_and_counted() {
+        let none = HelpUsed::default();
+        let hint = HelpUsed { hints: 1, ..none };
+        let odds = HelpUsed { odds: true, ..none };
+        let flags = HelpUsed {
+            wrong_flags: true,
+            ..none
+        };
+        #[rustfmt::skip]
+        let cases: &[(&str, HelpUsed, Cursor, &str)] = &[
+            // Nothing revealed yet, and no first-click rule on a board given whole: no cell
+            // is proven safe.
+            ("h", hint, (2, 2), "no hidden cell is proven safe"),
+            // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
+            ("G space h", hint, (2, 1), "(2, 1) is safe: "),
+            ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
+            ("G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
+            ("G space p", odds, (3, 4), ""),
+            ("G space p p p", odds, (3, 4), ""),
+            ("G space w", flags, (3, 4), "no flag is proven wrong"),
+            ("G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
+            ("G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
+            ("G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
+            // Once the game is over there is nothing to help with.
+            ("space h p w", none, (2, 2), ""),
+        ];
+        for &(script, used, cursor, message) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
+            assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
+            let shown = app.message().unwrap_or("");
+            assert!(shown.contains(message), "{script:?}: {shown:?}");
+        }
+    }
+
+    /// The probabilities follow the game: computed when the overlay comes on, again when
+    /// cells open, and gone when it goes off.
+    #[test]
+    fn the_probabilities_follow_the_view() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
+            let knowledge = app.knowledge();
+            cells
+                .iter()
+                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
+                .collect()
+        };
+        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
+        play(&mut app, start, "G space p");
+        assert_eq!(app.overlay(), Overlay::Colour);
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        assert!(app.knowledge().is_some_and(Knowledge::exact));
+        play(&mut app, start, "open:3,0");
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        play(&mut app, start, "p p");
+        assert_eq!(app.overlay(), Overlay::Off);
+        assert!(app.knowledge().is_none());
+        play(&mut app, start, "w open:3,2 open:1,0");
+        assert_eq!(app.game().status(), Status::Won);
+        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
+    }
+
+    #[test]
+    fn a_hint_before_the_first_click_tells_the_first_click_rule() {
+        let (mut app, start) = huge();
+        play(&mut app, start, "h");
+        assert_eq!(app.message(), Some(app.setup().first_click_note()));
+        assert_eq!(app.help, HelpUsed::default());
+    }
+}

@@ -1,0 +1,500 @@
+//! `bitmines play`: Minesweeper in the terminal, on boards of any size.
+//!
+//! - `app.rs`: the state ([`App`]) and what each event does to it, with time passed in.
+//! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
+//! - `draw.rs`: a frame from the state, reading only the cells in view.
+//! - `help.rs`: hints, mine probabilities and wrong flags, every call to the solver.
+//! - this file: the command line, the terminal's setup and teardown, and the event loop.
+
+mod app;
+mod draw;
+mod help;
+#[cfg(test)]
+mod screens;
+#[cfg(test)]
+mod script;
+mod viewport;
+
+use std::fs::File;
+use std::io::{self, BufReader, IsTerminal, Stdout};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use bitmines_core::{FirstClick, Game, Geometry, saved};
+use bitmines_gen::{Config, Generator};
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use ratatui::layout::Rect;
+
+use crate::cli::KeepClear;
+use crate::files::write_atomic;
+use crate::system::ensure_memory;
+
+pub(crate) use app::{Action, App};
+
+/// The classic boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Preset {
+    /// 9x9 with 10 mines.
+    Beginner,
+    /// 16x16 with 40 mines.
+    Intermediate,
+    /// 16x30 with 99 mines.
+    Expert,
+}
+
+impl Preset {
+    /// Rows, columns and mines.
+    fn size(self) -> (usize, usize, usize) {
+        match self {
+            Preset::Beginner => (9, 9, 10),
+            Preset::Intermediate => (16, 16, 40),
+            Preset::Expert => (16, 30, 99),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Preset::Beginner => "beginner",
+            Preset::Intermediate => "intermediate",
+            Preset::Expert => "expert",
+        }
+    }
+}
+
+/// Options of `bitmines play`; with none, an expert game.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The board: beginner (9x9, 10 mines), intermediate (16x16, 40) or expert (16x30, 99).
+    #[arg(long, value_enum, default_value_t = Preset::Expert)]
+    preset: Preset,
+    /// Rows of the board, in place of the preset's.
+    #[arg(long)]
+    rows: Option<usize>,
+    /// Columns of the board, in place of the preset's.
+    #[arg(long)]
+    cols: Option<usize>,
+    /// Exactly this many mines (default: the preset's, or its density on another size).
+    #[arg(long, conflicts_with = "density")]
+    mines: Option<usize>,
+    /// Mines as a fraction of the cells, rounded to the nearest mine.
+    #[arg(long)]
+    density: Option<f64>,
+    /// Seed (default: from the clock). The same seed, size, mines and first click give the
+    /// same board as `bitmines gen` with that first click.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// What the first click keeps free of mines: the cell and its neighbours (so it opens a
+    /// region), the cell alone, or nothing.
+    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
+    first_click_rule: KeepClear,
+    /// Only boards that can be solved without guessing (not available yet).
+    #[arg(long)]
+    no_guess: bool,
+    /// Draw with ASCII characters only, for terminals without Unicode.
+    #[arg(long)]
+    ascii: bool,
+    /// Continue a saved game (saved with the save key or --save).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click_rule"])]
+    resume: Option<PathBuf>,
+    /// Save the game to FILE when quitting, and with the save key (replaced atomically).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+}
+
+/// How a game was set up, so the next one can be set up the same way.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Setup {
+    /// The preset's name, `custom`, or `resumed`.
+    pub(crate) name: String,
+    /// Rows of the board.
+    pub(crate) rows: usize,
+    /// Columns of the board.
+    pub(crate) cols: usize,
+    /// Mines on the board.
+    pub(crate) mines: usize,
+    /// What the first click keeps clear.
+    pub(crate) first_click: FirstClick,
+    /// The seed of the mines; `None` for a resumed game whose file records none.
+    pub(crate) seed: Option<u64>,
+}
+
+impl Setup {
+    /// A game whose board is generated around its first click. Generation is the parallel
+    /// one, so a 10^8-cell board is ready a fraction of a second after the click.
+    pub(crate) fn game(&self) -> anyhow::Result<Game> {
+        let geometry = Geometry::new(self.rows, self.cols)?;
+        // The board's two planes and the game's three.
+        ensure_memory(geometry.plane_bytes() as u64 * 5, || {
+            format!("a {}x{} game", self.rows, self.cols)
+        })?;
+        Ok(Game::deferred(
+            self.rows,
+            self.cols,
+            self.mines,
+            self.first_click,
+            Generator::new(self.seed.unwrap_or_default()),
+        )?)
+    }
+
+    /// The same setup with the next seed.
+    pub(crate) fn next(&self) -> Setup {
+        Setup {
+            seed: Some(
+                self.seed
+                    .map_or_else(clock_seed, |seed| seed.wrapping_add(1)),
+            ),
+            name: match self.name.as_str() {
+                "resumed" => "custom".into(),
+                name => name.into(),
+            },
+            ..self.clone()
+        }
+    }
+
+    /// What the player knows before the first click.
+    pub(crate) fn first_click_note(&self) -> &'static str {
+        match self.first_click {
+            FirstClick::Opening => "the first click is safe and opens a region: start anywhere",
+            FirstClick::Safe => "the first click is safe: start anywhere",
+            _ => "the first click may be a mine: nothing is known yet",
+        }
+    }
+
+    /// The setup the command line asks for.
+    fn from_args(args: &Args) -> anyhow::Result<Setup> {
+        let (preset_rows, preset_cols, preset_mines) = args.preset.size();
+        let rows = args.rows.unwrap_or(preset_rows);
+        let cols = args.cols.unwrap_or(preset_cols);
+        Geometry::new(rows, cols)?;
+        let seed = args.seed.unwrap_or_else(clock_seed);
+        let same_size = (rows, cols) == (preset_rows, preset_cols);
+        let density = |density| -> anyhow::Result<usize> {
+            Ok(Config::with_density(rows, cols, density, seed)?.mines)
+        };
+        let mines = match (args.mines, args.density) {
+            (Some(mines), _) => mines,
+            (None, Some(fraction)) => density(fraction)?,
+            (None, None) if same_size => preset_mines,
+            (None, None) => density(preset_mines as f64 / (preset_rows * preset_cols) as f64)?,
+        };
+        let custom = args.rows.is_some()
+            || args.cols.is_some()
+            || args.mines.is_some()
+            || args.density.is_some();
+        Ok(Setup {
+            name: if custom { "custom" } else { args.preset.name() }.into(),
+            rows,
+            cols,
+            mines,
+            first_click: args.first_click_rule.into(),
+            seed: Some(seed),
+        })
+    }
+}
+
+/// A seed from the clock, for games given none.
+fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64);
+    // Two games started in the same nanosecond by different processes still differ.
+    nanos ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// Plays a game in the terminal until the player quits.
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    if args.no_guess {
+        bail!("no-guess boards are not available yet; play without --no-guess");
+    }
+    let (game, setup, resumed) = match &args.resume {
+        Some(path) => {
+            let (game, setup) = resume(path)?;
+            (game, setup, true)
+        }
+        None => {
+            let setup = Setup::from_args(args)?;
+            (setup.game()?, setup, false)
+        }
+    };
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        bail!("play needs a terminal: standard input and output must both be one");
+    }
+    let save_to = save_path(args, &setup);
+    let mut term = Term::enter().context("cannot set up the terminal")?;
+    let size = term.0.size()?;
+    let area = Rect::new(0, 0, size.width, size.height);
+    let mut app = App::new(game, setup, area, Instant::now(), resumed).with_ascii(args.ascii);
+    let played = play(&mut term, &mut app, &save_to);
+    drop(term);
+    played?;
+    if let Some(path) = &args.save
+        && app.game().board().is_some()
+    {
+        save(path, &app)?;
+        eprintln!("bitmines: saved the game to {}", path.display());
+    }
+    if let Some(summary) = app.summary() {
+        println!("{}", draw::summary_line(&app, &summary));
+    }
+    Ok(())
+}
+
+/// Where the save key writes: `--save`, else the file resumed, else a file named after the
+/// seed in the current folder.
+fn save_path(args: &Args, setup: &Setup) -> PathBuf {
+    args.save
+        .clone()
+        .or_else(|| args.resume.clone())
+        .unwrap_or_else(|| {
+            PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()))
+        })
+}
+
+/// Reads a saved game, after checking from its header that it fits in memory.
+fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
+    let context = || format!("cannot resume from {}", path.display());
+    let header = saved::read_header(BufReader::new(File::open(path).with_context(context)?))
+        .with_context(context)?;
+    let geometry = Geometry::new(header.rows, header.cols)?;
+    ensure_memory(geometry.plane_bytes() as u64 * 5, || {
+        format!("a {}x{} game", header.rows, header.cols)
+    })?;
+    let file = File::open(path).with_context(context)?;
+    let (game, header) =
+        Game::read_saved(BufReader::with_capacity(1 << 20, file)).with_context(context)?;
+    let setup = Setup {
+        name: "resumed".into(),
+        rows: game.rows(),
+        cols: game.cols(),
+        mines: game.mine_count(),
+        first_click: FirstClick::Opening,
+        seed: header.seed,
+    };
+    Ok((game, setup))
+}
+
+/// Saves the game with its seed, atomically.
+fn save(path: &Path, app: &App) -> anyhow::Result<()> {
+    write_atomic(path, |out| {
+        Ok(app.game().write_saved(app.setup().seed, out)?)
+    })
+    .with_context(|| format!("cannot save the game to {}", path.display()))
+}
+
+/// Draws, waits for events and applies them until the player quits.
+fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
+    loop {
+        let size = term.0.size()?;
+        let area = Rect::new(0, 0, size.width, size.height);
+        if app.area() != area {
+            app.resize(area);
+        }
+        app.tick(Instant::now());
+        term.0.draw(|frame| draw::draw(frame, app))?;
+        // While the clock runs, wake at the next whole second to redraw the timer; otherwise
+        // sleep until something happens.
+        if app.clock_running() {
+            let into_second = app.elapsed().subsec_nanos();
+            let wait = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
+            if !event::poll(wait)? {
+                continue;
+            }
+        }
+        // Apply every event already waiting before drawing again, so held-down keys on a
+        // slow terminal do not queue up frames.
+        loop {
+            let event = event::read()?;
+            match app.handle(&event, Instant::now()) {
+                Action::Quit => return Ok(()),
+                Action::Save => save_key(app, save_to),
+                Action::Continue => {}
+            }
+            if !event::poll(Duration::ZERO)? {
+                break;
+            }
+        }
+    }
+}
+
+/// The save key: saves and says where, or why not.
+fn save_key(app: &mut App, path: &Path) {
+    if app.game().board().is_none() {
+        app.note("nothing to save before the first click");
+        return;
+    }
+    match save(path, app) {
+        Ok(()) => app.note(format!(
+            "saved to {0}; continue with: bitmines play --resume {0}",
+            path.display()
+        )),
+        Err(error) => app.note(format!("{error:#}")),
+    }
+}
+
+/// The terminal in raw mode on the alternate screen with the mouse captured; dropping it,
+/// or a panic, puts the terminal back as it was.
+struct Term(Terminal<CrosstermBackend<Stdout>>);
+
+impl Term {
+    fn enter() -> io::Result<Term> {
+        static HOOK: Once = Once::new();
+        HOOK.call_once(|| {
+            // The panic message must land on the normal screen, so the terminal is restored
+            // before the previous hook prints it.
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                restore();
+                previous(info);
+            }));
+        });
+        enable_raw_mode()?;
+        let entered = crossterm::execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
+            .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
+        match entered {
+            Ok(terminal) => Ok(Term(terminal)),
+            Err(error) => {
+                restore();
+                Err(error)
+            }
+        }
+    }
+}
+
+impl Drop for Term {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// Puts the terminal back: mouse released, normal screen, cursor shown, cooked mode. Each
+/// step is tried even if one before it failed.
+fn restore() {
+    let _ = crossterm::execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+    let _ = disable_raw_mode();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The `play` subcommand's arguments, parsed as the binary parses them.
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn setup(line: &str) -> anyhow::Result<Setup> {
+        let words = std::iter::once("play").chain(line.split_whitespace());
+        Setup::from_args(&Cli::try_parse_from(words)?.args)
+    }
+
+    #[test]
+    fn presets_and_custom_sizes() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, usize, usize, usize)] = &[
+            // arguments, name, rows, cols, mines
+            ("--seed 1", "expert", 16, 30, 99),
+            ("--seed 1 --preset beginner", "beginner", 9, 9, 10),
+            ("--seed 1 --preset intermediate", "intermediate", 16, 16, 40),
+            ("--seed 1 --rows 100 --cols 100", "custom", 100, 100, 2063), // expert's density
+            ("--seed 1 --preset beginner --cols 18", "custom", 9, 18, 20),
+            ("--seed 1 --rows 10 --cols 10 --mines 5", "custom", 10, 10, 5),
+            ("--seed 1 --rows 10 --cols 10 --density 0.5", "custom", 10, 10, 50),
+            ("--seed 1 --rows 10000 --cols 10000 --density 0.2", "custom", 10_000, 10_000, 20_000_000),
+            ("--seed 1 --rows 1 --cols 5000 --mines 0", "custom", 1, 5000, 0),
+        ];
+        for &(line, name, rows, cols, mines) in cases {
+            let setup = setup(line).unwrap_or_else(|e| panic!("{line}: {e:#}"));
+            assert_eq!(
+                (
+                    setup.name.as_str(),
+                    setup.rows,
+                    setup.cols,
+                    setup.mines,
+                    setup.seed
+                ),
+                (name, rows, cols, mines, Some(1)),
+                "{line}"
+            );
+        }
+        for bad in [
+            "--rows 0",
+            "--density 1.5",
+            "--mines 3 --density 0.1",
+            "--preset huge",
+            "--first-click-rule sometimes",
+            "--resume x.bmg --seed 3",
+        ] {
+            assert!(setup(bad).is_err(), "{bad} was accepted");
+        }
+    }
+
+    #[test]
+    fn the_next_game_takes_the_next_seed() {
+        let first = setup("--seed 41 --first-click-rule safe").expect("valid");
+        let next = first.next();
+        assert_eq!(next.seed, Some(42));
+        assert_eq!(next.first_click, FirstClick::Safe);
+        assert_eq!((next.rows, next.cols, next.mines), (16, 30, 99));
+        let resumed = Setup {
+            name: "resumed".into(),
+            seed: None,
+            ..first
+        };
+        assert_eq!(resumed.next().name, "custom");
+        assert!(resumed.next().seed.is_some());
+    }
+
+    /// The save key writes the saved-game format with the seed, and `--resume` reads it back
+    /// to the same game; before the first click there is no board to save.
+    #[test]
+    fn saved_games_resume_where_they_stopped() {
+        let dir = std::env::temp_dir().join(format!("bitmines-play-save-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temp folder");
+        let path = dir.join("game.bmg");
+        let (mut app, start) = script::seeded(setup("--seed 9").expect("valid"), 80, 24);
+        save_key(&mut app, &path);
+        assert_eq!(
+            app.message(),
+            Some("nothing to save before the first click")
+        );
+        assert!(!path.exists());
+        script::play(&mut app, start, "space right right f");
+        save_key(&mut app, &path);
+        assert!(app.message().is_some_and(|m| m.starts_with("saved to ")));
+        let (game, setup) = resume(&path).expect("resumes");
+        assert_eq!(game.to_string(), app.game().to_string());
+        assert_eq!((setup.name.as_str(), setup.seed), ("resumed", Some(9)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The board a game generates on its first click is the one `bitmines gen` writes for
+    /// the same options, so a seed shared between players means the same game.
+    #[test]
+    fn play_and_gen_agree_on_the_board() {
+        let setup = setup("--seed 7 --rows 40 --cols 50 --mines 300").expect("valid");
+        let mut game = setup.game().expect("a game");
+        game.reveal(10, 20).expect("reveals");
+        let zone = FirstClick::Opening
+            .zone(40, 50, 10, 20)
+            .expect("on the board");
+        let board = bitmines_gen::generate(&Config::new(40, 50, 300, 7).keep_clear(zone))
+            .expect("generates");
+        assert_eq!(game.board().map(|b| b.to_string()), Some(board.to_string()));
+    }
+}
