@@ -415,9 +415,10 @@ impl FromStr for Position {
                 format!("expected {expected}, found {header:?}"),
             ));
         };
-        let mut position = Position::new(rows, cols, mines)?;
-        let mut count = 0;
-        for (r, line) in lines.enumerate() {
+        // Check the shape against the header before allocating, so a header claiming a
+        // huge board costs nothing when the text is short.
+        let grid: Vec<&str> = lines.collect();
+        for (r, line) in grid.iter().enumerate() {
             if r >= rows {
                 return Err(syntax(
                     r + 2,
@@ -425,17 +426,36 @@ impl FromStr for Position {
                     format!("the header declares {rows} rows, but more follow"),
                 ));
             }
-            count += 1;
-            let mut width = 0;
-            for (c, ch) in line.chars().enumerate() {
-                if c >= cols {
-                    return Err(syntax(
-                        r + 2,
-                        c + 1,
+            let width = line.chars().count();
+            if width != cols {
+                let (col, reason) = if width > cols {
+                    (
+                        cols + 1,
                         format!("the header declares {cols} columns, but the line goes on"),
-                    ));
-                }
-                width += 1;
+                    )
+                } else {
+                    (
+                        width + 1,
+                        format!("the line ends after {width} cells, where {cols} are expected"),
+                    )
+                };
+                return Err(syntax(r + 2, col, reason));
+            }
+        }
+        if grid.len() < rows {
+            return Err(syntax(
+                grid.len() + 2,
+                1,
+                format!(
+                    "the header declares {rows} rows, but only {} follow",
+                    grid.len()
+                ),
+            ));
+        }
+        let mut position =
+            Position::new(rows, cols, mines).map_err(|e| syntax(1, 1, e.to_string()))?;
+        for (r, line) in grid.iter().enumerate() {
+            for (c, ch) in line.chars().enumerate() {
                 match ch {
                     '#' => {}
                     'F' => position.set_flag(r, c, true)?,
@@ -450,20 +470,6 @@ impl FromStr for Position {
                     }
                 }
             }
-            if width < cols {
-                return Err(syntax(
-                    r + 2,
-                    width + 1,
-                    format!("the line ends after {width} cells, where {cols} are expected"),
-                ));
-            }
-        }
-        if count < rows {
-            return Err(syntax(
-                count + 2,
-                1,
-                format!("the header declares {rows} rows, but only {count} follow"),
-            ));
         }
         Ok(position)
     }

@@ -48,14 +48,29 @@ fn every_syntax_error_names_its_line_and_column() {
     ] {
         assert_eq!(read(text).err(), Some(at), "{text:?}");
     }
+    // Sizes and counts the header cannot have are named at line 1 too.
+    for (text, says) in [
+        ("bitmines view 2x2 mines 5\n##\n##\n", "cannot hold 5 mines"),
+        ("bitmines view 0x2 mines 0\n", "at least one row"),
+    ] {
+        match text.parse::<Position>() {
+            Err(Error::ViewSyntax {
+                line: 1,
+                col: 1,
+                reason,
+            }) => {
+                assert!(reason.contains(says), "{reason}")
+            }
+            other => panic!("{text:?}: {other:?}"),
+        }
+    }
+    // A header claiming a huge board over a short text is refused before anything is
+    // allocated for it.
     assert_eq!(
-        "bitmines view 2x2 mines 5\n##\n##\n".parse::<Position>(),
-        Err(Error::TooManyMinesForView { mines: 5, cells: 4 })
+        read("bitmines view 1000000x1000000 mines 1\n##\n"),
+        Err((2, 3))
     );
-    assert!(matches!(
-        "bitmines view 0x2 mines 0\n".parse::<Position>(),
-        Err(Error::EmptyBoard { .. })
-    ));
+    assert_eq!(read("bitmines view 1000000x2 mines 1\n##\n"), Err((3, 1)));
 }
 
 /// A game's view shows exactly the numbers of its revealed cells and nothing of the rest,
