@@ -191,6 +191,23 @@ fn known_positions() {
     let s = solve("bitmines view 1x4 mines 1\n1#1#\n").unwrap();
     assert_eq!(s.certain.mines().collect::<Vec<_>>(), [(0, 1)]);
     assert_eq!(s.certain.safe().collect::<Vec<_>>(), [(0, 3)]);
+    // Nothing revealed: the mine count alone decides, or nothing does.
+    let s = solve("bitmines view 2x3 mines 0\n###\n###\n").unwrap();
+    assert_eq!(s.certain.safe().count(), 6);
+    let s = solve("bitmines view 2x3 mines 6\n###\n###\n").unwrap();
+    assert_eq!(s.certain.mines().count(), 6);
+    let s = solve("bitmines view 1x1 mines 1\n#\n").unwrap();
+    assert_eq!(s.certain.mines().collect::<Vec<_>>(), [(0, 0)]);
+    let s = solve("bitmines view 2x3 mines 2\n###\n###\n").unwrap();
+    assert_eq!(s.certain.mines().count() + s.certain.safe().count(), 0);
+    assert!((s.probabilities.mine(1, 2).unwrap() - 1.0 / 3.0).abs() < 1e-12);
+    assert_eq!(s.probabilities.off_frontier_cells(), 6);
+    // Everything revealed.
+    let s = solve("bitmines view 1x3 mines 0\n000\n").unwrap();
+    assert_eq!(s.certain.safe().count() + s.certain.mines().count(), 0);
+    assert_eq!(s.probabilities.log10_layouts(), Some(0.0));
+    // Off the board is an error, not a panic.
+    assert!(s.probabilities.mine(1, 0).is_err() && s.certain.reason(0, 3).is_err());
     // Contradictions name the cell.
     assert!(matches!(
         solve("bitmines view 1x3 mines 1\n#3#\n"),
