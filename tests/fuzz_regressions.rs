@@ -39,6 +39,8 @@ mod serde;
 #[allow(dead_code)]
 #[path = "../fuzz/checks/text.rs"]
 mod text;
+#[path = "../fuzz/checks/view.rs"]
+mod view;
 
 /// Every saved input of `target`, seeds first, each with its path.
 fn inputs(target: &str) -> Vec<(PathBuf, Vec<u8>)> {
@@ -87,6 +89,11 @@ fn text_board() {
 #[test]
 fn text_game() {
     replay("text_game", text::check_game);
+}
+
+#[test]
+fn view() {
+    replay("view", view::check);
 }
 
 #[test]
