@@ -18,6 +18,7 @@ mod render;
 mod show;
 mod stress;
 mod system;
+mod winrate;
 
 use std::process::ExitCode;
 
@@ -45,6 +46,9 @@ enum Command {
     /// Prints what a player can know about a position: the certain cells with their
     /// reasons, and the mine probability of every hidden cell.
     Hint(hint::Args),
+    /// Plays many seeded games with the solver's player and reports the win rate with its
+    /// 95% confidence interval.
+    Winrate(winrate::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
     Play(play::Args),
 }
@@ -57,6 +61,7 @@ fn main() -> ExitCode {
         Command::Show(args) => show::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Demo(args) => demo::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Hint(args) => hint::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Winrate(args) => winrate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {

@@ -751,3 +751,64 @@ fn play_refuses_bad_options_and_a_missing_terminal() {
     assert_fails(&["play", "--resume", &save], "needs a terminal");
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn winrate_reports_games_wins_and_an_interval() {
+    let run = |threads: &str| {
+        let output = bitmines(&[
+            "winrate",
+            "--preset",
+            "beginner",
+            "--games",
+            "60",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            "--json",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+        report
+    };
+    let one = run("1");
+    assert_eq!(one["schema"], "bitmines-winrate/1");
+    assert_eq!(u(&one["games"]), 60);
+    let wins = u(&one["wins"]);
+    assert!(wins <= 60);
+    let (lo, hi) = (
+        one["interval"][0].as_f64().unwrap(),
+        one["interval"][1].as_f64().unwrap(),
+    );
+    let rate = wins as f64 / 60.0;
+    assert!(lo <= rate && rate <= hi && 0.0 <= lo && hi <= 1.0, "{one}");
+    // The same games on any number of threads.
+    assert_eq!(u(&run("2")["wins"]), wins);
+
+    let text = stdout(&bitmines(&[
+        "winrate",
+        "--rows",
+        "5",
+        "--cols",
+        "7",
+        "--mines",
+        "6",
+        "--games",
+        "10",
+        "--rule",
+        "safe",
+        "--first-click",
+        "0,0",
+    ]));
+    assert!(text.contains("in 10 games"), "{text}");
+}
+
+#[test]
+fn winrate_names_bad_arguments() {
+    assert_fails(&["winrate", "--games", "0"], "--games");
+    assert_fails(&["winrate", "--first-click", "16,0"], "--first-click 16,0");
+    assert_fails(
+        &["winrate", "--rows", "3", "--cols", "3", "--mines", "9"],
+        "9 mines",
+    );
+}

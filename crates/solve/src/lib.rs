@@ -82,12 +82,14 @@ mod global;
 pub mod naive;
 mod pairs;
 mod planes;
+mod player;
 mod reason;
 mod solver;
 
 use bitmines_core::AsView;
 
 pub use error::Error;
+pub use player::{Guess, Move, NEAR, Outcome, Player, Policy};
 pub use reason::{Reason, Tier};
 pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally};
 

@@ -1,0 +1,110 @@
+//! The player in play: every proven move is safe on the truth, games are lost only on
+//! guesses, each guess's probability is the brute force's, and play is deterministic.
+
+#[allow(dead_code)]
+mod twin;
+
+use bitmines_core::{FirstClick, Game, SeededPlacer, Status};
+use bitmines_solve::{Move, Player, Policy};
+use twin::{Rng, brute};
+
+/// Board shapes: small, thin, and across word edges.
+const SHAPES: &[(usize, usize, usize)] = &[
+    (1, 12, 3),
+    (12, 1, 3),
+    (5, 5, 5),
+    (6, 9, 10),
+    (8, 8, 10),
+    (9, 9, 10),
+    (3, 63, 30),
+    (2, 65, 20),
+    (4, 64, 40),
+];
+
+/// Plays one seeded game move by move, checking each move against the truth and each
+/// guess's probability against the brute force where it can enumerate.
+fn check_game(seed: u64, (rows, cols, mines): (usize, usize, usize), policy: Policy) -> bool {
+    let rule = [
+        FirstClick::Opening,
+        FirstClick::Safe,
+        FirstClick::Unprotected,
+    ][(seed % 3) as usize];
+    let Ok(mut game) = Game::deferred(rows, cols, mines, rule, SeededPlacer::new(seed)) else {
+        return false;
+    };
+    game.reveal(rows / 2, cols / 2).unwrap();
+    let player = Player::new(policy);
+    while game.status() == Status::Playing {
+        let before = game.clone();
+        let board = before.board().unwrap().clone();
+        let step = player.step(&mut game).unwrap();
+        match step {
+            Move::Proven(n) => {
+                assert!(n > 0, "seed {seed}: a proven move that revealed nothing");
+                assert_ne!(
+                    game.status(),
+                    Status::Lost,
+                    "seed {seed}: lost on a proven move"
+                );
+            }
+            Move::Guess(guess) => {
+                if let Some(b) = brute(&before, None) {
+                    let (r, c) = guess.cell;
+                    let expected = b.mines[r * cols + c] as f64 / b.total as f64;
+                    assert!(
+                        (guess.mine - expected).abs() < 1e-9,
+                        "seed {seed}: guess ({r}, {c}) taken at {} but the layouts say {expected}",
+                        guess.mine
+                    );
+                }
+                let lost = game.status() == Status::Lost;
+                assert_eq!(lost, board.is_mine(guess.cell.0, guess.cell.1).unwrap());
+            }
+            _ => unreachable!("only two kinds of move"),
+        }
+    }
+    game.status() == Status::Won
+}
+
+#[test]
+fn proven_moves_never_lose_and_guesses_are_taken_at_the_true_odds() {
+    let mut rng = Rng(17);
+    let mut wins = 0;
+    let mut games = 0;
+    for i in 0..1200u64 {
+        let shape = SHAPES[(i as usize) % SHAPES.len()];
+        let policy = if i % 2 == 0 {
+            Policy::Safest
+        } else {
+            Policy::Tiebreak
+        };
+        wins += usize::from(check_game(rng.next(), shape, policy));
+        games += 1;
+    }
+    // Not an assertion on strength: only that some games are won and some lost, so both
+    // paths ran.
+    assert!(wins > 0 && wins < games, "{wins} of {games}");
+}
+
+#[test]
+fn play_is_deterministic() {
+    for seed in 0..20 {
+        let play = || {
+            let mut game =
+                Game::deferred(16, 30, 99, FirstClick::Opening, SeededPlacer::new(seed)).unwrap();
+            game.reveal(3, 3).unwrap();
+            Player::new(Policy::Safest).play(&mut game).unwrap()
+        };
+        assert_eq!(play(), play(), "seed {seed}");
+    }
+}
+
+#[test]
+fn a_finished_game_is_refused() {
+    let mut game = Game::new("*.\n..\n".parse::<bitmines_core::Board>().unwrap());
+    game.reveal(0, 0).unwrap();
+    assert!(matches!(
+        Player::default().step(&mut game),
+        Err(bitmines_solve::Error::Finished { .. })
+    ));
+}

@@ -1,0 +1,268 @@
+//! `bitmines winrate`: many seeded games played by the solver's player, in parallel, and the
+//! win rate with its 95% confidence interval.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use anyhow::{Context, bail};
+use bitmines_core::{FirstClick, Game, SeededPlacer};
+use bitmines_solve::{Player, Policy};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::cli::{CellArg, KeepClear, thread_pool};
+use crate::system::emit;
+
+/// The board presets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Preset {
+    /// 9x9, 10 mines.
+    Beginner,
+    /// 16x16, 40 mines.
+    Intermediate,
+    /// 16 rows, 30 columns, 99 mines.
+    Expert,
+}
+
+impl Preset {
+    fn size(self) -> (usize, usize, usize) {
+        match self {
+            Preset::Beginner => (9, 9, 10),
+            Preset::Intermediate => (16, 16, 40),
+            Preset::Expert => (16, 30, 99),
+        }
+    }
+}
+
+/// The guess policies, as named on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum PolicyArg {
+    /// The hidden cell least likely to be a mine.
+    Safest,
+    /// Among the equally safest, the one most likely to open a region.
+    Tiebreak,
+}
+
+impl From<PolicyArg> for Policy {
+    fn from(policy: PolicyArg) -> Policy {
+        match policy {
+            PolicyArg::Safest => Policy::Safest,
+            PolicyArg::Tiebreak => Policy::Tiebreak,
+        }
+    }
+}
+
+/// Options of `bitmines winrate`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The board: beginner (9x9/10), intermediate (16x16/40) or expert (30x16/99).
+    #[arg(long, value_enum, default_value_t = Preset::Expert)]
+    preset: Preset,
+    /// Rows, instead of the preset's (with --cols and --mines).
+    #[arg(long, requires_all = ["cols", "mines"])]
+    rows: Option<usize>,
+    /// Columns, instead of the preset's.
+    #[arg(long, requires_all = ["rows", "mines"])]
+    cols: Option<usize>,
+    /// Mines, instead of the preset's.
+    #[arg(long, requires_all = ["rows", "cols"])]
+    mines: Option<usize>,
+    /// Games to play.
+    #[arg(long, default_value_t = 10_000)]
+    games: u64,
+    /// The first click, ROW,COL.
+    #[arg(long, value_name = "ROW,COL", default_value = "3,3")]
+    first_click: CellArg,
+    /// What the first click keeps clear: the cell and its neighbours (opening), the cell
+    /// (safe), or nothing (none).
+    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
+    rule: KeepClear,
+    /// Seed of the first game; game `i` is seeded from this seed and `i`.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How the player guesses.
+    #[arg(long, value_enum, default_value_t = PolicyArg::Safest)]
+    policy: PolicyArg,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// What `winrate` reports.
+#[derive(Debug, Serialize, PartialEq)]
+pub(crate) struct Report {
+    schema: &'static str,
+    rows: usize,
+    cols: usize,
+    mines: usize,
+    first_click: (usize, usize),
+    rule: KeepClear,
+    policy: PolicyArg,
+    seed: u64,
+    games: u64,
+    wins: u64,
+    win_rate: f64,
+    /// The 95% Wilson score interval of the win rate.
+    interval: (f64, f64),
+    guesses_per_game: f64,
+    threads: usize,
+    seconds: f64,
+    games_per_second_per_thread: f64,
+}
+
+/// The seed of game `index`: SplitMix64 of the run's seed and the index, so every game is
+/// the same on any number of threads.
+fn game_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The 95% Wilson score interval of `wins` out of `games`.
+pub(crate) fn wilson(wins: u64, games: u64) -> (f64, f64) {
+    if games == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p, z) = (
+        games as f64,
+        wins as f64 / games as f64,
+        1.959_963_984_540_054,
+    );
+    let centre = p + z * z / (2.0 * n);
+    let spread = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    let scale = 1.0 + z * z / n;
+    ((centre - spread) / scale, (centre + spread) / scale)
+}
+
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    let (rows, cols, mines) = match (args.rows, args.cols, args.mines) {
+        (Some(r), Some(c), Some(m)) => (r, c, m),
+        _ => args.preset.size(),
+    };
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let policy = FirstClick::from(args.rule);
+    let click = (args.first_click.row, args.first_click.col);
+    // Every argument is checked by a game built from it before any work starts.
+    let mut probe = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(args.seed))?;
+    probe
+        .reveal(click.0, click.1)
+        .with_context(|| format!("--first-click {},{}", click.0, click.1))?;
+    let pool = thread_pool(args.threads)?;
+    let threads = pool.current_num_threads();
+    let player = Player::new(args.policy.into());
+    let bar = progress(args.games);
+    let start = Instant::now();
+    let results: Vec<anyhow::Result<(bool, usize)>> = pool.install(|| {
+        (0..args.games)
+            .into_par_iter()
+            .map(|i| {
+                let seed = game_seed(args.seed, i);
+                let mut game = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
+                game.reveal(click.0, click.1)?;
+                let outcome = player.play(&mut game)?;
+                bar.inc(1);
+                Ok((outcome.won, outcome.guesses.len()))
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let seconds = start.elapsed().as_secs_f64();
+    let (mut wins, mut guesses) = (0u64, 0usize);
+    for result in results {
+        let (won, g) = result?;
+        wins += u64::from(won);
+        guesses += g;
+    }
+    let report = Report {
+        schema: "bitmines-winrate/1",
+        rows,
+        cols,
+        mines,
+        first_click: click,
+        rule: args.rule,
+        policy: args.policy,
+        seed: args.seed,
+        games: args.games,
+        wins,
+        win_rate: wins as f64 / args.games as f64,
+        interval: wilson(wins, args.games),
+        guesses_per_game: guesses as f64 / args.games as f64,
+        threads,
+        seconds,
+        games_per_second_per_thread: args.games as f64 / seconds / threads as f64,
+    };
+    if args.json {
+        emit(serde_json::to_string(&report)? + "\n")
+    } else {
+        emit(text(&report))
+    }
+}
+
+fn text(r: &Report) -> String {
+    format!(
+        "{}x{} board, {} mines, first click ({}, {}) keeping clear: {:?}; policy {:?}; seed {}\n\
+         {} wins in {} games: {:.2}% (95% interval {:.2}% to {:.2}%)\n\
+         {:.2} guesses a game; {:.1} s on {} threads, {:.0} games a second a thread\n",
+        r.rows,
+        r.cols,
+        r.mines,
+        r.first_click.0,
+        r.first_click.1,
+        r.rule,
+        r.policy,
+        r.seed,
+        r.wins,
+        r.games,
+        100.0 * r.win_rate,
+        100.0 * r.interval.0,
+        100.0 * r.interval.1,
+        r.guesses_per_game,
+        r.seconds,
+        r.threads,
+        r.games_per_second_per_thread,
+    )
+}
+
+/// A bar of games played on a terminal; nothing for pipes and files.
+fn progress(games: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} games, {per_sec}, ETA {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals_match_known_values() {
+        let (lo, hi) = wilson(50, 100);
+        assert!(
+            (lo - 0.4038).abs() < 1e-4 && (hi - 0.5962).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson(0, 10);
+        assert!(lo.abs() < 1e-12 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+    }
+
+    #[test]
+    fn game_seeds_differ_by_index_and_seed() {
+        assert_ne!(game_seed(1, 0), game_seed(1, 1));
+        assert_ne!(game_seed(1, 0), game_seed(2, 0));
+    }
+}
