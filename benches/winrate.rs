@@ -11,7 +11,11 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("winrate/expert-3,3-opening");
     group.throughput(Throughput::Elements(1));
-    for (name, policy) in [("safest", Policy::Safest), ("tiebreak", Policy::Tiebreak)] {
+    for (name, policy) in [
+        ("safest", Policy::Safest),
+        ("tiebreak", Policy::Tiebreak),
+        ("lookahead", Policy::Lookahead),
+    ] {
         let player = Player::new(policy);
         let mut seed = 0u64;
         group.bench_function(BenchmarkId::new(name, "one game"), |b| {

@@ -43,6 +43,8 @@ pub(crate) enum PolicyArg {
     Safest,
     /// Among the equally safest, the one most likely to open a region.
     Tiebreak,
+    /// One move ahead: the safest cells weighed by how safe the next move is after them.
+    Lookahead,
 }
 
 impl From<PolicyArg> for Policy {
@@ -50,6 +52,7 @@ impl From<PolicyArg> for Policy {
         match policy {
             PolicyArg::Safest => Policy::Safest,
             PolicyArg::Tiebreak => Policy::Tiebreak,
+            PolicyArg::Lookahead => Policy::Lookahead,
         }
     }
 }

@@ -89,7 +89,7 @@ mod solver;
 use bitmines_core::AsView;
 
 pub use error::Error;
-pub use player::{Guess, Move, NEAR, Outcome, Player, Policy};
+pub use player::{Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy};
 pub use reason::{Reason, Tier};
 pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally};
 

@@ -1,7 +1,7 @@
 //! A player that sees only the view: it makes every move the solver proves, and guesses
 //! by exact probability when nothing is proven.
 
-use bitmines_core::{Cell, Game, Status};
+use bitmines_core::{Cell, Game, Position, Status};
 
 use crate::{Error, Solver};
 
@@ -18,7 +18,16 @@ pub enum Policy {
     /// fewest neighbours (corners, then edges), then the first, row by row. So far it wins
     /// less often than [`Policy::Safest`] on expert (see the README's table).
     Tiebreak,
+    /// Look one move ahead: for each of the [`LOOKAHEAD`] safest cells, every number it may
+    /// show is put on a copy of the view and solved again; the cell's score is the chance it
+    /// is safe times the expected safety of the best move after it (1 when something is then
+    /// proven safe, else the best guess's chance), each number weighted by the layouts that
+    /// show it. The highest score wins; ties go to the safer cell, then the first.
+    Lookahead,
 }
+
+/// How many of the safest cells [`Policy::Lookahead`] looks ahead from.
+pub const LOOKAHEAD: usize = 6;
 
 /// How much riskier than the safest cell a [`Policy::Tiebreak`] candidate may be.
 pub const NEAR: f64 = 1e-9;
@@ -128,6 +137,7 @@ impl Player {
         };
         let pick = match self.policy {
             Policy::Safest => cells.iter().find(|&&(_, p)| p == safest),
+            Policy::Lookahead => None,
             Policy::Tiebreak => {
                 let score = |&((r, c), _): &Candidate| -> Result<(f64, usize), Error> {
                     let mut zero = 1.0;
@@ -156,6 +166,14 @@ impl Player {
                 best.map(|(cell, _)| cell)
             }
         };
+        let lookahead;
+        let pick = match self.policy {
+            Policy::Lookahead => {
+                lookahead = look_ahead(game, &cells)?;
+                lookahead.as_ref()
+            }
+            _ => pick,
+        };
         let Some(&(cell, mine)) = pick else {
             return Err(Error::Finished {
                 status: game.status(),
@@ -164,6 +182,62 @@ impl Player {
         game.reveal(cell.0, cell.1)?;
         Ok(Move::Guess(Guess { cell, mine }))
     }
+}
+
+/// The [`Policy::Lookahead`] pick among `cells` (undecided cells with their probability).
+fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Error> {
+    let mut candidates = cells.to_vec();
+    candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
+    candidates.truncate(LOOKAHEAD);
+    let base = Position::of(&game.view())?;
+    let mut best: Option<(Candidate, f64)> = None;
+    for &(cell, p) in &candidates {
+        // (ln of the layouts showing n, safety of the best next move) for each number n.
+        let mut outcomes: Vec<(f64, f64)> = Vec::new();
+        for n in 0..=8 {
+            let mut position = base.clone();
+            position.reveal(cell.0, cell.1, n)?;
+            let Ok(solution) = Solver::new(&position).and_then(|s| s.solve_with(false)) else {
+                continue; // no layout shows n there
+            };
+            let Some(log10) = solution.probabilities.log10_layouts() else {
+                continue;
+            };
+            let next = if solution.certain.safe().next().is_some() {
+                1.0
+            } else {
+                let mut least: f64 = 1.0;
+                for r in 0..game.rows() {
+                    for c in 0..game.cols() {
+                        if solution.certain.verdict(r, c)?.is_none() {
+                            least = least.min(solution.probabilities.mine(r, c)?);
+                        }
+                    }
+                }
+                1.0 - least
+            };
+            outcomes.push((log10 * std::f64::consts::LN_10, next));
+        }
+        let top = outcomes
+            .iter()
+            .map(|o| o.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (mut weight, mut value) = (0.0, 0.0);
+        for (ln, next) in outcomes {
+            let w = (ln - top).exp();
+            weight += w;
+            value += w * next;
+        }
+        let score = if weight > 0.0 {
+            (1.0 - p) * value / weight
+        } else {
+            1.0 - p
+        };
+        if best.is_none_or(|(_, s)| score > s) {
+            best = Some(((cell, p), score));
+        }
+    }
+    Ok(best.map(|(cell, _)| cell))
 }
 
 /// A hidden cell and its mine probability.
