@@ -85,8 +85,8 @@ pub(crate) struct Args {
     /// Seed of the first game; game `i` is seeded from this seed and `i`.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// How the player guesses.
-    #[arg(long, value_enum, default_value_t = PolicyArg::Safest)]
+    /// How the player guesses (default: the strongest).
+    #[arg(long, value_enum, default_value_t = PolicyArg::Lookahead)]
     policy: PolicyArg,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]

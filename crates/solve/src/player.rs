@@ -10,7 +10,6 @@ use crate::{Error, Solver};
 #[non_exhaustive]
 pub enum Policy {
     /// The hidden cell least likely to be a mine; ties go to the first, row by row.
-    #[default]
     Safest,
     /// Among the cells within [`NEAR`] of the safest, the one most likely to show a zero
     /// and open a region (estimated as the product, over its undecided neighbours, of the
@@ -22,7 +21,9 @@ pub enum Policy {
     /// show is put on a copy of the view and solved again; the cell's score is the chance it
     /// is safe times the expected safety of the best move after it (1 when something is then
     /// proven safe, else the best guess's chance), each number weighted by the layouts that
-    /// show it. The highest score wins; ties go to the safer cell, then the first.
+    /// show it. The highest score wins; ties go to the safer cell, then the first. The
+    /// strongest policy, and the default.
+    #[default]
     Lookahead,
 }
 
