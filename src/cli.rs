@@ -56,6 +56,36 @@ impl From<KeepClear> for FirstClick {
     }
 }
 
+/// The classic boards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Preset {
+    /// 9x9 with 10 mines.
+    Beginner,
+    /// 16x16 with 40 mines.
+    Intermediate,
+    /// 16x30 with 99 mines.
+    Expert,
+}
+
+impl Preset {
+    /// Rows, columns and mines.
+    pub(crate) fn size(self) -> (usize, usize, usize) {
+        match self {
+            Preset::Beginner => (9, 9, 10),
+            Preset::Intermediate => (16, 16, 40),
+            Preset::Expert => (16, 30, 99),
+        }
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Preset::Beginner => "beginner",
+            Preset::Intermediate => "intermediate",
+            Preset::Expert => "expert",
+        }
+    }
+}
+
 /// What to generate, as given on the command line.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BoardSpec {

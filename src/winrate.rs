@@ -11,29 +11,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{CellArg, KeepClear, thread_pool};
+use crate::cli::{CellArg, KeepClear, Preset, thread_pool};
 use crate::system::emit;
-
-/// The board presets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Preset {
-    /// 9x9, 10 mines.
-    Beginner,
-    /// 16x16, 40 mines.
-    Intermediate,
-    /// 16 rows, 30 columns, 99 mines.
-    Expert,
-}
-
-impl Preset {
-    fn size(self) -> (usize, usize, usize) {
-        match self {
-            Preset::Beginner => (9, 9, 10),
-            Preset::Intermediate => (16, 16, 40),
-            Preset::Expert => (16, 30, 99),
-        }
-    }
-}
 
 /// The guess policies, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]

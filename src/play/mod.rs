@@ -32,41 +32,11 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::KeepClear;
+use crate::cli::{KeepClear, Preset};
 use crate::files::write_atomic;
 use crate::system::ensure_memory;
 
 pub(crate) use app::{Action, App};
-
-/// The classic boards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub(crate) enum Preset {
-    /// 9x9 with 10 mines.
-    Beginner,
-    /// 16x16 with 40 mines.
-    Intermediate,
-    /// 16x30 with 99 mines.
-    Expert,
-}
-
-impl Preset {
-    /// Rows, columns and mines.
-    fn size(self) -> (usize, usize, usize) {
-        match self {
-            Preset::Beginner => (9, 9, 10),
-            Preset::Intermediate => (16, 16, 40),
-            Preset::Expert => (16, 30, 99),
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Preset::Beginner => "beginner",
-            Preset::Intermediate => "intermediate",
-            Preset::Expert => "expert",
-        }
-    }
-}
 
 /// Options of `bitmines play`; with none, an expert game.
 #[derive(clap::Args, Debug)]
