@@ -197,6 +197,25 @@ impl Board {
         row_view(&self.geometry, &self.mines, row)
     }
 
+    /// The mine plane laid out by [`Board::geometry`]: one bit per padded cell, sentinel and
+    /// padding bits clear, the form [`Board::from_mine_words`] takes. A copy of it, changed
+    /// and given back to `from_mine_words`, is how a board is edited.
+    ///
+    /// ```
+    /// use bitmines_core::Board;
+    ///
+    /// let board = Board::from_mines(2, 3, [(0, 1)])?;
+    /// let mut words = board.mine_words().to_vec();
+    /// let bit = board.geometry().bit(1, 2)?;
+    /// words[bit / 64] |= 1 << (bit % 64);
+    /// let edited = Board::from_mine_words(*board.geometry(), words)?;
+    /// assert_eq!((edited.mine_count(), edited.is_mine(1, 2)?), (2, true));
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn mine_words(&self) -> &[u64] {
+        self.mines.words()
+    }
+
     /// Heap bytes held by the board's planes.
     pub fn heap_bytes(&self) -> usize {
         2 * self.geometry.plane_bytes()

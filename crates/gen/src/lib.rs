@@ -48,6 +48,7 @@
 struct CrateReadme;
 
 mod chunk;
+mod no_guess;
 mod split;
 
 use bitmines_core::{Board, Geometry, Placement, Placer, Zone};
@@ -55,6 +56,10 @@ use rand_pcg::Pcg64;
 use rayon::prelude::*;
 
 use crate::chunk::Chunk;
+
+pub use no_guess::{
+    Certificate, Certified, Method, NoGuess, NoGuessError, SOLVER_VERSION, no_guess,
+};
 
 /// Cells per chunk, rounded to whole rows. Fixed, so chunk boundaries never depend on the
 /// number of threads.

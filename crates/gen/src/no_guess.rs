@@ -1,0 +1,803 @@
+//! No-guess boards: boards that `bitmines-solve` clears from the first click by deduction
+//! alone, certified by a replay of that solver.
+//!
+//! Two methods. **Rejection** draws uniform boards (with [`generate`](crate::generate)) until
+//! one is cleared, so the result is exactly uniform over the boards the solver clears; it
+//! pays where such boards are common (small and medium boards at usual densities). **Repair**
+//! plays the solver from the first click and, wherever it stalls, moves mines near the stall:
+//! it picks a stalled number and empties or fills its undecided cells (whichever moves fewer
+//! mines), sending the mines to, or taking them from, hidden cells away from every revealed
+//! cell. The number then settles by the trivial rule, and no revealed cell ever gets a mine,
+//! so play goes on from where it stopped. The mine count stays exact and the first-click
+//! zone stays clear. When play is won, the board is replayed from the first click; if that
+//! replay stalls, repair goes on from its stall. Only a board whose clean replay wins is
+//! returned. Repaired boards are not uniform: mines move away from numbers that would have
+//! forced a guess, so their frontiers are tidier than a uniform board's (see the crate
+//! README for the measured difference).
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "every index is a word of a plane laid out by the board's own Geometry, from Geometry::bit of an on-board cell"
+)]
+
+use std::sync::Arc;
+
+use bitmines_core::{Board, FirstClick, Game, Geometry, Status};
+use bitmines_solve::{Certain, Solver, Tally, Tier};
+use rand_core::Rng;
+use rand_pcg::Pcg64;
+use rayon::prelude::*;
+
+use crate::split::below;
+use crate::{Config, Error, generate, stream};
+
+/// The version of the solver's rules a certificate vouches for: bumped when
+/// `bitmines-solve` proves more, or differently, so that a recorded certificate says which
+/// rules it was checked against.
+pub const SOLVER_VERSION: u32 = 1;
+
+/// Boards at most this large try rejection first under [`Method::Auto`].
+const AUTO_REJECT_CELLS: usize = 1024;
+
+/// Attempts of rejection under [`Method::Auto`] before it turns to repair.
+const AUTO_REJECT_ATTEMPTS: usize = 64;
+
+/// The stream index of the repair's own random choices.
+const REPAIR_STREAM: u64 = u64::MAX;
+
+/// How a no-guess board is made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Method {
+    /// Rejection for boards of at most 1024 cells (64 attempts), then repair.
+    #[default]
+    Auto,
+    /// Uniform boards until one is cleared: exactly uniform over the boards the solver
+    /// clears.
+    Reject,
+    /// Mines moved wherever the solver stalls: fast at any size and density, not uniform.
+    Repair,
+}
+
+impl std::fmt::Display for Method {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Method::Auto => "auto",
+            Method::Reject => "reject",
+            Method::Repair => "repair",
+        })
+    }
+}
+
+/// What no-guess board to make: the board's size, mines and seed, and the first click it is
+/// certified from.
+///
+/// ```
+/// use bitmines_core::FirstClick;
+/// use bitmines_gen::NoGuess;
+///
+/// let request = NoGuess::new(16, 30, 99, 1).first_click(FirstClick::Opening, 3, 3);
+/// let certified = bitmines_gen::no_guess(&request)?;
+/// assert_eq!(certified.board().mine_count(), 99);
+/// assert!(!certified.board().is_mine(3, 3)?);
+/// assert_eq!(certified.click(), (3, 3));
+/// # Ok::<(), bitmines_gen::NoGuessError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct NoGuess {
+    /// Rows of the board.
+    pub rows: usize,
+    /// Columns of the board.
+    pub cols: usize,
+    /// Exactly how many mines.
+    pub mines: usize,
+    /// The seed: the same request gives the same board on any number of threads.
+    pub seed: u64,
+    /// What the first click keeps clear: [`FirstClick::Opening`] (the default) or
+    /// [`FirstClick::Safe`]. [`FirstClick::Unprotected`] is refused, since a first click
+    /// that may hit a mine is a guess.
+    pub rule: FirstClick,
+    /// The first click, `(row, col)`; the centre of the board by default.
+    pub click: (usize, usize),
+    /// How to make the board.
+    pub method: Method,
+    /// Most boards drawn by [`Method::Reject`] (10,000 by default).
+    pub attempts: usize,
+    /// Most repairs (one stalled number each) before giving up; by default four per cell.
+    pub repairs: usize,
+}
+
+impl NoGuess {
+    /// A request with an opening first click at the centre, [`Method::Auto`] and the default
+    /// budgets.
+    pub fn new(rows: usize, cols: usize, mines: usize, seed: u64) -> NoGuess {
+        NoGuess {
+            rows,
+            cols,
+            mines,
+            seed,
+            rule: FirstClick::Opening,
+            click: (rows / 2, cols / 2),
+            method: Method::Auto,
+            attempts: 10_000,
+            repairs: rows.saturating_mul(cols).saturating_mul(4).max(64),
+        }
+    }
+
+    /// The same request certified from a first click at `(row, col)` under `rule`.
+    pub fn first_click(mut self, rule: FirstClick, row: usize, col: usize) -> NoGuess {
+        self.rule = rule;
+        self.click = (row, col);
+        self
+    }
+
+    /// The same request made by `method`.
+    pub fn method(mut self, method: Method) -> NoGuess {
+        self.method = method;
+        self
+    }
+
+    /// The same request with at most `attempts` boards drawn by rejection.
+    pub fn attempts(mut self, attempts: usize) -> NoGuess {
+        self.attempts = attempts;
+        self
+    }
+
+    /// The same request with at most `repairs` repairs.
+    pub fn repairs(mut self, repairs: usize) -> NoGuess {
+        self.repairs = repairs;
+        self
+    }
+}
+
+/// A board with its certificate: the solver clears it from [`Certified::click`] without a
+/// guess.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Certified {
+    board: Board,
+    rule: FirstClick,
+    click: (usize, usize),
+    certificate: Certificate,
+}
+
+impl Certified {
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The board, taken out.
+    pub fn into_board(self) -> Board {
+        self.board
+    }
+
+    /// The first click it is certified from, `(row, col)`.
+    pub fn click(&self) -> (usize, usize) {
+        self.click
+    }
+
+    /// What the first click keeps clear.
+    pub fn rule(&self) -> FirstClick {
+        self.rule
+    }
+
+    /// How it was made and which rules clear it.
+    pub fn certificate(&self) -> &Certificate {
+        &self.certificate
+    }
+}
+
+/// What the certifying replay found, and how the board was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Certificate {
+    /// The method that made the board: [`Method::Reject`] or [`Method::Repair`].
+    pub method: Method,
+    /// Boards drawn (1 for a repaired board, which starts from one drawn board).
+    pub attempts: usize,
+    /// Stalled numbers repaired.
+    pub repairs: usize,
+    /// Moves of the replay: each reveals every cell the cheapest tier that proves any proves.
+    pub moves: usize,
+    /// Cells revealed by moves of each tier (the first click's cascade is not counted).
+    pub tally: Tally,
+    /// The deepest tier some move needed (`None` when the first click clears the board).
+    pub deepest: Option<Tier>,
+    /// [`SOLVER_VERSION`] of the solver that replayed it.
+    pub solver: u32,
+}
+
+impl Certificate {
+    /// Whether some move needed `tier` (the tiers a move needs are the cheapest that prove a
+    /// safe cell there).
+    pub fn needed(&self, tier: Tier) -> bool {
+        match tier {
+            Tier::Trivial => self.tally.trivial > 0,
+            Tier::Pair => self.tally.pair > 0,
+            Tier::Component => self.tally.component > 0,
+            Tier::Global => self.tally.global > 0,
+        }
+    }
+}
+
+/// Why no certified board came back.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum NoGuessError {
+    /// The request itself: a size, a mine count that does not fit beside the first-click
+    /// zone (`TooManyMines`), a click off the board (`Core(OffBoard)`), memory.
+    #[error(transparent)]
+    Gen(#[from] Error),
+    /// A first click that may hit a mine.
+    #[error(
+        "a no-guess board needs a first click that keeps its cell clear: use the safe or the opening rule"
+    )]
+    Unprotected,
+    /// Rejection drew its whole budget of boards and the solver cleared none of them.
+    #[error(
+        "none of {attempts} random {rows}x{cols} boards with {mines} mines can be cleared without a guess; try the repair method or fewer mines"
+    )]
+    NoBoardFound {
+        /// Boards drawn.
+        attempts: usize,
+        /// Rows of the board.
+        rows: usize,
+        /// Columns of the board.
+        cols: usize,
+        /// Mines asked for.
+        mines: usize,
+    },
+    /// Repair used its whole budget and the solver still stalls.
+    #[error(
+        "{repairs} repairs left a {rows}x{cols} board with {mines} mines still needing a guess ({hidden} safe cells unreached); try fewer mines"
+    )]
+    RepairsExhausted {
+        /// Repairs made.
+        repairs: usize,
+        /// Safe cells the last replay did not reach.
+        hidden: usize,
+        /// Rows of the board.
+        rows: usize,
+        /// Columns of the board.
+        cols: usize,
+        /// Mines asked for.
+        mines: usize,
+    },
+    /// The solver failed on a position (out of memory on a huge board).
+    #[error(transparent)]
+    Solver(#[from] bitmines_solve::Error),
+}
+
+impl From<bitmines_core::Error> for NoGuessError {
+    fn from(error: bitmines_core::Error) -> NoGuessError {
+        NoGuessError::Gen(Error::Core(error))
+    }
+}
+
+/// Makes the no-guess board `request` describes, certified by a replay of
+/// `bitmines-solve` from its first click, or says why there is none. Rejection runs its
+/// draws in parallel batches on the current rayon pool; the board is the same on any
+/// number of threads.
+pub fn no_guess(request: &NoGuess) -> Result<Certified, NoGuessError> {
+    if request.rule == FirstClick::Unprotected {
+        return Err(NoGuessError::Unprotected);
+    }
+    let (row, col) = request.click;
+    let zone = request.rule.zone(request.rows, request.cols, row, col)?;
+    let config =
+        Config::new(request.rows, request.cols, request.mines, request.seed).keep_clear(zone);
+    let reject = match request.method {
+        Method::Reject => Some(request.attempts),
+        Method::Repair => None,
+        Method::Auto => (request.rows.saturating_mul(request.cols) <= AUTO_REJECT_CELLS)
+            .then_some(AUTO_REJECT_ATTEMPTS.min(request.attempts)),
+    };
+    if let Some(attempts) = reject {
+        if let Some(certified) = reject_sample(request, &config, attempts)? {
+            return Ok(certified);
+        }
+        if request.method == Method::Reject {
+            return Err(NoGuessError::NoBoardFound {
+                attempts,
+                rows: request.rows,
+                cols: request.cols,
+                mines: request.mines,
+            });
+        }
+    }
+    let first = generate(&attempt_config(&config, reject.unwrap_or(0)))?;
+    repair(request, first)
+}
+
+/// The config of draw number `attempt`: the request's, with the seed hashed with the index.
+fn attempt_config(config: &Config, attempt: usize) -> Config {
+    let mut config = config.clone();
+    config.seed = stream(config.seed, attempt as u64).next_u64();
+    config
+}
+
+/// Draws up to `attempts` boards, in batches of one per thread, and returns the first (by
+/// draw number) that the solver clears.
+fn reject_sample(
+    request: &NoGuess,
+    config: &Config,
+    attempts: usize,
+) -> Result<Option<Certified>, NoGuessError> {
+    let batch = rayon::current_num_threads().max(1);
+    let mut start = 0;
+    while start < attempts {
+        let end = (start + batch).min(attempts);
+        let found = (start..end)
+            .into_par_iter()
+            .map(|attempt| -> Result<Option<Certified>, NoGuessError> {
+                let board = generate(&attempt_config(config, attempt))?;
+                let replay = replay(&Arc::new(board.clone()), request)?;
+                Ok(replay.won.then(|| Certified {
+                    board,
+                    rule: request.rule,
+                    click: request.click,
+                    certificate: replay.certificate(Method::Reject, attempt + 1, 0),
+                }))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(certified) = found.into_iter().flatten().next() {
+            return Ok(Some(certified));
+        }
+        start = end;
+    }
+    Ok(None)
+}
+
+/// A play of the solver: the game where it stopped and what each move needed.
+struct Replay {
+    game: Game,
+    won: bool,
+    moves: usize,
+    tally: Tally,
+    /// What the solver knew when it stalled (`None` once won).
+    stall: Option<Certain>,
+}
+
+impl Replay {
+    fn certificate(&self, method: Method, attempts: usize, repairs: usize) -> Certificate {
+        let tally = self.tally;
+        let deepest = [
+            (tally.global, Tier::Global),
+            (tally.component, Tier::Component),
+            (tally.pair, Tier::Pair),
+            (tally.trivial, Tier::Trivial),
+        ]
+        .into_iter()
+        .find(|&(n, _)| n > 0)
+        .map(|(_, tier)| tier);
+        Certificate {
+            method,
+            attempts,
+            repairs,
+            moves: self.moves,
+            tally,
+            deepest,
+            solver: SOLVER_VERSION,
+        }
+    }
+}
+
+/// Plays `board` from the request's first click with the solver alone.
+fn replay(board: &Arc<Board>, request: &NoGuess) -> Result<Replay, NoGuessError> {
+    let mut game = Game::new(Arc::clone(board));
+    game.reveal(request.click.0, request.click.1)?;
+    let mut replay = Replay {
+        game,
+        won: false,
+        moves: 0,
+        tally: Tally::default(),
+        stall: None,
+    };
+    advance(&mut replay)?;
+    Ok(replay)
+}
+
+/// Plays on with the solver until the game is won or the solver stalls. Each move reveals
+/// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
+/// rule, then the exact tier with the mine count.
+fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
+    loop {
+        match replay.game.status() {
+            Status::Won => {
+                replay.won = true;
+                replay.stall = None;
+                return Ok(());
+            }
+            // A move reveals only proven cells, so this is unreachable unless the solver
+            // were unsound; it is reported as a stall all the same, never as a win.
+            Status::Lost => return Ok(()),
+            Status::Playing => {}
+        }
+        let mut solver = Solver::new(&replay.game)?;
+        solver.trivial()?;
+        let (certain, tier) = if solver.proves_safe() {
+            (solver.into_certain(), Tier::Trivial)
+        } else {
+            solver.deduce()?;
+            if solver.proves_safe() {
+                (solver.into_certain(), Tier::Pair)
+            } else {
+                let certain = solver.solve()?.certain;
+                let mut tier = None;
+                for (r, c) in certain.safe() {
+                    if let Some(reason) = certain.reason(r, c)? {
+                        tier = Some(tier.map_or(reason.tier(), |t: Tier| t.min(reason.tier())));
+                    }
+                }
+                match tier {
+                    Some(tier) => (certain, tier),
+                    None => {
+                        replay.stall = Some(certain);
+                        return Ok(());
+                    }
+                }
+            }
+        };
+        let geometry = *replay.game.view().geometry();
+        let mut cells = vec![0u64; geometry.words()];
+        for (r, c) in certain.safe() {
+            let bit = geometry.bit(r, c)?;
+            cells[bit / 64] |= 1 << (bit % 64);
+        }
+        let opened = replay.game.reveal_cells(&cells)?.opened;
+        replay.moves += 1;
+        match tier {
+            Tier::Trivial => replay.tally.trivial += opened,
+            Tier::Pair => replay.tally.pair += opened,
+            Tier::Component => replay.tally.component += opened,
+            Tier::Global => replay.tally.global += opened,
+        }
+    }
+}
+
+/// Repairs `board` until a clean replay from the first click wins.
+fn repair(request: &NoGuess, board: Board) -> Result<Certified, NoGuessError> {
+    let geometry = *board.geometry();
+    let mut mines = board.mine_words().to_vec();
+    let mut rng = stream(request.seed, REPAIR_STREAM);
+    let mut board = Arc::new(board);
+    let mut play = replay(&board, request)?;
+    let mut repairs = 0;
+    loop {
+        if play.won {
+            // Won from a position that earlier repairs left behind: replay from scratch.
+            let clean = replay(&board, request)?;
+            if clean.won {
+                let certificate = clean.certificate(Method::Repair, 1, repairs);
+                drop(clean);
+                drop(play);
+                let board = Arc::try_unwrap(board).unwrap_or_else(|shared| (*shared).clone());
+                return Ok(Certified {
+                    board,
+                    rule: request.rule,
+                    click: request.click,
+                    certificate,
+                });
+            }
+            play = clean;
+        }
+        let Some(certain) = play.stall.take() else {
+            // Lost: impossible for a sound solver; start the play again from the click.
+            play = replay(&board, request)?;
+            continue;
+        };
+        let made = mend(
+            &geometry,
+            &mut mines,
+            &play.game,
+            &certain,
+            &mut rng,
+            request.repairs - repairs.min(request.repairs),
+        )?;
+        repairs += made;
+        if made == 0 || repairs >= request.repairs {
+            let view = play.game.view();
+            return Err(NoGuessError::RepairsExhausted {
+                repairs,
+                hidden: board.safe_count() - view.revealed_count(),
+                rows: request.rows,
+                cols: request.cols,
+                mines: request.mines,
+            });
+        }
+        // The revealed cells are still safe: reveal them on the mended board and go on.
+        let mut open = play.game.view().revealed_words().to_vec();
+        mask_cells(&geometry, &mut open);
+        board = Arc::new(Board::from_mine_words(geometry, mines.clone())?);
+        let mut game = Game::new(Arc::clone(&board));
+        game.reveal(request.click.0, request.click.1)?;
+        if game.status() == Status::Playing {
+            game.reveal_cells(&open)?;
+        }
+        play = Replay {
+            game,
+            won: false,
+            moves: 0,
+            tally: Tally::default(),
+            stall: None,
+        };
+        advance(&mut play)?;
+    }
+}
+
+/// Clears the sentinel and padding bits of a padded plane, leaving its board cells.
+fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
+    let wpr = geometry.words_per_row();
+    for (w, word) in plane.iter_mut().enumerate() {
+        let row = w / wpr;
+        *word &= if row == 0 || row > geometry.rows() {
+            0
+        } else {
+            geometry.cell_mask(w % wpr)
+        };
+    }
+}
+
+/// What the mender needs to know of each cell at a stall.
+struct Stall<'a> {
+    geometry: &'a Geometry,
+    game: &'a Game,
+    certain: &'a Certain,
+}
+
+impl Stall<'_> {
+    fn revealed(&self, r: usize, c: usize) -> bool {
+        matches!(self.game.cell(r, c), Ok(bitmines_core::Cell::Open(_)))
+    }
+
+    /// A hidden cell that the solver has not decided.
+    fn undecided(&self, r: usize, c: usize) -> bool {
+        !self.revealed(r, c) && matches!(self.certain.verdict(r, c), Ok(None))
+    }
+
+    /// A hidden cell with no revealed neighbour: a mine moved there changes no number.
+    fn far(&self, r: usize, c: usize) -> bool {
+        around(self.geometry, r, c).all(|(nr, nc)| !self.revealed(nr, nc)) && !self.revealed(r, c)
+    }
+}
+
+/// The cells of the 3x3 block around `(r, c)` on the board, itself included.
+fn around(geometry: &Geometry, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> {
+    let (rows, cols) = (geometry.rows(), geometry.cols());
+    (r.saturating_sub(1)..=(r + 1).min(rows - 1))
+        .flat_map(move |nr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |nc| (nr, nc)))
+}
+
+fn get(geometry: &Geometry, plane: &[u64], r: usize, c: usize) -> bool {
+    geometry
+        .bit(r, c)
+        .is_ok_and(|bit| plane[bit / 64] >> (bit % 64) & 1 != 0)
+}
+
+fn put(geometry: &Geometry, plane: &mut [u64], r: usize, c: usize, mine: bool) {
+    if let Ok(bit) = geometry.bit(r, c) {
+        if mine {
+            plane[bit / 64] |= 1 << (bit % 64);
+        } else {
+            plane[bit / 64] &= !(1 << (bit % 64));
+        }
+    }
+}
+
+/// Repairs stalled numbers of the position `game` shows, at most `budget`, no two within
+/// four cells of each other (so no number sees the changes of two repairs); returns how
+/// many it made.
+fn mend(
+    geometry: &Geometry,
+    mines: &mut [u64],
+    game: &Game,
+    certain: &Certain,
+    rng: &mut Pcg64,
+    budget: usize,
+) -> Result<usize, NoGuessError> {
+    let stall = Stall {
+        geometry,
+        game,
+        certain,
+    };
+    let (rows, cols) = (geometry.rows(), geometry.cols());
+    // Stalled numbers: revealed cells with an undecided neighbour, each with those
+    // neighbours, to be emptied or filled.
+    let mut stalled: Vec<Target> = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            if stall.revealed(r, c) {
+                let targets: Vec<(usize, usize)> = around(geometry, r, c)
+                    .filter(|&(nr, nc)| stall.undecided(nr, nc))
+                    .collect();
+                if !targets.is_empty() {
+                    stalled.push(Target {
+                        by: (r, c),
+                        cells: targets,
+                        empty: None,
+                    });
+                }
+            }
+        }
+    }
+    if stalled.is_empty() {
+        // Every number is settled, and the undecided cells lie behind a wall of proven
+        // mines: empty a wall mine beside a number, one as close to an undecided cell as
+        // any, so that the number proves it safe and, once revealed, it shows what lies
+        // behind (or the next layer of the wall).
+        let undecided: Vec<(usize, usize)> = (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .filter(|&(r, c)| stall.undecided(r, c))
+            .collect();
+        let mut best = usize::MAX;
+        for r in 0..rows {
+            for c in 0..cols {
+                if stall.revealed(r, c) || !get(geometry, mines, r, c) {
+                    continue;
+                }
+                let Some(by) = around(geometry, r, c).find(|&(nr, nc)| stall.revealed(nr, nc))
+                else {
+                    continue;
+                };
+                let distance = undecided
+                    .iter()
+                    .map(|&(ur, uc)| ur.abs_diff(r).max(uc.abs_diff(c)))
+                    .min()
+                    .unwrap_or(0);
+                if distance < best {
+                    best = distance;
+                    stalled.clear();
+                }
+                if distance == best {
+                    stalled.push(Target {
+                        by,
+                        cells: vec![(r, c)],
+                        empty: Some(true),
+                    });
+                }
+            }
+        }
+    }
+    if stalled.is_empty() {
+        return Ok(0);
+    }
+    // Start at a random stalled number, then take the others in board order, skipping any
+    // within four cells of one already repaired.
+    let first = below(rng, stalled.len() as u64) as usize;
+    stalled.rotate_left(first);
+    let mut made: Vec<(usize, usize)> = Vec::new();
+    for Target {
+        by: n,
+        cells: targets,
+        empty,
+    } in &stalled
+    {
+        if made.len() >= budget {
+            break;
+        }
+        if made
+            .iter()
+            .any(|&(mr, mc)| mr.abs_diff(n.0) <= 4 && mc.abs_diff(n.1) <= 4)
+        {
+            continue;
+        }
+        if mend_one(&stall, mines, rng, *n, targets, *empty) {
+            made.push(*n);
+        }
+    }
+    Ok(made.len())
+}
+
+/// Cells to empty or fill so that the number at `by` settles; `empty` says which, if it
+/// must be one.
+struct Target {
+    by: (usize, usize),
+    cells: Vec<(usize, usize)>,
+    empty: Option<bool>,
+}
+
+/// Empties or fills `targets` (hidden cells around the number at `n`): as `empty` says, or
+/// else whichever moves fewer mines, and failing that the other. The mines move to or from
+/// other hidden cells: far from every revealed cell if any will do, else any hidden cell
+/// out of the number's reach. Returns whether it changed anything.
+fn mend_one(
+    stall: &Stall<'_>,
+    mines: &mut [u64],
+    rng: &mut Pcg64,
+    n: (usize, usize),
+    targets: &[(usize, usize)],
+    empty: Option<bool>,
+) -> bool {
+    let geometry = stall.geometry;
+    let held = targets
+        .iter()
+        .filter(|&&(r, c)| get(geometry, mines, r, c))
+        .count();
+    let preferred = match (2 * held).cmp(&targets.len()) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Greater => false,
+        std::cmp::Ordering::Equal => rng.next_u32() & 1 == 0,
+    };
+    match empty {
+        Some(empty) => shift(stall, mines, rng, n, targets, empty),
+        None => {
+            shift(stall, mines, rng, n, targets, preferred)
+                || shift(stall, mines, rng, n, targets, !preferred)
+        }
+    }
+}
+
+/// Empties (`empty`) or fills `targets`, each change paired with a partner cell that takes
+/// the opposite change so the mine count stays; returns whether it changed anything, and
+/// changes nothing unless every change found a partner.
+fn shift(
+    stall: &Stall<'_>,
+    mines: &mut [u64],
+    rng: &mut Pcg64,
+    n: (usize, usize),
+    targets: &[(usize, usize)],
+    empty: bool,
+) -> bool {
+    let geometry = stall.geometry;
+    let change: Vec<(usize, usize)> = targets
+        .iter()
+        .copied()
+        .filter(|&(r, c)| get(geometry, mines, r, c) == empty)
+        .collect();
+    let reach = |r: usize, c: usize| r.abs_diff(n.0) <= 1 && c.abs_diff(n.1) <= 1;
+    let wanted = !empty; // a partner must hold a mine when filling
+    let partner_ok = |r: usize, c: usize, far: bool| {
+        !stall.revealed(r, c)
+            && !reach(r, c)
+            && get(geometry, mines, r, c) == wanted
+            && (!far || stall.far(r, c))
+    };
+    let mut partners: Vec<(usize, usize)> = Vec::with_capacity(change.len());
+    for _ in &change {
+        let Some(p) = pick(geometry, rng, |r, c| {
+            partner_ok(r, c, true) && !partners.contains(&(r, c))
+        })
+        .or_else(|| {
+            pick(geometry, rng, |r, c| {
+                partner_ok(r, c, false) && !partners.contains(&(r, c))
+            })
+        }) else {
+            return false;
+        };
+        partners.push(p);
+    }
+    for (&(r, c), &(pr, pc)) in change.iter().zip(&partners) {
+        put(geometry, mines, r, c, !empty);
+        put(geometry, mines, pr, pc, empty);
+    }
+    !change.is_empty()
+}
+
+/// A uniformly random cell that `ok` accepts: by rejection for a while, then by listing them
+/// all.
+fn pick(
+    geometry: &Geometry,
+    rng: &mut Pcg64,
+    ok: impl Fn(usize, usize) -> bool,
+) -> Option<(usize, usize)> {
+    let (rows, cols) = (geometry.rows(), geometry.cols());
+    for _ in 0..32 {
+        let (r, c) = (
+            below(rng, rows as u64) as usize,
+            below(rng, cols as u64) as usize,
+        );
+        if ok(r, c) {
+            return Some((r, c));
+        }
+    }
+    let all: Vec<(usize, usize)> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .filter(|&(r, c)| ok(r, c))
+        .collect();
+    if all.is_empty() {
+        None
+    } else {
+        Some(all[below(rng, all.len() as u64) as usize])
+    }
+}
