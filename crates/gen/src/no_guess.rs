@@ -5,10 +5,11 @@
 //! one is cleared, so the result is exactly uniform over the boards the solver clears; it
 //! pays where such boards are common (small and medium boards at usual densities). **Repair**
 //! plays the solver from the first click and, wherever it stalls, moves mines near the stall:
-//! it picks a stalled number and empties or fills its undecided cells (whichever moves fewer
-//! mines), sending the mines to, or taking them from, hidden cells away from every revealed
-//! cell. The number then settles by the trivial rule, and no revealed cell ever gets a mine,
-//! so play goes on from where it stopped. The mine count stays exact and the first-click
+//! it picks stalled numbers (at least five cells apart) and empties each one's undecided
+//! cells, sending their mines to hidden cells away from every revealed cell (or, where none
+//! is free, fills them with mines taken from such cells). The number then settles by the
+//! trivial rule, and no revealed cell ever gets a mine, so play goes on from where it
+//! stopped. Behind a wall of proven mines, a wall mine beside a number is emptied instead. The mine count stays exact and the first-click
 //! zone stays clear. When play is won, the board is replayed from the first click; if that
 //! replay stalls, repair goes on from its stall. Only a board whose clean replay wins is
 //! returned. Repaired boards are not uniform: mines move away from numbers that would have
@@ -402,6 +403,7 @@ fn replay(board: &Arc<Board>, request: &NoGuess) -> Result<Replay, NoGuessError>
 /// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
 /// rule, then the exact tier with the mine count.
 fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
+    let mut kept: Option<Solver> = None;
     loop {
         match replay.game.status() {
             Status::Won => {
@@ -414,38 +416,46 @@ fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
             Status::Lost => return Ok(()),
             Status::Playing => {}
         }
-        let mut solver = Solver::new(&replay.game)?;
+        let mut solver = match kept.take() {
+            Some(mut solver) => {
+                solver.update(&replay.game)?;
+                solver
+            }
+            None => Solver::new(&replay.game)?,
+        };
         solver.trivial()?;
-        let (certain, tier) = if solver.proves_safe() {
-            (solver.into_certain(), Tier::Trivial)
-        } else {
+        let mut tier = Tier::Trivial;
+        if !solver.proves_safe() {
             solver.deduce()?;
-            if solver.proves_safe() {
-                (solver.into_certain(), Tier::Pair)
-            } else {
-                let certain = solver.solve()?.certain;
-                let mut tier = None;
-                for (r, c) in certain.safe() {
-                    if let Some(reason) = certain.reason(r, c)? {
-                        tier = Some(tier.map_or(reason.tier(), |t: Tier| t.min(reason.tier())));
-                    }
-                }
-                match tier {
-                    Some(tier) => (certain, tier),
-                    None => {
-                        replay.stall = Some(certain);
-                        return Ok(());
-                    }
+            tier = Tier::Pair;
+        }
+        let opened = if solver.proves_safe() {
+            let opened = replay.game.reveal_cells(solver.safe_plane())?.opened;
+            kept = Some(solver);
+            opened
+        } else {
+            // The exact tier, whose solver is not kept: it is rarely needed, and the next
+            // move starts afresh.
+            let certain = solver.solve()?.certain;
+            let mut least = None;
+            for (r, c) in certain.safe() {
+                if let Some(reason) = certain.reason(r, c)? {
+                    least = Some(least.map_or(reason.tier(), |t: Tier| t.min(reason.tier())));
                 }
             }
+            let Some(least) = least else {
+                replay.stall = Some(certain);
+                return Ok(());
+            };
+            tier = least;
+            let geometry = *replay.game.view().geometry();
+            let mut cells = vec![0u64; geometry.words()];
+            for (r, c) in certain.safe() {
+                let bit = geometry.bit(r, c)?;
+                cells[bit / 64] |= 1 << (bit % 64);
+            }
+            replay.game.reveal_cells(&cells)?.opened
         };
-        let geometry = *replay.game.view().geometry();
-        let mut cells = vec![0u64; geometry.words()];
-        for (r, c) in certain.safe() {
-            let bit = geometry.bit(r, c)?;
-            cells[bit / 64] |= 1 << (bit % 64);
-        }
-        let opened = replay.game.reveal_cells(&cells)?.opened;
         replay.moves += 1;
         match tier {
             Tier::Trivial => replay.tally.trivial += opened,
@@ -698,7 +708,7 @@ struct Target {
 }
 
 /// Empties or fills `targets` (hidden cells around the number at `n`): as `empty` says, or
-/// else whichever moves fewer mines, and failing that the other. The mines move to or from
+/// else empties them if partners can be found, and fills them if not. The mines move to or from
 /// other hidden cells: far from every revealed cell if any will do, else any hidden cell
 /// out of the number's reach. Returns whether it changed anything.
 fn mend_one(
@@ -709,21 +719,14 @@ fn mend_one(
     targets: &[(usize, usize)],
     empty: Option<bool>,
 ) -> bool {
-    let geometry = stall.geometry;
-    let held = targets
-        .iter()
-        .filter(|&&(r, c)| get(geometry, mines, r, c))
-        .count();
-    let preferred = match (2 * held).cmp(&targets.len()) {
-        std::cmp::Ordering::Less => true,
-        std::cmp::Ordering::Greater => false,
-        std::cmp::Ordering::Equal => rng.next_u32() & 1 == 0,
-    };
+    // Emptying reveals cells, so play moves on; filling only settles the number, and a
+    // number whose cells all become mines may leave nothing new to see. So empty when a
+    // partner can be found, and fill otherwise.
     match empty {
         Some(empty) => shift(stall, mines, rng, n, targets, empty),
         None => {
-            shift(stall, mines, rng, n, targets, preferred)
-                || shift(stall, mines, rng, n, targets, !preferred)
+            shift(stall, mines, rng, n, targets, true)
+                || shift(stall, mines, rng, n, targets, false)
         }
     }
 }

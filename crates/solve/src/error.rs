@@ -41,6 +41,14 @@ pub enum Error {
         /// How the game ended.
         status: Status,
     },
+    /// A position given to [`Solver::update`](crate::Solver::update) that is not a later
+    /// view of the solver's game: another size or mine count, a revealed cell hidden again
+    /// or showing another number, or a proven mine revealed.
+    #[error("the position is not a later view of the solver's game: {reason}")]
+    NotLater {
+        /// What differs, with the cell where it does.
+        reason: String,
+    },
     /// A position too large for the solver's own planes to be allocated.
     #[error("could not allocate {bytes} bytes of solver state for a {rows}x{cols} board")]
     OutOfMemory {

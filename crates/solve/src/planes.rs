@@ -89,6 +89,53 @@ impl Planes {
         })
     }
 
+    /// Takes in what `view` shows beyond what the planes hold: a later view of the same
+    /// game. Rows whose revealed cells changed are copied and marked for the trivial rule,
+    /// and proven safe cells now revealed leave the safe plane. Returns the rows that
+    /// changed, or the first cell that shows `view` is not a later view of this position
+    /// (a revealed cell hidden again or showing another number, or a proven mine revealed).
+    pub(crate) fn update(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        let wpr = self.geometry.words_per_row();
+        let revealed = view.revealed_words();
+        let mut changed = 0;
+        for row in 1..=self.geometry.rows() {
+            let words = row * wpr..(row + 1) * wpr;
+            if revealed[words.clone()] == self.revealed[words.start + 1..words.end + 1] {
+                continue;
+            }
+            for w in words {
+                let (new, old) = (revealed[w], self.revealed[w + 1]);
+                if new == old {
+                    continue;
+                }
+                let first = |bits: u64| (w + 1) * 64 + bits.trailing_zeros() as usize;
+                if old & !new != 0 {
+                    return Err((first(old & !new), "a revealed cell is hidden again"));
+                }
+                let slices = view.number_words(w);
+                let kept = old & self.geometry.cell_mask(w % wpr);
+                for (plane, &slice) in self.numbers.iter().zip(&slices) {
+                    if (plane[w + 1] ^ slice) & kept != 0 {
+                        let bits = (plane[w + 1] ^ slice) & kept;
+                        return Err((first(bits), "a revealed cell shows another number"));
+                    }
+                }
+                if self.mines[w + 1] & new != 0 {
+                    return Err((first(self.mines[w + 1] & new), "a proven mine is revealed"));
+                }
+                self.revealed[w + 1] = new;
+                for (plane, slice) in self.numbers.iter_mut().zip(slices) {
+                    plane[w + 1] = slice;
+                }
+                self.eights |= slices[3] != 0;
+                self.safe[w + 1] &= !new;
+            }
+            self.mark_dirty(row);
+            changed += 1;
+        }
+        Ok(changed)
+    }
+
     /// Heap bytes of the planes (seven planes, plus the ring and row marks).
     pub(crate) fn heap_bytes(&self) -> usize {
         8 * self.revealed.len() * 7 + self.ring.heap_bytes() + self.dirty.len()

@@ -151,6 +151,90 @@ impl Solver {
         })
     }
 
+    /// Takes in a later view of the same game (more cells revealed, say after revealing
+    /// the cells this solver proved safe), keeping everything proven so far, so that the
+    /// next [`Solver::trivial`] or [`Solver::deduce`] looks only at the rows that changed.
+    /// Much cheaper than a new solver on a large board: only rows whose revealed cells
+    /// changed are read. A view of another size or mine count, or one that hides a
+    /// revealed cell, changes a number or reveals a proven mine in those rows, is
+    /// `Error::NotLater`; a lost game is `Error::Finished`. Flagged cells stay hidden when
+    /// [`Game::reveal_cells`](bitmines_core::Game::reveal_cells) is given the safe plane, so
+    /// a loop like the one below stops when only flagged safe cells are left.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let board: Board = "..*.\n....\n.*..\n....\n".parse()?;
+    /// let mut game = Game::new(board);
+    /// game.reveal(0, 0)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// while game.status() == bitmines_core::Status::Playing {
+    ///     solver.deduce()?;
+    ///     if !solver.proves_safe() {
+    ///         break;
+    ///     }
+    ///     if game.reveal_cells(solver.safe_plane())?.opened == 0 {
+    ///         break;
+    ///     }
+    ///     if game.status() == bitmines_core::Status::Playing {
+    ///         solver.update(&game)?;
+    ///     }
+    /// }
+    /// assert!(game.revealed_count() > 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update(&mut self, position: &(impl AsView + ?Sized)) -> Result<(), Error> {
+        let view = position.view();
+        if view.status() == Status::Lost {
+            return Err(Error::Finished {
+                status: view.status(),
+            });
+        }
+        let geometry = self.planes.geometry;
+        if *view.geometry() != geometry || view.mine_count() != self.mines {
+            return Err(Error::NotLater {
+                reason: format!(
+                    "it is a {}x{} board with {} mines, the solver's is {}x{} with {}",
+                    view.rows(),
+                    view.cols(),
+                    view.mine_count(),
+                    geometry.rows(),
+                    geometry.cols(),
+                    self.mines
+                ),
+            });
+        }
+        self.planes.update(&view).map_err(|(index, what)| {
+            let (row, col) = self.planes.cell(index);
+            Error::NotLater {
+                reason: format!("{what} at ({row}, {col})"),
+            }
+        })?;
+        let flagged = view.flagged_words();
+        self.flagged[1..flagged.len() + 1].copy_from_slice(flagged);
+        let planes = &self.planes;
+        self.reasons
+            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        Ok(())
+    }
+
+    /// The hidden cells proven safe so far, as a plane laid out by the view's
+    /// [`Geometry`](bitmines_core::Geometry): the form
+    /// [`Game::reveal_cells`](bitmines_core::Game::reveal_cells) takes.
+    pub fn safe_plane(&self) -> &[u64] {
+        let safe = &self.planes.safe;
+        safe.get(1..safe.len() - 1).unwrap_or_default()
+    }
+
+    /// The cells proven to be mines so far, as a plane laid out like
+    /// [`Solver::safe_plane`], the form
+    /// [`Game::flag_cells`](bitmines_core::Game::flag_cells) takes.
+    pub fn mine_plane(&self) -> &[u64] {
+        let mines = &self.planes.mines;
+        mines.get(1..mines.len() - 1).unwrap_or_default()
+    }
+
     /// The same solver with `budget` for the exact tier.
     pub fn with_budget(mut self, budget: Budget) -> Solver {
         self.budget = budget;

@@ -301,3 +301,81 @@ fn budgets_mark_answers_approximate_and_stay_sound() {
         "{approximate} approximate, {density} by density"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A solver kept across moves with `update` proves exactly what a new solver of each
+    /// later view proves: the trivial and pair rules reach the same fixed point whether or
+    /// not they start from what earlier views proved.
+    #[test]
+    fn an_updated_solver_matches_a_new_one(seed in any::<u64>(), shape in 0..6usize, density in 0.05f64..0.3) {
+        let (rows, cols) = [(9, 9), (16, 30), (1, 70), (70, 1), (20, 65), (12, 128)][shape];
+        let mut rng = Rng(seed);
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (_, mut game) = played(&mut rng, rows, cols, mines, rows * cols * 9 / 10);
+        if game.status() != bitmines_core::Status::Playing {
+            return Ok(());
+        }
+        let mut kept = Solver::new(&game).unwrap();
+        loop {
+            kept.deduce().unwrap();
+            let mut fresh = Solver::new(&game).unwrap();
+            fresh.deduce().unwrap();
+            prop_assert_eq!(kept.safe_plane(), fresh.safe_plane());
+            prop_assert_eq!(kept.mine_plane(), fresh.mine_plane());
+            if !kept.proves_safe() || game.status() != bitmines_core::Status::Playing {
+                break;
+            }
+            // A flagged cell is not revealed (the position's flags, right or wrong, stay).
+            if game.reveal_cells(kept.safe_plane()).unwrap().opened == 0 {
+                break;
+            }
+            prop_assert!(game.status() != bitmines_core::Status::Lost);
+            if game.status() != bitmines_core::Status::Playing {
+                break;
+            }
+            kept.update(&game).unwrap();
+        }
+    }
+}
+
+/// `update` takes only later views of the same game.
+#[test]
+fn update_refuses_a_view_that_is_not_later() {
+    let solve = |text: &str| text.parse::<Position>().unwrap();
+    let mut solver = Solver::new(&solve("bitmines view 2x3 mines 1\n1##\n###\n")).unwrap();
+    let other_size = solve("bitmines view 3x3 mines 1\n1##\n###\n###\n");
+    let hidden_again = solve("bitmines view 2x3 mines 1\n###\n###\n");
+    let renumbered = solve("bitmines view 2x3 mines 1\n21#\n###\n");
+    for (position, says) in [
+        (&other_size, "3x3 board with 1 mines, the solver's is 2x3"),
+        (&hidden_again, "a revealed cell is hidden again at (0, 0)"),
+        (
+            &renumbered,
+            "a revealed cell shows another number at (0, 0)",
+        ),
+    ] {
+        match solver.update(position) {
+            Err(Error::NotLater { reason }) => assert!(reason.contains(says), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+    }
+    // A proven mine revealed: the 2 between two hidden cells makes both mines.
+    let mut solver = Solver::new(&solve("bitmines view 1x3 mines 2\n#2#\n")).unwrap();
+    solver.trivial().unwrap();
+    match solver.update(&solve("bitmines view 1x3 mines 2\n12#\n")) {
+        Err(Error::NotLater { reason }) => {
+            assert!(
+                reason.contains("a proven mine is revealed at (0, 0)"),
+                "{reason}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // A later view is taken.
+    let mut solver = Solver::new(&solve("bitmines view 2x3 mines 1\n1##\n###\n")).unwrap();
+    solver
+        .update(&solve("bitmines view 2x3 mines 1\n1##\n1##\n"))
+        .unwrap();
+}
