@@ -7,15 +7,16 @@
 //! | --- | --- | --- |
 //! | 0 | 8 | magic, the bytes `89 42 4d 42 0d 0a 1a 0a` (`b"\x89BMB\r\n\x1a\n"`, [`MAGIC`]) |
 //! | 8 | 4 | version, `u32`, 1 ([`VERSION`]) |
-//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded; every other bit is 0 |
+//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded, bit 1 when a no-guess certificate follows the header; every other bit is 0 |
 //! | 16 | 8 | rows, `u64`, at least 1 |
 //! | 24 | 8 | cols, `u64`, at least 1 |
 //! | 32 | 8 | mines, `u64`: the number of set bits in the payload |
 //! | 40 | 8 | seed, `u64`; 0 when flag bit 0 is clear |
+//! | 48 | 32 | only when flag bit 1 is set, the no-guess certificate ([`NoGuessRecord`]): the first click's row and column, two `u64`s below rows and cols; the first-click rule, `u32`, 1 (safe) or 2 (opening); the solver version, `u32`; the tiers the certifying replay needed, `u32`, bit 0 trivial, bit 1 pair, bit 2 component, bit 3 global, other bits 0; and a `u32` 0. The payload then starts at 80 |
 //! | 48 | rows x ceil(cols / 8) | payload: the rows in order, each in ceil(cols / 8) bytes; in a row, bit `j` of byte `k` (least significant bit first) is the cell in column `8k + j`, set for a mine; the padding bits past column `cols - 1` are 0 |
 //! | end - 4 | 4 | CRC-32 (IEEE, as zlib and PNG compute it) of every byte before it, `u32` |
 //!
-//! A file is therefore `52 + rows * ceil(cols / 8)` bytes long. The magic follows PNG's: the
+//! A file is therefore `52 + rows * ceil(cols / 8)` bytes long, 32 more with a certificate. The magic follows PNG's: the
 //! high first byte catches a 7-bit channel, and the CR LF, `^Z`, LF sequence catches
 //! line-ending conversion in either direction and stops a DOS `type`. The format is
 //! versioned: a reader refuses any version but its own. With the `serde` feature, a `Board`
@@ -23,7 +24,7 @@
 //!
 //! Reading checks everything, in this order, and never panics on any input: the magic, the
 //! version, the flags, a seed without its flag, the size (`EmptyBoard`, `TooLarge`), the
-//! length (`Truncated`, `TrailingBytes`), the checksum, the padding bits (`PaddingBits`),
+//! certificate's fields (`BadCertificate`), the length (`Truncated`, `TrailingBytes`), the checksum, the padding bits (`PaddingBits`),
 //! and the mine count (`MineCountMismatch`). A reader builds the mine plane as the payload
 //! arrives, so what it allocates is bounded by the bytes actually read, never by what the
 //! header claims.
@@ -46,7 +47,7 @@
 use std::convert::Infallible;
 use std::io::{ErrorKind, Read, Write};
 
-use crate::{Board, Error, Geometry};
+use crate::{Board, Error, FirstClick, Geometry};
 
 /// The first eight bytes of every binary board.
 pub const MAGIC: [u8; 8] = *b"\x89BMB\r\n\x1a\n";
@@ -57,8 +58,14 @@ pub const VERSION: u32 = 1;
 /// Bytes in a header, everything before the payload.
 pub const HEADER_LEN: usize = 48;
 
-/// The flag that says a seed is recorded; no other flag is defined.
+/// The flag that says a seed is recorded.
 pub(crate) const FLAG_SEED: u32 = 1;
+
+/// The flag that says a no-guess certificate follows the header (board files only).
+pub(crate) const FLAG_NO_GUESS: u32 = 2;
+
+/// Bytes of a no-guess certificate, between the header and the payload.
+pub const CERTIFICATE_LEN: usize = 32;
 
 /// Bytes of the checksum after the payload.
 pub(crate) const CRC_LEN: usize = 4;
@@ -76,6 +83,8 @@ pub(crate) struct Format {
     pub(crate) name: &'static str,
     pub(crate) magic: [u8; 8],
     pub(crate) version: u32,
+    /// The flags the format defines.
+    pub(crate) flags: u32,
 }
 
 /// The binary board format.
@@ -83,6 +92,7 @@ const BOARD: Format = Format {
     name: "binary bitmines board",
     magic: MAGIC,
     version: VERSION,
+    flags: FLAG_SEED | FLAG_NO_GUESS,
 };
 
 /// What a binary board's header says.
@@ -97,6 +107,121 @@ pub struct Header {
     pub mines: usize,
     /// The seed recorded with the board, if any (for example the one it was generated from).
     pub seed: Option<u64>,
+    /// The no-guess certificate recorded with the board, if any.
+    pub no_guess: Option<NoGuessRecord>,
+}
+
+/// What a binary board records of its no-guess certificate: the first click a solver
+/// clears it from without a guess, the version of that solver's rules, and the tiers of
+/// deduction its replay needed (bit 0 trivial, 1 pair, 2 component, 3 global). The board
+/// crate stores it and checks its fields; `bitmines-gen` makes the certificate.
+///
+/// ```
+/// use bitmines_core::binary::NoGuessRecord;
+/// use bitmines_core::{Board, FirstClick};
+///
+/// let board = Board::from_mines(3, 3, [(2, 2)])?;
+/// let record = NoGuessRecord::new(0, 0, FirstClick::Opening, 1, 0b1)?;
+/// let mut bytes = Vec::new();
+/// board.write_binary_certified(Some(5), &record, &mut bytes)?;
+/// let (read, header) = Board::from_binary(&bytes)?;
+/// assert_eq!((read, header.no_guess), (board, Some(record)));
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct NoGuessRecord {
+    /// The first click's row.
+    pub row: usize,
+    /// The first click's column.
+    pub col: usize,
+    /// What the first click keeps clear: `Safe` or `Opening`.
+    pub rule: FirstClick,
+    /// The version of the certifying solver's rules.
+    pub solver: u32,
+    /// The tiers the replay needed, one bit each (bit 0 trivial to bit 3 global).
+    pub tiers: u32,
+}
+
+impl NoGuessRecord {
+    /// A record, checked: the rule must keep the click clear (not `Unprotected`) and the
+    /// tiers must be among the four defined bits.
+    pub fn new(
+        row: usize,
+        col: usize,
+        rule: FirstClick,
+        solver: u32,
+        tiers: u32,
+    ) -> Result<NoGuessRecord, Error> {
+        if rule == FirstClick::Unprotected {
+            return Err(Error::BadCertificate {
+                field: "first-click rule",
+                value: 0,
+            });
+        }
+        if tiers & !0b1111 != 0 {
+            return Err(Error::BadCertificate {
+                field: "tiers",
+                value: u64::from(tiers),
+            });
+        }
+        Ok(NoGuessRecord {
+            row,
+            col,
+            rule,
+            solver,
+            tiers,
+        })
+    }
+
+    fn to_bytes(self) -> [u8; CERTIFICATE_LEN] {
+        let rule: u32 = if self.rule == FirstClick::Safe { 1 } else { 2 };
+        let mut out = [0; CERTIFICATE_LEN];
+        let fields = [self.row as u64, self.col as u64]
+            .map(u64::to_le_bytes)
+            .into_iter()
+            .flatten()
+            .chain(
+                [rule, self.solver, self.tiers, 0]
+                    .into_iter()
+                    .flat_map(u32::to_le_bytes),
+            );
+        for (byte, value) in out.iter_mut().zip(fields) {
+            *byte = value;
+        }
+        out
+    }
+
+    /// Parses and checks a certificate of a board of `geometry`.
+    fn parse(bytes: &[u8; CERTIFICATE_LEN], geometry: &Geometry) -> Result<NoGuessRecord, Error> {
+        let u64_at = |i: usize| {
+            let mut b = [0; 8];
+            b.copy_from_slice(bytes.get(i..i + 8).unwrap_or(&[0; 8]));
+            u64::from_le_bytes(b)
+        };
+        let u32_at = |i: usize| {
+            let mut b = [0; 4];
+            b.copy_from_slice(bytes.get(i..i + 4).unwrap_or(&[0; 4]));
+            u32::from_le_bytes(b)
+        };
+        let (row, col) = (u64_at(0), u64_at(8));
+        let bad = |field, value| Err(Error::BadCertificate { field, value });
+        if row >= geometry.rows() as u64 {
+            return bad("row", row);
+        }
+        if col >= geometry.cols() as u64 {
+            return bad("column", col);
+        }
+        let rule = match u32_at(16) {
+            1 => FirstClick::Safe,
+            2 => FirstClick::Opening,
+            other => return bad("first-click rule", u64::from(other)),
+        };
+        if u32_at(28) != 0 {
+            return bad("reserved field", u64::from(u32_at(28)));
+        }
+        NoGuessRecord::new(row as usize, col as usize, rule, u32_at(20), u32_at(24))
+    }
 }
 
 /// Reads and checks a binary board's header (magic, version, flags, seed and size) and reads
@@ -135,8 +260,19 @@ impl Board {
     /// ```
     pub fn write_binary<W: Write>(&self, seed: Option<u64>, out: W) -> Result<(), Error> {
         write_pieces(out, file_len(self.geometry()), |emit| {
-            self.encode(seed, emit)
+            self.encode(seed, None, emit)
         })
+    }
+
+    /// [`Board::write_binary`] with a no-guess certificate recorded after the header.
+    pub fn write_binary_certified<W: Write>(
+        &self,
+        seed: Option<u64>,
+        record: &NoGuessRecord,
+        out: W,
+    ) -> Result<(), Error> {
+        let len = file_len(self.geometry()).and_then(|n| n.checked_add(CERTIFICATE_LEN));
+        write_pieces(out, len, |emit| self.encode(seed, Some(record), emit))
     }
 
     /// The board in the [binary format](crate::binary), with `seed` recorded if given.
@@ -155,7 +291,7 @@ impl Board {
     /// ```
     pub fn to_binary(&self, seed: Option<u64>) -> Vec<u8> {
         let mut out = Vec::with_capacity(file_len(self.geometry()).unwrap_or(0));
-        let Ok(()) = self.encode(seed, |bytes| {
+        let Ok(()) = self.encode(seed, None, |bytes| {
             out.extend_from_slice(bytes);
             Ok::<(), Infallible>(())
         });
@@ -188,9 +324,26 @@ impl Board {
     /// ```
     pub fn read_binary<R: Read>(mut input: R) -> Result<(Board, Header), Error> {
         let head = read_prefix(&mut input, &BOARD)?;
-        let (header, geometry) = parse_header(&head, &BOARD)?;
-        let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
-        let mut source = Source::new(input, &[head.as_flattened()], len);
+        let (mut header, geometry) = parse_header(&head, &BOARD)?;
+        let mut len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
+        let mut certificate = [0; CERTIFICATE_LEN];
+        let parts: &[&[u8]] = if flagged_no_guess(&head) {
+            let found = fill(&mut input, &mut certificate)?;
+            len = len
+                .checked_add(CERTIFICATE_LEN)
+                .ok_or_else(|| too_large(&geometry))?;
+            if found < CERTIFICATE_LEN {
+                return Err(Error::Truncated {
+                    needed: len,
+                    found: HEADER_LEN + found,
+                });
+            }
+            header.no_guess = Some(NoGuessRecord::parse(&certificate, &geometry)?);
+            &[head.as_flattened(), &certificate]
+        } else {
+            &[head.as_flattened()]
+        };
+        let mut source = Source::new(input, parts, len);
         let payload = read_payload(&mut source, &geometry)?;
         source.finish()?;
         payload.check_padding("mine", &geometry)?;
@@ -223,9 +376,15 @@ impl Board {
     pub fn from_binary(bytes: &[u8]) -> Result<(Board, Header), Error> {
         if bytes.len() >= HEADER_LEN {
             let mut input = bytes;
-            let (_, geometry) = parse_header(&read_prefix(&mut input, &BOARD)?, &BOARD)?;
+            let head = read_prefix(&mut input, &BOARD)?;
+            let (_, geometry) = parse_header(&head, &BOARD)?;
             let len = file_len(&geometry).ok_or_else(|| too_large(&geometry))?;
-            exact_len(bytes.len(), len)?;
+            let extra = if flagged_no_guess(&head) {
+                CERTIFICATE_LEN
+            } else {
+                0
+            };
+            exact_len(bytes.len(), len.saturating_add(extra))?;
         }
         Board::read_binary(bytes)
     }
@@ -235,6 +394,7 @@ impl Board {
     fn encode<E>(
         &self,
         seed: Option<u64>,
+        record: Option<&NoGuessRecord>,
         mut emit: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<(), E> {
         let geometry = self.geometry();
@@ -243,7 +403,14 @@ impl Board {
             crc.update(bytes);
             emit(bytes)
         };
-        put(header_bytes(&BOARD, geometry, self.mine_count(), seed).as_flattened())?;
+        let mut head = header_bytes(&BOARD, geometry, self.mine_count(), seed);
+        if record.is_some() {
+            head[1] = (u64::from_le_bytes(head[1]) | u64::from(FLAG_NO_GUESS) << 32).to_le_bytes();
+        }
+        put(head.as_flattened())?;
+        if let Some(record) = record {
+            put(&record.to_bytes())?;
+        }
         encode_plane(geometry, self.mines().words(), &mut put)?;
         emit(&crc.finalize().to_le_bytes())
     }
@@ -397,8 +564,11 @@ pub(crate) fn parse_header(head: &Prefix, format: &Format) -> Result<(Header, Ge
             supported: format.version,
         });
     }
-    if flags & !FLAG_SEED != 0 {
-        return Err(Error::UnknownFlags { flags });
+    if flags & !format.flags != 0 {
+        return Err(Error::UnknownFlags {
+            flags,
+            defined: format.flags,
+        });
     }
     let seed = field(seed);
     if flags & FLAG_SEED == 0 && seed != 0 {
@@ -412,8 +582,14 @@ pub(crate) fn parse_header(head: &Prefix, format: &Format) -> Result<(Header, Ge
         cols: geometry.cols(),
         mines: size(mines),
         seed: (flags & FLAG_SEED != 0).then_some(seed),
+        no_guess: None,
     };
     Ok((header, geometry))
+}
+
+/// Whether a checked header prefix says a no-guess certificate follows.
+fn flagged_no_guess(head: &Prefix) -> bool {
+    u64::from_le_bytes(head[1]) >> 32 & u64::from(FLAG_NO_GUESS) != 0
 }
 
 /// The length of a binary board of this shape, or `None` if it does not fit a `usize` (a

@@ -220,10 +220,22 @@ pub enum Error {
         supported: u32,
     },
     /// A binary board or saved game whose header sets flag bits the format does not define.
-    #[error("flags {flags:#010x} set undefined bits {:#010x}", .flags & !crate::binary::FLAG_SEED)]
+    #[error("flags {flags:#010x} set undefined bits {:#010x}", .flags & !.defined)]
     UnknownFlags {
         /// The flags field as found.
         flags: u32,
+        /// The flags the format defines.
+        defined: u32,
+    },
+    /// A no-guess certificate in a binary board with a field out of range: a first click
+    /// off the board, a rule that is not safe (1) or opening (2), undefined tier bits, or
+    /// a nonzero reserved field.
+    #[error("the no-guess certificate's {field} is {value}, which the format does not allow")]
+    BadCertificate {
+        /// The field.
+        field: &'static str,
+        /// Its value.
+        value: u64,
     },
     /// A binary board or saved game with a nonzero seed field but the seed flag clear.
     #[error("the header records seed {seed} but its flags say no seed is recorded")]

@@ -104,6 +104,7 @@ const SAVED: Format = Format {
     name: "bitmines saved game",
     magic: MAGIC,
     version: VERSION,
+    flags: binary::FLAG_SEED,
 };
 
 /// Bytes of one exploded mine in the list: a row and a column.

@@ -389,11 +389,21 @@ fn every_header_field_is_checked() {
                 supported: 1,
             },
         ),
-        (12, u32le(2), Error::UnknownFlags { flags: 2 }),
+        (
+            12,
+            u32le(4),
+            Error::UnknownFlags {
+                flags: 4,
+                defined: 3,
+            },
+        ),
         (
             12,
             u32le(0x8000_0001),
-            Error::UnknownFlags { flags: 0x8000_0001 },
+            Error::UnknownFlags {
+                flags: 0x8000_0001,
+                defined: 3,
+            },
         ),
         (12, u32le(0), Error::UnflaggedSeed { seed: 9 }),
         (16, u64le(0), Error::EmptyBoard { rows: 0, cols: 70 }),
@@ -708,7 +718,10 @@ fn messages_name_the_bad_value() {
             "binary bitmines board format version 2 is not supported (this crate reads 1)",
         ),
         (
-            Error::UnknownFlags { flags: 5 },
+            Error::UnknownFlags {
+                flags: 5,
+                defined: 3,
+            },
             "flags 0x00000005 set undefined bits 0x00000004",
         ),
         (
@@ -831,4 +844,80 @@ fn fix_crc_if_long(bytes: Vec<u8>) -> Vec<u8> {
     } else {
         bytes
     }
+}
+
+/// A no-guess certificate round-trips, is covered by the checksum, and every field out of
+/// range is refused by name.
+#[test]
+fn no_guess_certificates() {
+    use bitmines_core::FirstClick;
+    use bitmines_core::binary::{CERTIFICATE_LEN, NoGuessRecord};
+
+    let board = Board::from_mines(3, 70, [(0, 0), (2, 69)]).unwrap();
+    let record = NoGuessRecord::new(1, 40, FirstClick::Safe, 7, 0b1011).unwrap();
+    let mut bytes = Vec::new();
+    board
+        .write_binary_certified(Some(3), &record, &mut bytes)
+        .unwrap();
+    assert_eq!(
+        bytes.len(),
+        board.to_binary(Some(3)).len() + CERTIFICATE_LEN
+    );
+    assert_eq!(bytes[12..16], [3, 0, 0, 0]); // seed and certificate flags
+    let (read, header) = Board::from_binary(&bytes).unwrap();
+    assert_eq!(
+        (read, header.seed, header.no_guess),
+        (board.clone(), Some(3), Some(record))
+    );
+    let (_, streamed) = Board::read_binary(&bytes[..]).unwrap();
+    assert_eq!(streamed.no_guess, Some(record));
+    // A board without one has none.
+    assert_eq!(
+        Board::from_binary(&board.to_binary(None))
+            .unwrap()
+            .1
+            .no_guess,
+        None
+    );
+
+    let mut flipped = bytes.clone();
+    flipped[48 + 16] ^= 3; // rule 1 -> 2: the checksum catches it
+    assert!(matches!(
+        Board::from_binary(&flipped),
+        Err(Error::ChecksumMismatch { .. })
+    ));
+    assert!(matches!(
+        Board::from_binary(&bytes[..60]),
+        Err(Error::Truncated { .. })
+    ));
+    assert!(matches!(
+        Board::read_binary(&bytes[..60]),
+        Err(Error::Truncated { .. })
+    ));
+
+    for (offset, value, field) in [
+        (48, 3u64, "row"),
+        (56, 70, "column"),
+        (64, 0, "first-click rule"),
+        (64, 3, "first-click rule"),
+        (72, 0b10000, "tiers"),
+        (76, 1, "reserved field"),
+    ] {
+        let mut bad = bytes.clone();
+        let width = if offset < 64 { 8 } else { 4 };
+        bad[offset..offset + width].copy_from_slice(&value.to_le_bytes()[..width]);
+        match Board::read_binary(&bad[..]) {
+            Err(Error::BadCertificate { field: f, value: v }) => {
+                assert_eq!((f, v), (field, value), "offset {offset}");
+            }
+            other => panic!("offset {offset}: {other:?}"),
+        }
+    }
+    assert!(matches!(
+        NoGuessRecord::new(0, 0, FirstClick::Unprotected, 1, 1),
+        Err(Error::BadCertificate {
+            field: "first-click rule",
+            ..
+        })
+    ));
 }

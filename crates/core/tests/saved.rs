@@ -1061,7 +1061,14 @@ fn every_header_field_is_checked() {
                 supported: 1,
             },
         ),
-        (12, u32le(3), Error::UnknownFlags { flags: 3 }),
+        (
+            12,
+            u32le(3),
+            Error::UnknownFlags {
+                flags: 3,
+                defined: 1,
+            },
+        ),
         (12, u32le(0), Error::UnflaggedSeed { seed: 9 }),
         (16, u64le(0), Error::EmptyBoard { rows: 0, cols: 3 }),
         (24, u64le(0), Error::EmptyBoard { rows: 2, cols: 0 }),
