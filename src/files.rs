@@ -5,6 +5,7 @@ use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow};
+use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{Board, Game, Position, binary, saved};
 
 /// The file formats `bitmines` reads and writes.
@@ -31,8 +32,8 @@ impl std::fmt::Display for Format {
 
 /// What a file held.
 pub(crate) enum Loaded {
-    /// A board, with its seed where the format records one.
-    Board(Board, Option<u64>),
+    /// A board, with its seed and no-guess certificate where the format records them.
+    Board(Board, Option<u64>, Option<NoGuessRecord>),
     /// A game in progress or finished (text format).
     Game(Game),
     /// A player's view with no board behind it (text format, `bitmines view ...`).
@@ -103,12 +104,12 @@ fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
     }
     if format == Format::Bin {
         let (board, header) = Board::read_binary(input)?;
-        return Ok(Loaded::Board(board, header.seed));
+        return Ok(Loaded::Board(board, header.seed, header.no_guess));
     }
     let mut bytes = Vec::new();
     input.read_to_end(&mut bytes)?;
     Ok(match format {
-        Format::Mbf => Loaded::Board(Board::from_mbf(&bytes)?, None),
+        Format::Mbf => Loaded::Board(Board::from_mbf(&bytes)?, None, None),
         _ => {
             let text = std::str::from_utf8(&bytes).map_err(|e| anyhow!("not UTF-8 text: {e}"))?;
             if text.starts_with("bitmines view") {
@@ -116,21 +117,26 @@ fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
             } else if text.starts_with("bitmines game") {
                 Loaded::Game(text.parse()?)
             } else {
-                Loaded::Board(text.parse()?, None)
+                Loaded::Board(text.parse()?, None, None)
             }
         }
     })
 }
 
-/// Writes `board` to `out` in `format`; `seed` is recorded where the format has room.
-pub(crate) fn save_board(
+/// Writes `board` to `out` in `format`; `seed` and a no-guess certificate are recorded
+/// where the format has room (the binary format).
+pub(crate) fn save_certified(
     out: &mut dyn Write,
     board: &Board,
     seed: Option<u64>,
+    record: Option<&NoGuessRecord>,
     format: Format,
 ) -> anyhow::Result<()> {
     match format {
-        Format::Bin => board.write_binary(seed, out)?,
+        Format::Bin => match record {
+            Some(record) => board.write_binary_certified(seed, record, out)?,
+            None => board.write_binary(seed, out)?,
+        },
         Format::Mbf => out.write_all(&board.to_mbf()?)?,
         Format::Txt => write!(out, "{board}")?,
     }
@@ -278,9 +284,12 @@ mod tests {
         let board: Board = "*..\n.*.\n...\n..*\n".parse().expect("a board");
         for format in [Format::Bin, Format::Mbf, Format::Txt] {
             let path = dir.join(format!("board.{format:?}"));
-            write_atomic(&path, |out| save_board(out, &board, Some(9), format)).expect("saves");
+            write_atomic(&path, |out| {
+                save_certified(out, &board, Some(9), None, format)
+            })
+            .expect("saves");
             for given in [None, Some(format)] {
-                let Loaded::Board(read, seed) = read(&path, given).expect("reads") else {
+                let Loaded::Board(read, seed, _) = read(&path, given).expect("reads") else {
                     panic!("{format:?} read back as a game");
                 };
                 assert_eq!(read.to_string(), board.to_string(), "{format:?}");

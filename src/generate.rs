@@ -4,10 +4,12 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
-use bitmines_core::Geometry;
+use bitmines_core::binary::NoGuessRecord;
+use bitmines_core::{FirstClick, Geometry};
+use bitmines_gen::{Method, NoGuess, no_guess};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
-use crate::files::{Format, save_board, write_atomic};
+use crate::files::{Format, save_certified, write_atomic};
 use crate::system::ensure_memory;
 
 /// Options of `bitmines gen`.
@@ -37,12 +39,57 @@ pub(crate) struct Args {
     /// What to keep free of mines around --first-click.
     #[arg(long, value_enum, default_value_t = KeepClear::Opening, requires = "first_click")]
     keep_clear: KeepClear,
+    /// Make a board the solver clears from the first click without a guess (the click is
+    /// the centre unless --first-click says; the bin format records the certificate).
+    #[arg(long)]
+    no_guess: bool,
+    /// How to make a no-guess board: rejection (uniform over the boards the solver clears),
+    /// repair (moves mines where the solver stalls; fast at any size, not uniform), or auto.
+    #[arg(long, value_enum, default_value_t = NoGuessMethod::Auto, requires = "no_guess")]
+    method: NoGuessMethod,
     /// File format.
     #[arg(long, value_enum, default_value_t = Format::Bin)]
     format: Format,
     /// The file to write (replaced atomically if it exists).
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+}
+
+/// How `--no-guess` makes its board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum NoGuessMethod {
+    /// Rejection on boards of at most 1024 cells, then repair.
+    Auto,
+    /// Rejection only.
+    Reject,
+    /// Repair only.
+    Repair,
+}
+
+/// One line saying what a recorded no-guess certificate vouches for.
+pub(crate) fn describe(record: &NoGuessRecord) -> String {
+    let names = ["trivial", "pair", "component", "global"];
+    let tiers: Vec<&str> = names
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| record.tiers >> i & 1 != 0)
+        .map(|(_, name)| *name)
+        .collect();
+    let rule = match record.rule {
+        FirstClick::Safe => "safe",
+        _ => "opening",
+    };
+    format!(
+        "no guess needed from a first click at ({}, {}) ({rule} rule): certified by solver version {}, rules used: {}",
+        record.row,
+        record.col,
+        record.solver,
+        if tiers.is_empty() {
+            "none (the first click clears it)".to_string()
+        } else {
+            tiers.join(", ")
+        }
+    )
 }
 
 /// Generates the board and writes it.
@@ -67,11 +114,43 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     })?;
     let pool = thread_pool(args.threads)?;
     let started = Instant::now();
-    let board = pool.install(|| bitmines_gen::generate(&config))?;
+    let (board, record) =
+        if args.no_guess {
+            let (click, keep) = args.first_click.map_or(
+                ((args.rows / 2, args.cols / 2), KeepClear::Opening),
+                |cell| ((cell.row, cell.col), args.keep_clear),
+            );
+            let mut request = NoGuess::new(args.rows, args.cols, config.mines, args.seed)
+                .first_click(keep.into(), click.0, click.1);
+            request.method = match args.method {
+                NoGuessMethod::Auto => Method::Auto,
+                NoGuessMethod::Reject => Method::Reject,
+                NoGuessMethod::Repair => Method::Repair,
+            };
+            let certified = pool.install(|| no_guess(&request))?;
+            let record = certified.record()?;
+            let certificate = *certified.certificate();
+            eprintln!(
+                "bitmines: {} ({}, {} boards drawn, {} repairs)",
+                describe(&record),
+                certificate.method,
+                certificate.attempts,
+                certificate.repairs
+            );
+            if args.format != Format::Bin {
+                eprintln!(
+                    "bitmines: the {} format has no room for the certificate; only bin records it",
+                    args.format
+                );
+            }
+            (certified.into_board(), Some(record))
+        } else {
+            (pool.install(|| bitmines_gen::generate(&config))?, None)
+        };
     let generated = started.elapsed();
     let started = Instant::now();
     write_atomic(&args.output, |out| {
-        save_board(out, &board, Some(args.seed), args.format)
+        save_certified(out, &board, Some(args.seed), record.as_ref(), args.format)
     })
     .with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(

@@ -80,7 +80,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let report = match &loaded {
         Loaded::View(position) => report(&position.view(), args.limit),
         Loaded::Game(game) => report(&game.view(), args.limit),
-        Loaded::Board(board, _) => report(&Game::new(board.clone()).view(), args.limit),
+        Loaded::Board(board, ..) => report(&Game::new(board.clone()).view(), args.limit),
     }
     .with_context(|| format!("cannot solve {}", args.file.display()))?;
     if args.json {

@@ -40,13 +40,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     let loaded = read(&args.file, args.format)?;
     let (rows, cols) = match &loaded {
-        Loaded::Board(board, _) => (board.rows(), board.cols()),
+        Loaded::Board(board, ..) => (board.rows(), board.cols()),
         Loaded::Game(game) => (game.rows(), game.cols()),
         Loaded::View(position) => (position.view().rows(), position.view().cols()),
     };
     if let Some(path) = &args.png {
         match &loaded {
-            Loaded::Board(board, _) => picture::write_board(path, board, args.png_size)?,
+            Loaded::Board(board, ..) => picture::write_board(path, board, args.png_size)?,
             Loaded::Game(game) => picture::write_game(path, game, args.png_size)?,
             Loaded::View(_) => bail!("a player's view has no picture; show prints it as text"),
         }
@@ -55,11 +55,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     too_large_for_text(rows, cols)?;
     match &loaded {
-        Loaded::Board(board, seed) => {
+        Loaded::Board(board, seed, record) => {
             let stats = Stats::of(board)?;
             let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
+            let certified = record.map_or(String::new(), |record| {
+                format!("\n{}", crate::generate::describe(&record))
+            });
             emit(format!(
-                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}\n{}",
+                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}{certified}\n{}",
                 board.mine_count(),
                 stats.openings,
                 stats.islands,

@@ -812,3 +812,113 @@ fn winrate_names_bad_arguments() {
         "9 mines",
     );
 }
+
+#[test]
+fn gen_no_guess_writes_a_certified_board_that_show_describes() {
+    let dir = folder("no_guess");
+    for (method, threads) in [("reject", "1"), ("repair", "2"), ("auto", "3")] {
+        let file = path(&dir, &format!("{method}.bin"));
+        let output = bitmines(&[
+            "gen",
+            "--rows",
+            "16",
+            "--cols",
+            "30",
+            "--mines",
+            "99",
+            "--seed",
+            "5",
+            "--first-click",
+            "3,3",
+            "--no-guess",
+            "--method",
+            method,
+            "--threads",
+            threads,
+            "-o",
+            &file,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        assert!(
+            stderr(&output).contains("no guess needed from a first click at (3, 3)"),
+            "{}",
+            stderr(&output)
+        );
+        let (board, header) =
+            bitmines_core::Board::read_binary(std::fs::File::open(&file).unwrap()).unwrap();
+        let record = header.no_guess.expect("a certificate");
+        assert_eq!(
+            (record.row, record.col, record.rule),
+            (3, 3, bitmines_core::FirstClick::Opening)
+        );
+        assert_eq!(record.solver, bitmines_gen::SOLVER_VERSION);
+        assert_eq!(board.mine_count(), 99);
+        // The solver's player clears it from (3, 3) with no guess.
+        let mut game = bitmines_core::Game::new(board);
+        game.reveal(3, 3).unwrap();
+        let outcome = bitmines_solve::Player::new(bitmines_solve::Policy::Safest)
+            .play(&mut game)
+            .unwrap();
+        assert!(
+            outcome.won && outcome.guesses.is_empty(),
+            "{method}: {outcome:?}"
+        );
+        let shown = bitmines(&["show", &file]);
+        assert!(
+            stdout(&shown).contains("no guess needed from a first click at (3, 3) (opening rule)"),
+            "{}",
+            stdout(&shown)
+        );
+    }
+    // A plain board says nothing of the kind.
+    let plain = path(&dir, "plain.bin");
+    let output = bitmines(&[
+        "gen", "--rows", "9", "--cols", "9", "--mines", "10", "--seed", "1", "-o", &plain,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(!stdout(&bitmines(&["show", &plain])).contains("no guess"));
+    // A first click that may hit a mine cannot start a no-guess board; a hopeless request
+    // says how many boards it drew.
+    assert_fails(
+        &[
+            "gen",
+            "--rows",
+            "9",
+            "--cols",
+            "9",
+            "--mines",
+            "10",
+            "--seed",
+            "1",
+            "--first-click",
+            "4,4",
+            "--keep-clear",
+            "none",
+            "--no-guess",
+            "-o",
+            &plain,
+        ],
+        "needs a first click that keeps its cell clear",
+    );
+    assert_fails(
+        &[
+            "gen",
+            "--rows",
+            "16",
+            "--cols",
+            "30",
+            "--mines",
+            "300",
+            "--seed",
+            "1",
+            "--first-click",
+            "3,3",
+            "--no-guess",
+            "--method",
+            "reject",
+            "-o",
+            &plain,
+        ],
+        "none of 10000 random 16x30 boards with 300 mines",
+    );
+}

@@ -23,6 +23,7 @@
 
 use std::sync::Arc;
 
+use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{Board, FirstClick, Game, Geometry, Status};
 use bitmines_solve::{Certain, Solver, Tally, Tier};
 use rand_core::Rng;
@@ -186,6 +187,24 @@ impl Certified {
     /// How it was made and which rules clear it.
     pub fn certificate(&self) -> &Certificate {
         &self.certificate
+    }
+
+    /// The certificate as a binary board file records it (see
+    /// [`Board::write_binary_certified`]): the click, the rule, [`SOLVER_VERSION`] and the
+    /// tiers the replay needed.
+    pub fn record(&self) -> Result<NoGuessRecord, bitmines_core::Error> {
+        let tiers = [Tier::Trivial, Tier::Pair, Tier::Component, Tier::Global]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &tier)| self.certificate.needed(tier))
+            .fold(0, |bits, (i, _)| bits | 1 << i);
+        NoGuessRecord::new(
+            self.click.0,
+            self.click.1,
+            self.rule,
+            self.certificate.solver,
+            tiers,
+        )
     }
 }
 
