@@ -710,9 +710,10 @@ fn demo_plays_with_the_solver() {
 fn play_refuses_bad_options_and_a_missing_terminal() {
     let dir = folder("play");
     assert_fails(
-        &["play", "--no-guess"],
-        "no-guess boards are not available yet",
+        &["play", "--no-guess", "--first-click-rule", "none"],
+        "needs a first click that keeps its cell clear",
     );
+    assert_fails(&["play", "--no-guess", "--seed", "1"], "needs a terminal");
     assert_fails(&["play", "--seed", "1"], "needs a terminal");
     assert_fails(
         &["play", "--preset", "beginner", "--first-click-rule", "none"],

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Game, Geometry, saved};
-use bitmines_gen::{Config, Generator};
+use bitmines_gen::{Config, Generator, NoGuessGenerator};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -64,7 +64,8 @@ pub(crate) struct Args {
     /// region), the cell alone, or nothing.
     #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
     first_click_rule: KeepClear,
-    /// Only boards that can be solved without guessing (not available yet).
+    /// A board the solver clears from the first click without a guess, made when the first
+    /// click lands (fast up to about 10^5 cells; about 3.5 s for 1000x1000).
     #[arg(long)]
     no_guess: bool,
     /// Draw with ASCII characters only, for terminals without Unicode.
@@ -96,6 +97,27 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
+    /// [`Setup::game`] with a board the solver clears from the first click without a
+    /// guess, made when the first click is known.
+    pub(crate) fn no_guess_game(&self) -> anyhow::Result<Game> {
+        if self.first_click == FirstClick::Unprotected {
+            bail!(
+                "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
+            );
+        }
+        let geometry = Geometry::new(self.rows, self.cols)?;
+        ensure_memory(geometry.plane_bytes() as u64 * 8, || {
+            format!("a {}x{} no-guess game", self.rows, self.cols)
+        })?;
+        Ok(Game::deferred(
+            self.rows,
+            self.cols,
+            self.mines,
+            self.first_click,
+            NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click),
+        )?)
+    }
+
     /// A game whose board is generated around its first click. Generation is the parallel
     /// one, so a 10^8-cell board is ready a fraction of a second after the click.
     pub(crate) fn game(&self) -> anyhow::Result<Game> {
@@ -180,8 +202,8 @@ fn clock_seed() -> u64 {
 
 /// Plays a game in the terminal until the player quits.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    if args.no_guess {
-        bail!("no-guess boards are not available yet; play without --no-guess");
+    if args.no_guess && args.resume.is_some() {
+        bail!("--no-guess makes a new board; a resumed game keeps its own");
     }
     let (game, setup, resumed) = match &args.resume {
         Some(path) => {
@@ -190,7 +212,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         }
         None => {
             let setup = Setup::from_args(args)?;
-            (setup.game()?, setup, false)
+            let game = if args.no_guess {
+                setup.no_guess_game()?
+            } else {
+                setup.game()?
+            };
+            (game, setup, false)
         }
     };
     if !io::stdin().is_terminal() || !io::stdout().is_terminal() {

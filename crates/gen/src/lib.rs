@@ -58,7 +58,8 @@ use rayon::prelude::*;
 use crate::chunk::Chunk;
 
 pub use no_guess::{
-    Certificate, Certified, Method, NoGuess, NoGuessError, SOLVER_VERSION, no_guess,
+    Certificate, Certified, Method, NoGuess, NoGuessError, NoGuessGenerator, SOLVER_VERSION,
+    no_guess,
 };
 
 /// Cells per chunk, rounded to whole rows. Fixed, so chunk boundaries never depend on the

@@ -823,3 +823,62 @@ fn pick(
         Some(all[below(rng, all.len() as u64) as usize])
     }
 }
+
+/// A [`Placer`](bitmines_core::Placer) of no-guess boards for deferred games: the first
+/// click's zone tells where the click was, and the board is certified from it.
+///
+/// ```
+/// use bitmines_core::{FirstClick, Game};
+/// use bitmines_gen::NoGuessGenerator;
+///
+/// let placer = NoGuessGenerator::new(3, FirstClick::Opening);
+/// let mut game = Game::deferred(16, 30, 99, FirstClick::Opening, placer)?;
+/// game.reveal(3, 3)?;
+/// let player = bitmines_solve::Player::new(bitmines_solve::Policy::Safest);
+/// let outcome = player.play(&mut game).unwrap();
+/// assert!(outcome.won && outcome.guesses.is_empty());
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NoGuessGenerator {
+    seed: u64,
+    rule: FirstClick,
+}
+
+impl NoGuessGenerator {
+    /// A placer making no-guess boards from `seed` for games whose first click keeps clear
+    /// what `rule` says (the game's own rule; `Unprotected` fails on the first click).
+    pub fn new(seed: u64, rule: FirstClick) -> NoGuessGenerator {
+        NoGuessGenerator { seed, rule }
+    }
+}
+
+impl bitmines_core::Placer for NoGuessGenerator {
+    fn place(&self, request: &bitmines_core::Placement) -> Result<Board, bitmines_core::Error> {
+        let (rows, cols) = (request.rows, request.cols);
+        // The click is the cell of the zone whose own zone is the requested one.
+        let click = request.zone.cells().find(|&(r, c)| {
+            self.rule
+                .zone(rows, cols, r, c)
+                .is_ok_and(|zone| zone == request.zone)
+        });
+        let Some((row, col)) = click else {
+            return Err(bitmines_core::Error::BadPlacement {
+                reason: format!(
+                    "no first click on a {rows}x{cols} board keeps exactly the requested zone clear under the {:?} rule",
+                    self.rule
+                ),
+            });
+        };
+        let request =
+            NoGuess::new(rows, cols, request.mines, self.seed).first_click(self.rule, row, col);
+        no_guess(&request)
+            .map(Certified::into_board)
+            .map_err(|error| match error {
+                NoGuessError::Gen(Error::Core(error)) => error,
+                other => bitmines_core::Error::BadPlacement {
+                    reason: other.to_string(),
+                },
+            })
+    }
+}

@@ -366,3 +366,33 @@ fn a_board_with_every_free_cell_mined_needs_no_guess() {
     assert_eq!(certified.certificate().deepest, None);
     assert_eq!(certified.certificate().moves, 0);
 }
+
+#[test]
+fn deferred_games_get_a_board_certified_from_their_first_click() {
+    use bitmines_gen::NoGuessGenerator;
+    for rule in [FirstClick::Opening, FirstClick::Safe] {
+        for click in [(0, 0), (0, 29), (15, 0), (15, 29), (0, 7), (8, 12)] {
+            let mut game =
+                Game::deferred(16, 30, 60, rule, NoGuessGenerator::new(11, rule)).unwrap();
+            game.reveal(click.0, click.1).unwrap();
+            let player = bitmines_solve::Player::new(bitmines_solve::Policy::Safest);
+            let outcome = player.play(&mut game).unwrap();
+            assert!(
+                outcome.won && outcome.guesses.is_empty(),
+                "{rule:?} {click:?}: {outcome:?}"
+            );
+        }
+    }
+    let mut game = Game::deferred(
+        9,
+        9,
+        10,
+        FirstClick::Unprotected,
+        NoGuessGenerator::new(1, FirstClick::Unprotected),
+    )
+    .unwrap();
+    assert!(matches!(
+        game.reveal(4, 4),
+        Err(bitmines_core::Error::BadPlacement { .. })
+    ));
+}
