@@ -9,8 +9,10 @@ use bitmines_core::FirstClick;
 use bitmines_gen::{Config, Method, NoGuess, generate, no_guess};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
-/// (name, rows, cols, mines, click, method).
-const CASES: &[(&str, usize, usize, usize, (usize, usize), Method)] = &[
+/// A board to make: name, rows, cols, mines, first click, method.
+type Case = (&'static str, usize, usize, usize, (usize, usize), Method);
+
+const CASES: &[Case] = &[
     ("expert 30x16/99", 16, 30, 99, (3, 3), Method::Auto),
     ("30x16/170", 16, 30, 170, (3, 3), Method::Repair),
     ("30x16/240", 16, 30, 240, (3, 3), Method::Repair),
