@@ -442,7 +442,9 @@ fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
             }
             None => Solver::new(&replay.game)?,
         };
-        solver.trivial()?;
+        // Sweep until a sweep proves a safe cell (reveal it at once: its number feeds the
+        // next sweep) or proves nothing.
+        while solver.sweep()? > 0 && !solver.proves_safe() {}
         let mut tier = Tier::Trivial;
         if !solver.proves_safe() {
             solver.deduce()?;

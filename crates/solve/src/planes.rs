@@ -279,6 +279,9 @@ impl Planes {
 
     /// The trivial rule over padded rows `first..=last`, all board rows.
     fn sweep_rows(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        if self.geometry.words_per_row() == 1 {
+            return self.sweep_rows_narrow(first, last);
+        }
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: `sweep_rows_v3` only needs the CPU feature checked just above.
@@ -332,6 +335,73 @@ impl Planes {
         }
         self.ring = ring;
         result.map(|()| found)
+    }
+
+    /// [`Planes::sweep_rows_any`] for boards of one word a row (at most 62 columns), where
+    /// a row's neighbours in its own word are all it has: the same pipeline on single
+    /// words in registers, with no ring of row buffers.
+    fn sweep_rows_narrow(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        let rows = self.geometry.rows();
+        let mask = self.cell_masks.first().copied().unwrap_or(0);
+        // Sums of padded row `q` (0..=rows+1): three-cell and two-cell, for the proven
+        // mines and for the cells that may be mines. Sentinel rows hold no mine and read
+        // as revealed, so they add nothing.
+        let sums = |planes: &Planes, q: usize| {
+            let horizontal = |c: u64| {
+                let (l, r) = (c << 1, c >> 1);
+                let (x, a) = (l ^ r, l & r);
+                ([x ^ c, a | (c & x)], [x, a])
+            };
+            let open = !(planes.revealed[q + 1] | planes.safe[q + 1]);
+            (horizontal(planes.mines[q + 1]), horizontal(open))
+        };
+        let eights = self.eights;
+        let mut found = 0;
+        // The dilated verdicts of the last two rows ruled, (safe, mine).
+        let mut spread = [[0u64; 2]; 2];
+        let top = first.saturating_sub(1).max(1);
+        let bottom = (last + 1).min(rows);
+        for r in top..=bottom + 1 {
+            let here = if r <= bottom {
+                let (up, mid, down) = (sums(self, r - 1), sums(self, r), sums(self, r + 1));
+                let k = add3(up.0.0, mid.0.1, down.0.0);
+                let x = add3(up.1.0, mid.1.1, down.1.0);
+                let n3 = if eights { self.numbers[3][r + 1] } else { 0 };
+                let n = [
+                    self.numbers[0][r + 1],
+                    self.numbers[1][r + 1],
+                    self.numbers[2][r + 1],
+                    n3,
+                ];
+                let cells = self.revealed[r + 1] & mask;
+                let bad = cells & (less(n, k) | less(x, n));
+                if bad != 0 {
+                    return Err(Bad((r + 1) * 64 + bad.trailing_zeros() as usize));
+                }
+                let dilate = |m: u64| m | m << 1 | m >> 1;
+                [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))]
+            } else {
+                [0, 0]
+            };
+            // Row r - 1 has every verdict that reaches it: apply them.
+            let a = r - 1;
+            if a >= first && a <= last {
+                let to_safe = spread[0][0] | spread[1][0] | here[0];
+                let to_mine = spread[0][1] | spread[1][1] | here[1];
+                let undecided = !(self.revealed[a + 1] | self.safe[a + 1] | self.mines[a + 1]);
+                let (to_safe, to_mine) = (to_safe & undecided, to_mine & undecided);
+                let both = to_safe & to_mine;
+                let new = (to_safe | to_mine) & !both;
+                if new != 0 {
+                    self.safe[a + 1] |= to_safe & !both;
+                    self.mines[a + 1] |= to_mine & !both;
+                    found += new.count_ones() as usize;
+                    self.mark_dirty(a);
+                }
+            }
+            spread = [spread[1], here];
+        }
+        Ok(found)
     }
 
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
