@@ -44,8 +44,11 @@ const AUTO_REJECT_CELLS: usize = 1024;
 /// Attempts of rejection under [`Method::Auto`] before it turns to repair.
 const AUTO_REJECT_ATTEMPTS: usize = 64;
 
-/// The stream index of the repair's own random choices.
+/// The stream index of the repair's own random choices (less the restart number).
 const REPAIR_STREAM: u64 = u64::MAX;
+
+/// Fresh boards a repair may start from before it gives up.
+const RESTARTS: usize = 4;
 
 /// How a no-guess board is made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -106,7 +109,8 @@ pub struct NoGuess {
     pub method: Method,
     /// Most boards drawn by [`Method::Reject`] (10,000 by default).
     pub attempts: usize,
-    /// Most repairs (one stalled number each) before giving up; by default four per cell.
+    /// Most repairs (one stalled number each) before giving up, shared by up to four
+    /// fresh starting boards; by default four per cell.
     pub repairs: usize,
 }
 
@@ -214,7 +218,8 @@ impl Certified {
 pub struct Certificate {
     /// The method that made the board: [`Method::Reject`] or [`Method::Repair`].
     pub method: Method,
-    /// Boards drawn (1 for a repaired board, which starts from one drawn board).
+    /// Boards drawn: by rejection, or as starting points of repair (a repair that
+    /// exhausts its share of the budget starts again from a fresh board, up to four).
     pub attempts: usize,
     /// Stalled numbers repaired.
     pub repairs: usize,
@@ -326,8 +331,40 @@ pub fn no_guess(request: &NoGuess) -> Result<Certified, NoGuessError> {
             });
         }
     }
-    let first = generate(&attempt_config(&config, reject.unwrap_or(0)))?;
-    repair(request, first)
+    // Repair starts from a fresh board up to RESTARTS times, splitting the budget, since a
+    // board that resists repair usually resists it for good.
+    let share = (request.repairs / RESTARTS).max(1);
+    let mut spent = 0;
+    for restart in 0..RESTARTS {
+        let budget = if restart + 1 == RESTARTS {
+            request.repairs - spent
+        } else {
+            share.min(request.repairs - spent)
+        };
+        let first = generate(&attempt_config(&config, reject.unwrap_or(0) + restart))?;
+        match repair(request, first, restart, budget) {
+            Err(NoGuessError::RepairsExhausted { repairs, .. }) if restart + 1 < RESTARTS => {
+                spent += repairs;
+            }
+            Err(NoGuessError::RepairsExhausted { repairs, hidden, .. }) => {
+                return Err(NoGuessError::RepairsExhausted {
+                    repairs: spent + repairs,
+                    hidden,
+                    rows: request.rows,
+                    cols: request.cols,
+                    mines: request.mines,
+                });
+            }
+            other => return other,
+        }
+    }
+    Err(NoGuessError::RepairsExhausted {
+        repairs: spent,
+        hidden: 0,
+        rows: request.rows,
+        cols: request.cols,
+        mines: request.mines,
+    })
 }
 
 /// The config of draw number `attempt`: the request's, with the seed hashed with the index.
@@ -488,10 +525,15 @@ fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
 }
 
 /// Repairs `board` until a clean replay from the first click wins.
-fn repair(request: &NoGuess, board: Board) -> Result<Certified, NoGuessError> {
+fn repair(
+    request: &NoGuess,
+    board: Board,
+    restart: usize,
+    budget: usize,
+) -> Result<Certified, NoGuessError> {
     let geometry = *board.geometry();
     let mut mines = board.mine_words().to_vec();
-    let mut rng = stream(request.seed, REPAIR_STREAM);
+    let mut rng = stream(request.seed, REPAIR_STREAM - restart as u64);
     let mut board = Arc::new(board);
     let mut play = replay(&board, request)?;
     let mut repairs = 0;
@@ -500,7 +542,7 @@ fn repair(request: &NoGuess, board: Board) -> Result<Certified, NoGuessError> {
             // Won from a position that earlier repairs left behind: replay from scratch.
             let clean = replay(&board, request)?;
             if clean.won {
-                let certificate = clean.certificate(Method::Repair, 1, repairs);
+                let certificate = clean.certificate(Method::Repair, restart + 1, repairs);
                 drop(clean);
                 drop(play);
                 let board = Arc::try_unwrap(board).unwrap_or_else(|shared| (*shared).clone());
@@ -524,10 +566,10 @@ fn repair(request: &NoGuess, board: Board) -> Result<Certified, NoGuessError> {
             &play.game,
             &certain,
             &mut rng,
-            request.repairs - repairs.min(request.repairs),
+            budget - repairs.min(budget),
         )?;
         repairs += made;
-        if made == 0 || repairs >= request.repairs {
+        if made == 0 || repairs >= budget {
             let view = play.game.view();
             return Err(NoGuessError::RepairsExhausted {
                 repairs,

@@ -101,6 +101,7 @@ fn certified_boards_are_cleared_by_brute_force() {
 fn repair_certifies_dense_and_odd_boards() {
     for &(rows, cols, mines) in &[
         (16, 30, 170),
+        (16, 30, 240),
         (9, 63, 120),
         (9, 64, 120),
         (9, 65, 120),
