@@ -346,7 +346,9 @@ pub fn no_guess(request: &NoGuess) -> Result<Certified, NoGuessError> {
             Err(NoGuessError::RepairsExhausted { repairs, .. }) if restart + 1 < RESTARTS => {
                 spent += repairs;
             }
-            Err(NoGuessError::RepairsExhausted { repairs, hidden, .. }) => {
+            Err(NoGuessError::RepairsExhausted {
+                repairs, hidden, ..
+            }) => {
                 return Err(NoGuessError::RepairsExhausted {
                     repairs: spent + repairs,
                     hidden,
