@@ -614,27 +614,89 @@ fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
     }
 }
 
-/// What the mender needs to know of each cell at a stall.
+/// What the mender knows at a stall, as planes laid out by the board's geometry.
 struct Stall<'a> {
     geometry: &'a Geometry,
-    game: &'a Game,
-    certain: &'a Certain,
+    /// Revealed board cells (no sentinel or padding bits).
+    revealed: Vec<u64>,
+    /// Hidden cells the solver has not decided.
+    undecided: Vec<u64>,
+    /// Hidden cells with no revealed neighbour: a mine moved to or from one changes no
+    /// number.
+    far: Vec<u64>,
 }
 
-impl Stall<'_> {
+impl<'a> Stall<'a> {
+    fn new(
+        geometry: &'a Geometry,
+        game: &Game,
+        certain: &Certain,
+    ) -> Result<Stall<'a>, NoGuessError> {
+        let mut revealed = game.view().revealed_words().to_vec();
+        mask_cells(geometry, &mut revealed);
+        let mut decided = revealed.clone();
+        for (r, c) in certain.mines().chain(certain.safe()) {
+            let bit = geometry.bit(r, c)?;
+            decided[bit / 64] |= 1 << (bit % 64);
+        }
+        let mut undecided: Vec<u64> = decided.iter().map(|&d| !d).collect();
+        mask_cells(geometry, &mut undecided);
+        let mut far: Vec<u64> = dilate(geometry, &revealed).iter().map(|&d| !d).collect();
+        mask_cells(geometry, &mut far);
+        Ok(Stall {
+            geometry,
+            revealed,
+            undecided,
+            far,
+        })
+    }
+
+    fn bit(&self, r: usize, c: usize) -> usize {
+        (r + 1) * self.geometry.words_per_row() * 64 + c + 1
+    }
+
     fn revealed(&self, r: usize, c: usize) -> bool {
-        matches!(self.game.cell(r, c), Ok(bitmines_core::Cell::Open(_)))
+        test(&self.revealed, self.bit(r, c))
     }
+}
 
-    /// A hidden cell that the solver has not decided.
-    fn undecided(&self, r: usize, c: usize) -> bool {
-        !self.revealed(r, c) && matches!(self.certain.verdict(r, c), Ok(None))
-    }
+fn test(plane: &[u64], bit: usize) -> bool {
+    plane[bit / 64] >> (bit % 64) & 1 != 0
+}
 
-    /// A hidden cell with no revealed neighbour: a mine moved there changes no number.
-    fn far(&self, r: usize, c: usize) -> bool {
-        around(self.geometry, r, c).all(|(nr, nc)| !self.revealed(nr, nc)) && !self.revealed(r, c)
+/// The cells of a plane grown by one cell in every direction (sentinel bits may be set).
+fn dilate(geometry: &Geometry, plane: &[u64]) -> Vec<u64> {
+    let wpr = geometry.words_per_row();
+    let at = |w: usize| plane.get(w).copied().unwrap_or(0);
+    let row: Vec<u64> = (0..plane.len())
+        .map(|w| {
+            let x = plane[w];
+            let before = if w % wpr == 0 { 0 } else { at(w - 1) };
+            let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
+            x | x << 1 | x >> 1 | before >> 63 | after << 63
+        })
+        .collect();
+    (0..plane.len())
+        .map(|w| {
+            let up = if w >= wpr { row[w - wpr] } else { 0 };
+            up | row[w] | row.get(w + wpr).copied().unwrap_or(0)
+        })
+        .collect()
+}
+
+/// The set bits of a plane, as cells, in board order.
+fn cells_of(geometry: &Geometry, plane: &[u64]) -> Vec<(usize, usize)> {
+    let stride = geometry.words_per_row() * 64;
+    let mut out = Vec::new();
+    for (w, &word) in plane.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let bit = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            out.push((bit / stride - 1, bit % stride - 1));
+        }
     }
+    out
 }
 
 /// The cells of the 3x3 block around `(r, c)` on the board, itself included.
@@ -671,66 +733,57 @@ fn mend(
     rng: &mut Pcg64,
     budget: usize,
 ) -> Result<usize, NoGuessError> {
-    let stall = Stall {
-        geometry,
-        game,
-        certain,
-    };
-    let (rows, cols) = (geometry.rows(), geometry.cols());
+    let stall = Stall::new(geometry, game, certain)?;
     // Stalled numbers: revealed cells with an undecided neighbour, each with those
     // neighbours, to be emptied or filled.
-    let mut stalled: Vec<Target> = Vec::new();
-    for r in 0..rows {
-        for c in 0..cols {
-            if stall.revealed(r, c) {
-                let targets: Vec<(usize, usize)> = around(geometry, r, c)
-                    .filter(|&(nr, nc)| stall.undecided(nr, nc))
-                    .collect();
-                if !targets.is_empty() {
-                    stalled.push(Target {
-                        by: (r, c),
-                        cells: targets,
-                        empty: None,
-                    });
-                }
-            }
-        }
-    }
+    let near_undecided = dilate(geometry, &stall.undecided);
+    let numbers: Vec<u64> = stall
+        .revealed
+        .iter()
+        .zip(&near_undecided)
+        .map(|(r, n)| r & n)
+        .collect();
+    let mut stalled: Vec<Target> = cells_of(geometry, &numbers)
+        .into_iter()
+        .map(|(r, c)| Target {
+            by: (r, c),
+            cells: around(geometry, r, c)
+                .filter(|&(nr, nc)| test(&stall.undecided, stall.bit(nr, nc)))
+                .collect(),
+            empty: None,
+        })
+        .collect();
     if stalled.is_empty() {
         // Every number is settled, and the undecided cells lie behind a wall of proven
         // mines: empty a wall mine beside a number, one as close to an undecided cell as
         // any, so that the number proves it safe and, once revealed, it shows what lies
         // behind (or the next layer of the wall).
-        let undecided: Vec<(usize, usize)> = (0..rows)
-            .flat_map(|r| (0..cols).map(move |c| (r, c)))
-            .filter(|&(r, c)| stall.undecided(r, c))
+        let near_revealed = dilate(geometry, &stall.revealed);
+        let walls: Vec<u64> = mines
+            .iter()
+            .zip(&near_revealed)
+            .zip(&stall.revealed)
+            .map(|((m, n), r)| m & n & !r)
             .collect();
-        let mut best = usize::MAX;
-        for r in 0..rows {
-            for c in 0..cols {
-                if stall.revealed(r, c) || !get(geometry, mines, r, c) {
-                    continue;
-                }
-                let Some(by) = around(geometry, r, c).find(|&(nr, nc)| stall.revealed(nr, nc))
-                else {
-                    continue;
-                };
-                let distance = undecided
-                    .iter()
-                    .map(|&(ur, uc)| ur.abs_diff(r).max(uc.abs_diff(c)))
-                    .min()
-                    .unwrap_or(0);
-                if distance < best {
-                    best = distance;
-                    stalled.clear();
-                }
-                if distance == best {
-                    stalled.push(Target {
-                        by,
-                        cells: vec![(r, c)],
-                        empty: Some(true),
-                    });
-                }
+        if walls.iter().all(|&w| w == 0) || stall.undecided.iter().all(|&u| u == 0) {
+            return Ok(0);
+        }
+        let mut reach = stall.undecided.clone();
+        let closest = loop {
+            let hit: Vec<u64> = walls.iter().zip(&reach).map(|(w, r)| w & r).collect();
+            if hit.iter().any(|&h| h != 0) {
+                break hit;
+            }
+            reach = dilate(geometry, &reach);
+            mask_cells(geometry, &mut reach);
+        };
+        for (r, c) in cells_of(geometry, &closest) {
+            if let Some(by) = around(geometry, r, c).find(|&(nr, nc)| stall.revealed(nr, nc)) {
+                stalled.push(Target {
+                    by,
+                    cells: vec![(r, c)],
+                    empty: Some(true),
+                });
             }
         }
     }
@@ -773,9 +826,9 @@ struct Target {
 }
 
 /// Empties or fills `targets` (hidden cells around the number at `n`): as `empty` says, or
-/// else empties them if partners can be found, and fills them if not. The mines move to or from
-/// other hidden cells: far from every revealed cell if any will do, else any hidden cell
-/// out of the number's reach. Returns whether it changed anything.
+/// else empties them if partners can be found, and fills them if not. The mines move to or
+/// from other hidden cells: far from every revealed cell if any will do, else any hidden
+/// cell out of the number's reach. Returns whether it changed anything.
 fn mend_one(
     stall: &Stall<'_>,
     mines: &mut [u64],
@@ -784,9 +837,6 @@ fn mend_one(
     targets: &[(usize, usize)],
     empty: Option<bool>,
 ) -> bool {
-    // Emptying reveals cells, so play moves on; filling only settles the number, and a
-    // number whose cells all become mines may leave nothing new to see. So empty when a
-    // partner can be found, and fill otherwise.
     match empty {
         Some(empty) => shift(stall, mines, rng, n, targets, empty),
         None => {
@@ -813,24 +863,15 @@ fn shift(
         .copied()
         .filter(|&(r, c)| get(geometry, mines, r, c) == empty)
         .collect();
-    let reach = |r: usize, c: usize| r.abs_diff(n.0) <= 1 && c.abs_diff(n.1) <= 1;
     let wanted = !empty; // a partner must hold a mine when filling
-    let partner_ok = |r: usize, c: usize, far: bool| {
-        !stall.revealed(r, c)
-            && !reach(r, c)
-            && get(geometry, mines, r, c) == wanted
-            && (!far || stall.far(r, c))
-    };
     let mut partners: Vec<(usize, usize)> = Vec::with_capacity(change.len());
     for _ in &change {
-        let Some(p) = pick(geometry, rng, |r, c| {
-            partner_ok(r, c, true) && !partners.contains(&(r, c))
-        })
-        .or_else(|| {
-            pick(geometry, rng, |r, c| {
-                partner_ok(r, c, false) && !partners.contains(&(r, c))
-            })
-        }) else {
+        let ok = |r: usize, c: usize| {
+            !(r.abs_diff(n.0) <= 1 && c.abs_diff(n.1) <= 1) && !partners.contains(&(r, c))
+        };
+        let Some(p) = pick(stall, mines, rng, true, wanted, ok)
+            .or_else(|| pick(stall, mines, rng, false, wanted, ok))
+        else {
             return false;
         };
         partners.push(p);
@@ -842,25 +883,42 @@ fn shift(
     !change.is_empty()
 }
 
-/// A uniformly random cell that `ok` accepts: by rejection for a while, then by listing them
-/// all.
+/// A uniformly random hidden cell holding a mine or not (`wanted`), far from every
+/// revealed cell if `far`, that `ok` accepts: by random tries for a while, then by listing
+/// the candidates a word at a time.
 fn pick(
-    geometry: &Geometry,
+    stall: &Stall<'_>,
+    mines: &[u64],
     rng: &mut Pcg64,
+    far: bool,
+    wanted: bool,
     ok: impl Fn(usize, usize) -> bool,
 ) -> Option<(usize, usize)> {
+    let geometry = stall.geometry;
+    let candidate = |w: usize| {
+        let base = if far {
+            stall.far[w]
+        } else {
+            !stall.revealed[w]
+        };
+        let held = if wanted { mines[w] } else { !mines[w] };
+        base & held
+    };
     let (rows, cols) = (geometry.rows(), geometry.cols());
     for _ in 0..32 {
         let (r, c) = (
             below(rng, rows as u64) as usize,
             below(rng, cols as u64) as usize,
         );
-        if ok(r, c) {
+        let bit = stall.bit(r, c);
+        if candidate(bit / 64) >> (bit % 64) & 1 != 0 && ok(r, c) {
             return Some((r, c));
         }
     }
-    let all: Vec<(usize, usize)> = (0..rows)
-        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+    let mut plane: Vec<u64> = (0..mines.len()).map(candidate).collect();
+    mask_cells(geometry, &mut plane);
+    let all: Vec<(usize, usize)> = cells_of(geometry, &plane)
+        .into_iter()
         .filter(|&(r, c)| ok(r, c))
         .collect();
     if all.is_empty() {
