@@ -866,8 +866,10 @@ fn shift(
     let wanted = !empty; // a partner must hold a mine when filling
     let mut partners: Vec<(usize, usize)> = Vec::with_capacity(change.len());
     for _ in &change {
+        // Out of the number's reach, and not a partner already.
         let ok = |r: usize, c: usize| {
-            !(r.abs_diff(n.0) <= 1 && c.abs_diff(n.1) <= 1) && !partners.contains(&(r, c))
+            let reach = r.abs_diff(n.0) <= 1 && c.abs_diff(n.1) <= 1;
+            !reach && !partners.contains(&(r, c))
         };
         let Some(p) = pick(stall, mines, rng, true, wanted, ok)
             .or_else(|| pick(stall, mines, rng, false, wanted, ok))
