@@ -604,13 +604,15 @@ fn repair(
 /// Clears the sentinel and padding bits of a padded plane, leaving its board cells.
 fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
     let wpr = geometry.words_per_row();
-    for (w, word) in plane.iter_mut().enumerate() {
-        let row = w / wpr;
-        *word &= if row == 0 || row > geometry.rows() {
-            0
+    let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
+    for (row, words) in plane.chunks_mut(wpr).enumerate() {
+        if row == 0 || row > geometry.rows() {
+            words.fill(0);
         } else {
-            geometry.cell_mask(w % wpr)
-        };
+            for (word, mask) in words.iter_mut().zip(&masks) {
+                *word &= mask;
+            }
+        }
     }
 }
 

@@ -91,6 +91,9 @@ impl Game {
         let before = self.revealed_count;
         let mut stop = None;
         for (w, &set) in cells.iter().enumerate() {
+            if set == 0 {
+                continue;
+            }
             let mut todo = set & !self.flagged.words()[w];
             if todo & !self.revealed.words()[w] == 0 {
                 continue;
@@ -188,14 +191,18 @@ impl Game {
             });
         }
         let wpr = geometry.words_per_row();
+        let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
+        // Most words of a set are empty: only the others have their row worked out.
         let stray = cells.iter().enumerate().position(|(w, &set)| {
-            let row = w / wpr;
-            let board = if row == 0 || row > geometry.rows() {
-                0
-            } else {
-                geometry.cell_mask(w % wpr)
-            };
-            set & !board != 0
+            set != 0 && {
+                let row = w / wpr;
+                let board = if row == 0 || row > geometry.rows() {
+                    0
+                } else {
+                    masks.get(w % wpr).copied().unwrap_or(0)
+                };
+                set & !board != 0
+            }
         });
         match stray {
             Some(word) => Err(Error::StrayBits { word }),
