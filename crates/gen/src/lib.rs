@@ -58,8 +58,8 @@ use rayon::prelude::*;
 use crate::chunk::Chunk;
 
 pub use no_guess::{
-    Certificate, Certified, Method, NoGuess, NoGuessError, NoGuessGenerator, SOLVER_VERSION,
-    no_guess,
+    Certificate, Certified, Method, NoGuess, NoGuessError, NoGuessGenerator, Progress,
+    SOLVER_VERSION, no_guess, no_guess_with_progress,
 };
 
 /// Cells per chunk, rounded to whole rows. Fixed, so chunk boundaries never depend on the

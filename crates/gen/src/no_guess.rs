@@ -305,6 +305,30 @@ impl From<bitmines_core::Error> for NoGuessError {
 /// draws in parallel batches on the current rayon pool; the board is the same on any
 /// number of threads.
 pub fn no_guess(request: &NoGuess) -> Result<Certified, NoGuessError> {
+    no_guess_with_progress(request, &|_| {})
+}
+
+/// Where a long no-guess generation stands, given to the callback of
+/// [`no_guess_with_progress`] after every move of the solver.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Progress {
+    /// Whether this is the certifying replay (`true`) or play with repairs (`false`).
+    pub certifying: bool,
+    /// Safe cells revealed so far in this play.
+    pub revealed: usize,
+    /// Safe cells of the board.
+    pub safe: usize,
+    /// Repairs made so far.
+    pub repairs: usize,
+}
+
+/// [`no_guess`], calling `progress` after every move of the repairing and certifying plays
+/// (rejection, which is quick, reports nothing).
+pub fn no_guess_with_progress(
+    request: &NoGuess,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<Certified, NoGuessError> {
     if request.rule == FirstClick::Unprotected {
         return Err(NoGuessError::Unprotected);
     }
@@ -342,7 +366,7 @@ pub fn no_guess(request: &NoGuess) -> Result<Certified, NoGuessError> {
             share.min(request.repairs - spent)
         };
         let first = generate(&attempt_config(&config, reject.unwrap_or(0) + restart))?;
-        match repair(request, first, restart, budget) {
+        match repair(request, first, restart, budget, progress) {
             Err(NoGuessError::RepairsExhausted { repairs, .. }) if restart + 1 < RESTARTS => {
                 spent += repairs;
             }
@@ -391,7 +415,7 @@ fn reject_sample(
             .into_par_iter()
             .map(|attempt| -> Result<Option<Certified>, NoGuessError> {
                 let board = generate(&attempt_config(config, attempt))?;
-                let replay = replay(&Arc::new(board.clone()), request)?;
+                let replay = replay(&Arc::new(board.clone()), request, &|_| {})?;
                 Ok(replay.won.then(|| Certified {
                     board,
                     rule: request.rule,
@@ -443,7 +467,11 @@ impl Replay {
 }
 
 /// Plays `board` from the request's first click with the solver alone.
-fn replay(board: &Arc<Board>, request: &NoGuess) -> Result<Replay, NoGuessError> {
+fn replay(
+    board: &Arc<Board>,
+    request: &NoGuess,
+    moved: &dyn Fn(usize),
+) -> Result<Replay, NoGuessError> {
     let mut game = Game::new(Arc::clone(board));
     game.reveal(request.click.0, request.click.1)?;
     let mut replay = Replay {
@@ -453,14 +481,14 @@ fn replay(board: &Arc<Board>, request: &NoGuess) -> Result<Replay, NoGuessError>
         tally: Tally::default(),
         stall: None,
     };
-    advance(&mut replay)?;
+    advance(&mut replay, moved)?;
     Ok(replay)
 }
 
 /// Plays on with the solver until the game is won or the solver stalls. Each move reveals
 /// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
 /// rule, then the exact tier with the mine count.
-fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
+fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessError> {
     let mut kept: Option<Solver> = None;
     loop {
         match replay.game.status() {
@@ -517,6 +545,7 @@ fn advance(replay: &mut Replay) -> Result<(), NoGuessError> {
             replay.game.reveal_cells(&cells)?.opened
         };
         replay.moves += 1;
+        moved(replay.game.revealed_count());
         match tier {
             Tier::Trivial => replay.tally.trivial += opened,
             Tier::Pair => replay.tally.pair += opened,
@@ -532,17 +561,36 @@ fn repair(
     board: Board,
     restart: usize,
     budget: usize,
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Certified, NoGuessError> {
     let geometry = *board.geometry();
     let mut mines = board.mine_words().to_vec();
     let mut rng = stream(request.seed, REPAIR_STREAM - restart as u64);
+    let safe = board.safe_count();
     let mut board = Arc::new(board);
-    let mut play = replay(&board, request)?;
+    let made_so_far = std::cell::Cell::new(0);
+    let playing = |revealed| {
+        progress(Progress {
+            certifying: false,
+            revealed,
+            safe,
+            repairs: made_so_far.get(),
+        });
+    };
+    let certifying = |revealed| {
+        progress(Progress {
+            certifying: true,
+            revealed,
+            safe,
+            repairs: made_so_far.get(),
+        });
+    };
+    let mut play = replay(&board, request, &playing)?;
     let mut repairs = 0;
     loop {
         if play.won {
             // Won from a position that earlier repairs left behind: replay from scratch.
-            let clean = replay(&board, request)?;
+            let clean = replay(&board, request, &certifying)?;
             if clean.won {
                 let certificate = clean.certificate(Method::Repair, restart + 1, repairs);
                 drop(clean);
@@ -559,7 +607,7 @@ fn repair(
         }
         let Some(certain) = play.stall.take() else {
             // Lost: impossible for a sound solver; start the play again from the click.
-            play = replay(&board, request)?;
+            play = replay(&board, request, &playing)?;
             continue;
         };
         let made = mend(
@@ -571,6 +619,7 @@ fn repair(
             budget - repairs.min(budget),
         )?;
         repairs += made;
+        made_so_far.set(repairs);
         if made == 0 || repairs >= budget {
             let view = play.game.view();
             return Err(NoGuessError::RepairsExhausted {
@@ -597,7 +646,7 @@ fn repair(
             tally: Tally::default(),
             stall: None,
         };
-        advance(&mut play)?;
+        advance(&mut play, &playing)?;
     }
 }
 

@@ -397,3 +397,24 @@ fn deferred_games_get_a_board_certified_from_their_first_click() {
         Err(bitmines_core::Error::BadPlacement { .. })
     ));
 }
+
+#[test]
+fn progress_reports_every_move_and_ends_with_the_whole_board_certified() {
+    use std::sync::Mutex;
+    let seen = Mutex::new(Vec::new());
+    let request = NoGuess::new(40, 40, 300, 2).method(Method::Repair);
+    let certified =
+        bitmines_gen::no_guess_with_progress(&request, &|p| seen.lock().unwrap().push(p)).unwrap();
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(
+        certified,
+        no_guess(&request).unwrap(),
+        "the callback changes nothing"
+    );
+    let last = seen.last().expect("some moves");
+    assert!(last.certifying);
+    assert_eq!((last.revealed, last.safe), (1600 - 300, 1600 - 300));
+    assert_eq!(last.repairs, certified.certificate().repairs);
+    let certifying = seen.iter().filter(|p| p.certifying).count();
+    assert!(certifying >= certified.certificate().moves);
+}
