@@ -52,13 +52,20 @@ pub(crate) fn simulate(rng: &mut Pcg64, cells: u64, mines: u64, part: u64) -> u6
     hits
 }
 
-/// A uniform integer in `0..n` (`n > 0`), by Lemire's multiply-and-reject.
+/// A uniform integer in `0..n` (`n > 0`), by Lemire's multiply-and-reject. A draw is
+/// rejected when the low half of the product falls under `2^64 mod n`, which is below `n`,
+/// so the division that finds that threshold is done only for a low half under `n`; the
+/// draws and results are those of the plain loop that always divides.
 pub(crate) fn below(rng: &mut Pcg64, n: u64) -> u64 {
-    let threshold = n.wrapping_neg() % n;
-    loop {
-        let m = u128::from(rng.next_u64()) * u128::from(n);
-        if (m as u64) >= threshold {
-            return (m >> 64) as u64;
+    let mut m = u128::from(rng.next_u64()) * u128::from(n);
+    if (m as u64) < n {
+        let threshold = n.wrapping_neg() % n;
+        while (m as u64) < threshold {
+            m = u128::from(rng.next_u64()) * u128::from(n);
         }
     }
+    (m >> 64) as u64
 }
+
+#[cfg(test)]
+mod tests;
