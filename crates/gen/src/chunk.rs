@@ -11,9 +11,11 @@ use rand_pcg::Pcg64;
 
 use crate::split::below;
 
-/// Below this fraction of the free cells, mines (or holes) are placed one by one by
-/// rejection; above it, as Bernoulli words followed by an exact fix-up.
-const SPARSE: f64 = 0.05;
+/// Below one in this many of the free cells (5%), mines (or holes) are placed one by one by
+/// rejection; from there on, as Bernoulli words followed by an exact fix-up. The choices
+/// here are made in integers, so that no rounding of floating point, which some targets do
+/// in extended precision, can choose differently on another machine.
+const SPARSE_ONE_IN: usize = 20;
 
 /// One chunk's rows of the mine plane and what to place in them.
 pub(crate) struct Chunk<'a> {
@@ -40,7 +42,7 @@ impl Chunk<'_> {
         };
         if count == 0 {
             // Nothing to draw: the chunk is empty, or (inverted) every free cell is a mine.
-        } else if count as f64 >= SPARSE * self.free as f64 {
+        } else if count >= self.free.div_ceil(SPARSE_ONE_IN) {
             self.bernoulli(rng, count);
         } else {
             for _ in 0..count {
@@ -77,8 +79,10 @@ impl Chunk<'_> {
     /// under independent bits, and a uniform fix-up keeps it so: the result is uniform over
     /// the layouts of exactly `count` cells, whatever the density used.
     fn bernoulli(&mut self, rng: &mut Pcg64, count: usize) {
-        // The density rounded to eighths of a percent or so: 8 random words per word.
-        let eighths = ((count as f64 / self.free as f64 * 256.0).round() as u32).clamp(1, 255);
+        // The density in 256ths, rounded to the nearest (halves up), in u128 where nothing
+        // overflows: 8 random words per word. As `count <= free / 2`, it is at most 128.
+        let (wide_count, free) = (count as u128, self.free as u128);
+        let eighths = ((wide_count * 512 + free) / (2 * free)).clamp(1, 255) as u32;
         let mut placed = 0;
         for w in 0..self.words.len() {
             let mut bits = 0u64;

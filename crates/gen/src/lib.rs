@@ -176,6 +176,10 @@ impl Config {
     }
 }
 
+/// The version of what a seed means: bumped whenever the same [`Config`] may give a different
+/// board. Kept beside a saved seed, it says whether the seed still gives the same board.
+pub const SEED_VERSION: u32 = 2;
+
 /// Generates the board `config` describes. Sizes, mine counts and memory are checked before
 /// anything large is allocated.
 pub fn generate(config: &Config) -> Result<Board, Error> {

@@ -327,9 +327,12 @@ fn golden_configs() -> Vec<(&'static str, Config, u64)> {
 /// boards players know. That happens when the chunking, the streams, the sampling inside a
 /// chunk or the hypergeometric split change, and also when a dependency's sampler does,
 /// which is why `rand_distr` and `rand_pcg` are pinned to exact versions in the workspace
-/// `Cargo.toml`. Change the constants only on purpose, and say so in the changelog.
+/// `Cargo.toml`. Change the constants only on purpose, bump `SEED_VERSION`, and say so in the
+/// changelog.
 #[test]
 fn golden_boards_are_the_same_on_one_two_and_three_threads() {
+    // The boards below are those of this version of what a seed means.
+    assert_eq!(bitmines_gen::SEED_VERSION, 2);
     for (name, config, golden) in golden_configs() {
         let board = board_of(&config);
         assert_valid(&config, &board);
