@@ -10,17 +10,28 @@
 //! The naive twin runs on every 1000x1000 board, and on 10000x10000 at density 0.2 only:
 //! there it shuffles a list of 10^8 cell indices (400 MB) per iteration and takes seconds
 //! per sample.
+//!
+//! The `split` groups time one hypergeometric draw of a chunk's mine count, the sequential
+//! step before the chunks are filled in parallel: the crate's rejection sampler beside the
+//! direct simulation it is checked against, on the first chunk (2^18 cells) of a 10^10-cell
+//! board. The throughput is one draw.
 
 use std::hint::black_box;
 
 use bitmines_core::{Board, Zone};
 use bitmines_gen::{Config, generate};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rand_pcg::Pcg64;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 
 /// The naive twin, the one the gen tests check against the generator.
 #[path = "../crates/gen/tests/naive/mod.rs"]
 mod naive;
+
+/// The hypergeometric draw, the crate's private module taken in whole.
+#[allow(dead_code, reason = "only the draws are timed")]
+#[path = "../crates/gen/src/split.rs"]
+mod split;
 
 /// The naive twin on a whole board (no zone).
 fn naive(rows: usize, cols: usize, mines: usize, seed: u64) -> Board {
@@ -86,5 +97,26 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+/// One draw of the first chunk's mine count on a 10^10-cell board, by rejection and by
+/// simulation, at three densities.
+fn bench_split(c: &mut Criterion) {
+    let (cells, part) = (10_000_000_000u64, 1u64 << 18);
+    for density in [0.01, 0.15, 0.5] {
+        let mines = (cells as f64 * density) as u64;
+        let mut group = c.benchmark_group(format!("split/1e10-cells/density-{density}"));
+        group.throughput(Throughput::Elements(1));
+        let mut rng = Pcg64::new(1, 2);
+        group.bench_function(BenchmarkId::new("rejection", part), |b| {
+            b.iter(|| split::mines_in_part(&mut rng, black_box(cells), mines, part));
+        });
+        // One random number per cell of the part: about a millisecond a draw.
+        group.sample_size(10);
+        group.bench_function(BenchmarkId::new("simulation", part), |b| {
+            b.iter(|| split::simulate(&mut rng, black_box(cells), mines, part));
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench, bench_split);
 criterion_main!(benches);

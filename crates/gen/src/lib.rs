@@ -23,8 +23,9 @@
 //! The rows are cut into fixed chunks of about 2^18 cells (the cut depends only on the
 //! column count). A master random stream draws, chunk after chunk, how many mines each
 //! chunk holds: a hypergeometric draw of the mines left over the free cells left, which is
-//! exactly the law of a uniform layout. Then every chunk places its mines in parallel with
-//! its own `Pcg64`, whose state and stream come from a SplitMix hash of the seed and the chunk
+//! exactly the law of a uniform layout, made in integer arithmetic alone so that it is the
+//! same on every platform. Then every chunk places its mines in parallel with its own
+//! `Pcg64`, whose state and stream come from a SplitMix hash of the seed and the chunk
 //! index (a board with fewer than about 16 mines or holes per chunk is placed in one piece
 //! instead); sparse chunks place cells one by one by rejection, dense ones draw independent
 //! bits near the chunk's density and then add or remove uniformly chosen cells until the
@@ -67,8 +68,7 @@ pub use no_guess::{
 const CHUNK_CELLS: usize = 1 << 18;
 
 /// Below this many mines (or holes) per chunk on average, all of them are placed one by one
-/// instead: the hypergeometric draws of nearly empty chunks cost more than the placement
-/// (`rand_distr`'s sampler loops over a whole chunk to start when it expects under about ten).
+/// instead: the hypergeometric draws of nearly empty chunks cost more than the placement.
 const SPARSE_PER_CHUNK: usize = 16;
 
 /// Everything that goes wrong in `bitmines-gen`.
