@@ -2,7 +2,11 @@
 
 use std::fmt::Display;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
+use std::time::Duration;
+
+use indicatif::style::TemplateError;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// The most resident memory this process has used, in bytes (Linux `VmHWM`), if known.
 pub(crate) fn peak_rss() -> Option<u64> {
@@ -50,6 +54,28 @@ pub(crate) fn emit(text: impl Display) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// A progress bar on standard error, of `len` steps (a spinner for `None`), drawn in `style`
+/// (indicatif's own if the template did not parse), when standard error is a terminal.
+/// Otherwise the bar is hidden: it draws nothing, so pipes, files and tests see no progress.
+/// A visible bar redraws itself every `tick`, if given, between updates.
+pub(crate) fn progress_bar(
+    len: Option<u64>,
+    style: Result<ProgressStyle, TemplateError>,
+    tick: Option<Duration>,
+) -> ProgressBar {
+    if !io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(len, ProgressDrawTarget::stderr());
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    if let Some(tick) = tick {
+        bar.enable_steady_tick(tick);
+    }
+    bar
 }
 
 /// A byte count for people: `1.5 GiB`.

@@ -1,18 +1,17 @@
 //! `bitmines winrate`: many seeded games played by the solver's player, in parallel, and the
 //! win rate with its 95% confidence interval.
 
-use std::io::IsTerminal;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Game, SeededPlacer};
 use bitmines_solve::{Player, Policy};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::cli::{CellArg, KeepClear, Preset, thread_pool};
-use crate::system::emit;
+use crate::system::{emit, progress_bar};
 
 /// The guess policies, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -215,16 +214,10 @@ fn text(r: &Report) -> String {
 
 /// A bar of games played on a terminal; nothing for pipes and files.
 fn progress(games: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(games), ProgressDrawTarget::stderr());
-    if let Ok(style) = ProgressStyle::with_template(
+    let style = ProgressStyle::with_template(
         "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} games, {per_sec}, ETA {eta}",
-    ) {
-        bar.set_style(style);
-    }
-    bar
+    );
+    progress_bar(Some(games), style, None)
 }
 
 #[cfg(test)]

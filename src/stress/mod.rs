@@ -6,7 +6,7 @@ mod walk;
 
 use std::fmt;
 use std::fs::File;
-use std::io::{BufReader, IsTerminal};
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -15,12 +15,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use bitmines_core::{Board, Game, Geometry, Stats, Status, saved};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
 use crate::files::write_atomic;
 use crate::picture;
-use crate::system::{emit, ensure_memory, peak_rss};
+use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
 pub(crate) use play::PlayerKind;
 use play::{Player, Table};
 use report::{
@@ -143,7 +143,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let cells = board.geometry().cells() as u64;
     let naive = args.check && cells <= NAIVE_MAX_CELLS;
     let mut table = Table::new(game, args.check, naive);
-    let progress = progress_bar(board.safe_count() as u64, table.revealed_at_start);
+    let progress = play_progress(board.safe_count() as u64, table.revealed_at_start);
     let mut outputs = Outputs::default();
     let started = Instant::now();
     let played = play(
@@ -463,12 +463,8 @@ fn check_memory(geometry: &Geometry, check: bool) -> anyhow::Result<()> {
     })
 }
 
-/// A progress bar on standard error when it is a terminal; hidden otherwise.
-fn progress_bar(safe_cells: u64, revealed: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(safe_cells), ProgressDrawTarget::stderr());
+/// The bar of safe cells revealed, on a terminal only.
+fn play_progress(safe_cells: u64, revealed: u64) -> ProgressBar {
     let style = ProgressStyle::with_template(
         "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} safe cells revealed, {rate}, ETA {eta}",
     )
@@ -479,11 +475,8 @@ fn progress_bar(safe_cells: u64, revealed: u64) -> ProgressBar {
                 let _ = write!(out, "{:.1} M cells/s", state.per_sec() / 1e6);
             })
     });
-    if let Ok(style) = style {
-        bar.set_style(style);
-    }
+    let bar = progress_bar(Some(safe_cells), style, Some(Duration::from_millis(200)));
     bar.set_position(revealed);
     bar.reset_eta();
-    bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
