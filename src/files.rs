@@ -143,6 +143,28 @@ pub(crate) fn save_certified(
     Ok(())
 }
 
+/// How many bytes [`save_certified`] writes for `board` in `format`, with a certificate or
+/// without: what a bar of the writing counts up to.
+pub(crate) fn saved_len(board: &Board, certified: bool, format: Format) -> u64 {
+    let (rows, cols) = (board.rows() as u64, board.cols() as u64);
+    match format {
+        // The header (the seed has its field whether recorded or not), the certificate if
+        // any, rows of whole bytes, the CRC-32.
+        Format::Bin => {
+            let certificate = if certified {
+                binary::CERTIFICATE_LEN
+            } else {
+                0
+            };
+            (binary::HEADER_LEN + certificate) as u64 + rows * cols.div_ceil(8) + 4
+        }
+        // Width, height and mine count, then two bytes a mine.
+        Format::Mbf => 4 + 2 * board.mine_count() as u64,
+        // A line a row.
+        Format::Txt => rows * (cols + 1),
+    }
+}
+
 /// Writes a file so that readers see either the old file or the whole new one, never a
 /// part: `write` fills a temporary file in the same folder, which is flushed to disk and
 /// then renamed over `path`. On any error the temporary file is removed and `path` is left
@@ -233,6 +255,35 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("a temp folder");
         dir
+    }
+
+    /// `saved_len` is what `save_certified` writes, in every format, with and without a seed
+    /// and a certificate, on boards whose rows end inside a byte and on a byte edge.
+    #[test]
+    fn saved_len_counts_what_save_certified_writes() {
+        for (rows, cols, mines) in [(1, 1, 0), (1, 1, 1), (3, 10, 7), (16, 30, 99), (7, 64, 100)] {
+            let board = bitmines_core::Board::from_mines(
+                rows,
+                cols,
+                (0..mines).map(|i| (i / cols, i % cols)),
+            )
+            .expect("a board");
+            let record = NoGuessRecord::new(0, 0, bitmines_core::FirstClick::Opening, 1, 0b1)
+                .expect("a click on the board");
+            for format in [Format::Bin, Format::Mbf, Format::Txt] {
+                for seed in [None, Some(7)] {
+                    for record in [None, Some(&record)] {
+                        let mut bytes = Vec::new();
+                        save_certified(&mut bytes, &board, seed, record, format).expect("written");
+                        assert_eq!(
+                            bytes.len() as u64,
+                            saved_len(&board, record.is_some(), format),
+                            "{rows}x{cols}, {mines} mines, {format}, seed {seed:?}, {record:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

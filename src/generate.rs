@@ -1,16 +1,17 @@
 //! `bitmines gen`: generate a board and write it to a file.
 
 use std::path::PathBuf;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::{Method, NoGuess, no_guess};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
-use crate::files::{Format, save_certified, write_atomic};
-use crate::system::ensure_memory;
+use crate::files::{Format, save_certified, saved_len, write_atomic};
+use crate::system::{PROGRESS_CELLS, ensure_memory, progress_bar};
 
 /// Options of `bitmines gen`.
 #[derive(clap::Args, Debug)]
@@ -113,6 +114,23 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         format!("a {}x{} board", geometry.rows(), geometry.cols())
     })?;
     let pool = thread_pool(args.threads)?;
+    // Large boards show, on a terminal, the time spent generating (which reports no progress
+    // of its own) and then the bytes written.
+    let large = geometry.cells() >= PROGRESS_CELLS;
+    let spinner = match large {
+        true => progress_bar(
+            None,
+            ProgressStyle::with_template("{spinner} {elapsed_precise} generating {msg}"),
+            Some(Duration::from_millis(100)),
+        ),
+        false => ProgressBar::hidden(),
+    };
+    spinner.set_message(format!(
+        "a {}x{} {}board",
+        geometry.rows(),
+        geometry.cols(),
+        if args.no_guess { "no-guess " } else { "" }
+    ));
     let started = Instant::now();
     let (board, record) =
         if args.no_guess {
@@ -127,7 +145,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 NoGuessMethod::Reject => Method::Reject,
                 NoGuessMethod::Repair => Method::Repair,
             };
-            let certified = pool.install(|| no_guess(&request))?;
+            let certified = spinning(&spinner, || pool.install(|| no_guess(&request)))?;
             let record = certified.record()?;
             let certificate = *certified.certificate();
             eprintln!(
@@ -145,14 +163,30 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             }
             (certified.into_board(), Some(record))
         } else {
-            (pool.install(|| bitmines_gen::generate(&config))?, None)
+            let board = spinning(&spinner, || {
+                pool.install(|| bitmines_gen::generate(&config))
+            })?;
+            (board, None)
         };
     let generated = started.elapsed();
     let started = Instant::now();
-    write_atomic(&args.output, |out| {
+    let bar = match large {
+        true => progress_bar(
+            Some(saved_len(&board, record.is_some(), args.format)),
+            ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:30}] {bytes}/{total_bytes} written, ETA {eta}",
+            )
+            .map(|style| style.progress_chars("=> ")),
+            None,
+        ),
+        false => ProgressBar::hidden(),
+    };
+    let written = write_atomic(&args.output, |out| {
+        let out = &mut bar.wrap_write(out);
         save_certified(out, &board, Some(args.seed), record.as_ref(), args.format)
-    })
-    .with_context(|| format!("cannot write {}", args.output.display()))?;
+    });
+    bar.finish_and_clear();
+    written.with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(
         "bitmines: wrote {} ({}x{}, {} mines, seed {}, {}) in {:.3} s after {:.3} s generating",
         args.output.display(),
@@ -165,4 +199,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         generated.as_secs_f64()
     );
     Ok(())
+}
+
+/// Runs `work` with `spinner` on screen, and clears it before anything else is printed.
+fn spinning<T>(spinner: &ProgressBar, work: impl FnOnce() -> T) -> T {
+    let done = work();
+    spinner.finish_and_clear();
+    done
 }

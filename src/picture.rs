@@ -11,6 +11,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use bitmines_core::{Board, Cell, Game};
+use indicatif::ProgressBar;
 
 use crate::files::write_atomic;
 
@@ -77,16 +78,30 @@ impl Scale {
     }
 }
 
-/// Writes a picture of `game` (what its player sees) to `path`, atomically.
-pub(crate) fn write_game(path: &Path, game: &Game, max_side: u32) -> anyhow::Result<()> {
-    write(path, game.rows(), game.cols(), max_side, |r, c| {
+/// Writes a picture of `game` (what its player sees) to `path`, atomically. `progress` counts
+/// the board's rows as they are pictured.
+pub(crate) fn write_game(
+    path: &Path,
+    game: &Game,
+    max_side: u32,
+    progress: &ProgressBar,
+) -> anyhow::Result<()> {
+    let cells = (game.rows(), game.cols());
+    write(path, cells, max_side, progress, |r, c| {
         game.cell(r, c).map(cell_colour)
     })
 }
 
 /// Writes a picture of `board` with every cell shown (mines black) to `path`, atomically.
-pub(crate) fn write_board(path: &Path, board: &Board, max_side: u32) -> anyhow::Result<()> {
-    write(path, board.rows(), board.cols(), max_side, |r, c| {
+/// `progress` counts the board's rows as they are pictured.
+pub(crate) fn write_board(
+    path: &Path,
+    board: &Board,
+    max_side: u32,
+    progress: &ProgressBar,
+) -> anyhow::Result<()> {
+    let cells = (board.rows(), board.cols());
+    write(path, cells, max_side, progress, |r, c| {
         Ok(match board.is_mine(r, c)? {
             true => MINE,
             false => NUMBERS[usize::from(board.number(r, c)?.min(8))],
@@ -97,23 +112,27 @@ pub(crate) fn write_board(path: &Path, board: &Board, max_side: u32) -> anyhow::
 /// Renders `rows x cols` cells coloured by `colour` and writes them as a PNG.
 fn write(
     path: &Path,
-    rows: usize,
-    cols: usize,
+    (rows, cols): (usize, usize),
     max_side: u32,
+    progress: &ProgressBar,
     colour: impl Fn(usize, usize) -> Result<Rgb, bitmines_core::Error>,
 ) -> anyhow::Result<()> {
     let scale = Scale::fit(rows, cols, max_side);
-    write_atomic(path, |file| encode(file, rows, cols, scale, &colour))
-        .with_context(|| format!("cannot write the picture {}", path.display()))
+    write_atomic(path, |file| {
+        encode(file, rows, cols, scale, &colour, progress)
+    })
+    .with_context(|| format!("cannot write the picture {}", path.display()))
 }
 
-/// Encodes the picture into `out`, one row of pixels at a time.
+/// Encodes the picture into `out`, one row of pixels at a time, adding each block of board
+/// rows to `progress` once it is pictured.
 fn encode(
     out: &mut dyn Write,
     rows: usize,
     cols: usize,
     scale: Scale,
     colour: &impl Fn(usize, usize) -> Result<Rgb, bitmines_core::Error>,
+    progress: &ProgressBar,
 ) -> anyhow::Result<()> {
     let (width, height) = (u32::try_from(scale.width)?, u32::try_from(scale.height)?);
     let mut encoder = png::Encoder::new(out, width, height);
@@ -146,6 +165,7 @@ fn encode(
         for _ in 0..scale.up {
             stream.write_all(&line)?;
         }
+        progress.inc(((top + scale.down).min(rows) - top) as u64);
     }
     stream.finish()?;
     writer.finish()?;
@@ -182,7 +202,7 @@ mod tests {
                 false => NUMBERS[usize::from(board.number(r, c)?)],
             })
         };
-        encode(&mut bytes, 2, 2, scale, &colour).expect("encodes");
+        encode(&mut bytes, 2, 2, scale, &colour, &ProgressBar::hidden()).expect("encodes");
         let mut reader = png::Decoder::new(std::io::Cursor::new(bytes))
             .read_info()
             .expect("decodes");

@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-use anyhow::bail;
+use anyhow::{anyhow, bail};
 use bitmines_core::{Board, Stats};
+use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::files::{Format, Loaded, declared_size, read};
 use crate::picture;
-use crate::system::emit;
+use crate::system::{PROGRESS_CELLS, emit, progress_bar};
 
 /// Boards up to this many cells are printed as text.
 const TEXT_MAX_CELLS: usize = 1_000_000;
@@ -45,11 +46,17 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::View(position) => (position.view().rows(), position.view().cols()),
     };
     if let Some(path) = &args.png {
-        match &loaded {
-            Loaded::Board(board, ..) => picture::write_board(path, board, args.png_size)?,
-            Loaded::Game(game) => picture::write_game(path, game, args.png_size)?,
-            Loaded::View(_) => bail!("a player's view has no picture; show prints it as text"),
-        }
+        let progress = picture_progress(rows, cols);
+        let pictured = match &loaded {
+            Loaded::Board(board, ..) => picture::write_board(path, board, args.png_size, &progress),
+            Loaded::Game(game) => picture::write_game(path, game, args.png_size, &progress),
+            Loaded::View(_) => Err(anyhow!(
+                "a player's view has no picture; show prints it as text"
+            )),
+        };
+        // Cleared before any error, which is then printed on a line of its own.
+        progress.finish_and_clear();
+        pictured?;
         eprintln!("bitmines: wrote {} ({rows}x{cols} cells)", path.display());
         return Ok(());
     }
@@ -74,6 +81,19 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::View(position) => emit(position)?,
     }
     Ok(())
+}
+
+/// A bar of the board's rows as they are pictured, for boards large enough to take a while,
+/// on a terminal only.
+fn picture_progress(rows: usize, cols: usize) -> ProgressBar {
+    if rows.saturating_mul(cols) < PROGRESS_CELLS {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} rows pictured, ETA {eta}",
+    )
+    .map(|style| style.progress_chars("=> "));
+    progress_bar(Some(rows as u64), style, None)
 }
 
 /// Fails for boards too large to print, pointing to `--png`.

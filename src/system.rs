@@ -8,6 +8,10 @@ use std::time::Duration;
 use indicatif::style::TemplateError;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// Boards of at least this many cells take long enough to generate, write or picture that
+/// `gen` and `show --png` show their progress.
+pub(crate) const PROGRESS_CELLS: usize = 10_000_000;
+
 /// The most resident memory this process has used, in bytes (Linux `VmHWM`), if known.
 pub(crate) fn peak_rss() -> Option<u64> {
     status_kib("/proc/self/status", "VmHWM:").map(|kib| kib * 1024)

@@ -173,7 +173,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 table.calls.total()
             );
         }
-        picture::write_game(path, &table.game, args.png_size)?;
+        picture::write_game(path, &table.game, args.png_size, &ProgressBar::hidden())?;
         outputs.picture = Some(path.display().to_string());
     }
     if let Some(path) = &args.save {
@@ -367,7 +367,8 @@ fn play(
                 && calls == after
                 && outputs.picture.is_none()
             {
-                picture::write_game(path, &table.game, args.png_size).map_err(Stop::Io)?;
+                picture::write_game(path, &table.game, args.png_size, &ProgressBar::hidden())
+                    .map_err(Stop::Io)?;
                 outputs.picture = Some(path.display().to_string());
             }
             if let (Some(every), Some(path)) = (args.save_every, &args.save)
