@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{FirstClick, Geometry};
-use bitmines_gen::{Method, NoGuess, no_guess};
+use bitmines_gen::{Method, NoGuess, Progress, no_guess_with_progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
@@ -93,6 +93,9 @@ pub(crate) fn describe(record: &NoGuessRecord) -> String {
     )
 }
 
+/// Boards of at least this many cells show the progress of no-guess generation.
+const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
+
 /// Generates the board and writes it.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let spec = BoardSpec {
@@ -117,7 +120,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     // Large boards show, on a terminal, the time spent generating (which reports no progress
     // of its own) and then the bytes written.
     let large = geometry.cells() >= PROGRESS_CELLS;
-    let spinner = match large {
+    // No-guess generation is slower a cell, so it shows its moves from a smaller size.
+    let spin = large || (args.no_guess && geometry.cells() >= NO_GUESS_PROGRESS_CELLS);
+    let spinner = match spin {
         true => progress_bar(
             None,
             ProgressStyle::with_template("{spinner} {elapsed_precise} generating {msg}"),
@@ -145,7 +150,25 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 NoGuessMethod::Reject => Method::Reject,
                 NoGuessMethod::Repair => Method::Repair,
             };
-            let certified = spinning(&spinner, || pool.install(|| no_guess(&request)))?;
+            let safe = geometry.cells() - config.mines;
+            let report = |p: Progress| {
+                spinner.set_message(format!(
+                    "a {}x{} no-guess board: {} {:.1}% of {} safe cells, {} repairs",
+                    geometry.rows(),
+                    geometry.cols(),
+                    if p.certifying {
+                        "certifying,"
+                    } else {
+                        "repairing,"
+                    },
+                    100.0 * p.revealed as f64 / safe.max(1) as f64,
+                    safe,
+                    p.repairs
+                ));
+            };
+            let certified = spinning(&spinner, || {
+                pool.install(|| no_guess_with_progress(&request, &report))
+            })?;
             let record = certified.record()?;
             let certificate = *certified.certificate();
             eprintln!(
