@@ -1,7 +1,7 @@
 //! No-guess boards: boards that `bitmines-solve` clears from the first click by deduction
 //! alone, certified by a replay of that solver.
 //!
-//! Two methods. **Rejection** draws uniform boards (with [`generate`](crate::generate)) until
+//! Two methods. **Rejection** draws uniform boards (with [`generate`]) until
 //! one is cleared, so the result is exactly uniform over the boards the solver clears; it
 //! pays where such boards are common (small and medium boards at usual densities). **Repair**
 //! plays the solver from the first click and, wherever it stalls, moves mines near the stall:
