@@ -524,7 +524,9 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
         } else {
             // The exact tier, whose solver is not kept: it is rarely needed, and the next
             // move starts afresh.
-            let certain = solver.solve()?.certain;
+            // The pair rule is at its fixed point already: the exact tier without it proves
+            // the same cells with the same reasons, and saves a pass.
+            let certain = solver.solve_with(false)?.certain;
             let mut least = None;
             for (r, c) in certain.safe() {
                 if let Some(reason) = certain.reason(r, c)? {

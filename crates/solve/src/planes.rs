@@ -35,6 +35,8 @@ pub(crate) struct Planes {
     zeros: Vec<u64>,
     /// Rows (padded index) where the trivial rule may find something new.
     dirty: Vec<bool>,
+    /// A buffer for the next sweep's marks, kept to save an allocation a sweep.
+    spare: Vec<bool>,
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
     /// zero word at each end.
     ring: Ring,
@@ -85,6 +87,7 @@ impl Planes {
             eights,
             zeros: vec![0; wpr],
             dirty,
+            spare: Vec::new(),
             ring,
         })
     }
@@ -260,7 +263,11 @@ impl Planes {
     /// contradict.
     pub(crate) fn sweep(&mut self) -> Result<usize, Bad> {
         let rows = self.geometry.rows();
-        let dirty = std::mem::replace(&mut self.dirty, vec![false; rows + 2]);
+        // The marks to work on, and a cleared buffer (last call's) for the new ones.
+        let mut dirty = std::mem::take(&mut self.spare);
+        dirty.clear();
+        dirty.resize(rows + 2, false);
+        std::mem::swap(&mut dirty, &mut self.dirty);
         let mut found = 0;
         let mut r = 1;
         while r <= rows {
@@ -274,6 +281,7 @@ impl Planes {
             }
             found += self.sweep_rows(start, r - 1)?;
         }
+        self.spare = dirty;
         Ok(found)
     }
 
@@ -361,9 +369,11 @@ impl Planes {
         let mut spread = [[0u64; 2]; 2];
         let top = first.saturating_sub(1).max(1);
         let bottom = (last + 1).min(rows);
+        // The sums of rows r - 1 and r, carried from one row to the next.
+        let (mut up, mut mid) = (sums(self, top - 1), sums(self, top));
         for r in top..=bottom + 1 {
             let here = if r <= bottom {
-                let (up, mid, down) = (sums(self, r - 1), sums(self, r), sums(self, r + 1));
+                let down = sums(self, r + 1);
                 let k = add3(up.0.0, mid.0.1, down.0.0);
                 let x = add3(up.1.0, mid.1.1, down.1.0);
                 let n3 = if eights { self.numbers[3][r + 1] } else { 0 };
@@ -379,6 +389,7 @@ impl Planes {
                     return Err(Bad((r + 1) * 64 + bad.trailing_zeros() as usize));
                 }
                 let dilate = |m: u64| m | m << 1 | m >> 1;
+                (up, mid) = (mid, down);
                 [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))]
             } else {
                 [0, 0]
