@@ -109,3 +109,53 @@ fn a_finished_game_is_refused() {
         Err(bitmines_solve::Error::Finished { .. })
     ));
 }
+
+/// `play` keeps one solver across proven moves; a loop of `step`, which solves every move
+/// afresh with every tier, is its twin. They must play the same games: the same guesses,
+/// at the same odds, and the same end.
+#[test]
+fn play_matches_a_loop_of_steps() {
+    for policy in [Policy::Safest, Policy::Tiebreak, Policy::Lookahead] {
+        for (i, &(rows, cols, mines)) in [
+            (9, 9, 10),
+            (16, 16, 40),
+            (16, 30, 99),
+            (3, 63, 30),
+            (1, 40, 6),
+        ]
+        .iter()
+        .enumerate()
+        {
+            for seed in 0..12 {
+                let new = || {
+                    let mut game = Game::deferred(
+                        rows,
+                        cols,
+                        mines,
+                        FirstClick::Opening,
+                        SeededPlacer::new(seed * 7 + i as u64),
+                    )
+                    .unwrap();
+                    game.reveal(rows / 2, cols / 2).unwrap();
+                    game
+                };
+                let player = Player::new(policy);
+                let mut fast = new();
+                let outcome = player.play(&mut fast).unwrap();
+                let mut slow = new();
+                let mut guesses = Vec::new();
+                while slow.status() == Status::Playing {
+                    if let Move::Guess(guess) = player.step(&mut slow).unwrap() {
+                        guesses.push(guess);
+                    }
+                }
+                assert_eq!(
+                    outcome.guesses, guesses,
+                    "{policy:?} {rows}x{cols} seed {seed}"
+                );
+                assert_eq!(fast.status(), slow.status());
+                assert_eq!(fast.view().revealed_words(), slow.view().revealed_words());
+            }
+        }
+    }
+}
