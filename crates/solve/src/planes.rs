@@ -37,6 +37,8 @@ pub(crate) struct Planes {
     dirty: Vec<bool>,
     /// A buffer for the next sweep's marks, kept to save an allocation a sweep.
     spare: Vec<bool>,
+    /// How many cells the safe plane holds.
+    pub(crate) safe_count: usize,
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
     /// zero word at each end.
     ring: Ring,
@@ -88,6 +90,7 @@ impl Planes {
             zeros: vec![0; wpr],
             dirty,
             spare: Vec::new(),
+            safe_count: 0,
             ring,
         })
     }
@@ -131,6 +134,7 @@ impl Planes {
                     plane[w + 1] = slice;
                 }
                 self.eights |= slices[3] != 0;
+                self.safe_count -= (self.safe[w + 1] & new).count_ones() as usize;
                 self.safe[w + 1] &= !new;
             }
             self.mark_dirty(row);
@@ -244,7 +248,11 @@ impl Planes {
         } else {
             &mut self.safe
         };
-        plane[index / 64] |= 1 << (index % 64);
+        let bit = 1 << (index % 64);
+        if !mine && plane[index / 64] & bit == 0 {
+            self.safe_count += 1;
+        }
+        plane[index / 64] |= bit;
         let row = (index - 64) / (self.geometry.words_per_row() * 64);
         self.mark_dirty(row);
     }
@@ -404,6 +412,7 @@ impl Planes {
                 let both = to_safe & to_mine;
                 let new = (to_safe | to_mine) & !both;
                 if new != 0 {
+                    self.safe_count += (to_safe & !both).count_ones() as usize;
                     self.safe[a + 1] |= to_safe & !both;
                     self.mines[a + 1] |= to_mine & !both;
                     found += new.count_ones() as usize;
@@ -543,7 +552,7 @@ impl Planes {
         let revealed = &self.revealed[base..base + wpr];
         let safe = &mut self.safe[base..base + wpr];
         let mines = &mut self.mines[base..base + wpr];
-        let mut found = 0;
+        let (mut found, mut found_safe) = (0, 0);
         for j in 0..wpr {
             let undecided = !(revealed[j] | safe[j] | mines[j]);
             let to_safe = (a0[j] | b0[j] | c0[j]) & undecided;
@@ -556,8 +565,10 @@ impl Planes {
                 safe[j] |= to_safe & !both;
                 mines[j] |= to_mine & !both;
                 found += ((to_safe | to_mine) & !both).count_ones() as usize;
+                found_safe += (to_safe & !both).count_ones() as usize;
             }
         }
+        self.safe_count += found_safe;
         found
     }
 }

@@ -495,7 +495,7 @@ impl Solver {
 
     /// Whether some hidden cell is proven safe so far.
     pub fn proves_safe(&self) -> bool {
-        self.planes.safe.iter().any(|&w| w != 0)
+        self.planes.safe_count > 0
     }
 
     /// What the tiers run so far have proven, without running the exact tier; the answer

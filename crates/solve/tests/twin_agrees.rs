@@ -325,6 +325,10 @@ proptest! {
             fresh.deduce().unwrap();
             prop_assert_eq!(kept.safe_plane(), fresh.safe_plane());
             prop_assert_eq!(kept.mine_plane(), fresh.mine_plane());
+            // `proves_safe` keeps a count of the safe plane: it must agree with the plane.
+            for solver in [&kept, &fresh] {
+                prop_assert_eq!(solver.proves_safe(), solver.safe_plane().iter().any(|&w| w != 0));
+            }
             if !kept.proves_safe() || game.status() != bitmines_core::Status::Playing {
                 break;
             }
