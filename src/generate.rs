@@ -93,6 +93,9 @@ pub(crate) fn describe(record: &NoGuessRecord) -> String {
     )
 }
 
+/// Planes of a board's size that no-guess generation holds at its peak.
+const NO_GUESS_PLANES: u64 = 32;
+
 /// Boards of at least this many cells show the progress of no-guess generation.
 const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
 
@@ -113,8 +116,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Format::Mbf => config.mines as u64 * 4,
         _ => 0,
     };
-    ensure_memory(geometry.plane_bytes() as u64 * 2 + mbf, || {
-        format!("a {}x{} board", geometry.rows(), geometry.cols())
+    // A no-guess board also holds a game, the solver's planes, a copy of the mines and the
+    // mender's planes while it works: about 32 planes at their peak, measured.
+    let planes = if args.no_guess { NO_GUESS_PLANES } else { 2 };
+    ensure_memory(geometry.plane_bytes() as u64 * planes + mbf, || {
+        format!(
+            "a {}x{} {}board",
+            geometry.rows(),
+            geometry.cols(),
+            if args.no_guess { "no-guess " } else { "" }
+        )
     })?;
     let pool = thread_pool(args.threads)?;
     // Large boards show, on a terminal, the time spent generating (which reports no progress

@@ -878,6 +878,24 @@ fn gen_no_guess_writes_a_certified_board_that_show_describes() {
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(!stdout(&bitmines(&["show", &plain])).contains("no guess"));
+    // A no-guess board too large for the memory is refused before anything is allocated.
+    assert_fails(
+        &[
+            "gen",
+            "--rows",
+            "200000",
+            "--cols",
+            "200000",
+            "--density",
+            "0.15",
+            "--seed",
+            "1",
+            "--no-guess",
+            "-o",
+            &plain,
+        ],
+        "2000000x2000000 no-guess board needs about",
+    );
     // A first click that may hit a mine cannot start a no-guess board; a hopeless request
     // says how many boards it drew.
     assert_fails(
