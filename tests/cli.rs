@@ -883,9 +883,9 @@ fn gen_no_guess_writes_a_certified_board_that_show_describes() {
         &[
             "gen",
             "--rows",
-            "200000",
+            "2000000",
             "--cols",
-            "200000",
+            "2000000",
             "--density",
             "0.15",
             "--seed",
