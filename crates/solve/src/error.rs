@@ -49,6 +49,17 @@ pub enum Error {
         /// What differs, with the cell where it does.
         reason: String,
     },
+    /// A cell given to [`Solver::assume_mine`](crate::Solver::assume_mine) that cannot be a
+    /// mine: it is revealed, or the view proves it safe.
+    #[error("({row}, {col}) cannot be taken as a mine: {reason}")]
+    Assumption {
+        /// The cell's row.
+        row: usize,
+        /// The cell's column.
+        col: usize,
+        /// Why not.
+        reason: String,
+    },
     /// A position too large for the solver's own planes to be allocated.
     #[error("could not allocate {bytes} bytes of solver state for a {rows}x{cols} board")]
     OutOfMemory {

@@ -91,7 +91,7 @@ use bitmines_core::AsView;
 pub use error::Error;
 pub use player::{Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy};
 pub use reason::{Reason, Tier};
-pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally};
+pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally, Weighed};
 
 /// Every cell the view proves safe or a mine, each with its reason.
 pub fn certain(position: &(impl AsView + ?Sized)) -> Result<Certain, Error> {

@@ -114,6 +114,8 @@ pub struct Solver {
     flagged: Vec<u64>,
     mines: usize,
     reasons: FastMap<usize, Reason>,
+    /// Cells given as mines by [`Solver::assume_mine`] (plane index), in the order given.
+    given: Vec<usize>,
     tally: Tally,
     budget: Budget,
 }
@@ -146,6 +148,7 @@ impl Solver {
             flagged,
             mines: view.mine_count(),
             reasons: FastMap::default(),
+            given: Vec::new(),
             tally: Tally::default(),
             budget: Budget::default(),
         })
@@ -235,6 +238,34 @@ impl Solver {
         mines.get(1..mines.len() - 1).unwrap_or_default()
     }
 
+    /// Takes a fact from outside the view: the hidden cell `(row, col)` is a mine. The
+    /// solver trusts it as it trusts the view, and the next sweep uses it; a wrong one
+    /// shows up later as a contradiction. This is how an assistant that knows the board
+    /// tells the solver where a guess hit a mine (as `bitmines stress --player solver`
+    /// does). The cell gets no [`Reason`]: [`Certain::reason`] says `None` for it.
+    /// A revealed cell, or one proven safe, is `Error::Assumption`; a cell already
+    /// proven a mine is left as it is.
+    pub fn assume_mine(&mut self, row: usize, col: usize) -> Result<(), Error> {
+        self.planes.geometry.bit(row, col)?;
+        let i = self.planes.index(row, col);
+        let refuse = |what: &str| Error::Assumption {
+            row,
+            col,
+            reason: what.to_owned(),
+        };
+        if Planes::get(&self.planes.revealed, i) {
+            return Err(refuse("it is revealed"));
+        }
+        if Planes::get(&self.planes.safe, i) {
+            return Err(refuse("the view proves it safe"));
+        }
+        if !Planes::get(&self.planes.mines, i) {
+            self.planes.prove(i, true);
+            self.given.push(i);
+        }
+        Ok(())
+    }
+
     /// The same solver with `budget` for the exact tier.
     pub fn with_budget(mut self, budget: Budget) -> Solver {
         self.budget = budget;
@@ -304,6 +335,85 @@ impl Solver {
     /// longer [`Reason::Component`] where a pair of numbers would do; that saves work when
     /// only the probabilities are wanted.
     pub fn solve_with(mut self, pairs: bool) -> Result<Solution, Error> {
+        let counting = self.count(pairs)?;
+        let exact = counting.exact();
+        let Solver {
+            planes,
+            flagged,
+            reasons,
+            tally,
+            given,
+            ..
+        } = self;
+        let planes = Arc::new(planes);
+        Ok(Solution {
+            certain: Certain {
+                planes: Arc::clone(&planes),
+                flagged,
+                reasons,
+                given,
+                tally,
+                complete: exact,
+            },
+            probabilities: Probabilities {
+                planes,
+                frontier: counting.frontier.iter().map(|&(i, p, _)| (i, p)).collect(),
+                off: counting.off,
+                mode: counting.mode,
+                approximate: counting.approximate,
+                off_cells: counting.off_cells,
+                layouts: counting.layouts.filter(|_| exact),
+            },
+        })
+    }
+
+    /// Runs the exact tier in place and keeps the solver: what counting proves joins the
+    /// safe and mine planes (as with [`Solver::solve`], without the pair rule, which proves
+    /// nothing counting would not), and the answer gives the mine probability of every
+    /// undecided frontier cell with the component it belongs to. After the moves it
+    /// suggests, [`Solver::update`] takes the next view, so a long game never builds the
+    /// planes twice.
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::Solver;
+    ///
+    /// // Two separate 1s, each with two hidden cells: two components, each a 50/50, and
+    /// // the third mine in one of the two cells between them.
+    /// let position: Position = "bitmines view 1x8 mines 3\n#1####1#\n".parse()?;
+    /// let mut solver = Solver::new(&position)?;
+    /// let weighed = solver.weigh()?;
+    /// assert_eq!(weighed.components(), 2);
+    /// assert!(weighed.frontier().all(|(_, p, _)| (p - 0.5).abs() < 1e-12));
+    /// assert_eq!(weighed.safest_each(), [((0, 0), 0.5), ((0, 5), 0.5)]);
+    /// assert_eq!(weighed.off_frontier_cells(), 2);
+    /// assert!(!solver.proves_safe());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn weigh(&mut self) -> Result<Weighed, Error> {
+        let counting = self.count(false)?;
+        let planes = &self.planes;
+        let cells = counting
+            .frontier
+            .iter()
+            .filter(|&&(i, _, _)| planes.is_unknown(i))
+            .map(|&(i, p, c)| (planes.cell(i), p, c))
+            .collect();
+        Ok(Weighed {
+            exact: counting.exact(),
+            cells,
+            components: counting.components,
+            off: counting.off,
+            off_cells: counting.off_cells,
+            mode: counting.mode,
+            approximate: counting.approximate,
+        })
+    }
+
+    /// The trivial rule (and the pair rule, if `pairs`) to its fixed point, then exact
+    /// counting over each frontier component with the mine count: proves what it finds
+    /// into the planes and returns the probabilities.
+    fn count(&mut self, pairs: bool) -> Result<Counting, Error> {
         // The trivial and pair rules to their fixed point, keeping the last list of
         // constraints, which the pair rule left unchanged, for the exact tier.
         self.trivial()?;
@@ -332,7 +442,7 @@ impl Solver {
         let mut off = frontier.off;
         let mut counted: Vec<(usize, Counted)> = Vec::new();
         let mut approximate = 0;
-        let mut approximate_cells: Vec<usize> = Vec::new();
+        let mut approximate_cells: Vec<(usize, u32)> = Vec::new();
         for (c, component) in frontier.components.iter().enumerate() {
             match exact::count(
                 &component.vars,
@@ -360,7 +470,7 @@ impl Solver {
                     for &v in &component.vars {
                         let cells = &frontier.vars[v as usize].cells;
                         off += cells.len();
-                        approximate_cells.extend(cells);
+                        approximate_cells.extend(cells.iter().map(|&cell| (cell, c as u32)));
                     }
                 }
             }
@@ -383,7 +493,7 @@ impl Solver {
                 max: proven + none.max + off,
             })?;
 
-        let mut frontier_p: Vec<(usize, f64)> = Vec::with_capacity(frontier.cells);
+        let mut frontier_p: Vec<(usize, f64, u32)> = Vec::with_capacity(frontier.cells);
         for ((c, count), weights) in counted.iter().zip(&weights.component) {
             let shares = exact::shares(count, weights);
             let certain: Vec<(u32, bool)> = shares
@@ -425,7 +535,7 @@ impl Solver {
                     0.0
                 };
                 for &cell in &frontier.vars[v as usize].cells {
-                    frontier_p.push((cell, p));
+                    frontier_p.push((cell, p, *c as u32));
                 }
             }
             for (v, mine) in certain {
@@ -442,10 +552,10 @@ impl Solver {
                 }
             }
         }
-        for &cell in &approximate_cells {
-            frontier_p.push((cell, weights.off_probability));
+        for &(cell, c) in &approximate_cells {
+            frontier_p.push((cell, weights.off_probability, c));
         }
-        frontier_p.sort_unstable_by_key(|&(cell, _)| cell);
+        frontier_p.sort_unstable_by_key(|&(cell, _, _)| cell);
         if weights.off_safe || weights.off_mine {
             let reason = Reason::MineCount {
                 mines_left: weights.off_mines.unwrap_or(0),
@@ -454,7 +564,7 @@ impl Solver {
             let mut proven_off = 0;
             for index in self.planes.undecided_cells() {
                 if frontier_p
-                    .binary_search_by_key(&index, |&(c, _)| c)
+                    .binary_search_by_key(&index, |&(c, _, _)| c)
                     .is_err()
                 {
                     self.planes.prove(index, weights.off_mine);
@@ -464,32 +574,21 @@ impl Solver {
             }
             self.tally.global += proven_off;
         }
-        let exact = approximate == 0 && weighing == Weighing::Exact;
-        let planes = Arc::new(self.planes);
-        Ok(Solution {
-            certain: Certain {
-                planes: Arc::clone(&planes),
-                flagged: self.flagged,
-                reasons: self.reasons,
-                tally: self.tally,
-                complete: exact,
+        Ok(Counting {
+            frontier: frontier_p,
+            components: frontier.components.len(),
+            off: weights.off_probability,
+            off_cells: if weights.off_safe || weights.off_mine {
+                0
+            } else {
+                frontier.off
             },
-            probabilities: Probabilities {
-                planes,
-                frontier: frontier_p,
-                off: weights.off_probability,
-                mode: match weighing {
-                    Weighing::Exact => Mode::Exact,
-                    Weighing::Density => Mode::Density,
-                },
-                approximate,
-                off_cells: if weights.off_safe || weights.off_mine {
-                    0
-                } else {
-                    frontier.off
-                },
-                layouts: if exact { weights.layouts } else { None },
+            mode: match weighing {
+                Weighing::Exact => Mode::Exact,
+                Weighing::Density => Mode::Density,
             },
+            approximate,
+            layouts: weights.layouts,
         })
     }
 
@@ -505,6 +604,7 @@ impl Solver {
             planes: Arc::new(self.planes),
             flagged: self.flagged,
             reasons: self.reasons,
+            given: self.given,
             tally: self.tally,
             complete: false,
         }
@@ -559,6 +659,7 @@ pub struct Certain {
     planes: Arc<Planes>,
     flagged: Vec<u64>,
     reasons: FastMap<usize, Reason>,
+    given: Vec<usize>,
     tally: Tally,
     complete: bool,
 }
@@ -603,12 +704,16 @@ impl Certain {
         })
     }
 
-    /// Why `(row, col)` is proven, or `None` if it is not (or is revealed).
+    /// Why `(row, col)` is proven, or `None` if it is not (or is revealed, or was given
+    /// by [`Solver::assume_mine`]).
     pub fn reason(&self, row: usize, col: usize) -> Result<Option<Reason>, Error> {
         self.planes.geometry.bit(row, col)?;
         let i = self.planes.index(row, col);
         if let Some(reason) = self.reasons.get(&i) {
             return Ok(Some(reason.clone()));
+        }
+        if self.given.contains(&i) {
+            return Ok(None);
         }
         let p = &self.planes;
         let stride = p.geometry.words_per_row() * 64;
@@ -730,5 +835,93 @@ impl Probabilities {
     /// and the mine count (exact mode only).
     pub fn log10_layouts(&self) -> Option<f64> {
         self.layouts.map(|l| l.ln() / std::f64::consts::LN_10)
+    }
+}
+
+/// What the exact tier found: the probabilities, before they are shaped into an answer.
+struct Counting {
+    /// Frontier cells (plane index) with their probability and component, by index.
+    frontier: Vec<(usize, f64, u32)>,
+    /// Components of the frontier.
+    components: usize,
+    /// The probability of an undecided cell off the frontier.
+    off: f64,
+    /// Undecided cells off the frontier, unless the mine count proved them.
+    off_cells: usize,
+    mode: Mode,
+    approximate: usize,
+    layouts: Option<Layouts>,
+}
+
+impl Counting {
+    /// Whether every component was counted and they were weighed together exactly.
+    fn exact(&self) -> bool {
+        self.approximate == 0 && self.mode == Mode::Exact
+    }
+}
+
+/// The probabilities from [`Solver::weigh`]: every undecided frontier cell with its mine
+/// probability and its component (the frontier cells linked through shared numbers, whose
+/// layouts depend on the rest of the board only through the mine count).
+#[derive(Debug, Clone)]
+pub struct Weighed {
+    /// Undecided frontier cells, row by row, with probability and component.
+    cells: Vec<((usize, usize), f64, u32)>,
+    components: usize,
+    off: f64,
+    off_cells: usize,
+    mode: Mode,
+    approximate: usize,
+    exact: bool,
+}
+
+impl Weighed {
+    /// Undecided cells next to a revealed number, row by row: each with its mine
+    /// probability and the index of its component (below [`Weighed::components`]).
+    pub fn frontier(&self) -> impl Iterator<Item = ((usize, usize), f64, usize)> + '_ {
+        self.cells.iter().map(|&(cell, p, c)| (cell, p, c as usize))
+    }
+
+    /// Components of the frontier, counting those whose cells were all proven.
+    pub fn components(&self) -> usize {
+        self.components
+    }
+
+    /// The safest undecided cell of each component that has one, with its probability,
+    /// in component order; among equally safe cells, the first row by row.
+    pub fn safest_each(&self) -> Vec<((usize, usize), f64)> {
+        let mut best: Vec<Option<((usize, usize), f64)>> = vec![None; self.components];
+        for &(cell, p, c) in &self.cells {
+            let slot = &mut best[c as usize];
+            if slot.is_none_or(|(_, q)| p < q) {
+                *slot = Some((cell, p));
+            }
+        }
+        best.into_iter().flatten().collect()
+    }
+
+    /// The probability shared by every undecided hidden cell that touches no number.
+    pub fn off_frontier(&self) -> f64 {
+        self.off
+    }
+
+    /// Undecided hidden cells touching no number.
+    pub fn off_frontier_cells(&self) -> usize {
+        self.off_cells
+    }
+
+    /// How the components were weighed.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Components past the budget, whose cells got the density estimate.
+    pub fn approximate_components(&self) -> usize {
+        self.approximate
+    }
+
+    /// Whether every probability is exact (see [`Probabilities::exact`]).
+    pub fn exact(&self) -> bool {
+        self.exact
     }
 }

@@ -6,7 +6,7 @@ mod twin;
 use bitmines_core::{AsView, Position};
 use bitmines_solve::{Error, Solver, naive};
 use proptest::prelude::*;
-use twin::{Rng, arbitrary, brute, played, with_layout};
+use twin::{Rng, arbitrary, brute, brute_given, played, with_layout};
 
 /// Board shapes: square, thin, and across word edges.
 const SHAPES: &[(usize, usize)] = &[
@@ -383,4 +383,161 @@ fn update_refuses_a_view_that_is_not_later() {
     solver
         .update(&solve("bitmines view 2x3 mines 1\n1##\n1##\n"))
         .unwrap();
+}
+
+/// Checks a solver that ran the exact tier in place against the brute force: every cell
+/// it proves, and the probability of every undecided cell, on or off the frontier.
+fn check_weighed(
+    mut solver: Solver,
+    brute: &twin::Brute,
+    given: &[(usize, usize)],
+) -> Result<(), TestCaseError> {
+    let weighed = match solver.weigh() {
+        Ok(weighed) => weighed,
+        Err(error) => {
+            prop_assert_eq!(brute.total, 0, "{}", error);
+            return Ok(());
+        }
+    };
+    prop_assert!(brute.total > 0, "no layout exists, but weigh answered");
+    prop_assert!(weighed.exact());
+    let cols = brute.cols;
+    let share = |r: usize, c: usize| brute.mines[r * cols + c] as f64 / brute.total as f64;
+    let mut on_frontier = vec![false; brute.mines.len()];
+    for ((r, c), p, component) in weighed.frontier() {
+        prop_assert!(component < weighed.components());
+        prop_assert!(
+            (p - share(r, c)).abs() < 1e-9,
+            "({r}, {c}): {p} against {}",
+            share(r, c)
+        );
+        prop_assert!(p > 0.0 && p < 1.0, "({r}, {c}) is undecided but has {p}");
+        on_frontier[r * cols + c] = true;
+    }
+    for ((r, c), p) in weighed.safest_each() {
+        let component = weighed
+            .frontier()
+            .find(|&(cell, _, _)| cell == (r, c))
+            .map(|(_, _, k)| k);
+        let least = weighed
+            .frontier()
+            .filter(|&(_, _, k)| Some(k) == component)
+            .map(|(_, q, _)| q)
+            .fold(1.0, f64::min);
+        prop_assert_eq!(p, least);
+    }
+    let certain = solver.into_certain();
+    let (mut mines, mut safe) = (Vec::new(), Vec::new());
+    for (i, &count) in brute.mines.iter().enumerate() {
+        let (r, c) = (i / cols, i % cols);
+        if brute.revealed[i] {
+            continue;
+        }
+        if count == brute.total {
+            mines.push((r, c));
+        } else if count == 0 {
+            safe.push((r, c));
+        } else if !on_frontier[i] {
+            let p = weighed.off_frontier();
+            prop_assert!(
+                (p - share(r, c)).abs() < 1e-9,
+                "off the frontier ({r}, {c}): {p} against {}",
+                share(r, c)
+            );
+        }
+    }
+    prop_assert_eq!(certain.mines().collect::<Vec<_>>(), mines);
+    prop_assert_eq!(certain.safe().collect::<Vec<_>>(), safe);
+    for &(r, c) in given {
+        prop_assert_eq!(certain.reason(r, c).unwrap(), None);
+        prop_assert_eq!(certain.verdict(r, c).unwrap(), Some(true));
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// `weigh` runs the exact tier in place: what it proves and the probabilities it gives
+    /// are those of every layout, and each component's safest cell is the least of its cells.
+    #[test]
+    fn weighing_in_place_matches_the_brute_force(seed in any::<u64>(), shape in 0..SHAPES.len(), density in 0.05f64..0.45) {
+        let mut rng = Rng(seed);
+        let (rows, cols) = SHAPES[shape];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (_, game) = played(&mut rng, rows, cols, mines, 22);
+        if game.status() != bitmines_core::Status::Playing {
+            return Ok(());
+        }
+        let Some(brute) = brute(&game, None) else {
+            return Ok(());
+        };
+        let mut solver = Solver::new(&game).unwrap();
+        if seed % 2 == 0 {
+            // Whatever ran before, the answer is the same.
+            let _ = solver.deduce();
+        }
+        check_weighed(solver, &brute, &[])?;
+    }
+
+    /// A mine given from outside the view counts as proven: the solver then proves and
+    /// weighs exactly as every layout with a mine there says.
+    #[test]
+    fn an_assumed_mine_matches_the_brute_force_given_it(seed in any::<u64>(), shape in 0..SHAPES.len(), density in 0.1f64..0.45) {
+        let mut rng = Rng(seed);
+        let (rows, cols) = SHAPES[shape];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (board, game) = played(&mut rng, rows, cols, mines, 22);
+        if game.status() != bitmines_core::Status::Playing {
+            return Ok(());
+        }
+        // A true mine still hidden, as an assistant that knows the board would give it.
+        let hidden_mines: Vec<(usize, usize)> = (0..rows * cols)
+            .map(|i| (i / cols, i % cols))
+            .filter(|&(r, c)| board.is_mine(r, c).unwrap() && game.cell(r, c).unwrap() == bitmines_core::Cell::Hidden)
+            .collect();
+        if hidden_mines.is_empty() {
+            return Ok(());
+        }
+        let (r, c) = hidden_mines[rng.below(hidden_mines.len())];
+        let Some(brute) = brute_given(&game, None, &[r * cols + c]) else {
+            return Ok(());
+        };
+        let mut solver = Solver::new(&game).unwrap();
+        let _ = solver.deduce();
+        // A mine the view proves already keeps its reason; a new one has none.
+        let proven = solver.mine_plane().iter().map(|w| w.count_ones()).sum::<u32>();
+        solver.assume_mine(r, c).unwrap();
+        let new = solver.mine_plane().iter().map(|w| w.count_ones()).sum::<u32>() > proven;
+        // Giving it twice changes nothing.
+        solver.assume_mine(r, c).unwrap();
+        let given = [(r, c)];
+        check_weighed(solver, &brute, if new { &given } else { &[] })?;
+    }
+}
+
+/// `assume_mine` refuses a revealed cell, a cell the view proves safe and a cell off the
+/// board, naming the cell.
+#[test]
+fn assume_mine_refuses_what_cannot_be_a_mine() {
+    // The 1 at (0, 0) with (0, 1) its only hidden neighbour: (0, 1) is a mine, so the 1 at
+    // (1, 1) is met and (0, 2) and (1, 2) are safe.
+    let position: Position = "bitmines view 2x3 mines 1\n1##\n11#\n".parse().unwrap();
+    let mut solver = Solver::new(&position).unwrap();
+    solver.trivial().unwrap();
+    for ((r, c), says) in [((0, 0), "it is revealed"), ((0, 2), "proves it safe")] {
+        match solver.assume_mine(r, c) {
+            Err(error @ Error::Assumption { .. }) => {
+                let text = error.to_string();
+                assert!(
+                    text.contains(&format!("({r}, {c})")) && text.contains(says),
+                    "{text}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(matches!(solver.assume_mine(2, 0), Err(Error::Core(_))));
+    // A proven mine may be given again.
+    solver.assume_mine(0, 1).unwrap();
 }

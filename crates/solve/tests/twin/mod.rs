@@ -28,6 +28,16 @@ fn choose(n: u64, k: u64) -> u64 {
 /// Enumerates the layouts of `view`, or `None` if there are too many to look at. `avoid`
 /// is a layout (mine flag per cell) that `other` should differ from.
 pub(crate) fn brute(view: &impl AsView, avoid: Option<&[bool]>) -> Option<Brute> {
+    brute_given(view, avoid, &[])
+}
+
+/// [`brute`], counting only the layouts with a mine on every cell of `given`
+/// (`row * cols + col`).
+pub(crate) fn brute_given(
+    view: &impl AsView,
+    avoid: Option<&[bool]>,
+    given: &[usize],
+) -> Option<Brute> {
     let view = view.view();
     let (rows, cols) = (view.rows(), view.cols());
     let mut hidden = Vec::new();
@@ -73,10 +83,16 @@ pub(crate) fn brute(view: &impl AsView, avoid: Option<&[bool]>) -> Option<Brute>
     if m > h {
         return Some(out);
     }
+    let required: u64 = hidden
+        .iter()
+        .enumerate()
+        .filter(|&(_, cell)| given.contains(cell))
+        .fold(0, |mask, (i, _)| mask | 1 << i);
     let mut record = |layout: u64| {
-        if checks
-            .iter()
-            .all(|&(mask, n)| (layout & mask).count_ones() == n)
+        if layout & required == required
+            && checks
+                .iter()
+                .all(|&(mask, n)| (layout & mask).count_ones() == n)
         {
             out.total += 1;
             let mut cells = vec![false; rows * cols];
