@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{FirstClick, Geometry};
-use bitmines_gen::{Method, NoGuess, Progress, no_guess_with_progress};
+use bitmines_gen::{Certified, Method, NoGuess, NoGuessError, Progress, no_guess_with_progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
@@ -94,7 +94,7 @@ pub(crate) fn describe(record: &NoGuessRecord) -> String {
 }
 
 /// Planes of a board's size that no-guess generation holds at its peak.
-const NO_GUESS_PLANES: u64 = 32;
+pub(crate) const NO_GUESS_PLANES: u64 = 32;
 
 /// Boards of at least this many cells show the progress of no-guess generation.
 const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
@@ -161,25 +161,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 NoGuessMethod::Reject => Method::Reject,
                 NoGuessMethod::Repair => Method::Repair,
             };
-            let safe = geometry.cells() - config.mines;
-            let report = |p: Progress| {
-                spinner.set_message(format!(
-                    "a {}x{} no-guess board: {} {:.1}% of {} safe cells, {} repairs",
-                    geometry.rows(),
-                    geometry.cols(),
-                    if p.certifying {
-                        "certifying,"
-                    } else {
-                        "repairing,"
-                    },
-                    100.0 * p.revealed as f64 / safe.max(1) as f64,
-                    safe,
-                    p.repairs
-                ));
-            };
-            let certified = spinning(&spinner, || {
-                pool.install(|| no_guess_with_progress(&request, &report))
-            })?;
+            let certified = spinning(&spinner, || no_guess_shown(&request, &pool, &spinner))?;
             let record = certified.record()?;
             let certificate = *certified.certificate();
             eprintln!(
@@ -233,6 +215,32 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         generated.as_secs_f64()
     );
     Ok(())
+}
+
+/// Generates the no-guess board `request` asks for on `pool`, showing on `spinner` how far
+/// the repairs and the certifying replay have come.
+pub(crate) fn no_guess_shown(
+    request: &NoGuess,
+    pool: &rayon::ThreadPool,
+    spinner: &ProgressBar,
+) -> Result<Certified, NoGuessError> {
+    let safe = request.rows * request.cols - request.mines.min(request.rows * request.cols);
+    let report = |p: Progress| {
+        spinner.set_message(format!(
+            "a {}x{} no-guess board: {} {:.1}% of {} safe cells, {} repairs",
+            request.rows,
+            request.cols,
+            if p.certifying {
+                "certifying,"
+            } else {
+                "repairing,"
+            },
+            100.0 * p.revealed as f64 / safe.max(1) as f64,
+            safe,
+            p.repairs
+        ));
+    };
+    pool.install(|| no_guess_with_progress(request, &report))
 }
 
 /// Runs `work` with `spinner` on screen, and clears it before anything else is printed.

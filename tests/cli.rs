@@ -165,6 +165,78 @@ fn stress_is_deterministic_across_thread_counts() {
     assert_eq!(run("1"), run("3"));
 }
 
+/// The solver player wins a random board, guessing only at stalls with the assistant's
+/// help, and reports what each tier proved; on a no-guess board it needs no guess.
+#[test]
+fn the_solver_player_wins_and_needs_no_guess_on_a_no_guess_board() {
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "--rows",
+            "150",
+            "--cols",
+            "170",
+            "--density",
+            "0.2",
+            "--seed",
+            "4",
+            "--player",
+            "solver",
+        ];
+        args.extend_from_slice(extra);
+        stress_json(&args)
+    };
+    let report = run(&[]);
+    assert_eq!(report["end"], "won");
+    assert_eq!(report["player"], "solver");
+    assert_eq!(report["board"]["no_guess"], false);
+    assert_eq!(report["checks"]["no_guess"], "skipped");
+    let solver = &report["solver"];
+    let guesses = u(&solver["guesses"]);
+    assert!(
+        guesses > 0,
+        "a random board at density 0.2 needs guesses: {solver}"
+    );
+    assert_eq!(guesses, u(&solver["assisted"]) + u(&solver["lucky"]));
+    assert!(u(&solver["stalls"]) > 0 && u(&solver["moves"]) > 0);
+    assert!(u(&solver["proven"]["trivial"]) > 0);
+    let safe = u(&report["play"]["safe_cells"]);
+    assert_eq!(u(&report["play"]["revealed"]), safe);
+    // Cells opened by proven moves and by lucky guesses' openings make up every safe cell.
+    assert!(u(&solver["deduced"]) + u(&solver["lucky"]) <= safe);
+    assert!(u(&solver["deduced"]) > safe / 2);
+    // The same seed on other thread counts plays the same game.
+    let again = run(&["--threads", "1"]);
+    assert_eq!(again["solver"]["guesses"], solver["guesses"]);
+    assert_eq!(again["calls"], report["calls"]);
+
+    let certified = run(&["--no-guess"]);
+    assert_eq!(certified["end"], "won");
+    assert_eq!(certified["board"]["no_guess"], true);
+    assert_eq!(u(&certified["solver"]["guesses"]), 0);
+    assert_eq!(certified["checks"]["no_guess"], "no guess needed");
+    let text = stdout(&bitmines(&[
+        "stress",
+        "--rows",
+        "40",
+        "--cols",
+        "50",
+        "--density",
+        "0.2",
+        "--player",
+        "solver",
+        "--no-guess",
+    ]));
+    assert!(text.contains("no-guess board: no guess needed"), "{text}");
+    assert!(text.contains("0 guesses"), "{text}");
+    // Moving by planes, the solver player has no twin engines to replay.
+    assert_fails(
+        &[
+            "stress", "--rows", "20", "--cols", "20", "--player", "solver", "--check",
+        ],
+        "run it without --check",
+    );
+}
+
 #[test]
 fn the_blind_player_loses_and_the_checks_still_pass() {
     let report = stress_json(&[
@@ -441,6 +513,12 @@ fn bad_files_fail_with_one_line_and_exit_code_2() {
 /// Runs `bitmines` with `args`, sends it SIGINT (as Ctrl-C does) after a second, and waits.
 #[cfg(unix)]
 fn interrupted(args: &[&str]) -> Output {
+    interrupted_when(args, || false)
+}
+
+/// Runs bitmines and interrupts it once `ready` says so, or after a second.
+#[cfg(unix)]
+fn interrupted_when(args: &[&str], ready: impl Fn() -> bool) -> Output {
     let child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
         .args(args)
         .stdin(Stdio::null())
@@ -448,7 +526,10 @@ fn interrupted(args: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("bitmines starts");
-    std::thread::sleep(Duration::from_millis(1000));
+    let started = std::time::Instant::now();
+    while !ready() && started.elapsed() < Duration::from_millis(1000) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let kill = Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -491,9 +572,22 @@ fn a_closed_pipe_ends_the_output_quietly() {
 fn an_interrupted_run_saves_and_resumes_to_a_win() {
     let dir = folder("resume");
     let save = path(&dir, "game.bmg");
-    let output = interrupted(&[
-        "stress", "--json", "--rows", "3000", "--cols", "3000", "--save", &save,
-    ]);
+    // Checkpoints keep the run long; the first one shows it is playing: interrupt then.
+    let output = interrupted_when(
+        &[
+            "stress",
+            "--json",
+            "--rows",
+            "3000",
+            "--cols",
+            "3000",
+            "--save",
+            &save,
+            "--save-every",
+            "20000",
+        ],
+        || fs::metadata(&save).is_ok(),
+    );
     assert_eq!(output.status.code(), Some(130), "{}", stderr(&output));
     let first: Value = serde_json::from_str(&stdout(&output)).expect("a JSON report");
     assert_eq!(first["end"], "interrupted");

@@ -1,5 +1,6 @@
 //! `bitmines stress`: generate a large board, play it to the end, check and report.
 
+mod deduce;
 mod play;
 mod report;
 mod walk;
@@ -17,8 +18,11 @@ use anyhow::{Context, bail};
 use bitmines_core::{Board, Game, Geometry, Stats, Status, saved};
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
+use bitmines_gen::NoGuess;
+
 use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
 use crate::files::write_atomic;
+use crate::generate::{NO_GUESS_PLANES, no_guess_shown};
 use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
 pub(crate) use play::PlayerKind;
@@ -30,6 +34,9 @@ use walk::TileWalk;
 
 /// Boards up to this many cells are also replayed on the naive twin by `--check`.
 const NAIVE_MAX_CELLS: u64 = 1_000_000;
+
+/// No-guess boards from this many cells show their generation on a terminal.
+const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
 
 /// Walk steps between two looks at the clock, the progress bar and Ctrl-C.
 const TICK: u64 = 1 << 14;
@@ -64,6 +71,10 @@ pub(crate) struct Args {
     /// Who plays.
     #[arg(long, value_enum, default_value_t = PlayerKind::Truth)]
     player: PlayerKind,
+    /// Play a no-guess board, certified by the solver from the first click (as
+    /// `gen --no-guess` makes); the solver player must then win without a guess.
+    #[arg(long)]
+    no_guess: bool,
     /// Print the report as one JSON object on standard output.
     #[arg(long)]
     json: bool,
@@ -87,7 +98,7 @@ pub(crate) struct Args {
     #[arg(long, value_name = "CALLS", requires = "save", value_parser = clap::value_parser!(u64).range(1..))]
     save_every: Option<u64>,
     /// Continue a game saved with --save (its board, view and seed) instead of generating one.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols", "mines", "density", "seed", "first_click", "keep_clear"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols", "mines", "density", "seed", "first_click", "keep_clear", "no_guess"])]
     resume: Option<PathBuf>,
 }
 
@@ -103,6 +114,8 @@ struct Start {
     keep_clear: Option<KeepClear>,
     /// Seconds spent generating the board, or reading the saved game.
     seconds: f64,
+    /// Whether the board is certified no-guess.
+    no_guess: bool,
     /// The saved game it resumes, if any.
     resumed_from: Option<String>,
 }
@@ -116,10 +129,15 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.png_size == 0 {
         bail!("--png-size must be at least 1 pixel");
     }
+    if args.check && args.player == PlayerKind::Solver {
+        bail!(
+            "--check replays single calls on twin engines, but the solver player moves by whole planes; run it without --check"
+        );
+    }
     let pool = thread_pool(args.threads)?;
     let threads = pool.current_num_threads();
     let start = match &args.resume {
-        Some(path) => resume(path, args.check)?,
+        Some(path) => resume(path, args)?,
         None => generate(args, &pool)?,
     };
     // A second Ctrl-C ends the process at once.
@@ -134,6 +152,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         first_click,
         keep_clear,
         seconds,
+        no_guess,
         resumed_from,
     } = start;
     let board = Arc::clone(
@@ -146,18 +165,38 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = play_progress(board.safe_count() as u64, table.revealed_at_start);
     let mut outputs = Outputs::default();
     let started = Instant::now();
-    let played = play(
-        &mut table,
-        &board,
-        args,
-        (seed, first_click),
-        &progress,
-        &mut outputs,
-    );
+    let (visited, played, mut deduction) = match args.player {
+        PlayerKind::Solver => {
+            let mut last_checkpoint = 0;
+            let mut tick = |table: &Table| {
+                progress.set_position(table.game.revealed_count() as u64);
+                after_calls(table, args, seed, &mut outputs, &mut last_checkpoint)?;
+                Ok(!INTERRUPTED.load(Ordering::Relaxed))
+            };
+            let click = first_click.map(|cell| (cell.row, cell.col));
+            match deduce::play(&mut table, &board, click, &mut tick) {
+                Ok(done) => (0, Ok(()), Some(done)),
+                Err(stop) => (0, Err(stop), None),
+            }
+        }
+        _ => {
+            let (visited, played) = play(
+                &mut table,
+                &board,
+                args,
+                (seed, first_click),
+                &progress,
+                &mut outputs,
+            );
+            (visited, played, None)
+        }
+    };
     let play_seconds = started.elapsed().as_secs_f64();
     progress.finish_and_clear();
     let interrupted = INTERRUPTED.load(Ordering::SeqCst);
-    let (visited, played) = played;
+    if let Some(done) = &mut deduction {
+        done.deduced_per_second = done.deduced as f64 / play_seconds.max(1e-9);
+    }
     let mut failure = match played {
         Ok(()) => None,
         Err(Stop::Disagreement(failure)) => Some(failure),
@@ -193,7 +232,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         }
     };
     let game = &table.game;
-    let checks = checks(&table, failure.as_deref());
+    let mut checks = checks(&table, failure.as_deref());
+    if no_guess && let Some(done) = &deduction {
+        checks.no_guess = match done.guesses {
+            0 => "no guess needed".to_owned(),
+            n => format!("{n} guesses on a certified board"),
+        };
+    }
     let end = match (game.status(), interrupted) {
         _ if !checks.passed() => End::Failed,
         (Status::Won, _) => End::Won,
@@ -216,10 +261,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             seed,
             first_click: first_click.map(|cell| [cell.row, cell.col]),
             keep_clear,
+            no_guess,
         },
         resumed_from,
         threads,
         player: args.player,
+        solver: deduction,
         generation: Generation {
             seconds,
             ns_per_cell: ns_per(seconds, cells),
@@ -276,11 +323,31 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
     };
     let config = spec.config()?;
     let geometry = Geometry::new(args.rows, args.cols)?;
-    check_memory(&geometry, args.check)?;
+    check_memory(&geometry, args)?;
     let started = Instant::now();
-    let board = pool.install(|| bitmines_gen::generate(&config))?;
+    let board = if args.no_guess {
+        let spinner = match geometry.cells() >= NO_GUESS_PROGRESS_CELLS {
+            true => progress_bar(
+                None,
+                ProgressStyle::with_template("{spinner} {elapsed_precise} generating {msg}"),
+                Some(Duration::from_millis(100)),
+            ),
+            false => ProgressBar::hidden(),
+        };
+        let request = NoGuess::new(args.rows, args.cols, config.mines, args.seed).first_click(
+            args.keep_clear.into(),
+            first_click.row,
+            first_click.col,
+        );
+        let certified = no_guess_shown(&request, pool, &spinner);
+        spinner.finish_and_clear();
+        certified?.into_board()
+    } else {
+        pool.install(|| bitmines_gen::generate(&config))?
+    };
     Ok(Start {
         seconds: started.elapsed().as_secs_f64(),
+        no_guess: args.no_guess,
         game: Game::try_new(board)?,
         seed: args.seed,
         first_click: Some(first_click),
@@ -291,11 +358,11 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
 
 /// Reads a game saved by `--save`, timed, after checking from its header that it fits in
 /// memory.
-fn resume(path: &Path, check: bool) -> anyhow::Result<Start> {
+fn resume(path: &Path, args: &Args) -> anyhow::Result<Start> {
     let context = || format!("cannot resume from {}", path.display());
     let header = saved::read_header(BufReader::new(File::open(path).with_context(context)?))
         .with_context(context)?;
-    check_memory(&Geometry::new(header.rows, header.cols)?, check)?;
+    check_memory(&Geometry::new(header.rows, header.cols)?, args)?;
     let started = Instant::now();
     let file = File::open(path).with_context(context)?;
     let (game, header) =
@@ -315,6 +382,7 @@ fn resume(path: &Path, check: bool) -> anyhow::Result<Start> {
         game,
         seed,
         keep_clear: None,
+        no_guess: false,
         resumed_from: Some(path.display().to_string()),
     })
 }
@@ -362,22 +430,7 @@ fn play(
             .map_err(|e| Stop::Io(e.context("the player failed")))?;
         for &act in &acts {
             table.apply(act).map_err(Stop::Disagreement)?;
-            let calls = table.calls.total();
-            if let (Some(after), Some(path)) = (args.png_after, &args.png)
-                && calls == after
-                && outputs.picture.is_none()
-            {
-                picture::write_game(path, &table.game, args.png_size, &ProgressBar::hidden())
-                    .map_err(Stop::Io)?;
-                outputs.picture = Some(path.display().to_string());
-            }
-            if let (Some(every), Some(path)) = (args.save_every, &args.save)
-                && calls >= last_checkpoint + every
-            {
-                save(path, &table.game, seed).map_err(Stop::Io)?;
-                last_checkpoint = calls;
-                outputs.checkpoints += 1;
-            }
+            after_calls(table, args, seed, outputs, &mut last_checkpoint)?;
             if table.game.status() != Status::Playing {
                 break;
             }
@@ -414,6 +467,34 @@ fn play(
     (visited, stop.map_or(Ok(()), Err))
 }
 
+/// What follows a call: the picture of `--png-after` once its call count is reached, and a
+/// checkpoint when `--save-every` calls have passed since the last.
+fn after_calls(
+    table: &Table,
+    args: &Args,
+    seed: u64,
+    outputs: &mut Outputs,
+    last_checkpoint: &mut u64,
+) -> Result<(), Stop> {
+    let calls = table.calls.total();
+    if let (Some(after), Some(path)) = (args.png_after, &args.png)
+        && calls >= after
+        && outputs.picture.is_none()
+    {
+        picture::write_game(path, &table.game, args.png_size, &ProgressBar::hidden())
+            .map_err(Stop::Io)?;
+        outputs.picture = Some(path.display().to_string());
+    }
+    if let (Some(every), Some(path)) = (args.save_every, &args.save)
+        && calls >= *last_checkpoint + every
+    {
+        save(path, &table.game, seed).map_err(Stop::Io)?;
+        *last_checkpoint = calls;
+        outputs.checkpoints += 1;
+    }
+    Ok(())
+}
+
 /// The end-of-run checks.
 fn checks(table: &Table, failure: Option<&str>) -> Checks {
     let game = &table.game;
@@ -435,6 +516,7 @@ fn checks(table: &Table, failure: Option<&str>) -> Checks {
         revealed_once: table.calls.opened == opened && all_safe,
         scalar: twin(scalar),
         naive: twin(naive),
+        no_guess: "skipped".to_owned(),
     }
 }
 
@@ -444,12 +526,21 @@ fn safe_count(game: &Game) -> usize {
 }
 
 /// Fails before allocating if the run needs more memory than the system has available.
-fn check_memory(geometry: &Geometry, check: bool) -> anyhow::Result<()> {
+fn check_memory(geometry: &Geometry, args: &Args) -> anyhow::Result<()> {
+    let check = args.check;
     let plane = geometry.plane_bytes() as u64;
     let cells = geometry.cells() as u64;
     let rows = geometry.rows() as u64;
     // Board: mines and zero planes. Game: revealed, flagged and pending planes, row queues.
     let mut need = plane * 5 + rows * 32;
+    if args.no_guess && args.resume.is_none() {
+        // Generation's peak, while the game below does not exist yet.
+        need = need.max(plane * NO_GUESS_PLANES);
+    }
+    if args.player == PlayerKind::Solver {
+        // The solver's seven planes and its row marks.
+        need += plane * 7 + rows * 2;
+    }
     if check {
         // The scalar game's planes, and its cell stack in the worst case.
         need += plane * 3 + rows * 32 + cells * 8;

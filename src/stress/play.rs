@@ -16,6 +16,10 @@ pub(crate) enum PlayerKind {
     Truth,
     /// Reveals every hidden cell in walk order, mines included, until the game ends.
     Blind,
+    /// Sees only the view: reveals whole planes of cells the solver proves safe and, at a
+    /// stall, guesses each frontier component's safest cell; a guess that hits a mine is
+    /// flagged by an assistant that knows the board and counted as assisted.
+    Solver,
 }
 
 /// Calls made, by kind, and what they did.
@@ -127,6 +131,30 @@ impl Table {
         }
         self.calls.record(act, outcome);
         Ok(outcome)
+    }
+
+    /// Reveals the cells of a plane (one batch call), on the engine alone: the solver
+    /// player runs without twins. Returns the cells opened.
+    pub(crate) fn reveal_cells(&mut self, cells: &[u64]) -> Result<usize, String> {
+        let reveal = self
+            .game
+            .reveal_cells(cells)
+            .map_err(|e| format!("a batch reveal failed: {e}"))?;
+        self.calls.reveal += 1;
+        self.calls.opened += reveal.opened as u64;
+        self.calls.largest_opening = self.calls.largest_opening.max(reveal.opened as u64);
+        Ok(reveal.opened)
+    }
+
+    /// Flags the hidden unflagged cells of a plane (one batch call), on the engine alone.
+    /// Returns the flags placed.
+    pub(crate) fn flag_cells(&mut self, cells: &[u64]) -> Result<usize, String> {
+        let flagged = self
+            .game
+            .flag_cells(cells)
+            .map_err(|e| format!("a batch flag failed: {e}"))?;
+        self.calls.flag += flagged as u64;
+        Ok(flagged)
     }
 
     /// Compares every cell of every engine; the first difference is the error.

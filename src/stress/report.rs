@@ -4,6 +4,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use super::deduce::Deduction;
 use super::play::{Calls, PlayerKind};
 use crate::cli::KeepClear;
 use crate::system::human_bytes;
@@ -40,6 +41,8 @@ pub(crate) struct Report {
     pub(crate) threads: usize,
     /// Who played.
     pub(crate) player: PlayerKind,
+    /// What the solver player deduced and guessed (solver player only).
+    pub(crate) solver: Option<Deduction>,
     /// Generating the board.
     pub(crate) generation: Generation,
     /// Calls made, by kind.
@@ -79,6 +82,8 @@ pub(crate) struct BoardInfo {
     pub(crate) first_click: Option<[usize; 2]>,
     /// What the generator kept clear around it (unknown for a resumed game).
     pub(crate) keep_clear: Option<KeepClear>,
+    /// Whether the board was generated no-guess, certified by the solver.
+    pub(crate) no_guess: bool,
 }
 
 /// Time to generate the board (or to read the saved game).
@@ -147,6 +152,9 @@ pub(crate) struct Checks {
     pub(crate) scalar: String,
     /// The naive twin: `agrees`, `skipped`, or the first disagreement.
     pub(crate) naive: String,
+    /// On a no-guess board played by the solver: `no guess needed`, or how many guesses it
+    /// took; `skipped` otherwise.
+    pub(crate) no_guess: String,
 }
 
 impl Checks {
@@ -156,6 +164,7 @@ impl Checks {
             && self.revealed_once
             && matches!(self.scalar.as_str(), "agrees" | "skipped")
             && matches!(self.naive.as_str(), "agrees" | "skipped")
+            && matches!(self.no_guess.as_str(), "no guess needed" | "skipped")
     }
 }
 
@@ -196,6 +205,12 @@ impl fmt::Display for Report {
             let keep = b.keep_clear.map_or(Ok("?".to_owned()), name)?;
             writeln!(f, "first click ({row}, {col}), keep clear: {keep}")?;
         }
+        if b.no_guess {
+            writeln!(
+                f,
+                "no-guess    certified: the solver clears it from the first click"
+            )?;
+        }
         if let Some(path) = &self.resumed_from {
             writeln!(f, "resumed     from {path}")?;
         }
@@ -234,6 +249,36 @@ impl fmt::Display for Report {
             "calls       {} reveal, {} flag, {} unflag, {} chord; {} cells opened, largest opening {}",
             c.reveal, c.flag, c.unflag, c.chord, c.opened, c.largest_opening
         )?;
+        if let Some(d) = &self.solver {
+            let total = d.proven.total().max(1) as f64;
+            let share = |n: u64| 100.0 * n as f64 / total;
+            writeln!(
+                f,
+                "solver      {} cells deduced in {} moves ({:.0} cells/s), {} stalls",
+                d.deduced, d.moves, d.deduced_per_second, d.stalls
+            )?;
+            writeln!(
+                f,
+                "            {} guesses: {} assisted (a mine, flagged by the assistant), {} lucky; {:.1} mines expected; {} off the frontier",
+                d.guesses, d.assisted, d.lucky, d.expected_assisted, d.off_frontier
+            )?;
+            writeln!(
+                f,
+                "            proven by tier: trivial {:.2}%, pair {:.2}%, component {:.2}%, global {:.2}% of {} cells",
+                share(d.proven.trivial),
+                share(d.proven.pair),
+                share(d.proven.component),
+                share(d.proven.global),
+                d.proven.total()
+            )?;
+            writeln!(
+                f,
+                "            solver planes {} ({:.3} B/cell); largest frontier {} cells",
+                human_bytes(d.solver_bytes),
+                d.solver_bytes_per_cell,
+                d.largest_frontier
+            )?;
+        }
         if let Some(s) = &self.stats {
             writeln!(
                 f,
@@ -272,6 +317,9 @@ impl fmt::Display for Report {
             "            scalar fill: {}; naive twin: {}",
             k.scalar, k.naive
         )?;
+        if b.no_guess {
+            writeln!(f, "            no-guess board: {}", k.no_guess)?;
+        }
         if let Some(path) = &self.png {
             writeln!(f, "picture     {path}")?;
         }
