@@ -17,6 +17,9 @@ use super::{Game, Reveal};
 use crate::geometry::WORD_BITS;
 use crate::{Error, Status};
 
+/// Words of a plane of cells checked together for emptiness by the batch moves.
+const SKIP: usize = 16;
+
 impl Game {
     /// Reveals every cell of `cells`, a set of cells given as a plane in the board's padded
     /// layout ([`Geometry`](crate::Geometry): [`words`](crate::Geometry::words) words, cell
@@ -90,37 +93,44 @@ impl Game {
         }
         let before = self.revealed_count;
         let mut stop = None;
-        for (w, &set) in cells.iter().enumerate() {
-            if set == 0 {
+        // Most words of a set are empty: a run of them is skipped with one vector OR.
+        'chunks: for (c, chunk) in cells.chunks(SKIP).enumerate() {
+            if chunk.iter().fold(0, |any, &set| any | set) == 0 {
                 continue;
             }
-            let mut todo = set & !self.flagged.words()[w];
-            if todo & !self.revealed.words()[w] == 0 {
-                continue;
-            }
-            let mines = todo & self.board.mines().words()[w];
-            if mines != 0 {
-                // The cell-by-cell loop ends at this mine: keep only the cells below it.
-                let at = mines.trailing_zeros();
-                todo &= (1u64 << at) - 1;
-                stop = Some(w * WORD_BITS + at as usize);
-            }
-            let zero = self.board.zero().words()[w];
-            // Numbered cells never cascade, so they open together.
-            let numbered = todo & !zero & !self.revealed.words()[w];
-            self.revealed.words_mut()[w] |= numbered;
-            self.revealed_count += numbered.count_ones() as usize;
-            // Each zero cell still hidden seeds a cascade, which may open later cells of the
-            // set, in this word or beyond, so the revealed word is read again every time.
-            loop {
-                let seeds = todo & zero & !self.revealed.words()[w];
-                if seeds == 0 {
-                    break;
+            for (i, &set) in chunk.iter().enumerate() {
+                let w = c * SKIP + i;
+                if set == 0 {
+                    continue;
                 }
-                self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
-            }
-            if stop.is_some() {
-                break;
+                let mut todo = set & !self.flagged.words()[w];
+                if todo & !self.revealed.words()[w] == 0 {
+                    continue;
+                }
+                let mines = todo & self.board.mines().words()[w];
+                if mines != 0 {
+                    // The cell-by-cell loop ends at this mine: keep only the cells below it.
+                    let at = mines.trailing_zeros();
+                    todo &= (1u64 << at) - 1;
+                    stop = Some(w * WORD_BITS + at as usize);
+                }
+                let zero = self.board.zero().words()[w];
+                // Numbered cells never cascade, so they open together.
+                let numbered = todo & !zero & !self.revealed.words()[w];
+                self.revealed.words_mut()[w] |= numbered;
+                self.revealed_count += numbered.count_ones() as usize;
+                // Each zero cell still hidden seeds a cascade, which may open later cells of the
+                // set, in this word or beyond, so the revealed word is read again every time.
+                loop {
+                    let seeds = todo & zero & !self.revealed.words()[w];
+                    if seeds == 0 {
+                        break;
+                    }
+                    self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
+                }
+                if stop.is_some() {
+                    break 'chunks;
+                }
             }
         }
         // Winning ends the loop too: if the cells before the mine opened the last safe cell,
@@ -192,21 +202,22 @@ impl Game {
         }
         let wpr = geometry.words_per_row();
         let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
-        // Most words of a set are empty: only the others have their row worked out.
-        let stray = cells.iter().enumerate().position(|(w, &set)| {
-            set != 0 && {
-                let row = w / wpr;
-                let board = if row == 0 || row > geometry.rows() {
-                    0
-                } else {
-                    masks.get(w % wpr).copied().unwrap_or(0)
-                };
-                set & !board != 0
+        // Row by row; most rows of a set are empty, and an OR over a row is a vector loop.
+        for (row, words) in cells.chunks_exact(wpr).enumerate() {
+            if words.iter().fold(0, |any, &set| any | set) == 0 {
+                continue;
             }
-        });
-        match stray {
-            Some(word) => Err(Error::StrayBits { word }),
-            None => Ok(()),
+            let sentinel = row == 0 || row > geometry.rows();
+            let stray = words
+                .iter()
+                .zip(&masks)
+                .position(|(&set, &board)| set & !(if sentinel { 0 } else { board }) != 0);
+            if let Some(j) = stray {
+                return Err(Error::StrayBits {
+                    word: row * wpr + j,
+                });
+            }
         }
+        Ok(())
     }
 }
