@@ -122,7 +122,7 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
         .collect();
     let frontier_count = frontier_all.len();
     let frontier: Vec<Odds> = frontier_all.into_iter().take(cap).collect();
-    let wrong_flags: Vec<(usize, usize)> = certain.wrong_flags().collect();
+    let wrong_flags = certain.wrong_flags(view)?;
     Ok(Report {
         schema: "bitmines-hint/1",
         rows: view.rows(),

@@ -111,7 +111,6 @@ impl Tally {
 #[derive(Clone)]
 pub struct Solver {
     planes: Planes,
-    flagged: Vec<u64>,
     mines: usize,
     reasons: FastMap<usize, Reason>,
     /// Cells given as mines by [`Solver::assume_mine`] (plane index), in the order given.
@@ -141,11 +140,8 @@ impl Solver {
             });
         }
         let planes = Planes::new(&view)?;
-        let mut flagged = vec![0; view.flagged_words().len() + 2];
-        flagged[1..view.flagged_words().len() + 1].copy_from_slice(view.flagged_words());
         Ok(Solver {
             planes,
-            flagged,
             mines: view.mine_count(),
             reasons: FastMap::default(),
             given: Vec::new(),
@@ -214,8 +210,6 @@ impl Solver {
                 reason: format!("{what} at ({row}, {col})"),
             }
         })?;
-        let flagged = view.flagged_words();
-        self.flagged[1..flagged.len() + 1].copy_from_slice(flagged);
         let planes = &self.planes;
         self.reasons
             .retain(|&index, _| !Planes::get(&planes.revealed, index));
@@ -274,7 +268,7 @@ impl Solver {
 
     /// Heap bytes of the solver's planes (seven bits per padded cell, plus small scratch).
     pub fn heap_bytes(&self) -> usize {
-        self.planes.heap_bytes() + 8 * self.flagged.len()
+        self.planes.heap_bytes()
     }
 
     /// What the tiers have proven so far.
@@ -339,7 +333,6 @@ impl Solver {
         let exact = counting.exact();
         let Solver {
             planes,
-            flagged,
             reasons,
             tally,
             given,
@@ -349,7 +342,6 @@ impl Solver {
         Ok(Solution {
             certain: Certain {
                 planes: Arc::clone(&planes),
-                flagged,
                 reasons,
                 given,
                 tally,
@@ -602,7 +594,6 @@ impl Solver {
     pub fn into_certain(self) -> Certain {
         Certain {
             planes: Arc::new(self.planes),
-            flagged: self.flagged,
             reasons: self.reasons,
             given: self.given,
             tally: self.tally,
@@ -657,7 +648,6 @@ pub struct Solution {
 #[derive(Clone)]
 pub struct Certain {
     planes: Arc<Planes>,
-    flagged: Vec<u64>,
     reasons: FastMap<usize, Reason>,
     given: Vec<usize>,
     tally: Tally,
@@ -684,10 +674,34 @@ impl Certain {
         self.planes.cells_of(&self.planes.mines)
     }
 
-    /// The player's flags on cells proven safe, row by row.
-    pub fn wrong_flags(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        self.safe()
-            .filter(|&(r, c)| Planes::get(&self.flagged, self.planes.index(r, c)))
+    /// The flags of `position` on cells proven safe, row by row: give it the position this
+    /// answer came from (the solver never reads flags, so it keeps none). A position of
+    /// another size is `Error::NotLater`.
+    pub fn wrong_flags(
+        &self,
+        position: &(impl AsView + ?Sized),
+    ) -> Result<Vec<(usize, usize)>, Error> {
+        let view = position.view();
+        let geometry = self.planes.geometry;
+        if *view.geometry() != geometry {
+            return Err(Error::NotLater {
+                reason: format!(
+                    "it is a {}x{} board, the solver's is {}x{}",
+                    view.rows(),
+                    view.cols(),
+                    geometry.rows(),
+                    geometry.cols()
+                ),
+            });
+        }
+        let flagged = view.flagged_words();
+        Ok(self
+            .safe()
+            .filter(|&(r, c)| {
+                let i = self.planes.index(r, c) - 64;
+                flagged.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 != 0)
+            })
+            .collect())
     }
 
     /// Whether `(row, col)` is proven: `Some(true)` a mine, `Some(false)` safe (or

@@ -542,3 +542,22 @@ fn assume_mine_refuses_what_cannot_be_a_mine() {
     // A proven mine may be given again.
     solver.assume_mine(0, 1).unwrap();
 }
+
+/// Wrong flags are read from the position given: the flags on cells the answer proves safe.
+#[test]
+fn wrong_flags_are_the_given_positions_flags_on_safe_cells() {
+    let position: Position = "bitmines view 2x3 mines 2\n#F#\n121\n".parse().unwrap();
+    let certain = bitmines_solve::certain(&position).unwrap();
+    assert_eq!(certain.wrong_flags(&position).unwrap(), [(0, 1)]);
+    // The same cells without the flag: nothing is wrong.
+    let unflagged: Position = "bitmines view 2x3 mines 2\n###\n121\n".parse().unwrap();
+    assert_eq!(certain.wrong_flags(&unflagged).unwrap(), []);
+    // A flag on a proven mine is right.
+    let right: Position = "bitmines view 2x3 mines 2\nF##\n121\n".parse().unwrap();
+    assert_eq!(certain.wrong_flags(&right).unwrap(), []);
+    let other: Position = "bitmines view 1x3 mines 1\n#F#\n".parse().unwrap();
+    match certain.wrong_flags(&other) {
+        Err(Error::NotLater { reason }) => assert!(reason.contains("1x3"), "{reason}"),
+        answer => panic!("{answer:?}"),
+    }
+}
