@@ -102,7 +102,12 @@ impl Player {
                     }
                     None => Solver::new(game)?,
                 };
-                solver.deduce()?;
+                // Sweep until a sweep proves a safe cell (revealed at once) or proves
+                // nothing; only then the pair rule, which most moves do not need.
+                while solver.sweep()? > 0 && !solver.proves_safe() {}
+                if !solver.proves_safe() {
+                    solver.deduce()?;
+                }
                 if solver.proves_safe() {
                     let safe: usize = solver
                         .safe_plane()
