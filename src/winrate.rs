@@ -23,6 +23,8 @@ pub(crate) enum PolicyArg {
     Tiebreak,
     /// One move ahead: the safest cells weighed by how safe the next move is after them.
     Lookahead,
+    /// Look-ahead, and exact end-game play when at most 256 layouts of the mines remain.
+    Full,
 }
 
 impl From<PolicyArg> for Policy {
@@ -31,6 +33,7 @@ impl From<PolicyArg> for Policy {
             PolicyArg::Safest => Policy::Safest,
             PolicyArg::Tiebreak => Policy::Tiebreak,
             PolicyArg::Lookahead => Policy::Lookahead,
+            PolicyArg::Full => Policy::Full,
         }
     }
 }

@@ -74,6 +74,7 @@ struct CrateReadme;
 #[doc = include_str!("../../../README.md")]
 struct WorkspaceReadme;
 
+mod endgame;
 mod error;
 mod exact;
 mod few;
@@ -88,6 +89,7 @@ mod solver;
 
 use bitmines_core::AsView;
 
+pub use endgame::{ENDGAME, EndGame, end_game};
 pub use error::Error;
 pub use player::{Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy};
 pub use reason::{Reason, Tier};

@@ -3,6 +3,7 @@
 
 use bitmines_core::{Cell, Game, Position, Status};
 
+use crate::endgame::{self, ENDGAME, Layouts, around};
 use crate::{Error, Solver};
 
 /// How the player picks a guess when the solver proves no cell safe.
@@ -21,10 +22,15 @@ pub enum Policy {
     /// show is put on a copy of the view and solved again; the cell's score is the chance it
     /// is safe times the expected safety of the best move after it (1 when something is then
     /// proven safe, else the best guess's chance), each number weighted by the layouts that
-    /// show it. The highest score wins; ties go to the safer cell, then the first. The
-    /// strongest policy, and the default.
+    /// show it. The highest score wins; ties go to the safer cell, then the first.
     #[default]
     Lookahead,
+    /// [`Policy::Lookahead`], and when the view allows at most [`ENDGAME`] layouts of the
+    /// mines, exact end-game play instead: every layout is enumerated and the guess is the
+    /// cell with the best chance of winning the game with best play after it (cascades
+    /// left out of that reckoning); ties go to the safer cell, then the first. Past its
+    /// budget of sets of layouts, the look-ahead guess.
+    Full,
 }
 
 /// How many of the safest cells [`Policy::Lookahead`] looks ahead from.
@@ -176,7 +182,7 @@ impl Player {
         };
         let pick = match self.policy {
             Policy::Safest => cells.iter().find(|&&(_, p)| p == safest),
-            Policy::Lookahead => None,
+            Policy::Lookahead | Policy::Full => None,
             Policy::Tiebreak => {
                 let score = |&((r, c), _): &Candidate| -> Result<(f64, usize), Error> {
                     let mut zero = 1.0;
@@ -205,11 +211,18 @@ impl Player {
                 best.map(|(cell, _)| cell)
             }
         };
-        let lookahead;
+        let ahead;
         let pick = match self.policy {
+            Policy::Full => {
+                ahead = match end_game(game, odds)? {
+                    Some(cell) => Some(cell),
+                    None => look_ahead(game, &cells)?,
+                };
+                ahead.as_ref()
+            }
             Policy::Lookahead => {
-                lookahead = look_ahead(game, &cells)?;
-                lookahead.as_ref()
+                ahead = look_ahead(game, &cells)?;
+                ahead.as_ref()
             }
             _ => pick,
         };
@@ -220,6 +233,25 @@ impl Player {
         };
         game.reveal(cell.0, cell.1)?;
         Ok(Move::Guess(Guess { cell, mine }))
+    }
+}
+
+/// The [`Policy::Full`] pick when the view allows at most [`ENDGAME`] layouts, with its
+/// mine probability; `None` when it allows more, or the search runs past its budget.
+fn end_game(game: &Game, odds: &crate::Probabilities) -> Result<Option<Candidate>, Error> {
+    let few = odds.exact()
+        && odds
+            .log10_layouts()
+            .is_some_and(|log| log <= (ENDGAME as f64).log10() + 1e-9);
+    if !few {
+        return Ok(None);
+    }
+    let Some(layouts) = Layouts::of(&game.view())? else {
+        return Ok(None);
+    };
+    match endgame::best(&layouts) {
+        Some((cell, _, _)) => Ok(Some((cell, odds.mine(cell.0, cell.1)?))),
+        None => Ok(None),
     }
 }
 
@@ -282,9 +314,3 @@ fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Err
 /// A hidden cell and its mine probability.
 type Candidate = ((usize, usize), f64);
 
-/// The on-board neighbours of `(r, c)`.
-fn around(rows: usize, cols: usize, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> {
-    (r.saturating_sub(1)..=(r + 1).min(rows - 1))
-        .flat_map(move |nr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |nc| (nr, nc)))
-        .filter(move |&cell| cell != (r, c))
-}

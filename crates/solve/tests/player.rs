@@ -6,7 +6,7 @@ mod twin;
 
 use bitmines_core::{FirstClick, Game, SeededPlacer, Status};
 use bitmines_solve::{Move, Player, Policy};
-use twin::{Rng, brute};
+use twin::{Rng, brute, played, with_layout};
 
 /// Board shapes: small, thin, and across word edges.
 const SHAPES: &[(usize, usize, usize)] = &[
@@ -73,11 +73,7 @@ fn proven_moves_never_lose_and_guesses_are_taken_at_the_true_odds() {
     let mut games = 0;
     for i in 0..1200u64 {
         let shape = SHAPES[(i as usize) % SHAPES.len()];
-        let policy = if i % 2 == 0 {
-            Policy::Safest
-        } else {
-            Policy::Tiebreak
-        };
+        let policy = [Policy::Safest, Policy::Tiebreak, Policy::Full][i as usize % 3];
         wins += usize::from(check_game(rng.next(), shape, policy));
         games += 1;
     }
@@ -89,7 +85,7 @@ fn proven_moves_never_lose_and_guesses_are_taken_at_the_true_odds() {
 #[test]
 fn play_is_deterministic() {
     for seed in 0..20 {
-        let policy = [Policy::Safest, Policy::Lookahead][(seed % 2) as usize];
+        let policy = [Policy::Safest, Policy::Lookahead, Policy::Full][(seed % 3) as usize];
         let play = || {
             let mut game =
                 Game::deferred(16, 30, 99, FirstClick::Opening, SeededPlacer::new(seed)).unwrap();
@@ -115,7 +111,12 @@ fn a_finished_game_is_refused() {
 /// at the same odds, and the same end.
 #[test]
 fn play_matches_a_loop_of_steps() {
-    for policy in [Policy::Safest, Policy::Tiebreak, Policy::Lookahead] {
+    for policy in [
+        Policy::Safest,
+        Policy::Tiebreak,
+        Policy::Lookahead,
+        Policy::Full,
+    ] {
         for (i, &(rows, cols, mines)) in [
             (9, 9, 10),
             (16, 16, 40),
@@ -158,4 +159,71 @@ fn play_matches_a_loop_of_steps() {
             }
         }
     }
+}
+
+/// The end-game search against the brute force: it counts every layout the view allows,
+/// its chance of winning is at most the chance its cell is safe, and playing the full
+/// policy on every one of those layouts (each equally likely) wins at least that often:
+/// the chance is computed without the cascades, which only add to what the player knows.
+#[test]
+fn end_game_play_wins_at_least_the_chance_it_computes() {
+    let mut rng = Rng(29);
+    let mut checked = 0;
+    let mut uncertain = 0;
+    for seed in 0..200u64 {
+        let (rows, cols) = [(4, 4), (3, 5), (5, 5), (2, 8), (1, 12), (4, 6)][seed as usize % 6];
+        let mines = rows * cols * (15 + (seed as usize % 4) * 6) / 100;
+        let (_, mut game) = played(&mut rng, rows, cols, mines, 12);
+        // No flags: they are notes, and a flagged guess would not be revealed.
+        for r in 0..rows {
+            for c in 0..cols {
+                if game.cell(r, c).unwrap() == bitmines_core::Cell::Flagged {
+                    game.toggle_flag(r, c).unwrap();
+                }
+            }
+        }
+        if game.status() != Status::Playing {
+            continue;
+        }
+        let Some(brute) = brute(&game, None) else {
+            continue;
+        };
+        // Up to 64 layouts, each played to its end: enough to meet every kind of set.
+        if brute.total == 0 || brute.total > 64 {
+            continue;
+        }
+        let Some(best) = bitmines_solve::end_game(&game).unwrap() else {
+            continue;
+        };
+        checked += 1;
+        assert_eq!(best.layouts() as u64, brute.total, "seed {seed}");
+        assert!(
+            best.win() <= 1.0 - best.mine() + 1e-12,
+            "seed {seed}: {best:?}"
+        );
+        let (r, c) = best.cell();
+        let expected = brute.mines[r * cols + c] as f64 / brute.total as f64;
+        assert!(
+            (best.mine() - expected).abs() < 1e-12,
+            "seed {seed}: {best:?}"
+        );
+        uncertain += usize::from(best.win() < 1.0);
+        let mut wins = 0;
+        for layout in &brute.all {
+            let mut truth = with_layout(&game, layout);
+            if Player::new(Policy::Full).play(&mut truth).unwrap().won {
+                wins += 1;
+            }
+        }
+        let won = wins as f64 / brute.total as f64;
+        assert!(
+            won >= best.win() - 1e-9,
+            "seed {seed}: won {won} of the layouts, the search promised {}",
+            best.win()
+        );
+    }
+    assert!(
+        checked > 50 && uncertain > 20,
+        "{checked} positions, {uncertain} uncertain"
+    );
 }

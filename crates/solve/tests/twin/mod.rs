@@ -15,7 +15,13 @@ pub(crate) struct Brute {
     pub(crate) revealed: Vec<bool>,
     /// One consistent layout, as a mine flag per cell, other than `avoid` when another exists.
     pub(crate) other: Option<Vec<bool>>,
+    /// Every consistent layout, as a mine flag per cell, when there are at most
+    /// [`LISTED`].
+    pub(crate) all: Vec<Vec<bool>>,
 }
+
+/// The most layouts the twin lists one by one.
+pub(crate) const LISTED: usize = 256;
 
 /// The most layouts the twin will look at.
 const MAX_LAYOUTS: u64 = 3_000_000;
@@ -79,6 +85,7 @@ pub(crate) fn brute_given(
         mines: vec![0; rows * cols],
         revealed,
         other: None,
+        all: Vec::new(),
     };
     if m > h {
         return Some(out);
@@ -101,6 +108,9 @@ pub(crate) fn brute_given(
                     out.mines[cell] += 1;
                     cells[cell] = true;
                 }
+            }
+            if out.all.len() <= LISTED {
+                out.all.push(cells.clone());
             }
             if out.other.is_none() && avoid != Some(&cells[..]) {
                 out.other = Some(cells);

@@ -1,0 +1,372 @@
+//! Exact end-game play: when few layouts of the mines remain, the guess that wins most often
+//! with best play after it.
+//!
+//! The layouts the view allows are enumerated (at most [`ENDGAME`]); a set of them is a
+//! bitset. The chance of winning from a set is 1 for a single layout; otherwise, if some
+//! hidden cell is safe in every layout of the set yet shows different numbers in some, it
+//! is revealed for free and the set splits by the number shown; otherwise it is the best,
+//! over the cells that are a mine in some layouts and not in others, of the sum over the
+//! numbers the cell may show of the share of layouts showing it times the chance of
+//! winning from them. Sets are memoised. A revealed zero's cascade is left out, so the
+//! chance is a lower bound on what play that also sees the cascade achieves.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "layout and cell indices are below the lengths of the tables built from them"
+)]
+
+use std::collections::HashMap;
+
+use bitmines_core::{AsView, Status, View};
+
+use crate::Error;
+
+/// Most layouts the end-game search takes on.
+pub const ENDGAME: usize = 256;
+
+/// Most sets of layouts one search looks at before giving up.
+const BUDGET: usize = 3_000;
+
+/// Most steps the enumeration of the layouts takes before giving up.
+const STEPS: usize = 200_000;
+
+/// Most hidden cells the search takes on.
+const MAX_CELLS: usize = 128;
+
+/// A set of layouts, one bit each.
+type Set = [u64; ENDGAME / 64];
+
+/// What a hidden cell shows in one layout: a number, or [`MINE`].
+const MINE: u8 = 9;
+
+/// The hidden cells of a position and every layout of the mines on them that the view
+/// allows, with what each cell shows in each layout.
+pub(crate) struct Layouts {
+    /// The hidden cells, row by row.
+    pub(crate) cells: Vec<(usize, usize)>,
+    /// For each layout, what each cell shows (a number, or [`MINE`]).
+    shows: Vec<Vec<u8>>,
+}
+
+impl Layouts {
+    /// Every layout of `view`, or `None` if there are more than [`ENDGAME`], more than
+    /// [`MAX_CELLS`] hidden cells, none, or the enumeration runs past its budget.
+    pub(crate) fn of(view: &View<'_>) -> Result<Option<Layouts>, Error> {
+        let (rows, cols) = (view.rows(), view.cols());
+        let mut cells = Vec::new();
+        let mut index = vec![usize::MAX; rows * cols];
+        for r in 0..rows {
+            for c in 0..cols {
+                if view.number(r, c)?.is_none() {
+                    index[r * cols + c] = cells.len();
+                    cells.push((r, c));
+                }
+            }
+        }
+        if cells.is_empty() || cells.len() > MAX_CELLS {
+            return Ok(None);
+        }
+        let mines = view.mine_count();
+        // Each revealed number touching hidden cells: the cells, and the mines it needs.
+        let mut numbers: Vec<(Vec<usize>, u8)> = Vec::new();
+        // For each hidden cell, the numbers that touch it and its hidden neighbours.
+        let mut touching: Vec<Vec<usize>> = vec![Vec::new(); cells.len()];
+        let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); cells.len()];
+        for r in 0..rows {
+            for c in 0..cols {
+                let around: Vec<usize> = around(rows, cols, r, c)
+                    .map(|(nr, nc)| index[nr * cols + nc])
+                    .filter(|&i| i != usize::MAX)
+                    .collect();
+                match view.number(r, c)? {
+                    Some(n) if !around.is_empty() => {
+                        for &i in &around {
+                            touching[i].push(numbers.len());
+                        }
+                        numbers.push((around, n));
+                    }
+                    Some(_) => {}
+                    None => neighbours[index[r * cols + c]] = around,
+                }
+            }
+        }
+        // Depth-first over the cells in order, each a mine or not, checking every number
+        // once its last cell is set, and the mine count all along.
+        let last: Vec<usize> = numbers
+            .iter()
+            .map(|(around, _)| around.iter().copied().max().unwrap_or(0))
+            .collect();
+        let mut found: Vec<u128> = Vec::new();
+        let mut layout: u128 = 0;
+        let mut stack: Vec<(usize, bool)> = vec![(0, false), (0, true)];
+        let n = cells.len();
+        let mut steps = 0;
+        while let Some((i, mine)) = stack.pop() {
+            steps += 1;
+            if steps > STEPS {
+                return Ok(None);
+            }
+            // Undo the cells set after cell i on the path popped back from.
+            let keep = if i == 0 { 0 } else { (1u128 << i) - 1 };
+            layout &= keep;
+            let mut placed = layout.count_ones() as usize;
+            if mine {
+                layout |= 1 << i;
+                placed += 1;
+            }
+            if placed > mines || placed + (n - i - 1) < mines {
+                continue;
+            }
+            let broken = touching[i].iter().any(|&k| {
+                let (around, number) = &numbers[k];
+                let have = around.iter().filter(|&&j| layout >> j & 1 != 0).count();
+                let open = around.iter().filter(|&&j| j > i).count();
+                have > usize::from(*number)
+                    || have + open < usize::from(*number)
+                    || (last[k] == i && have != usize::from(*number))
+            });
+            if broken {
+                continue;
+            }
+            if i + 1 == n {
+                found.push(layout);
+                if found.len() > ENDGAME {
+                    return Ok(None);
+                }
+                continue;
+            }
+            stack.push((i + 1, false));
+            stack.push((i + 1, true));
+        }
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let shows = found
+            .iter()
+            .map(|&layout| {
+                (0..n)
+                    .map(|i| {
+                        if layout >> i & 1 != 0 {
+                            MINE
+                        } else {
+                            neighbours[i]
+                                .iter()
+                                .filter(|&&j| layout >> j & 1 != 0)
+                                .count() as u8
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Ok(Some(Layouts { cells, shows }))
+    }
+
+    /// How many layouts there are.
+    pub(crate) fn len(&self) -> usize {
+        self.shows.len()
+    }
+}
+
+/// The search over sets of layouts.
+struct Search {
+    /// For each cell that tells some layouts apart, the set of layouts in which it shows
+    /// each number, and in which it is a mine.
+    classes: Vec<[Set; 10]>,
+    memo: HashMap<Set, f64>,
+}
+
+impl Search {
+    /// The search over `layouts`, keeping the cells that do not show the same in all.
+    fn new(layouts: &Layouts) -> (Search, Vec<usize>) {
+        let mut classes = Vec::new();
+        let mut kept = Vec::new();
+        for i in 0..layouts.cells.len() {
+            let mut parts = [[0u64; ENDGAME / 64]; 10];
+            for (l, shows) in layouts.shows.iter().enumerate() {
+                parts[usize::from(shows[i])][l / 64] |= 1 << (l % 64);
+            }
+            if parts.iter().filter(|p| count(p) > 0).count() > 1 {
+                classes.push(parts);
+                kept.push(i);
+            }
+        }
+        let search = Search {
+            classes,
+            memo: HashMap::new(),
+        };
+        (search, kept)
+    }
+
+    /// The layouts of `set` split by what kept cell `k` shows: one set per number, and the
+    /// mines.
+    fn split(&self, set: &Set, k: usize) -> [Set; 10] {
+        self.classes[k].map(|class| std::array::from_fn(|w| class[w] & set[w]))
+    }
+
+    /// The chance of winning from `set` with best play, or `None` past the budget.
+    fn win(&mut self, set: &Set) -> Option<f64> {
+        let total = count(set);
+        if total <= 1 {
+            return Some(if total == 1 { 1.0 } else { 0.0 });
+        }
+        if let Some(&known) = self.memo.get(set) {
+            return Some(known);
+        }
+        if self.memo.len() >= BUDGET {
+            return None;
+        }
+        let cells = self.classes.len();
+        // A cell safe in every layout that tells them apart is revealed for free.
+        for i in 0..cells {
+            let parts = self.split(set, i);
+            if count(&parts[usize::from(MINE)]) == 0
+                && parts.iter().filter(|p| count(p) > 0).count() > 1
+            {
+                let value = self.value(&parts, total)?;
+                self.memo.insert(*set, value);
+                return Some(value);
+            }
+        }
+        let mut best: f64 = 0.0;
+        for i in 0..cells {
+            let parts = self.split(set, i);
+            let mines = count(&parts[usize::from(MINE)]);
+            if mines == 0 || mines == total {
+                continue;
+            }
+            best = best.max(self.value(&parts, total)?);
+        }
+        self.memo.insert(*set, best);
+        Some(best)
+    }
+
+    /// The chance of winning after revealing a cell that splits `total` layouts into
+    /// `parts`: the mines lose, every number goes on.
+    fn value(&mut self, parts: &[Set; 10], total: u32) -> Option<f64> {
+        let mut value = 0.0;
+        for part in &parts[..usize::from(MINE)] {
+            let n = count(part);
+            if n > 0 {
+                value += f64::from(n) / f64::from(total) * self.win(part)?;
+            }
+        }
+        Some(value)
+    }
+}
+
+/// Layouts in a set.
+fn count(set: &Set) -> u32 {
+    set.iter().map(|w| w.count_ones()).sum()
+}
+
+/// The best move of the end game, from [`end_game`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EndGame {
+    cell: (usize, usize),
+    win: f64,
+    mine: f64,
+    layouts: usize,
+}
+
+impl EndGame {
+    /// The cell to reveal, `(row, col)`.
+    pub fn cell(&self) -> (usize, usize) {
+        self.cell
+    }
+
+    /// The chance of winning the game by revealing it and playing best after it, every
+    /// layout equally likely; cascades are left out of the reckoning, so play that sees
+    /// them does at least this well.
+    pub fn win(&self) -> f64 {
+        self.win
+    }
+
+    /// The chance that the cell is a mine.
+    pub fn mine(&self) -> f64 {
+        self.mine
+    }
+
+    /// The layouts of the mines the view allows.
+    pub fn layouts(&self) -> usize {
+        self.layouts
+    }
+}
+
+/// Exact end-game play: when the view allows at most [`ENDGAME`] layouts of the mines, the
+/// cell whose reveal gives the best chance of winning with best play after it (a cell
+/// proven safe that tells layouts apart comes first, being free); ties go to the safer
+/// cell, then the first row by row. `None` when the view allows more layouts, or none, or
+/// has more than 128 hidden cells, or the search runs past its budget, or nothing is left
+/// to reveal. A lost game is `Error::Finished`.
+///
+/// ```
+/// use bitmines_core::Position;
+///
+/// // A 50/50: the game is won half the time.
+/// let position: Position = "bitmines view 1x3 mines 1\n#1#\n".parse()?;
+/// let best = bitmines_solve::end_game(&position)?.expect("two layouts");
+/// assert_eq!((best.layouts(), best.cell()), (2, (0, 0)));
+/// assert!((best.win() - 0.5).abs() < 1e-12 && (best.mine() - 0.5).abs() < 1e-12);
+///
+/// // Two 50/50s, and two safe cells between them that tell each apart: reveal one.
+/// let position: Position = "bitmines view 1x8 mines 2\n#1####1#\n".parse()?;
+/// let best = bitmines_solve::end_game(&position)?.expect("four layouts");
+/// assert_eq!((best.layouts(), best.cell(), best.mine()), (4, (0, 3), 0.0));
+/// assert_eq!(best.win(), 1.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn end_game(position: &(impl AsView + ?Sized)) -> Result<Option<EndGame>, Error> {
+    let view = position.view();
+    if view.status() == Status::Lost {
+        return Err(Error::Finished {
+            status: view.status(),
+        });
+    }
+    let Some(layouts) = Layouts::of(&view)? else {
+        return Ok(None);
+    };
+    Ok(best(&layouts).map(|(cell, win, mine)| EndGame {
+        cell,
+        win,
+        mine,
+        layouts: layouts.len(),
+    }))
+}
+
+/// The cell to reveal with the best chance of winning over `layouts`, with that chance and
+/// its chance of being a mine; ties go to the safer cell, then the first row by row. `None`
+/// when the search runs past its budget.
+pub(crate) fn best(layouts: &Layouts) -> Option<((usize, usize), f64, f64)> {
+    let mut all = [0u64; ENDGAME / 64];
+    for l in 0..layouts.len() {
+        all[l / 64] |= 1 << (l % 64);
+    }
+    let total = count(&all);
+    let (mut search, kept) = Search::new(layouts);
+    let mut best: Option<((usize, usize), f64, f64)> = None;
+    for (k, &i) in kept.iter().enumerate() {
+        let cell = layouts.cells[i];
+        let parts = search.split(&all, k);
+        let mines = count(&parts[usize::from(MINE)]);
+        if mines == total {
+            continue;
+        }
+        let p = f64::from(mines) / f64::from(total);
+        let value = search.value(&parts, total)?;
+        let better = match best {
+            None => true,
+            Some((_, v, q)) => value > v + 1e-12 || ((value - v).abs() <= 1e-12 && p < q),
+        };
+        if better {
+            best = Some((cell, value, p));
+        }
+    }
+    best
+}
+
+/// The on-board neighbours of `(r, c)`.
+pub(crate) fn around(rows: usize, cols: usize, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> {
+    (r.saturating_sub(1)..=(r + 1).min(rows - 1))
+        .flat_map(move |nr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |nc| (nr, nc)))
+        .filter(move |&cell| cell != (r, c))
+}
