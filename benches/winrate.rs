@@ -15,6 +15,7 @@ fn bench(c: &mut Criterion) {
         ("safest", Policy::Safest),
         ("tiebreak", Policy::Tiebreak),
         ("lookahead", Policy::Lookahead),
+        ("full", Policy::Full),
     ] {
         let player = Player::new(policy);
         let mut seed = 0u64;

@@ -67,7 +67,7 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// How the player guesses (default: the strongest).
-    #[arg(long, value_enum, default_value_t = PolicyArg::Lookahead)]
+    #[arg(long, value_enum, default_value_t = PolicyArg::Full)]
     policy: PolicyArg,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]

@@ -23,13 +23,14 @@ pub enum Policy {
     /// is safe times the expected safety of the best move after it (1 when something is then
     /// proven safe, else the best guess's chance), each number weighted by the layouts that
     /// show it. The highest score wins; ties go to the safer cell, then the first.
-    #[default]
     Lookahead,
     /// [`Policy::Lookahead`], and when the view allows at most [`ENDGAME`] layouts of the
     /// mines, exact end-game play instead: every layout is enumerated and the guess is the
     /// cell with the best chance of winning the game with best play after it (cascades
     /// left out of that reckoning); ties go to the safer cell, then the first. Past its
-    /// budget of sets of layouts, the look-ahead guess.
+    /// budget of sets of layouts, the look-ahead guess. The strongest policy, and the
+    /// default.
+    #[default]
     Full,
 }
 
