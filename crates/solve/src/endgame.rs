@@ -365,7 +365,12 @@ pub(crate) fn best(layouts: &Layouts) -> Option<((usize, usize), f64, f64)> {
 }
 
 /// The on-board neighbours of `(r, c)`.
-pub(crate) fn around(rows: usize, cols: usize, r: usize, c: usize) -> impl Iterator<Item = (usize, usize)> {
+pub(crate) fn around(
+    rows: usize,
+    cols: usize,
+    r: usize,
+    c: usize,
+) -> impl Iterator<Item = (usize, usize)> {
     (r.saturating_sub(1)..=(r + 1).min(rows - 1))
         .flat_map(move |nr| (c.saturating_sub(1)..=(c + 1).min(cols - 1)).map(move |nc| (nr, nc)))
         .filter(move |&cell| cell != (r, c))

@@ -314,4 +314,3 @@ fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Err
 
 /// A hidden cell and its mine probability.
 type Candidate = ((usize, usize), f64);
-
