@@ -53,6 +53,10 @@ impl Layouts {
     /// [`MAX_CELLS`] hidden cells, none, or the enumeration runs past its budget.
     pub(crate) fn of(view: &View<'_>) -> Result<Option<Layouts>, Error> {
         let (rows, cols) = (view.rows(), view.cols());
+        // Nothing is allocated for a large board with many hidden cells.
+        if rows * cols - view.revealed_count() > MAX_CELLS {
+            return Ok(None);
+        }
         let mut cells = Vec::new();
         let mut index = vec![usize::MAX; rows * cols];
         for r in 0..rows {

@@ -227,3 +227,17 @@ fn end_game_play_wins_at_least_the_chance_it_computes() {
         "{checked} positions, {uncertain} uncertain"
     );
 }
+
+/// The end game declines, quickly and without allocating for the board, a large position
+/// with many hidden cells, and refuses a lost game.
+#[test]
+fn end_game_declines_large_positions_and_lost_games() {
+    let game = Game::seeded(3000, 3000, 1_000_000, 3).unwrap();
+    assert_eq!(bitmines_solve::end_game(&game).unwrap(), None);
+    let mut lost = Game::new("*.\n..\n".parse::<bitmines_core::Board>().unwrap());
+    lost.reveal(0, 0).unwrap();
+    assert!(matches!(
+        bitmines_solve::end_game(&lost),
+        Err(bitmines_solve::Error::Finished { .. })
+    ));
+}
