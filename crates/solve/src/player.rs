@@ -168,14 +168,7 @@ impl Player {
         }
         let odds = &solution.probabilities;
         // Every undecided hidden cell with its probability, row by row.
-        let mut cells = Vec::new();
-        for r in 0..game.rows() {
-            for c in 0..game.cols() {
-                if solution.certain.verdict(r, c)?.is_none() {
-                    cells.push(((r, c), odds.mine(r, c)?));
-                }
-            }
-        }
+        let cells = undecided(game, &solution)?;
         let Some(safest) = cells.iter().map(|&(_, p)| p).reduce(f64::min) else {
             return Err(Error::Finished {
                 status: game.status(),
@@ -278,14 +271,10 @@ fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Err
             let next = if solution.certain.safe().next().is_some() {
                 1.0
             } else {
-                let mut least: f64 = 1.0;
-                for r in 0..game.rows() {
-                    for c in 0..game.cols() {
-                        if solution.certain.verdict(r, c)?.is_none() {
-                            least = least.min(solution.probabilities.mine(r, c)?);
-                        }
-                    }
-                }
+                let least = undecided(game, &solution)?
+                    .iter()
+                    .map(|&(_, p)| p)
+                    .fold(1.0, f64::min);
                 1.0 - least
             };
             outcomes.push((log10 * std::f64::consts::LN_10, next));
@@ -314,3 +303,29 @@ fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Err
 
 /// A hidden cell and its mine probability.
 type Candidate = ((usize, usize), f64);
+
+/// Every undecided hidden cell of `game` with its probability in `solution`, row by row:
+/// the frontier's cells with their own, merged in order with the others at the
+/// off-frontier probability (the same values as [`crate::Probabilities::mine`], without a
+/// search per cell).
+fn undecided(game: &Game, solution: &crate::Solution) -> Result<Vec<Candidate>, Error> {
+    let odds = &solution.probabilities;
+    let mut frontier = odds.frontier().peekable();
+    let mut cells = Vec::new();
+    for r in 0..game.rows() {
+        for c in 0..game.cols() {
+            if solution.certain.verdict(r, c)?.is_some() {
+                continue;
+            }
+            let p = match frontier.peek() {
+                Some(&(cell, p)) if cell == (r, c) => {
+                    frontier.next();
+                    p
+                }
+                _ => odds.off_frontier(),
+            };
+            cells.push(((r, c), p));
+        }
+    }
+    Ok(cells)
+}
