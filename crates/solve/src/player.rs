@@ -210,12 +210,12 @@ impl Player {
             Policy::Full => {
                 ahead = match end_game(game, odds)? {
                     Some(cell) => Some(cell),
-                    None => look_ahead(game, &cells)?,
+                    None => look_ahead(game, &solution.certain, &cells)?,
                 };
                 ahead.as_ref()
             }
             Policy::Lookahead => {
-                ahead = look_ahead(game, &cells)?;
+                ahead = look_ahead(game, &solution.certain, &cells)?;
                 ahead.as_ref()
             }
             _ => pick,
@@ -250,7 +250,11 @@ fn end_game(game: &Game, odds: &crate::Probabilities) -> Result<Option<Candidate
 }
 
 /// The [`Policy::Lookahead`] pick among `cells` (undecided cells with their probability).
-fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Error> {
+fn look_ahead(
+    game: &Game,
+    certain: &crate::Certain,
+    cells: &[Candidate],
+) -> Result<Option<Candidate>, Error> {
     let mut candidates = cells.to_vec();
     candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
     candidates.truncate(LOOKAHEAD);
@@ -259,7 +263,17 @@ fn look_ahead(game: &Game, cells: &[Candidate]) -> Result<Option<Candidate>, Err
     for &(cell, p) in &candidates {
         // (ln of the layouts showing n, safety of the best next move) for each number n.
         let mut outcomes: Vec<(f64, f64)> = Vec::new();
-        for n in 0..=8 {
+        // Only numbers between the proven mines around the cell and those plus its
+        // undecided neighbours can show; the others have no layout, so are not solved.
+        let (mut mines, mut open) = (0u8, 0u8);
+        for (nr, nc) in around(game.rows(), game.cols(), cell.0, cell.1) {
+            match certain.verdict(nr, nc)? {
+                Some(true) => mines += 1,
+                None => open += 1,
+                Some(false) => {}
+            }
+        }
+        for n in mines..=mines + open {
             let mut position = base.clone();
             position.reveal(cell.0, cell.1, n)?;
             let Ok(solution) = Solver::new(&position).and_then(|s| s.solve_with(false)) else {
