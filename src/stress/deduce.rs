@@ -147,9 +147,24 @@ pub(crate) fn play(
             }
         }
         if safe {
-            let opened = table
+            let mut opened = table
                 .reveal_cells(solver.safe_plane())
                 .map_err(Stop::Disagreement)?;
+            if opened == 0 {
+                // Only flagged cells are proven safe (a resumed game's wrong flags): the
+                // flags are notes, so they come off and the cells are revealed.
+                for (row, col) in wrong_flags(&table.game, &solver) {
+                    table
+                        .apply(Act::Flag(row, col))
+                        .map_err(Stop::Disagreement)?;
+                }
+                opened = table
+                    .reveal_cells(solver.safe_plane())
+                    .map_err(Stop::Disagreement)?;
+                if opened == 0 {
+                    return Err(failed("to move", &"its proven safe cells would not open"));
+                }
+            }
             done.moves += 1;
             done.deduced += opened as u64;
         } else {
@@ -202,6 +217,27 @@ pub(crate) fn play(
     done.solver_bytes = solver.heap_bytes() as u64;
     done.solver_bytes_per_cell = done.solver_bytes as f64 / board.geometry().cells() as f64;
     Ok(done)
+}
+
+/// The flagged cells the solver proves safe, row by row.
+fn wrong_flags(game: &Game, solver: &Solver) -> Vec<(usize, usize)> {
+    let view = bitmines_core::AsView::view(game);
+    let stride = view.geometry().words_per_row() * 64;
+    let mut cells = Vec::new();
+    for (w, (&safe, &flagged)) in solver
+        .safe_plane()
+        .iter()
+        .zip(view.flagged_words())
+        .enumerate()
+    {
+        let mut bits = safe & flagged;
+        while bits != 0 {
+            let bit = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            cells.push((bit / stride - 1, bit % stride - 1));
+        }
+    }
+    cells
 }
 
 /// Checks the solver's proven mines against the board, after the fact: a proven mine that
@@ -341,6 +377,43 @@ mod tests {
         }
         // Random boards need guesses; a player that never guessed would not be tested.
         assert!(guesses > 100, "{guesses} guesses");
+    }
+
+    /// Wrong flags (a resumed game's) do not stop the player: a flag on a cell it proves
+    /// safe comes off, and the game is won.
+    #[test]
+    fn wrong_flags_come_off() {
+        let board: Board = "\
+.....
+.....
+..*..
+.....
+"
+        .parse()
+        .expect("a board");
+        let board = Arc::new(board);
+        let mut game = Game::new(Arc::clone(&board));
+        game.reveal(0, 0).expect("an opening");
+        // Every hidden safe cell flagged: only flagged cells are left to prove safe.
+        for r in 0..4 {
+            for c in 0..5 {
+                if game.cell(r, c).expect("on the board") == Cell::Hidden
+                    && !board.is_mine(r, c).expect("on the board")
+                {
+                    game.toggle_flag(r, c).expect("flags");
+                }
+            }
+        }
+        let mut table = Table::new(game, false, false);
+        let mut tick = |_: &Table| Ok(true);
+        let done = match play(&mut table, &board, None, &mut tick) {
+            Ok(done) => done,
+            Err(Stop::Disagreement(why)) => panic!("{why}"),
+            Err(Stop::Io(error)) => panic!("{error}"),
+        };
+        assert_eq!(table.game.status(), Status::Won);
+        assert!(table.calls.unflag > 0);
+        assert_eq!(done.guesses, 0);
     }
 
     /// The player is a function of the board: the same game twice is the same play.
