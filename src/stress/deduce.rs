@@ -146,6 +146,7 @@ pub(crate) fn play(
                 }
             }
         }
+        let mut guessed_from = None;
         if safe {
             let mut opened = table
                 .reveal_cells(solver.safe_plane())
@@ -173,6 +174,8 @@ pub(crate) fn play(
             table
                 .flag_cells(solver.mine_plane())
                 .map_err(Stop::Disagreement)?;
+            // Every guess teaches something: a cell opens, or the solver learns a mine.
+            guessed_from = Some((table.game.revealed_count(), done.assisted));
             for ((row, col), p) in guesses {
                 if table.game.status() != Status::Playing {
                     break;
@@ -197,11 +200,20 @@ pub(crate) fn play(
                         .map_err(|e| failed("to take an assisted mine", &e))?;
                 } else {
                     done.lucky += 1;
+                    // A flag the player did not prove (a resumed game's) is only a note.
+                    if cell == Cell::Flagged {
+                        table
+                            .apply(Act::Flag(row, col))
+                            .map_err(Stop::Disagreement)?;
+                    }
                     table
                         .apply(Act::Reveal(row, col))
                         .map_err(Stop::Disagreement)?;
                 }
             }
+        }
+        if guessed_from == Some((table.game.revealed_count(), done.assisted)) {
+            return Err(failed("to move", &"a round of guesses changed nothing"));
         }
         if !tick(table)? {
             break;
@@ -414,6 +426,32 @@ mod tests {
         assert_eq!(table.game.status(), Status::Won);
         assert!(table.calls.unflag > 0);
         assert_eq!(done.guesses, 0);
+    }
+
+    /// A flag on an undecided safe cell (a resumed game's) does not stall the guesses: the
+    /// guess takes the flag off and reveals the cell.
+    #[test]
+    fn a_flagged_guess_is_revealed() {
+        // A 50/50 between (0, 0) and (0, 1), both flagged; the mine is at (0, 1), so the
+        // guess, (0, 0), is safe.
+        let board: Board = ".*\n..\n..\n".parse().expect("a board");
+        let board = Arc::new(board);
+        let mut game = Game::new(Arc::clone(&board));
+        game.reveal(2, 0).expect("an opening");
+        for (r, c) in [(0, 0), (0, 1)] {
+            if game.cell(r, c).expect("on the board") == Cell::Hidden {
+                game.toggle_flag(r, c).expect("flags");
+            }
+        }
+        let mut table = Table::new(game, false, false);
+        let mut tick = |_: &Table| Ok(true);
+        let done = match play(&mut table, &board, None, &mut tick) {
+            Ok(done) => done,
+            Err(Stop::Disagreement(why)) => panic!("{why}"),
+            Err(Stop::Io(error)) => panic!("{error}"),
+        };
+        assert_eq!(table.game.status(), Status::Won);
+        assert_eq!((done.guesses, done.lucky), (1, 1));
     }
 
     /// The player is a function of the board: the same game twice is the same play.
