@@ -15,6 +15,7 @@ fn bench(c: &mut Criterion) {
         ("safest", Policy::Safest),
         ("tiebreak", Policy::Tiebreak),
         ("lookahead", Policy::Lookahead),
+        ("unavoidable", Policy::Unavoidable),
         ("full", Policy::Full),
     ] {
         let player = Player::new(policy);

@@ -23,7 +23,10 @@ pub(crate) enum PolicyArg {
     Tiebreak,
     /// One move ahead: the safest cells weighed by how safe the next move is after them.
     Lookahead,
-    /// Look-ahead, and exact end-game play when at most 256 layouts of the mines remain.
+    /// Look-ahead, with unavoidable 50/50s guessed first and dead cells (which can show
+    /// only one number) guessed last.
+    Unavoidable,
+    /// All of the above, and exact end-game play when at most 256 layouts of the mines remain.
     Full,
 }
 
@@ -33,6 +36,7 @@ impl From<PolicyArg> for Policy {
             PolicyArg::Safest => Policy::Safest,
             PolicyArg::Tiebreak => Policy::Tiebreak,
             PolicyArg::Lookahead => Policy::Lookahead,
+            PolicyArg::Unavoidable => Policy::Unavoidable,
             PolicyArg::Full => Policy::Full,
         }
     }

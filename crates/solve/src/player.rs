@@ -1,7 +1,7 @@
 //! A player that sees only the view: it makes every move the solver proves, and guesses
 //! by exact probability when nothing is proven.
 
-use bitmines_core::{Cell, Game, Position, Status};
+use bitmines_core::{AsView, Cell, Game, Position, Status, View};
 
 use crate::endgame::{self, ENDGAME, Layouts, around};
 use crate::{Error, Solver};
@@ -24,7 +24,14 @@ pub enum Policy {
     /// proven safe, else the best guess's chance), each number weighted by the layouts that
     /// show it. The highest score wins; ties go to the safer cell, then the first.
     Lookahead,
-    /// [`Policy::Lookahead`], and when the view allows at most [`ENDGAME`] layouts of the
+    /// [`Policy::Lookahead`] with forced guesses first and dead cells last. A forced guess
+    /// is an unavoidable 50/50: two undecided cells holding exactly one mine in every
+    /// layout, whose neighbours differ only by proven mines, so that no reveal can ever
+    /// tell them apart; it must be taken some time, and taken now it may teach something.
+    /// A dead cell is one that can show only one number, so revealing it teaches nothing;
+    /// it is looked ahead from only when every candidate is dead.
+    Unavoidable,
+    /// [`Policy::Unavoidable`], and when the view allows at most [`ENDGAME`] layouts of the
     /// mines, exact end-game play instead: every layout is enumerated and the guess is the
     /// cell with the best chance of winning the game with best play after it (cascades
     /// left out of that reckoning); ties go to the safer cell, then the first. Past its
@@ -168,7 +175,7 @@ impl Player {
         }
         let odds = &solution.probabilities;
         // Every undecided hidden cell with its probability, row by row.
-        let cells = undecided(game, &solution)?;
+        let cells = undecided(&solution);
         let Some(safest) = cells.iter().map(|&(_, p)| p).reduce(f64::min) else {
             return Err(Error::Finished {
                 status: game.status(),
@@ -176,7 +183,7 @@ impl Player {
         };
         let pick = match self.policy {
             Policy::Safest => cells.iter().find(|&&(_, p)| p == safest),
-            Policy::Lookahead | Policy::Full => None,
+            Policy::Lookahead | Policy::Unavoidable | Policy::Full => None,
             Policy::Tiebreak => {
                 let score = |&((r, c), _): &Candidate| -> Result<(f64, usize), Error> {
                     let mut zero = 1.0;
@@ -208,14 +215,24 @@ impl Player {
         let ahead;
         let pick = match self.policy {
             Policy::Full => {
-                ahead = match end_game(game, odds)? {
-                    Some(cell) => Some(cell),
-                    None => look_ahead(game, &solution.certain, &cells)?,
+                ahead = match forced(&game.view(), &solution, &cells)? {
+                    Some(([cell, _], p)) => Some((cell, p)),
+                    None => match end_game(game, odds)? {
+                        Some(cell) => Some(cell),
+                        None => look_ahead(game, &solution.certain, &cells, true)?,
+                    },
+                };
+                ahead.as_ref()
+            }
+            Policy::Unavoidable => {
+                ahead = match forced(&game.view(), &solution, &cells)? {
+                    Some(([cell, _], p)) => Some((cell, p)),
+                    None => look_ahead(game, &solution.certain, &cells, true)?,
                 };
                 ahead.as_ref()
             }
             Policy::Lookahead => {
-                ahead = look_ahead(game, &solution.certain, &cells)?;
+                ahead = look_ahead(game, &solution.certain, &cells, false)?;
                 ahead.as_ref()
             }
             _ => pick,
@@ -250,17 +267,27 @@ fn end_game(game: &Game, odds: &crate::Probabilities) -> Result<Option<Candidate
 }
 
 /// The [`Policy::Lookahead`] pick among `cells` (undecided cells with their probability).
+/// With `skip_dead`, cells that can show only one number are passed over (they do not
+/// count towards the [`LOOKAHEAD`] looked at), unless every cell looked at is dead.
 fn look_ahead(
     game: &Game,
     certain: &crate::Certain,
     cells: &[Candidate],
+    skip_dead: bool,
 ) -> Result<Option<Candidate>, Error> {
     let mut candidates = cells.to_vec();
     candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
-    candidates.truncate(LOOKAHEAD);
+    // Dead cells looked at beyond the live ones: a bound on the solves they cost.
+    let spare = if skip_dead { LOOKAHEAD } else { 0 };
+    candidates.truncate(LOOKAHEAD + spare);
     let base = Position::of(&game.view())?;
     let mut best: Option<(Candidate, f64)> = None;
+    let mut best_dead: Option<(Candidate, f64)> = None;
+    let mut live = 0;
     for &(cell, p) in &candidates {
+        if live == LOOKAHEAD {
+            break;
+        }
         // (ln of the layouts showing n, safety of the best next move) for each number n.
         let mut outcomes: Vec<(f64, f64)> = Vec::new();
         // Only numbers between the proven mines around the cell and those plus its
@@ -285,7 +312,7 @@ fn look_ahead(
             let next = if solution.certain.safe().next().is_some() {
                 1.0
             } else {
-                let least = undecided(game, &solution)?
+                let least = undecided(&solution)
                     .iter()
                     .map(|&(_, p)| p)
                     .fold(1.0, f64::min);
@@ -293,6 +320,7 @@ fn look_ahead(
             };
             outcomes.push((log10 * std::f64::consts::LN_10, next));
         }
+        let shown = outcomes.len();
         let top = outcomes
             .iter()
             .map(|o| o.0)
@@ -308,38 +336,137 @@ fn look_ahead(
         } else {
             1.0 - p
         };
-        if best.is_none_or(|(_, s)| score > s) {
-            best = Some(((cell, p), score));
+        let slot = if skip_dead && shown < 2 {
+            &mut best_dead
+        } else {
+            live += 1;
+            &mut best
+        };
+        if slot.is_none_or(|(_, s)| score > s) {
+            *slot = Some(((cell, p), score));
         }
     }
-    Ok(best.map(|(cell, _)| cell))
+    Ok(best.or(best_dead).map(|(cell, _)| cell))
 }
+
+/// The first unavoidable 50/50 of a position, row by row, if it has one: two undecided
+/// cells that hold exactly one mine between them in every layout the view allows, and
+/// whose neighbours, other than each other, differ only by proven mines. Every number
+/// revealed later counts both or neither, so no play can ever tell them apart: one of them
+/// must be guessed, at even odds, some time. [`Policy::Unavoidable`] guesses the first
+/// cell at once, since the number it shows may help elsewhere.
+///
+/// Found among the cells the exact tier puts at one half; past the exact tier's budget a
+/// pair may be missed (never wrongly named). A lost game is `Error::Finished`.
+///
+/// ```
+/// use bitmines_core::Position;
+/// // The 1s put one mine in (0, 0) or (0, 1), and nothing else can ever tell them apart.
+/// let position: Position = "bitmines view 3x2 mines 1\n##\n11\n00\n".parse()?;
+/// assert_eq!(bitmines_solve::fifty_fifty(&position)?, Some([(0, 0), (0, 1)]));
+///
+/// // Here (0, 3) may one day tell (0, 0) from (0, 2): a 50/50 now, but not forever.
+/// let position: Position = "bitmines view 1x8 mines 2\n#1####1#\n".parse()?;
+/// assert_eq!(bitmines_solve::fifty_fifty(&position)?, None);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn fifty_fifty(
+    position: &(impl AsView + ?Sized),
+) -> Result<Option<[(usize, usize); 2]>, Error> {
+    let view = position.view();
+    let solution = Solver::new(&view)?.solve_with(false)?;
+    let cells = undecided(&solution);
+    Ok(forced(&view, &solution, &cells)?.map(|(pair, _)| pair))
+}
+
+/// [`fifty_fifty`] given the position's solution and its undecided `cells` with their
+/// probabilities: the pair, and the first cell's probability.
+fn forced(
+    view: &View<'_>,
+    solution: &crate::Solution,
+    cells: &[Candidate],
+) -> Result<Option<(Pair, f64)>, Error> {
+    let halves: Vec<(usize, usize)> = cells
+        .iter()
+        .filter(|&&(_, p)| (p - 0.5).abs() <= NEAR)
+        .map(|&(cell, _)| cell)
+        .collect();
+    let (rows, cols) = (view.rows(), view.cols());
+    let certain = &solution.certain;
+    for (i, &a) in halves.iter().enumerate() {
+        // Cells more than two apart share no neighbour, so they pair only when both are
+        // walled in by proven mines (and the edges).
+        let mut walled = true;
+        for (r, c) in around(rows, cols, a.0, a.1) {
+            walled &= certain.verdict(r, c)? == Some(true);
+        }
+        for &b in halves.get(i + 1..).unwrap_or_default() {
+            let near = b.0 <= a.0 + 2 && b.1.abs_diff(a.1) <= 2;
+            if !near && !walled && b.0 > a.0 + 2 {
+                break; // row by row: every later cell is farther still
+            }
+            if (!near && !walled) || !told_apart_by_mines_only(rows, cols, certain, a, b)? {
+                continue;
+            }
+            let mut solver = Solver::new(view)?;
+            solver.assume_mine(a.0, a.1)?;
+            let Ok(assumed) = solver.solve_with(false) else {
+                continue;
+            };
+            if assumed.certain.verdict(b.0, b.1)? == Some(false) {
+                return Ok(Some(([a, b], solution.probabilities.mine(a.0, a.1)?)));
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// Whether every cell next to exactly one of `a` and `b`, other than `a` and `b`
+/// themselves, is a proven mine.
+fn told_apart_by_mines_only(
+    rows: usize,
+    cols: usize,
+    certain: &crate::Certain,
+    a: (usize, usize),
+    b: (usize, usize),
+) -> Result<bool, Error> {
+    let near =
+        |x: (usize, usize), y: (usize, usize)| x.0.abs_diff(y.0) <= 1 && x.1.abs_diff(y.1) <= 1;
+    for (x, y) in [(a, b), (b, a)] {
+        for cell in around(rows, cols, x.0, x.1) {
+            if near(cell, y) {
+                continue;
+            }
+            if certain.verdict(cell.0, cell.1)? != Some(true) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// Two cells, `(row, col)` each.
+type Pair = [(usize, usize); 2];
 
 /// A hidden cell and its mine probability.
 type Candidate = ((usize, usize), f64);
 
-/// Every undecided hidden cell of `game` with its probability in `solution`, row by row:
-/// the frontier's cells with their own, merged in order with the others at the
-/// off-frontier probability (the same values as [`crate::Probabilities::mine`], without a
-/// search per cell).
-fn undecided(game: &Game, solution: &crate::Solution) -> Result<Vec<Candidate>, Error> {
+/// Every undecided hidden cell of `solution` with its probability, row by row (read from
+/// the planes a word at a time): the frontier's cells with their own, merged in order with
+/// the others at the off-frontier probability (the same values as
+/// [`crate::Probabilities::mine`], without a search per cell).
+fn undecided(solution: &crate::Solution) -> Vec<Candidate> {
     let odds = &solution.probabilities;
     let mut frontier = odds.frontier().peekable();
-    let mut cells = Vec::new();
-    for r in 0..game.rows() {
-        for c in 0..game.cols() {
-            if solution.certain.verdict(r, c)?.is_some() {
-                continue;
+    solution
+        .certain
+        .undecided()
+        .map(|cell| match frontier.peek() {
+            Some(&(at, p)) if at == cell => {
+                frontier.next();
+                (cell, p)
             }
-            let p = match frontier.peek() {
-                Some(&(cell, p)) if cell == (r, c) => {
-                    frontier.next();
-                    p
-                }
-                _ => odds.off_frontier(),
-            };
-            cells.push(((r, c), p));
-        }
-    }
-    Ok(cells)
+            _ => (cell, odds.off_frontier()),
+        })
+        .collect()
 }

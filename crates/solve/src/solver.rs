@@ -664,6 +664,14 @@ impl std::fmt::Debug for Certain {
 }
 
 impl Certain {
+    /// Hidden cells proven neither safe nor a mine, row by row.
+    pub(crate) fn undecided(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        self.planes
+            .undecided_cells()
+            .into_iter()
+            .map(|i| self.planes.cell(i))
+    }
+
     /// Proven safe cells that are still hidden, row by row.
     pub fn safe(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         self.planes.cells_of(&self.planes.safe)

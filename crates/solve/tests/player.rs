@@ -6,7 +6,7 @@ mod twin;
 
 use bitmines_core::{FirstClick, Game, SeededPlacer, Status};
 use bitmines_solve::{Move, Player, Policy};
-use twin::{Rng, brute, played, with_layout};
+use twin::{Brute, Rng, arbitrary, brute, played, with_layout};
 
 /// Board shapes: small, thin, and across word edges.
 const SHAPES: &[(usize, usize, usize)] = &[
@@ -73,7 +73,12 @@ fn proven_moves_never_lose_and_guesses_are_taken_at_the_true_odds() {
     let mut games = 0;
     for i in 0..1200u64 {
         let shape = SHAPES[(i as usize) % SHAPES.len()];
-        let policy = [Policy::Safest, Policy::Tiebreak, Policy::Full][i as usize % 3];
+        let policy = [
+            Policy::Safest,
+            Policy::Tiebreak,
+            Policy::Unavoidable,
+            Policy::Full,
+        ][i as usize % 4];
         wins += usize::from(check_game(rng.next(), shape, policy));
         games += 1;
     }
@@ -115,6 +120,7 @@ fn play_matches_a_loop_of_steps() {
         Policy::Safest,
         Policy::Tiebreak,
         Policy::Lookahead,
+        Policy::Unavoidable,
         Policy::Full,
     ] {
         for (i, &(rows, cols, mines)) in [
@@ -240,4 +246,149 @@ fn end_game_declines_large_positions_and_lost_games() {
         bitmines_solve::end_game(&lost),
         Err(bitmines_solve::Error::Finished { .. })
     ));
+}
+
+/// The neighbours of cell `i` (`row * cols + col`) on a `rows` x `cols` board.
+fn neighbours(i: usize, rows: usize, cols: usize) -> Vec<usize> {
+    let (r, c) = (i / cols, i % cols);
+    let mut out = Vec::new();
+    for nr in r.saturating_sub(1)..=(r + 1).min(rows - 1) {
+        for nc in c.saturating_sub(1)..=(c + 1).min(cols - 1) {
+            if (nr, nc) != (r, c) {
+                out.push(nr * cols + nc);
+            }
+        }
+    }
+    out
+}
+
+/// The first unavoidable 50/50 by the definition, over every listed layout: two undecided
+/// cells with exactly one mine between them in every layout, whose other neighbours differ
+/// only by cells that are mines in every layout.
+fn brute_fifty_fifty(b: &Brute, rows: usize, cols: usize) -> Option<[(usize, usize); 2]> {
+    let undecided = |i: usize| !b.revealed[i] && b.mines[i] > 0 && b.mines[i] < b.total;
+    let mine = |i: usize| !b.revealed[i] && b.mines[i] == b.total;
+    for a in (0..rows * cols).filter(|&a| undecided(a)) {
+        for x in (a + 1..rows * cols).filter(|&x| undecided(x)) {
+            let one = b.all.iter().all(|layout| layout[a] != layout[x]);
+            let (na, nx) = (neighbours(a, rows, cols), neighbours(x, rows, cols));
+            let apart = na
+                .iter()
+                .filter(|&&n| n != x && !nx.contains(&n))
+                .chain(nx.iter().filter(|&&n| n != a && !na.contains(&n)))
+                .all(|&n| mine(n));
+            if one && apart {
+                return Some([(a / cols, a % cols), (x / cols, x % cols)]);
+            }
+        }
+    }
+    None
+}
+
+/// Whether undecided cell `i` shows the same number in every layout where it is safe.
+fn brute_dead(b: &Brute, i: usize, rows: usize, cols: usize) -> bool {
+    let around = neighbours(i, rows, cols);
+    let mut shown = b
+        .all
+        .iter()
+        .filter(|layout| !layout[i])
+        .map(|layout| around.iter().filter(|&&n| layout[n]).count());
+    let first = shown.next();
+    shown.all(|n| Some(n) == first)
+}
+
+/// `fifty_fifty` against the definition over every layout, on played and arbitrary
+/// positions; and the [`Policy::Unavoidable`] player guesses the pair's first cell at
+/// once, and guesses a dead cell only when every undecided cell is dead (on positions
+/// with few enough undecided cells that it looks at all of them).
+#[test]
+fn fifty_fifties_and_dead_cells_match_the_brute_force() {
+    let mut rng = Rng(41);
+    let (mut pairs, mut checked, mut dead_passed_over) = (0, 0, 0);
+    for seed in 0..3000u64 {
+        let (rows, cols) = [(3, 3), (4, 4), (3, 5), (2, 6), (1, 9), (5, 4)][seed as usize % 6];
+        let mines = rows * cols * (20 + (seed as usize % 3) * 8) / 100;
+        // Arbitrary positions (numbers in shapes play rarely makes) check the pair only;
+        // played games check the player's guess too.
+        let (position, mut game) = if seed % 2 == 0 {
+            let mut game = played(&mut rng, rows, cols, mines, 4 + (seed as usize / 2) % 5).1;
+            for r in 0..rows {
+                for c in 0..cols {
+                    if game.cell(r, c).unwrap() == bitmines_core::Cell::Flagged {
+                        game.toggle_flag(r, c).unwrap();
+                    }
+                }
+            }
+            (
+                bitmines_core::Position::of(&game.view()).unwrap(),
+                Some(game),
+            )
+        } else {
+            (arbitrary(&mut rng, rows, cols, mines, false), None)
+        };
+        if game.as_ref().is_some_and(|g| g.status() != Status::Playing) {
+            continue;
+        }
+        let Some(b) = brute(&position, None) else {
+            continue;
+        };
+        if b.total == 0 || b.total as usize > twin::LISTED {
+            continue;
+        }
+        checked += 1;
+        let expected = brute_fifty_fifty(&b, rows, cols);
+        assert_eq!(
+            bitmines_solve::fifty_fifty(&position).unwrap(),
+            expected,
+            "seed {seed}:\n{position}"
+        );
+        pairs += usize::from(expected.is_some());
+        let Some(game) = game.as_mut() else {
+            continue;
+        };
+        // The player's guess, where nothing is proven safe.
+        let hidden = |i: usize| !b.revealed[i];
+        if (0..rows * cols).any(|i| hidden(i) && b.mines[i] == 0) {
+            continue;
+        }
+        let undecided: Vec<usize> = (0..rows * cols)
+            .filter(|&i| hidden(i) && b.mines[i] < b.total)
+            .collect();
+        let Move::Guess(guess) = Player::new(Policy::Unavoidable).step(game).unwrap() else {
+            panic!("seed {seed}: nothing is proven safe, so the move is a guess");
+        };
+        if let Some([first, _]) = expected {
+            assert_eq!(guess.cell, first, "seed {seed}");
+            continue;
+        }
+        let dead: Vec<bool> = undecided
+            .iter()
+            .map(|&i| brute_dead(&b, i, rows, cols))
+            .collect();
+        if undecided.len() <= 2 * bitmines_solve::LOOKAHEAD && dead.contains(&false) {
+            let i = guess.cell.0 * cols + guess.cell.1;
+            assert!(
+                !brute_dead(&b, i, rows, cols),
+                "seed {seed}: guessed dead cell {:?} beside a live one",
+                guess.cell
+            );
+            dead_passed_over += usize::from(dead.contains(&true));
+        }
+    }
+    assert!(
+        checked > 1000 && pairs > 20 && dead_passed_over > 20,
+        "{checked} positions, {pairs} with a 50/50, {dead_passed_over} with dead cells passed over"
+    );
+}
+
+/// Two cells far apart, each walled in by proven mines, with one mine left between them:
+/// nothing can ever tell them apart (pairs that are not forced come from the brute force
+/// in `fifty_fifties_and_dead_cells_match_the_brute_force`).
+#[test]
+fn walled_in_cells_far_apart_are_a_fifty_fifty() {
+    let walled: bitmines_core::Position = "bitmines view 1x7 mines 4\n##2#2##\n".parse().unwrap();
+    assert_eq!(
+        bitmines_solve::fifty_fifty(&walled).unwrap(),
+        Some([(0, 0), (0, 6)])
+    );
 }
