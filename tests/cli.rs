@@ -198,6 +198,8 @@ fn the_solver_player_wins_and_needs_no_guess_on_a_no_guess_board() {
     );
     assert_eq!(guesses, u(&solver["assisted"]) + u(&solver["lucky"]));
     assert!(u(&solver["stalls"]) > 0 && u(&solver["moves"]) > 0);
+    // The exact tier's state at its largest stall is reported with the frontier it weighed.
+    assert!(u(&solver["exact_bytes"]) > 0 && u(&solver["exact_cells"]) > 0);
     assert!(u(&solver["proven"]["trivial"]) > 0);
     let safe = u(&report["play"]["safe_cells"]);
     assert_eq!(u(&report["play"]["revealed"]), safe);

@@ -43,6 +43,11 @@ pub(crate) struct Deduction {
     pub(crate) proven: Proven,
     /// The most undecided frontier cells at one stall.
     pub(crate) largest_frontier: u64,
+    /// The most heap bytes the exact tier held at one stall, and the frontier cells it
+    /// weighed then.
+    pub(crate) exact_bytes: u64,
+    /// Frontier cells of the stall with the most exact-tier bytes.
+    pub(crate) exact_cells: u64,
     /// Heap bytes of the solver's planes.
     pub(crate) solver_bytes: u64,
     /// Solver plane bytes per board cell.
@@ -124,6 +129,10 @@ pub(crate) fn play(
             done.stalls += 1;
             let weighed = solver.weigh().map_err(|e| failed("to weigh", &e))?;
             done.largest_frontier = done.largest_frontier.max(weighed.frontier().count() as u64);
+            if weighed.state_bytes() as u64 > done.exact_bytes {
+                done.exact_bytes = weighed.state_bytes() as u64;
+                done.exact_cells = weighed.frontier_cells() as u64;
+            }
             safe = solver.proves_safe();
             if !safe {
                 guesses = weighed.safest_each();

@@ -278,6 +278,13 @@ impl fmt::Display for Report {
                 d.solver_bytes_per_cell,
                 d.largest_frontier
             )?;
+            writeln!(
+                f,
+                "            exact tier at most {} at one stall, for {} frontier cells ({:.0} B per frontier cell)",
+                human_bytes(d.exact_bytes),
+                d.exact_cells,
+                d.exact_bytes as f64 / d.exact_cells.max(1) as f64
+            )?;
         }
         if let Some(s) = &self.stats {
             writeln!(

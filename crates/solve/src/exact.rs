@@ -99,6 +99,24 @@ pub(crate) struct Counted {
 }
 
 impl Counted {
+    /// Heap bytes of its steps and layers.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let layers: usize = self
+            .layers
+            .iter()
+            .map(|l| {
+                l.keys.capacity() * size_of::<u64>()
+                    + l.counts.capacity() * size_of::<f64>()
+                    + l.span.capacity() * size_of::<(usize, usize)>()
+                    + l.edges.capacity() * size_of::<u32>()
+            })
+            .sum();
+        layers
+            + self.steps.capacity() * size_of::<Step>()
+            + self.layers.capacity() * size_of::<Layer>()
+    }
+
     /// Layouts of the component by number of mines (empty: none meets its constraints).
     pub(crate) fn distribution(&self) -> &[f64] {
         match self.layers.last() {

@@ -92,6 +92,21 @@ pub(crate) struct Frontier {
     pub(crate) off: usize,
 }
 
+impl Frontier {
+    /// Heap bytes of its constraints, variables and components.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.constraints.capacity() * size_of::<Constraint>()
+            + self.vars.capacity() * size_of::<Var>()
+            + self.components.capacity() * size_of::<Component>()
+            + self
+                .components
+                .iter()
+                .map(|c| (c.vars.capacity() + c.constraints.capacity()) * size_of::<u32>())
+                .sum::<usize>()
+    }
+}
+
 /// The constraints of every revealed cell that touches an undecided cell, in plane order.
 pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     let g = &planes.geometry;

@@ -379,6 +379,8 @@ impl Solver {
     /// assert!(weighed.frontier().all(|(_, p, _)| (p - 0.5).abs() < 1e-12));
     /// assert_eq!(weighed.safest_each(), [((0, 0), 0.5), ((0, 5), 0.5)]);
     /// assert_eq!(weighed.off_frontier_cells(), 2);
+    /// assert_eq!(weighed.frontier_cells(), 4);
+    /// assert!(weighed.state_bytes() > 0);
     /// assert!(!solver.proves_safe());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -392,6 +394,8 @@ impl Solver {
             .map(|&(i, p, c)| (planes.cell(i), p, c))
             .collect();
         Ok(Weighed {
+            state_bytes: counting.state_bytes,
+            frontier_cells: counting.frontier.len(),
             exact: counting.exact(),
             cells,
             components: counting.components,
@@ -566,7 +570,11 @@ impl Solver {
             }
             self.tally.global += proven_off;
         }
+        let state_bytes = frontier.heap_bytes()
+            + counted.iter().map(|(_, c)| c.heap_bytes()).sum::<usize>()
+            + frontier_p.capacity() * std::mem::size_of::<(usize, f64, u32)>();
         Ok(Counting {
+            state_bytes,
             frontier: frontier_p,
             components: frontier.components.len(),
             off: weights.off_probability,
@@ -862,6 +870,9 @@ impl Probabilities {
 
 /// What the exact tier found: the probabilities, before they are shaped into an answer.
 struct Counting {
+    /// Heap bytes the exact tier held at once: the frontier, every component's counting
+    /// layers and the probabilities.
+    state_bytes: usize,
     /// Frontier cells (plane index) with their probability and component, by index.
     frontier: Vec<(usize, f64, u32)>,
     /// Components of the frontier.
@@ -887,6 +898,8 @@ impl Counting {
 /// layouts depend on the rest of the board only through the mine count).
 #[derive(Debug, Clone)]
 pub struct Weighed {
+    state_bytes: usize,
+    frontier_cells: usize,
     /// Undecided frontier cells, row by row, with probability and component.
     cells: Vec<((usize, usize), f64, u32)>,
     components: usize,
@@ -898,6 +911,20 @@ pub struct Weighed {
 }
 
 impl Weighed {
+    /// Heap bytes the exact tier held at once for this weighing: the frontier's numbers,
+    /// variables and components, every component's counting layers (all are kept until
+    /// the mine count weighs them together) and the probabilities. Over
+    /// [`Weighed::frontier_cells`], the exact tier's state per frontier cell.
+    pub fn state_bytes(&self) -> usize {
+        self.state_bytes
+    }
+
+    /// Undecided cells next to a revealed number when the exact tier ran (those it then
+    /// proved included).
+    pub fn frontier_cells(&self) -> usize {
+        self.frontier_cells
+    }
+
     /// Undecided cells next to a revealed number, row by row: each with its mine
     /// probability and the index of its component (below [`Weighed::components`]).
     pub fn frontier(&self) -> impl Iterator<Item = ((usize, usize), f64, usize)> + '_ {
