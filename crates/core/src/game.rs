@@ -1,6 +1,7 @@
 //! The view: one player's revealed and flagged cells over a shared board.
 
 mod batch;
+mod rebase;
 
 use std::fmt;
 use std::sync::Arc;

@@ -112,15 +112,27 @@ pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     let g = &planes.geometry;
     let (wpr, stride) = (g.words_per_row(), g.words_per_row() * 64);
     let undecided = |i: usize| planes.is_unknown(i);
-    let mut out = Vec::new();
+    // Each word's revealed cells next to an undecided one, found once: counted first, so
+    // the list is allocated once at its size.
+    let mut words: Vec<(usize, u64)> = Vec::new();
+    let mut count = 0;
     for row in 1..=g.rows() {
         for j in 0..wpr {
             let w = row * wpr + j + 1;
-            let mut shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
-            if shown == 0 || planes.unknown_near(w) == 0 {
+            let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
+            if shown == 0 {
                 continue;
             }
-            shown &= planes.unknown_near(w);
+            let shown = shown & planes.unknown_near(w);
+            if shown != 0 {
+                words.push((w, shown));
+                count += shown.count_ones() as usize;
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(count);
+    for (w, mut shown) in words {
+        {
             while shown != 0 {
                 let index = w * 64 + shown.trailing_zeros() as usize;
                 shown &= shown - 1;
@@ -177,14 +189,14 @@ impl Frontier {
             .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32)))
             .collect();
         touches.sort_unstable();
-        let mut cells: Vec<(Few<u32>, usize)> = Vec::new();
+        let mut cells: Vec<(Few<u32>, usize)> = Vec::with_capacity(touches.len());
         for group in touches.chunk_by(|a, b| a.0 == b.0) {
             let sig = group.iter().map(|&(_, c)| c).collect();
             cells.push((sig, group[0].0));
         }
         let frontier_cells = cells.len();
         cells.sort_unstable();
-        let mut vars: Vec<Var> = Vec::new();
+        let mut vars: Vec<Var> = Vec::with_capacity(cells.chunk_by(|a, b| a.0 == b.0).count());
         for group in cells.chunk_by(|a, b| a.0 == b.0) {
             vars.push(Var {
                 cells: group.iter().map(|(_, cell)| *cell).collect(),

@@ -1,0 +1,118 @@
+//! Moving a game onto an edited copy of its board, keeping what was revealed.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "every word index is below geometry.words(), the length of the game's and both \
+              boards' planes, checked equal first"
+)]
+
+use std::sync::Arc;
+
+use super::Game;
+use crate::{Board, Error, Status};
+
+impl Game {
+    /// Moves the game onto `board`, an edited copy of its board (the same size and mine
+    /// count) with no mine on any revealed cell: the revealed and flagged cells stay, and
+    /// from now on the numbers are `board`'s. A revealed cell that is a zero on `board`
+    /// opens its hidden neighbours with their cascades, as if it had just been revealed, so
+    /// every revealed zero has every neighbour revealed (flagged neighbours stay flagged).
+    /// Returns how many cells that opened. This is how a generator that moves mines under
+    /// a game in progress (no-guess repair) goes on without replaying it.
+    ///
+    /// # Errors
+    /// - `GameOver` if the game has ended;
+    /// - `Deferred` if its mines are not placed yet;
+    /// - `PlaneSize` if `board` is another size, `MineCountMismatch` if it has another
+    ///   number of mines;
+    /// - `Inconsistent` naming the first revealed cell that is a mine on `board`.
+    ///
+    /// The game is left as it was on every error.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Cell, Game};
+    ///
+    /// let mut game = Game::new("*...\n....\n...*\n".parse::<Board>()?);
+    /// game.reveal(0, 3)?; // the cascade stops at the 1s of (0, 1) and (1, 1)
+    /// assert_eq!(game.cell(0, 0)?, Cell::Hidden);
+    /// // The mine at (0, 0) moves to (2, 0): (0, 1) now shows 0, so its hidden neighbours
+    /// // (0, 0) and (1, 0) open.
+    /// assert_eq!(game.rebase("....\n....\n*..*\n".parse::<Board>()?)?, 2);
+    /// assert_eq!(game.cell(0, 0)?, Cell::Open(0));
+    /// assert_eq!(game.cell(1, 1)?, Cell::Open(1));
+    ///
+    /// // A board with a mine on a revealed cell is refused, and the game left as it was.
+    /// assert!(game.rebase("*...\n....\n...*\n".parse::<Board>()?).is_err());
+    /// assert_eq!(game.cell(0, 0)?, Cell::Open(0));
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn rebase(&mut self, board: impl Into<Arc<Board>>) -> Result<usize, Error> {
+        self.check_playing()?;
+        if self.deferred.is_some() {
+            return Err(Error::Deferred);
+        }
+        let board = board.into();
+        let geometry = *self.geometry();
+        if *board.geometry() != geometry {
+            return Err(Error::PlaneSize {
+                rows: geometry.rows(),
+                cols: geometry.cols(),
+                expected: geometry.words(),
+                found: board.geometry().words(),
+            });
+        }
+        if board.mine_count() != self.mine_count() {
+            return Err(Error::MineCountMismatch {
+                declared: self.mine_count(),
+                found: board.mine_count(),
+            });
+        }
+        let revealed = self.revealed.words();
+        let mines = board.mine_words();
+        if let Some(w) = (0..revealed.len()).find(|&w| revealed[w] & mines[w] != 0) {
+            let bit =
+                w * crate::geometry::WORD_BITS + (revealed[w] & mines[w]).trailing_zeros() as usize;
+            let (row, col) = geometry.cell_of(bit);
+            return Err(Error::Inconsistent {
+                row,
+                col,
+                reason: "the new board has a mine on this revealed cell".into(),
+            });
+        }
+        // Hidden neighbours of the revealed zeros: safe, since a zero has no mine around.
+        let wpr = geometry.words_per_row();
+        let zero = board.zero().words();
+        let seeds: Vec<u64> = (0..revealed.len()).map(|w| revealed[w] & zero[w]).collect();
+        let at = |w: usize| seeds.get(w).copied().unwrap_or(0);
+        let row: Vec<u64> = (0..seeds.len())
+            .map(|w| {
+                let x = seeds[w];
+                let before = if w % wpr == 0 { 0 } else { at(w - 1) };
+                let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
+                x | x << 1 | x >> 1 | before >> 63 | after << 63
+            })
+            .collect();
+        let mut open: Vec<u64> = (0..seeds.len())
+            .map(|w| {
+                let up = if w >= wpr { row[w - wpr] } else { 0 };
+                let down = row.get(w + wpr).copied().unwrap_or(0);
+                (up | row[w] | down) & !revealed[w]
+            })
+            .collect();
+        for (w, word) in open.iter_mut().enumerate() {
+            let r = w / wpr;
+            *word &= if r == 0 || r > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+        }
+        self.board = board;
+        if open.iter().all(|&w| w == 0) {
+            return Ok(0);
+        }
+        let step = self.reveal_cells(&open)?;
+        debug_assert_ne!(step.status, Status::Lost, "a zero's neighbour is a mine");
+        Ok(step.opened)
+    }
+}
