@@ -143,6 +143,35 @@ impl Planes {
         Ok(changed)
     }
 
+    /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed
+    /// under the view, and reads again from `view` the numbers of the revealed cells in
+    /// its row and the rows beside it, marking them for the trivial rule.
+    pub(crate) fn renumber(&mut self, view: &View<'_>, index: usize) {
+        let bit = 1u64 << (index % 64);
+        let word = index / 64;
+        if self.safe[word] & bit != 0 {
+            self.safe_count -= 1;
+        }
+        self.safe[word] &= !bit;
+        self.mines[word] &= !bit;
+        let wpr = self.geometry.words_per_row();
+        let row = (index - 64) / (wpr * 64);
+        for r in row.saturating_sub(1).max(1)..=(row + 1).min(self.geometry.rows()) {
+            for w in r * wpr..(r + 1) * wpr {
+                let kept = self.revealed[w + 1] & self.geometry.cell_mask(w % wpr);
+                if kept == 0 {
+                    continue;
+                }
+                let slices = view.number_words(w);
+                for (plane, slice) in self.numbers.iter_mut().zip(slices) {
+                    plane[w + 1] = (plane[w + 1] & !kept) | (slice & kept);
+                }
+                self.eights |= slices[3] & kept != 0;
+            }
+        }
+        self.mark_dirty(row);
+    }
+
     /// Heap bytes of the planes (seven planes, plus the ring and row marks).
     pub(crate) fn heap_bytes(&self) -> usize {
         8 * self.revealed.len() * 7 + self.ring.heap_bytes() + self.dirty.len()

@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use bitmines_core::{AsView, Status};
+use bitmines_core::{AsView, Status, View};
 
 use crate::exact::{self, Counted};
 use crate::frontier::{self, FastMap, Frontier, neighbours};
@@ -185,6 +185,21 @@ impl Solver {
     /// ```
     pub fn update(&mut self, position: &(impl AsView + ?Sized)) -> Result<(), Error> {
         let view = position.view();
+        self.same_game(&view)?;
+        self.planes.update(&view).map_err(|(index, what)| {
+            let (row, col) = self.planes.cell(index);
+            Error::NotLater {
+                reason: format!("{what} at ({row}, {col})"),
+            }
+        })?;
+        let planes = &self.planes;
+        self.reasons
+            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        Ok(())
+    }
+
+    /// Refuses a lost view, or one of another size or mine count.
+    fn same_game(&self, view: &View<'_>) -> Result<(), Error> {
         if view.status() == Status::Lost {
             return Err(Error::Finished {
                 status: view.status(),
@@ -204,16 +219,65 @@ impl Solver {
                 ),
             });
         }
-        self.planes.update(&view).map_err(|(index, what)| {
-            let (row, col) = self.planes.cell(index);
-            Error::NotLater {
-                reason: format!("{what} at ({row}, {col})"),
-            }
-        })?;
-        let planes = &self.planes;
-        self.reasons
-            .retain(|&index, _| !Planes::get(&planes.revealed, index));
         Ok(())
+    }
+
+    /// Takes the view of the same game after its board was edited under it
+    /// ([`Game::rebase`](bitmines_core::Game::rebase)): the mines of `cells`, each hidden
+    /// before the edit, changed, so the numbers around them may read otherwise, and the
+    /// view may have opened more cells since. Whatever was proven of `cells` is forgotten,
+    /// the numbers around them are read again, and the rest is as [`Solver::update`].
+    ///
+    /// What stays proven stays true of the edited board (no other cell's mine changed), but
+    /// it may no longer follow from the view, so, like [`Solver::assume_mine`], it is
+    /// knowledge from outside the view: a proof that the view alone clears the board needs a
+    /// fresh solver. `bitmines-gen`'s no-guess repair edits and goes on this way, and
+    /// certifies each board with a fresh replay.
+    ///
+    /// A cell off the board, or one revealed before the edit, is an error, and the solver
+    /// is left as it was; after that, errors as [`Solver::update`].
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game, Status};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let mut game = Game::new("*...\n....\n...*\n".parse::<Board>()?);
+    /// game.reveal(0, 3)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// solver.deduce()?;
+    /// // The mine at (0, 0) moves to (2, 0); (0, 0) and (1, 0) open as (0, 1) turns 0.
+    /// game.rebase("....\n....\n*..*\n".parse::<Board>()?)?;
+    /// assert!(solver.update(&game).is_err()); // numbers changed: not a later view
+    /// solver.renumber(&game, &[(0, 0), (2, 0)])?;
+    /// solver.deduce()?;
+    /// game.reveal_cells(solver.safe_plane())?;
+    /// assert_eq!(game.status(), Status::Won);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn renumber(
+        &mut self,
+        position: &(impl AsView + ?Sized),
+        cells: &[(usize, usize)],
+    ) -> Result<(), Error> {
+        let view = position.view();
+        self.same_game(&view)?;
+        let mut indices = Vec::with_capacity(cells.len());
+        for &(row, col) in cells {
+            self.planes.geometry.bit(row, col)?;
+            let index = self.planes.index(row, col);
+            if Planes::get(&self.planes.revealed, index) {
+                return Err(Error::NotLater {
+                    reason: format!("the mine of ({row}, {col}) changed, but it was revealed"),
+                });
+            }
+            indices.push(index);
+        }
+        for &index in &indices {
+            self.planes.renumber(&view, index);
+            self.reasons.remove(&index);
+            self.given.retain(|&g| g != index);
+        }
+        self.update(position)
     }
 
     /// The hidden cells proven safe so far, as a plane laid out by the view's
