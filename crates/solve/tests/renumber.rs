@@ -9,10 +9,13 @@ use bitmines_core::{Board, Cell, Game, Status};
 use bitmines_solve::Solver;
 use twin::{Rng, played};
 
-/// Proven mines and proven safe cells, as lists of cells.
-fn proven(solver: &Solver, game: &Game) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+/// Cells, `(row, col)` each.
+type Cells = Vec<(usize, usize)>;
+
+/// Proven mines and proven safe cells.
+fn proven(solver: &Solver, game: &Game) -> (Cells, Cells) {
     let geometry = *game.view().geometry();
-    let set = |plane: &[u64]| -> Vec<(usize, usize)> {
+    let set = |plane: &[u64]| -> Cells {
         (0..game.rows())
             .flat_map(|r| (0..game.cols()).map(move |c| (r, c)))
             .filter(|&(r, c)| {
