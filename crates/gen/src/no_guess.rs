@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{Board, FirstClick, Game, Geometry, Status};
-use bitmines_solve::{Certain, Solver, Tally, Tier};
+use bitmines_solve::{Solver, Tally, Tier};
 use rand_core::Rng;
 use rand_pcg::Pcg64;
 use rayon::prelude::*;
@@ -438,8 +438,10 @@ struct Replay {
     won: bool,
     moves: usize,
     tally: Tally,
-    /// What the solver knew when it stalled (`None` once won).
-    stall: Option<Certain>,
+    /// The solver, kept from move to move (and at a stall, for the repair to go on with).
+    solver: Option<Solver>,
+    /// Whether the solver stalled: it proves no hidden cell safe.
+    stalled: bool,
 }
 
 impl Replay {
@@ -479,7 +481,8 @@ fn replay(
         won: false,
         moves: 0,
         tally: Tally::default(),
-        stall: None,
+        solver: None,
+        stalled: false,
     };
     advance(&mut replay, moved)?;
     Ok(replay)
@@ -489,12 +492,12 @@ fn replay(
 /// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
 /// rule, then the exact tier with the mine count.
 fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessError> {
-    let mut kept: Option<Solver> = None;
+    let mut kept: Option<Solver> = replay.solver.take();
+    replay.stalled = false;
     loop {
         match replay.game.status() {
             Status::Won => {
                 replay.won = true;
-                replay.stall = None;
                 return Ok(());
             }
             // A move reveals only proven cells, so this is unreachable unless the solver
@@ -517,35 +520,25 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             solver.deduce()?;
             tier = Tier::Pair;
         }
-        let opened = if solver.proves_safe() {
-            let opened = replay.game.reveal_cells(solver.safe_plane())?.opened;
-            kept = Some(solver);
-            opened
-        } else {
-            // The exact tier, whose solver is not kept: it is rarely needed, and the next
-            // move starts afresh.
-            // The pair rule is at its fixed point already: the exact tier without it proves
-            // the same cells with the same reasons, and saves a pass.
-            let certain = solver.solve_with(false)?.certain;
-            let mut least = None;
-            for (r, c) in certain.safe() {
-                if let Some(reason) = certain.reason(r, c)? {
-                    least = Some(least.map_or(reason.tier(), |t: Tier| t.min(reason.tier())));
+        if !solver.proves_safe() {
+            // The exact tier, in place. The pair rule is at its fixed point already: the
+            // exact tier without it proves the same cells with the same reasons.
+            solver.weigh()?;
+            if !solver.proves_safe() {
+                replay.solver = Some(solver);
+                replay.stalled = true;
+                return Ok(());
+            }
+            tier = Tier::Global;
+            let geometry = *replay.game.view().geometry();
+            for (r, c) in cells_of(&geometry, solver.safe_plane()) {
+                if let Some(reason) = solver.reason(r, c)? {
+                    tier = tier.min(reason.tier());
                 }
             }
-            let Some(least) = least else {
-                replay.stall = Some(certain);
-                return Ok(());
-            };
-            tier = least;
-            let geometry = *replay.game.view().geometry();
-            let mut cells = vec![0u64; geometry.words()];
-            for (r, c) in certain.safe() {
-                let bit = geometry.bit(r, c)?;
-                cells[bit / 64] |= 1 << (bit % 64);
-            }
-            replay.game.reveal_cells(&cells)?.opened
-        };
+        }
+        let opened = replay.game.reveal_cells(solver.safe_plane())?.opened;
+        kept = Some(solver);
         replay.moves += 1;
         moved(replay.game.revealed_count());
         match tier {
@@ -607,16 +600,17 @@ fn repair(
             }
             play = clean;
         }
-        let Some(certain) = play.stall.take() else {
+        let (true, Some(mut solver)) = (play.stalled, play.solver.take()) else {
             // Lost: impossible for a sound solver; start the play again from the click.
             play = replay(&board, request, &playing)?;
             continue;
         };
+        let before = mines.clone();
         let made = mend(
             &geometry,
             &mut mines,
             &play.game,
-            &certain,
+            &solver,
             &mut rng,
             budget - repairs.min(budget),
         )?;
@@ -632,22 +626,18 @@ fn repair(
                 mines: request.mines,
             });
         }
-        // The revealed cells are still safe: reveal them on the mended board and go on.
-        let mut open = play.game.view().revealed_words().to_vec();
-        mask_cells(&geometry, &mut open);
+        // The revealed cells are still safe: the game moves onto the mended board, and the
+        // solver forgets the cells whose mine moved and reads the numbers around them
+        // again. What it keeps is true of the mended board, though perhaps no longer
+        // provable from the view: the clean replay above certifies.
+        let moved: Vec<u64> = before.iter().zip(&mines).map(|(a, b)| a ^ b).collect();
+        let changed = cells_of(&geometry, &moved);
         board = Arc::new(Board::from_mine_words(geometry, mines.clone())?);
-        let mut game = Game::new(Arc::clone(&board));
-        game.reveal(request.click.0, request.click.1)?;
-        if game.status() == Status::Playing {
-            game.reveal_cells(&open)?;
+        play.game.rebase(Arc::clone(&board))?;
+        if play.game.status() == Status::Playing {
+            solver.renumber(&play.game, &changed)?;
+            play.solver = Some(solver);
         }
-        play = Replay {
-            game,
-            won: false,
-            moves: 0,
-            tally: Tally::default(),
-            stall: None,
-        };
         advance(&mut play, &playing)?;
     }
 }
@@ -667,6 +657,9 @@ fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
     }
 }
 
+/// A list of cells, `(row, col)` each.
+type Cells = Vec<(usize, usize)>;
+
 /// What the mender knows at a stall, as planes laid out by the board's geometry.
 struct Stall<'a> {
     geometry: &'a Geometry,
@@ -677,31 +670,33 @@ struct Stall<'a> {
     /// Hidden cells with no revealed neighbour: a mine moved to or from one changes no
     /// number.
     far: Vec<u64>,
+    /// Sparse candidate sets of [`pick`], listed once a stall when random tries miss them:
+    /// by `far as usize * 2 + wanted as usize`. Entries go stale as mines move, and are
+    /// dropped when found so.
+    sparse: std::cell::RefCell<[Option<Cells>; 4]>,
 }
 
 impl<'a> Stall<'a> {
-    fn new(
-        geometry: &'a Geometry,
-        game: &Game,
-        certain: &Certain,
-    ) -> Result<Stall<'a>, NoGuessError> {
+    fn new(geometry: &'a Geometry, game: &Game, solver: &Solver) -> Stall<'a> {
         let mut revealed = game.view().revealed_words().to_vec();
         mask_cells(geometry, &mut revealed);
-        let mut decided = revealed.clone();
-        for (r, c) in certain.mines().chain(certain.safe()) {
-            let bit = geometry.bit(r, c)?;
-            decided[bit / 64] |= 1 << (bit % 64);
-        }
+        let decided: Vec<u64> = revealed
+            .iter()
+            .zip(solver.mine_plane())
+            .zip(solver.safe_plane())
+            .map(|((r, m), s)| r | m | s)
+            .collect();
         let mut undecided: Vec<u64> = decided.iter().map(|&d| !d).collect();
         mask_cells(geometry, &mut undecided);
         let mut far: Vec<u64> = dilate(geometry, &revealed).iter().map(|&d| !d).collect();
         mask_cells(geometry, &mut far);
-        Ok(Stall {
+        Stall {
             geometry,
             revealed,
             undecided,
             far,
-        })
+            sparse: std::cell::RefCell::new([None, None, None, None]),
+        }
     }
 
     fn bit(&self, r: usize, c: usize) -> usize {
@@ -782,11 +777,11 @@ fn mend(
     geometry: &Geometry,
     mines: &mut [u64],
     game: &Game,
-    certain: &Certain,
+    solver: &Solver,
     rng: &mut Pcg64,
     budget: usize,
 ) -> Result<usize, NoGuessError> {
-    let stall = Stall::new(geometry, game, certain)?;
+    let stall = Stall::new(geometry, game, solver);
     // Stalled numbers: revealed cells with an undecided neighbour, each with those
     // neighbours, to be emptied or filled.
     let near_undecided = dilate(geometry, &stall.undecided);
@@ -939,8 +934,8 @@ fn shift(
 }
 
 /// A uniformly random hidden cell holding a mine or not (`wanted`), far from every
-/// revealed cell if `far`, that `ok` accepts: by random tries for a while, then by listing
-/// the candidates a word at a time.
+/// revealed cell if `far`, that `ok` accepts: by random tries for a while; then, the set
+/// being sparse, from a list of it made once a stall.
 fn pick(
     stall: &Stall<'_>,
     mines: &[u64],
@@ -959,29 +954,52 @@ fn pick(
         let held = if wanted { mines[w] } else { !mines[w] };
         base & held
     };
+    let is = |r: usize, c: usize| {
+        let bit = stall.bit(r, c);
+        candidate(bit / 64) >> (bit % 64) & 1 != 0
+    };
     let (rows, cols) = (geometry.rows(), geometry.cols());
-    for _ in 0..32 {
+    for _ in 0..TRIES {
         let (r, c) = (
             below(rng, rows as u64) as usize,
             below(rng, cols as u64) as usize,
         );
-        let bit = stall.bit(r, c);
-        if candidate(bit / 64) >> (bit % 64) & 1 != 0 && ok(r, c) {
+        if is(r, c) && ok(r, c) {
             return Some((r, c));
         }
     }
-    let mut plane: Vec<u64> = (0..mines.len()).map(candidate).collect();
-    mask_cells(geometry, &mut plane);
-    let all: Vec<(usize, usize)> = cells_of(geometry, &plane)
-        .into_iter()
-        .filter(|&(r, c)| ok(r, c))
-        .collect();
+    let mut sparse = stall.sparse.borrow_mut();
+    let list = sparse
+        .get_mut(usize::from(far) * 2 + usize::from(wanted))?
+        .get_or_insert_with(|| {
+            let mut plane: Vec<u64> = (0..mines.len()).map(candidate).collect();
+            mask_cells(geometry, &mut plane);
+            cells_of(geometry, &plane)
+        });
+    // Random entries, dropping stale ones, a few times; then every entry `ok` accepts.
+    for _ in 0..TRIES {
+        if list.is_empty() {
+            return None;
+        }
+        let i = below(rng, list.len() as u64) as usize;
+        let (r, c) = list[i];
+        if !is(r, c) {
+            list.swap_remove(i);
+        } else if ok(r, c) {
+            return Some((r, c));
+        }
+    }
+    list.retain(|&(r, c)| is(r, c));
+    let all: Vec<(usize, usize)> = list.iter().copied().filter(|&(r, c)| ok(r, c)).collect();
     if all.is_empty() {
         None
     } else {
         Some(all[below(rng, all.len() as u64) as usize])
     }
 }
+
+/// Random tries [`pick`] makes before it lists its candidates.
+const TRIES: usize = 1024;
 
 /// A [`Placer`](bitmines_core::Placer) of no-guess boards for deferred games: the first
 /// click's zone tells where the click was, and the board is certified from it.

@@ -143,10 +143,8 @@ impl Planes {
         Ok(changed)
     }
 
-    /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed
-    /// under the view, and reads again from `view` the numbers of the revealed cells in
-    /// its row and the rows beside it, marking them for the trivial rule.
-    pub(crate) fn renumber(&mut self, view: &View<'_>, index: usize) {
+    /// Forgets whether plane index `index` is a mine or safe.
+    pub(crate) fn unprove(&mut self, index: usize) {
         let bit = 1u64 << (index % 64);
         let word = index / 64;
         if self.safe[word] & bit != 0 {
@@ -154,6 +152,13 @@ impl Planes {
         }
         self.safe[word] &= !bit;
         self.mines[word] &= !bit;
+    }
+
+    /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed
+    /// under the view, and reads again from `view` the numbers of the revealed cells in
+    /// its row and the rows beside it, marking them for the trivial rule.
+    pub(crate) fn renumber(&mut self, view: &View<'_>, index: usize) {
+        self.unprove(index);
         let wpr = self.geometry.words_per_row();
         let row = (index - 64) / (wpr * 64);
         for r in row.saturating_sub(1).max(1)..=(row + 1).min(self.geometry.rows()) {

@@ -225,8 +225,9 @@ impl Solver {
     /// Takes the view of the same game after its board was edited under it
     /// ([`Game::rebase`](bitmines_core::Game::rebase)): the mines of `cells`, each hidden
     /// before the edit, changed, so the numbers around them may read otherwise, and the
-    /// view may have opened more cells since. Whatever was proven of `cells` is forgotten,
-    /// the numbers around them are read again, and the rest is as [`Solver::update`].
+    /// view may have opened more cells since. Whatever was proven of `cells`, and of the
+    /// cells within two of them, is forgotten, the numbers around them are read again, and
+    /// the rest is as [`Solver::update`].
     ///
     /// What stays proven stays true of the edited board (no other cell's mine changed), but
     /// it may no longer follow from the view, so, like [`Solver::assume_mine`], it is
@@ -272,10 +273,25 @@ impl Solver {
             }
             indices.push(index);
         }
+        let stride = self.planes.geometry.words_per_row() * 64;
         for &index in &indices {
             self.planes.renumber(&view, index);
-            self.reasons.remove(&index);
-            self.given.retain(|&g| g != index);
+            // Also forgotten: what is proven within two cells, where the numbers read again
+            // may have been what proved it (so that what stays proven mostly still follows
+            // from the view; none of it is false).
+            for dr in 0..5 {
+                for dc in 0..5 {
+                    let near = index + dr * stride + dc;
+                    let Some(near) = near.checked_sub(2 * stride + 2) else {
+                        continue;
+                    };
+                    if self.planes.is_cell(near) {
+                        self.planes.unprove(near);
+                        self.reasons.remove(&near);
+                        self.given.retain(|&g| g != near);
+                    }
+                }
+            }
         }
         self.update(position)
     }
@@ -322,6 +338,23 @@ impl Solver {
             self.given.push(i);
         }
         Ok(())
+    }
+
+    /// Why `(row, col)` is proven so far, as [`Certain::reason`] says it.
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::{Reason, Solver};
+    ///
+    /// let position: Position = "bitmines view 1x3 mines 1\n01#\n".parse()?;
+    /// let mut solver = Solver::new(&position)?;
+    /// solver.sweep()?;
+    /// assert_eq!(solver.reason(0, 2)?, Some(Reason::Full { by: (0, 1), number: 1 }));
+    /// assert_eq!(solver.reason(0, 0)?, None); // revealed, not proven
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reason(&self, row: usize, col: usize) -> Result<Option<Reason>, Error> {
+        reason_of(&self.planes, &self.reasons, &self.given, row, col)
     }
 
     /// The same solver with `budget` for the exact tier.
@@ -801,39 +834,7 @@ impl Certain {
     /// Why `(row, col)` is proven, or `None` if it is not (or is revealed, or was given
     /// by [`Solver::assume_mine`]).
     pub fn reason(&self, row: usize, col: usize) -> Result<Option<Reason>, Error> {
-        self.planes.geometry.bit(row, col)?;
-        let i = self.planes.index(row, col);
-        if let Some(reason) = self.reasons.get(&i) {
-            return Ok(Some(reason.clone()));
-        }
-        if self.given.contains(&i) {
-            return Ok(None);
-        }
-        let p = &self.planes;
-        let stride = p.geometry.words_per_row() * 64;
-        let mine = Planes::get(&p.mines, i);
-        if !mine && !Planes::get(&p.safe, i) {
-            return Ok(None);
-        }
-        // A cell proven by the trivial rule: some revealed neighbour still shows the rule,
-        // since proven facts only add to what held when it fired.
-        for n in neighbours(i, stride) {
-            if !Planes::get(&p.revealed, n) || !p.is_cell(n) {
-                continue;
-            }
-            let around = neighbours(n, stride);
-            let number = p.number(n);
-            let mines = around.iter().filter(|&&x| Planes::get(&p.mines, x)).count();
-            let open = around.iter().filter(|&&x| p.is_unknown(x)).count();
-            let by = p.cell(n);
-            if !mine && usize::from(number) == mines {
-                return Ok(Some(Reason::Satisfied { by, number }));
-            }
-            if mine && usize::from(number) == mines + open {
-                return Ok(Some(Reason::Full { by, number }));
-            }
-        }
-        Ok(None)
+        reason_of(&self.planes, &self.reasons, &self.given, row, col)
     }
 
     /// Cells proven by each tier.
@@ -1037,4 +1038,47 @@ impl Weighed {
     pub fn exact(&self) -> bool {
         self.exact
     }
+}
+
+/// Why plane cell `(row, col)` is proven (see [`Certain::reason`]).
+fn reason_of(
+    planes: &Planes,
+    reasons: &FastMap<usize, Reason>,
+    given: &[usize],
+    row: usize,
+    col: usize,
+) -> Result<Option<Reason>, Error> {
+    planes.geometry.bit(row, col)?;
+    let i = planes.index(row, col);
+    if let Some(reason) = reasons.get(&i) {
+        return Ok(Some(reason.clone()));
+    }
+    if given.contains(&i) {
+        return Ok(None);
+    }
+    let p = planes;
+    let stride = p.geometry.words_per_row() * 64;
+    let mine = Planes::get(&p.mines, i);
+    if !mine && !Planes::get(&p.safe, i) {
+        return Ok(None);
+    }
+    // A cell proven by the trivial rule: some revealed neighbour still shows the rule,
+    // since proven facts only add to what held when it fired.
+    for n in neighbours(i, stride) {
+        if !Planes::get(&p.revealed, n) || !p.is_cell(n) {
+            continue;
+        }
+        let around = neighbours(n, stride);
+        let number = p.number(n);
+        let mines = around.iter().filter(|&&x| Planes::get(&p.mines, x)).count();
+        let open = around.iter().filter(|&&x| p.is_unknown(x)).count();
+        let by = p.cell(n);
+        if !mine && usize::from(number) == mines {
+            return Ok(Some(Reason::Satisfied { by, number }));
+        }
+        if mine && usize::from(number) == mines + open {
+            return Ok(Some(Reason::Full { by, number }));
+        }
+    }
+    Ok(None)
 }
