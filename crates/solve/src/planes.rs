@@ -143,15 +143,20 @@ impl Planes {
         Ok(changed)
     }
 
-    /// Forgets whether plane index `index` is a mine or safe.
+    /// Forgets whether plane index `index` is a mine or safe, and marks its rows for the
+    /// trivial rule, which may prove it again.
     pub(crate) fn unprove(&mut self, index: usize) {
         let bit = 1u64 << (index % 64);
         let word = index / 64;
+        if (self.safe[word] | self.mines[word]) & bit == 0 {
+            return;
+        }
         if self.safe[word] & bit != 0 {
             self.safe_count -= 1;
         }
         self.safe[word] &= !bit;
         self.mines[word] &= !bit;
+        self.mark_dirty((index - 64) / (self.geometry.words_per_row() * 64));
     }
 
     /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed

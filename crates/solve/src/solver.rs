@@ -226,8 +226,9 @@ impl Solver {
     /// ([`Game::rebase`](bitmines_core::Game::rebase)): the mines of `cells`, each hidden
     /// before the edit, changed, so the numbers around them may read otherwise, and the
     /// view may have opened more cells since. Whatever was proven of `cells`, and of the
-    /// cells within two of them, is forgotten, the numbers around them are read again, and
-    /// the rest is as [`Solver::update`].
+    /// cells within two of them, is forgotten, as is everything the pair rule and the exact
+    /// tier proved; the numbers around `cells` are read again, and the rest is as
+    /// [`Solver::update`].
     ///
     /// What stays proven stays true of the edited board (no other cell's mine changed), but
     /// it may no longer follow from the view, so, like [`Solver::assume_mine`], it is
@@ -273,12 +274,17 @@ impl Solver {
             }
             indices.push(index);
         }
+        // Also forgotten, so that what stays proven mostly still follows from the view
+        // (none of it is false): what the pair rule and the exact tier proved, whose proofs
+        // reach across many numbers, and what is proven within two cells of a changed
+        // cell, where the numbers read again may have been what proved it.
+        for (&index, _) in self.reasons.iter() {
+            self.planes.unprove(index);
+        }
+        self.reasons.clear();
         let stride = self.planes.geometry.words_per_row() * 64;
         for &index in &indices {
             self.planes.renumber(&view, index);
-            // Also forgotten: what is proven within two cells, where the numbers read again
-            // may have been what proved it (so that what stays proven mostly still follows
-            // from the view; none of it is false).
             for dr in 0..5 {
                 for dc in 0..5 {
                     let near = index + dr * stride + dc;
@@ -287,7 +293,6 @@ impl Solver {
                     };
                     if self.planes.is_cell(near) {
                         self.planes.unprove(near);
-                        self.reasons.remove(&near);
                         self.given.retain(|&g| g != near);
                     }
                 }
