@@ -324,7 +324,7 @@ pub struct Progress {
 }
 
 /// [`no_guess`], calling `progress` after every move of the repairing and certifying plays
-/// (rejection, which is quick, reports nothing).
+/// and after every round of repairs (rejection, which is quick, reports nothing).
 pub fn no_guess_with_progress(
     request: &NoGuess,
     progress: &(dyn Fn(Progress) + Sync),
@@ -582,6 +582,8 @@ fn repair(
     };
     let mut play = replay(&board, request, &playing)?;
     let mut repairs = 0;
+    // The most cells the play has reached, and the rounds since it last grew.
+    let (mut reached, mut idle) = (play.game.revealed_count(), 0);
     loop {
         if play.won {
             // Won from a position that earlier repairs left behind: replay from scratch.
@@ -598,6 +600,7 @@ fn repair(
                     certificate,
                 });
             }
+            (reached, idle) = (clean.game.revealed_count(), 0);
             play = clean;
         }
         let (true, Some(mut solver)) = (play.stalled, play.solver.take()) else {
@@ -616,6 +619,7 @@ fn repair(
         )?;
         repairs += made;
         made_so_far.set(repairs);
+        playing(play.game.revealed_count());
         if made == 0 || repairs >= budget {
             let view = play.game.view();
             return Err(NoGuessError::RepairsExhausted {
@@ -639,8 +643,29 @@ fn repair(
             play.solver = Some(solver);
         }
         advance(&mut play, &playing)?;
+        // A board that goes round after round without reaching a new cell resists repair
+        // for good (mines shuffled back and forth about one spot): give it up, for a fresh
+        // board, rather than spend the whole budget on it.
+        if play.game.revealed_count() > reached {
+            reached = play.game.revealed_count();
+            idle = 0;
+        } else {
+            idle += 1;
+            if idle >= STUCK {
+                return Err(NoGuessError::RepairsExhausted {
+                    repairs,
+                    hidden: board.safe_count() - play.game.revealed_count(),
+                    rows: request.rows,
+                    cols: request.cols,
+                    mines: request.mines,
+                });
+            }
+        }
     }
 }
+
+/// Repair rounds in a row that reach no new cell before a board is given up.
+const STUCK: usize = 64;
 
 /// Clears the sentinel and padding bits of a padded plane, leaving its board cells.
 fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {

@@ -418,3 +418,30 @@ fn progress_reports_every_move_and_ends_with_the_whole_board_certified() {
     let certifying = seen.iter().filter(|p| p.certifying).count();
     assert!(certifying >= certified.certificate().moves);
 }
+
+/// A board that goes round after round of repairs without reaching a new cell is given up
+/// for a fresh one, rather than eating the whole budget: on this seed the first board
+/// shuffles mines about its last safe cell (the first attempt once spent its 40,000
+/// repairs and seconds there), and the second certifies.
+#[test]
+fn a_board_that_resists_repair_is_given_up_for_a_fresh_one() {
+    let request = NoGuess::new(200, 200, 8000, 1193)
+        .first_click(FirstClick::Opening, 100, 100)
+        .method(Method::Repair);
+    // The most repairs any attempt reported: the first one gives up long before its
+    // share of the budget (40,000 of the default 160,000, four repairs a cell).
+    let most = std::sync::atomic::AtomicUsize::new(0);
+    let certified = bitmines_gen::no_guess_with_progress(&request, &|p| {
+        most.fetch_max(p.repairs, std::sync::atomic::Ordering::Relaxed);
+    })
+    .unwrap();
+    let most = most.into_inner();
+    assert!(most < 1000, "an attempt made {most} repairs");
+    assert_eq!(certified.board().mine_count(), 8000);
+    let mut game = Game::new(certified.board().clone());
+    game.reveal(100, 100).unwrap();
+    let player = bitmines_solve::Player::new(bitmines_solve::Policy::Safest);
+    let outcome = player.play(&mut game).unwrap();
+    assert!(outcome.won && outcome.guesses.is_empty(), "{outcome:?}");
+    assert_eq!(certified.certificate().attempts, 2);
+}
