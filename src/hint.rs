@@ -70,6 +70,9 @@ struct Report {
     log10_layouts: Option<f64>,
     frontier_count: usize,
     frontier: Vec<Odds>,
+    /// When nothing is proven safe: the first unavoidable 50/50, two cells no number can
+    /// ever tell apart (one of them must be guessed some time; now costs nothing more).
+    fifty_fifty: Option<[(usize, usize); 2]>,
     /// Whether a list was cut at `--limit`.
     truncated: bool,
 }
@@ -123,6 +126,11 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
     let frontier_count = frontier_all.len();
     let frontier: Vec<Odds> = frontier_all.into_iter().take(cap).collect();
     let wrong_flags = certain.wrong_flags(view)?;
+    let fifty_fifty = if safe_count == 0 {
+        bitmines_solve::fifty_fifty(view)?
+    } else {
+        None
+    };
     Ok(Report {
         schema: "bitmines-hint/1",
         rows: view.rows(),
@@ -148,6 +156,7 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
         log10_layouts: odds.log10_layouts(),
         frontier_count,
         frontier,
+        fifty_fifty,
     })
 }
 
@@ -198,6 +207,12 @@ fn text(r: &Report) -> String {
     };
     for o in &r.frontier {
         let _ = writeln!(out, "  ({}, {}) {:.4}", o.row, o.col, o.mine);
+    }
+    if let Some([(r0, c0), (r1, c1)]) = r.fifty_fifty {
+        let _ = writeln!(
+            out,
+            "unavoidable 50/50: ({r0}, {c0}) and ({r1}, {c1}); no number can ever tell them apart, so guessing one now loses nothing"
+        );
     }
     if r.truncated {
         let _ = writeln!(out, "(lists cut at --limit; --limit 0 lists all)");

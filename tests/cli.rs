@@ -773,6 +773,15 @@ fn hint_explains_a_typed_position() {
         .map(|o| o["mine"].as_f64().unwrap())
         .collect();
     assert_eq!(odds, [0.5, 0.5]);
+    // ... and one no number can ever settle: named as unavoidable.
+    assert_eq!(report["fifty_fifty"], serde_json::json!([[0, 0], [0, 1]]));
+    assert!(stdout(&bitmines(&["hint", &view])).contains("unavoidable 50/50: (0, 0) and (0, 1)"));
+    // 50/50s that hidden cells beside them may one day settle: not named.
+    fs::write(&view, "bitmines view 1x8 mines 3\n#1####1#\n").unwrap();
+    let report: Value =
+        serde_json::from_str(&stdout(&bitmines(&["hint", &view, "--json"]))).unwrap();
+    assert_eq!(u(&report["safe_count"]), 0, "{report}");
+    assert_eq!(report["fifty_fifty"], Value::Null, "{report}");
 }
 
 #[test]
