@@ -649,9 +649,18 @@ impl App {
                 });
             }
             Ok(None) => {
-                // Learning that no cell is safe is help too: it says a guess is due.
+                // Learning that no cell is safe is help too: it says a guess is due, and
+                // which one, if a 50/50 must be guessed anyway.
                 self.help.hints += 1;
-                self.note("no hidden cell is proven safe: this is a guess");
+                match help::fifty_fifty(&self.game) {
+                    Ok(Some([(r0, c0), (r1, c1)])) => {
+                        self.move_to(r0, c0);
+                        self.note(format!(
+                            "no hidden cell is proven safe; ({r0}, {c0}) and ({r1}, {c1}) are a 50/50 nothing can ever settle: guess one now"
+                        ));
+                    }
+                    _ => self.note("no hidden cell is proven safe: this is a guess"),
+                }
             }
             Err(error) => self.note(format!("{error:#}")),
         }
@@ -1016,6 +1025,21 @@ mod tests {
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
         assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
+    }
+
+    /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
+    /// moves to its first cell.
+    #[test]
+    fn a_hint_names_an_unavoidable_fifty_fifty() {
+        let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
+        play(&mut app, start, "open:2,0 h");
+        assert_eq!(app.game().status(), Status::Playing);
+        let message = app.message().unwrap_or_default();
+        assert!(
+            message.contains("(0, 0) and (0, 1) are a 50/50"),
+            "{message}"
+        );
+        assert_eq!(app.cursor(), (0, 0));
     }
 
     #[test]

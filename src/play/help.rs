@@ -62,6 +62,11 @@ pub(crate) fn knowledge(game: &Game) -> anyhow::Result<Knowledge> {
     })
 }
 
+/// The first unavoidable 50/50 of the view: two cells no number can ever tell apart.
+pub(crate) fn fifty_fifty(game: &Game) -> anyhow::Result<Option<[(usize, usize); 2]>> {
+    Ok(bitmines_solve::fifty_fifty(game)?)
+}
+
 /// A hidden cell proven safe, or `None` when no cell is.
 pub(crate) fn hint(game: &Game) -> anyhow::Result<Option<Hint>> {
     Ok(bitmines_solve::hint(game)?.map(|hint| Hint {
