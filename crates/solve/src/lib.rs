@@ -91,7 +91,9 @@ use bitmines_core::AsView;
 
 pub use endgame::{ENDGAME, EndGame, end_game};
 pub use error::Error;
-pub use player::{Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy, fifty_fifty};
+pub use player::{
+    FORCED_CHECKS, Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy, fifty_fifty,
+};
 pub use reason::{Reason, Tier};
 pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally, Weighed};
 

@@ -356,8 +356,9 @@ fn look_ahead(
 /// must be guessed, at even odds, some time. [`Policy::Unavoidable`] guesses the first
 /// cell at once, since the number it shows may help elsewhere.
 ///
-/// Found among the cells the exact tier puts at one half; past the exact tier's budget a
-/// pair may be missed (never wrongly named). A lost game is `Error::Finished`.
+/// Found among the cells the exact tier puts at one half; past the exact tier's budget, or
+/// past [`FORCED_CHECKS`] candidate pairs, a pair may be missed (never wrongly named). A
+/// lost game is `Error::Finished`.
 ///
 /// ```
 /// use bitmines_core::Position;
@@ -379,6 +380,10 @@ pub fn fifty_fifty(
     Ok(forced(&view, &solution, &cells)?.map(|(pair, _)| pair))
 }
 
+/// The most pairs [`fifty_fifty`] confirms with a solve of their own, so that a position
+/// with many cells at one half costs a bounded number of solves.
+pub const FORCED_CHECKS: usize = 16;
+
 /// [`fifty_fifty`] given the position's solution and its undecided `cells` with their
 /// probabilities: the pair, and the first cell's probability.
 fn forced(
@@ -393,6 +398,7 @@ fn forced(
         .collect();
     let (rows, cols) = (view.rows(), view.cols());
     let certain = &solution.certain;
+    let mut checks = 0;
     for (i, &a) in halves.iter().enumerate() {
         // Cells more than two apart share no neighbour, so they pair only when both are
         // walled in by proven mines (and the edges).
@@ -408,6 +414,10 @@ fn forced(
             if (!near && !walled) || !told_apart_by_mines_only(rows, cols, certain, a, b)? {
                 continue;
             }
+            if checks == FORCED_CHECKS {
+                return Ok(None);
+            }
+            checks += 1;
             let mut solver = Solver::new(view)?;
             solver.assume_mine(a.0, a.1)?;
             let Ok(assumed) = solver.solve_with(false) else {
