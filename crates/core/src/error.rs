@@ -146,6 +146,13 @@ pub enum Error {
         /// Bytes present.
         found: usize,
     },
+    /// A board given to [`Game::rebase`](crate::Game::rebase) is not an edit of the game's:
+    /// another size, or another number of mines.
+    #[error("the new board is not an edit of the game's: {reason}")]
+    NotAnEdit {
+        /// How it differs.
+        reason: String,
+    },
     /// A header's mine count disagrees with the mines that follow.
     #[error("the header declares {declared} mines but {found} follow")]
     MineCountMismatch {

@@ -23,8 +23,7 @@ impl Game {
     /// # Errors
     /// - `GameOver` if the game has ended;
     /// - `Deferred` if its mines are not placed yet;
-    /// - `PlaneSize` if `board` is another size, `MineCountMismatch` if it has another
-    ///   number of mines;
+    /// - `NotAnEdit` if `board` is another size or has another number of mines;
     /// - `Inconsistent` naming the first revealed cell that is a mine on `board`.
     ///
     /// The game is left as it was on every error.
@@ -54,17 +53,23 @@ impl Game {
         let board = board.into();
         let geometry = *self.geometry();
         if *board.geometry() != geometry {
-            return Err(Error::PlaneSize {
-                rows: geometry.rows(),
-                cols: geometry.cols(),
-                expected: geometry.words(),
-                found: board.geometry().words(),
+            return Err(Error::NotAnEdit {
+                reason: format!(
+                    "it is {}x{}, the game's is {}x{}",
+                    board.rows(),
+                    board.cols(),
+                    geometry.rows(),
+                    geometry.cols()
+                ),
             });
         }
         if board.mine_count() != self.mine_count() {
-            return Err(Error::MineCountMismatch {
-                declared: self.mine_count(),
-                found: board.mine_count(),
+            return Err(Error::NotAnEdit {
+                reason: format!(
+                    "it has {} mines, the game's has {}",
+                    board.mine_count(),
+                    self.mine_count()
+                ),
             });
         }
         let revealed = self.revealed.words();
