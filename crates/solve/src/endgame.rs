@@ -3,12 +3,12 @@
 //!
 //! The layouts the view allows are enumerated (at most [`ENDGAME`]); a set of them is a
 //! bitset. The chance of winning from a set is 1 for a single layout; otherwise, if some
-//! hidden cell is safe in every layout of the set yet shows different numbers in some, it
-//! is revealed for free and the set splits by the number shown; otherwise it is the best,
-//! over the cells that are a mine in some layouts and not in others, of the sum over the
-//! numbers the cell may show of the share of layouts showing it times the chance of
-//! winning from them. Sets are memoised. A revealed zero's cascade is left out, so the
-//! chance is a lower bound on what play that also sees the cascade achieves.
+//! hidden cell is safe in every layout of the set yet shows different things in some, it
+//! is revealed for free and the set splits by what it shows; otherwise it is the best, over
+//! the cells that are a mine in some layouts and not in others, of the sum over what the
+//! cell may show of the share of layouts showing it times the chance of winning from them.
+//! What a cell shows is its number and, for a zero, every cell its cascade opens with its
+//! number (flagged cells stay shut, as in play). Sets are memoised.
 
 #![allow(
     clippy::indexing_slicing,
@@ -46,6 +46,10 @@ pub(crate) struct Layouts {
     pub(crate) cells: Vec<(usize, usize)>,
     /// For each layout, what each cell shows (a number, or [`MINE`]).
     shows: Vec<Vec<u8>>,
+    /// Each hidden cell's hidden neighbours (indices into `cells`).
+    neighbours: Vec<Vec<usize>>,
+    /// Whether each hidden cell is flagged: a cascade does not open it.
+    flagged: Vec<bool>,
 }
 
 impl Layouts {
@@ -58,12 +62,14 @@ impl Layouts {
             return Ok(None);
         }
         let mut cells = Vec::new();
+        let mut flagged = Vec::new();
         let mut index = vec![usize::MAX; rows * cols];
         for r in 0..rows {
             for c in 0..cols {
                 if view.number(r, c)?.is_none() {
                     index[r * cols + c] = cells.len();
                     cells.push((r, c));
+                    flagged.push(view.is_flagged(r, c)?);
                 }
             }
         }
@@ -162,49 +168,112 @@ impl Layouts {
                     .collect()
             })
             .collect();
-        Ok(Some(Layouts { cells, shows }))
+        Ok(Some(Layouts {
+            cells,
+            shows,
+            neighbours,
+            flagged,
+        }))
     }
 
     /// How many layouts there are.
     pub(crate) fn len(&self) -> usize {
         self.shows.len()
     }
+
+    /// What revealing hidden cell `i`, safe in layout `l`, shows there: each cell opened
+    /// (the cell, then its cascade through zeros, flagged cells left shut), in increasing
+    /// order, with its number.
+    fn cascade(&self, l: usize, i: usize) -> Vec<(usize, u8)> {
+        let shows = &self.shows[l];
+        let mut opened = vec![(i, shows[i])];
+        if shows[i] != 0 {
+            return opened;
+        }
+        let mut seen: u128 = 1 << i;
+        let mut todo = vec![i];
+        while let Some(x) = todo.pop() {
+            for &y in &self.neighbours[x] {
+                if seen >> y & 1 != 0 || self.flagged[y] {
+                    continue;
+                }
+                seen |= 1 << y;
+                opened.push((y, shows[y]));
+                if shows[y] == 0 {
+                    todo.push(y);
+                }
+            }
+        }
+        opened.sort_unstable();
+        opened
+    }
 }
 
 /// The search over sets of layouts.
 struct Search {
-    /// For each cell that tells some layouts apart, the set of layouts in which it shows
-    /// each number, and in which it is a mine.
-    classes: Vec<[Set; 10]>,
+    /// For each cell that tells some layouts apart, what revealing it may show, as sets of
+    /// layouts: `parts[start[k]..start[k + 1]]`, the first the layouts in which it is a
+    /// mine, then one set per thing seen (the number it shows and, for a zero, every cell
+    /// its cascade opens with the number each shows).
+    parts: Vec<Set>,
+    start: Vec<usize>,
     memo: HashMap<Set, f64>,
 }
 
 impl Search {
     /// The search over `layouts`, keeping the cells that do not show the same in all.
     fn new(layouts: &Layouts) -> (Search, Vec<usize>) {
-        let mut classes = Vec::new();
+        let mut parts = Vec::new();
+        let mut start = vec![0];
         let mut kept = Vec::new();
         for i in 0..layouts.cells.len() {
-            let mut parts = [[0u64; ENDGAME / 64]; 10];
+            let mut mines = [0u64; ENDGAME / 64];
+            let mut seen: Vec<(Vec<(usize, u8)>, Set)> = Vec::new();
             for (l, shows) in layouts.shows.iter().enumerate() {
-                parts[usize::from(shows[i])][l / 64] |= 1 << (l % 64);
+                let bit = |set: &mut Set| set[l / 64] |= 1 << (l % 64);
+                if shows[i] == MINE {
+                    bit(&mut mines);
+                    continue;
+                }
+                let sight = layouts.cascade(l, i);
+                match seen.iter_mut().find(|(s, _)| *s == sight) {
+                    Some((_, set)) => bit(set),
+                    None => {
+                        let mut set = [0u64; ENDGAME / 64];
+                        bit(&mut set);
+                        seen.push((sight, set));
+                    }
+                }
             }
-            if parts.iter().filter(|p| count(p) > 0).count() > 1 {
-                classes.push(parts);
+            let told = usize::from(count(&mines) > 0) + seen.len();
+            if told > 1 {
+                parts.push(mines);
+                parts.extend(seen.into_iter().map(|(_, set)| set));
+                start.push(parts.len());
                 kept.push(i);
             }
         }
         let search = Search {
-            classes,
+            parts,
+            start,
             memo: HashMap::new(),
         };
         (search, kept)
     }
 
-    /// The layouts of `set` split by what kept cell `k` shows: one set per number, and the
-    /// mines.
-    fn split(&self, set: &Set, k: usize) -> [Set; 10] {
-        self.classes[k].map(|class| std::array::from_fn(|w| class[w] & set[w]))
+    /// The layouts of `set` in which kept cell `k` is a mine.
+    fn mines(&self, set: &Set, k: usize) -> u32 {
+        count(&and(&self.parts[self.start[k]], set))
+    }
+
+    /// How many different things kept cell `k` shows over the layouts of `set` where it is
+    /// safe, counting to two at most.
+    fn sights(&self, set: &Set, k: usize) -> usize {
+        self.parts[self.start[k] + 1..self.start[k + 1]]
+            .iter()
+            .filter(|part| count(&and(part, set)) > 0)
+            .take(2)
+            .count()
     }
 
     /// The chance of winning from `set` with best play, or `None` past the budget.
@@ -219,43 +288,45 @@ impl Search {
         if self.memo.len() >= BUDGET {
             return None;
         }
-        let cells = self.classes.len();
+        let cells = self.start.len() - 1;
         // A cell safe in every layout that tells them apart is revealed for free.
-        for i in 0..cells {
-            let parts = self.split(set, i);
-            if count(&parts[usize::from(MINE)]) == 0
-                && parts.iter().filter(|p| count(p) > 0).count() > 1
-            {
-                let value = self.value(&parts, total)?;
+        for k in 0..cells {
+            if self.mines(set, k) == 0 && self.sights(set, k) > 1 {
+                let value = self.value(set, k, total)?;
                 self.memo.insert(*set, value);
                 return Some(value);
             }
         }
         let mut best: f64 = 0.0;
-        for i in 0..cells {
-            let parts = self.split(set, i);
-            let mines = count(&parts[usize::from(MINE)]);
+        for k in 0..cells {
+            let mines = self.mines(set, k);
             if mines == 0 || mines == total {
                 continue;
             }
-            best = best.max(self.value(&parts, total)?);
+            best = best.max(self.value(set, k, total)?);
         }
         self.memo.insert(*set, best);
         Some(best)
     }
 
-    /// The chance of winning after revealing a cell that splits `total` layouts into
-    /// `parts`: the mines lose, every number goes on.
-    fn value(&mut self, parts: &[Set; 10], total: u32) -> Option<f64> {
+    /// The chance of winning after revealing kept cell `k` over the `total` layouts of
+    /// `set`: the mines lose, every sight goes on.
+    fn value(&mut self, set: &Set, k: usize, total: u32) -> Option<f64> {
         let mut value = 0.0;
-        for part in &parts[..usize::from(MINE)] {
-            let n = count(part);
+        for j in self.start[k] + 1..self.start[k + 1] {
+            let part = and(&self.parts[j], set);
+            let n = count(&part);
             if n > 0 {
-                value += f64::from(n) / f64::from(total) * self.win(part)?;
+                value += f64::from(n) / f64::from(total) * self.win(&part)?;
             }
         }
         Some(value)
     }
+}
+
+/// The layouts in both sets.
+fn and(a: &Set, b: &Set) -> Set {
+    std::array::from_fn(|w| a[w] & b[w])
 }
 
 /// Layouts in a set.
@@ -279,8 +350,7 @@ impl EndGame {
     }
 
     /// The chance of winning the game by revealing it and playing best after it, every
-    /// layout equally likely; cascades are left out of the reckoning, so play that sees
-    /// them does at least this well.
+    /// layout equally likely, cascades included.
     pub fn win(&self) -> f64 {
         self.win
     }
@@ -350,13 +420,12 @@ pub(crate) fn best(layouts: &Layouts) -> Option<((usize, usize), f64, f64)> {
     let mut best: Option<((usize, usize), f64, f64)> = None;
     for (k, &i) in kept.iter().enumerate() {
         let cell = layouts.cells[i];
-        let parts = search.split(&all, k);
-        let mines = count(&parts[usize::from(MINE)]);
+        let mines = search.mines(&all, k);
         if mines == total {
             continue;
         }
         let p = f64::from(mines) / f64::from(total);
-        let value = search.value(&parts, total)?;
+        let value = search.value(&all, k, total)?;
         let better = match best {
             None => true,
             Some((_, v, q)) => value > v + 1e-12 || ((value - v).abs() <= 1e-12 && p < q),

@@ -33,8 +33,8 @@ pub enum Policy {
     Unavoidable,
     /// [`Policy::Unavoidable`], and when the view allows at most [`ENDGAME`] layouts of the
     /// mines, exact end-game play instead: every layout is enumerated and the guess is the
-    /// cell with the best chance of winning the game with best play after it (cascades
-    /// left out of that reckoning); ties go to the safer cell, then the first. Past its
+    /// cell with the best chance of winning the game with best play after it (what each
+    /// reveal shows, cascades included); ties go to the safer cell, then the first. Past its
     /// budget of sets of layouts, the look-ahead guess. The strongest policy, and the
     /// default.
     #[default]
