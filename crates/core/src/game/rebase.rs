@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use super::Game;
+use crate::board::{dilated_word, for_each_row_word};
 use crate::{Board, Error, Status};
 
 impl Game {
@@ -85,33 +86,15 @@ impl Game {
             });
         }
         // Hidden neighbours of the revealed zeros: safe, since a zero has no mine around.
-        let wpr = geometry.words_per_row();
         let zero = board.zero().words();
-        let seeds: Vec<u64> = (0..revealed.len()).map(|w| revealed[w] & zero[w]).collect();
-        let at = |w: usize| seeds.get(w).copied().unwrap_or(0);
-        let row: Vec<u64> = (0..seeds.len())
-            .map(|w| {
-                let x = seeds[w];
-                let before = if w % wpr == 0 { 0 } else { at(w - 1) };
-                let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
-                x | x << 1 | x >> 1 | before >> 63 | after << 63
-            })
-            .collect();
-        let mut open: Vec<u64> = (0..seeds.len())
-            .map(|w| {
-                let up = if w >= wpr { row[w - wpr] } else { 0 };
-                let down = row.get(w + wpr).copied().unwrap_or(0);
-                (up | row[w] | down) & !revealed[w]
-            })
-            .collect();
-        for (w, word) in open.iter_mut().enumerate() {
-            let r = w / wpr;
-            *word &= if r == 0 || r > geometry.rows() {
-                0
-            } else {
-                geometry.cell_mask(w % wpr)
-            };
-        }
+        let mut seeds = vec![0u64; revealed.len()];
+        for_each_row_word(&geometry, |w, cells| {
+            seeds[w] = revealed[w] & zero[w] & cells
+        });
+        let mut open = vec![0u64; revealed.len()];
+        for_each_row_word(&geometry, |w, cells| {
+            open[w] = dilated_word(&geometry, &seeds, w) & !revealed[w] & cells;
+        });
         self.board = board;
         if open.iter().all(|&w| w == 0) {
             return Ok(0);
