@@ -347,14 +347,27 @@ mod tests {
         let zone = FirstClick::Safe.zone(rows, cols, row, col).expect("a zone");
         let config = bitmines_gen::Config::new(rows, cols, mines, seed).keep_clear(zone);
         let board = Arc::new(bitmines_gen::generate(&config).expect("a board"));
-        let mut table = Table::new(Game::new(Arc::clone(&board)), false, false);
+        let game = Game::new(Arc::clone(&board));
+        let what = format!("{rows}x{cols}/{mines} seed {seed}");
+        let (table, done) = played(game, &board, Some((row, col)), &what);
+        (table, done, board)
+    }
+
+    /// Plays `game` on `board` with the solver player to its end, from `click` if given.
+    fn played(
+        game: Game,
+        board: &Arc<Board>,
+        click: Option<(usize, usize)>,
+        what: &str,
+    ) -> (Table, Deduction) {
+        let mut table = Table::new(game, false, false);
         let mut tick = |_: &Table| Ok(true);
-        let done = match play(&mut table, &board, Some((row, col)), &mut tick) {
+        let done = match play(&mut table, board, click, &mut tick) {
             Ok(done) => done,
-            Err(Stop::Disagreement(why)) => panic!("{rows}x{cols}/{mines} seed {seed}: {why}"),
+            Err(Stop::Disagreement(why)) => panic!("{what}: {why}"),
             Err(Stop::Io(error)) => panic!("{error}"),
         };
-        (table, done, board)
+        (table, done)
     }
 
     /// Over many games on small and odd boards (one row, one column, widths at word
@@ -425,13 +438,7 @@ mod tests {
                 }
             }
         }
-        let mut table = Table::new(game, false, false);
-        let mut tick = |_: &Table| Ok(true);
-        let done = match play(&mut table, &board, None, &mut tick) {
-            Ok(done) => done,
-            Err(Stop::Disagreement(why)) => panic!("{why}"),
-            Err(Stop::Io(error)) => panic!("{error}"),
-        };
+        let (table, done) = played(game, &board, None, "a resumed game");
         assert_eq!(table.game.status(), Status::Won);
         assert!(table.calls.unflag > 0);
         assert_eq!(done.guesses, 0);
@@ -452,13 +459,7 @@ mod tests {
                 game.toggle_flag(r, c).expect("flags");
             }
         }
-        let mut table = Table::new(game, false, false);
-        let mut tick = |_: &Table| Ok(true);
-        let done = match play(&mut table, &board, None, &mut tick) {
-            Ok(done) => done,
-            Err(Stop::Disagreement(why)) => panic!("{why}"),
-            Err(Stop::Io(error)) => panic!("{error}"),
-        };
+        let (table, done) = played(game, &board, None, "a resumed game");
         assert_eq!(table.game.status(), Status::Won);
         assert_eq!((done.guesses, done.lucky), (1, 1));
     }

@@ -438,10 +438,9 @@ struct Replay {
     won: bool,
     moves: usize,
     tally: Tally,
-    /// The solver, kept from move to move (and at a stall, for the repair to go on with).
+    /// The solver where the play stalled, proving no hidden cell safe (`None` once won),
+    /// for the repair to go on with; `advance` takes it up again.
     solver: Option<Solver>,
-    /// Whether the solver stalled: it proves no hidden cell safe.
-    stalled: bool,
 }
 
 impl Replay {
@@ -482,7 +481,6 @@ fn replay(
         moves: 0,
         tally: Tally::default(),
         solver: None,
-        stalled: false,
     };
     advance(&mut replay, moved)?;
     Ok(replay)
@@ -493,7 +491,6 @@ fn replay(
 /// rule, then the exact tier with the mine count.
 fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessError> {
     let mut kept: Option<Solver> = replay.solver.take();
-    replay.stalled = false;
     loop {
         match replay.game.status() {
             Status::Won => {
@@ -526,7 +523,6 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             solver.weigh()?;
             if !solver.proves_safe() {
                 replay.solver = Some(solver);
-                replay.stalled = true;
                 return Ok(());
             }
             tier = Tier::Global;
@@ -603,7 +599,7 @@ fn repair(
             (reached, idle) = (clean.game.revealed_count(), 0);
             play = clean;
         }
-        let (true, Some(mut solver)) = (play.stalled, play.solver.take()) else {
+        let Some(mut solver) = play.solver.take() else {
             // Lost: impossible for a sound solver; start the play again from the click.
             play = replay(&board, request, &playing)?;
             continue;

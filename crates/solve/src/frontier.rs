@@ -132,32 +132,30 @@ pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     }
     let mut out = Vec::with_capacity(count);
     for (w, mut shown) in words {
-        {
-            while shown != 0 {
-                let index = w * 64 + shown.trailing_zeros() as usize;
-                shown &= shown - 1;
-                let number = planes.number(index);
-                let mut constraint = Constraint {
-                    index,
-                    need: 0,
-                    number,
-                    mask: 0,
-                    cells: [0; 8],
-                    len: 0,
-                };
-                let mut mines = 0u8;
-                for (k, n) in neighbours(index, stride).into_iter().enumerate() {
-                    if Planes::get(&planes.mines, n) {
-                        mines += 1;
-                    } else if undecided(n) {
-                        constraint.mask |= 1 << k;
-                        constraint.cells[usize::from(constraint.len)] = n;
-                        constraint.len += 1;
-                    }
+        while shown != 0 {
+            let index = w * 64 + shown.trailing_zeros() as usize;
+            shown &= shown - 1;
+            let number = planes.number(index);
+            let mut constraint = Constraint {
+                index,
+                need: 0,
+                number,
+                mask: 0,
+                cells: [0; 8],
+                len: 0,
+            };
+            let mut mines = 0u8;
+            for (k, n) in neighbours(index, stride).into_iter().enumerate() {
+                if Planes::get(&planes.mines, n) {
+                    mines += 1;
+                } else if undecided(n) {
+                    constraint.mask |= 1 << k;
+                    constraint.cells[usize::from(constraint.len)] = n;
+                    constraint.len += 1;
                 }
-                constraint.need = number.saturating_sub(mines);
-                out.push(constraint);
             }
+            constraint.need = number.saturating_sub(mines);
+            out.push(constraint);
         }
     }
     out

@@ -156,7 +156,7 @@ impl Planes {
         }
         self.safe[word] &= !bit;
         self.mines[word] &= !bit;
-        self.mark_dirty((index - 64) / (self.geometry.words_per_row() * 64));
+        self.mark_dirty(self.padded_row(index));
     }
 
     /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed
@@ -165,7 +165,7 @@ impl Planes {
     pub(crate) fn renumber(&mut self, view: &View<'_>, index: usize) {
         self.unprove(index);
         let wpr = self.geometry.words_per_row();
-        let row = (index - 64) / (wpr * 64);
+        let row = self.padded_row(index);
         for r in row.saturating_sub(1).max(1)..=(row + 1).min(self.geometry.rows()) {
             for w in r * wpr..(r + 1) * wpr {
                 let kept = self.revealed[w + 1] & self.geometry.cell_mask(w % wpr);
@@ -190,6 +190,11 @@ impl Planes {
     /// Plane index of a cell.
     pub(crate) fn index(&self, row: usize, col: usize) -> usize {
         (row + 1) * self.geometry.words_per_row() * 64 + col + 1 + 64
+    }
+
+    /// The padded row of a plane index (board row + 1).
+    fn padded_row(&self, index: usize) -> usize {
+        (index - 64) / (self.geometry.words_per_row() * 64)
     }
 
     /// The cell of a plane index that addresses a board cell.
@@ -292,7 +297,7 @@ impl Planes {
             self.safe_count += 1;
         }
         plane[index / 64] |= bit;
-        let row = (index - 64) / (self.geometry.words_per_row() * 64);
+        let row = self.padded_row(index);
         self.mark_dirty(row);
     }
 

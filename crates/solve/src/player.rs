@@ -182,8 +182,7 @@ impl Player {
             });
         };
         let pick = match self.policy {
-            Policy::Safest => cells.iter().find(|&&(_, p)| p == safest),
-            Policy::Lookahead | Policy::Unavoidable | Policy::Full => None,
+            Policy::Safest => cells.iter().find(|&&(_, p)| p == safest).copied(),
             Policy::Tiebreak => {
                 let score = |&((r, c), _): &Candidate| -> Result<(f64, usize), Error> {
                     let mut zero = 1.0;
@@ -209,35 +208,22 @@ impl Player {
                         best = Some((cell, s));
                     }
                 }
-                best.map(|(cell, _)| cell)
+                best.map(|(&cell, _)| cell)
             }
-        };
-        let ahead;
-        let pick = match self.policy {
-            Policy::Full => {
-                ahead = match forced(&game.view(), &solution, &cells)? {
-                    Some(([cell, _], p)) => Some((cell, p)),
-                    None => match end_game(game, odds)? {
-                        Some(cell) => Some(cell),
-                        None => look_ahead(game, &solution.certain, &cells, true)?,
-                    },
-                };
-                ahead.as_ref()
-            }
-            Policy::Unavoidable => {
-                ahead = match forced(&game.view(), &solution, &cells)? {
-                    Some(([cell, _], p)) => Some((cell, p)),
+            Policy::Lookahead => look_ahead(game, &solution.certain, &cells, false)?,
+            Policy::Unavoidable | Policy::Full => {
+                let mut pick =
+                    forced(&game.view(), &solution, &cells)?.map(|([cell, _], p)| (cell, p));
+                if pick.is_none() && self.policy == Policy::Full {
+                    pick = end_game(game, odds)?;
+                }
+                match pick {
+                    Some(pick) => Some(pick),
                     None => look_ahead(game, &solution.certain, &cells, true)?,
-                };
-                ahead.as_ref()
+                }
             }
-            Policy::Lookahead => {
-                ahead = look_ahead(game, &solution.certain, &cells, false)?;
-                ahead.as_ref()
-            }
-            _ => pick,
         };
-        let Some(&(cell, mine)) = pick else {
+        let Some((cell, mine)) = pick else {
             return Err(Error::Finished {
                 status: game.status(),
             });
