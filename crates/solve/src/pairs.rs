@@ -29,12 +29,26 @@ const OFFSETS: [(isize, isize); 8] = [
 
 /// A neighbour mask as bits of a 7x7 frame centred on its own number.
 fn frame(mask: u8) -> u64 {
-    OFFSETS
-        .iter()
-        .enumerate()
-        .filter(|&(k, _)| mask >> k & 1 != 0)
-        .fold(0, |f, (_, &(dr, dc))| f | 1 << ((3 + dr) * 7 + 3 + dc))
+    FRAMES[usize::from(mask)]
 }
+
+/// [`frame`] of every mask, worked out once.
+const FRAMES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut mask = 0;
+    while mask < 256 {
+        let mut k = 0;
+        while k < 8 {
+            if mask >> k & 1 != 0 {
+                let (dr, dc) = OFFSETS[k];
+                table[mask] |= 1 << ((3 + dr) * 7 + 3 + dc);
+            }
+            k += 1;
+        }
+        mask += 1;
+    }
+    table
+};
 
 /// The frame moved by `(dr, dc)` cells, `|dr|, |dc| <= 2`; a centred 3x3 stays inside.
 fn shifted(frame: u64, dr: isize, dc: isize) -> u64 {
@@ -51,15 +65,23 @@ pub(crate) fn pairs(
 ) -> usize {
     let stride = (planes.geometry.words_per_row() * 64) as isize;
     let mut found = 0;
+    // For each row offset `dr`, the first constraint not before the numbers of that row
+    // within two columns of `a`: it only moves forward, as `a` does.
+    let mut from = [0usize; 5];
     for a in constraints {
         let fa = frame(a.mask);
-        for dr in -2isize..=2 {
+        for (dr, from) in (-2isize..=2).zip(&mut from) {
             // The numbers of row `dr` within two columns: a run of the sorted list.
             let Some(lo) = a.index.checked_add_signed(dr * stride - 2) else {
                 continue;
             };
-            let from = constraints.partition_point(|c| c.index < lo);
-            for b in constraints[from..].iter().take_while(|c| c.index <= lo + 4) {
+            while constraints.get(*from).is_some_and(|c| c.index < lo) {
+                *from += 1;
+            }
+            for b in constraints[*from..]
+                .iter()
+                .take_while(|c| c.index <= lo + 4)
+            {
                 let dc = b.index as isize - lo as isize - 2;
                 if (dr, dc) == (0, 0) {
                     continue;
