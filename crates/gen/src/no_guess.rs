@@ -31,6 +31,8 @@ use rand_pcg::Pcg64;
 use rayon::prelude::*;
 
 use crate::split::below;
+
+mod doomed;
 use crate::{Config, Error, generate, stream};
 
 /// The version of the solver's rules a certificate vouches for: bumped when
@@ -415,6 +417,9 @@ fn reject_sample(
             .into_par_iter()
             .map(|attempt| -> Result<Option<Certified>, NoGuessError> {
                 let board = generate(&attempt_config(config, attempt))?;
+                if doomed::doomed(&board, request.click) {
+                    return Ok(None);
+                }
                 let replay = replay(&Arc::new(board.clone()), request, &|_| {})?;
                 Ok(replay.won.then(|| Certified {
                     board,

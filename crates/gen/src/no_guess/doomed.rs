@@ -1,0 +1,167 @@
+//! A quick proof, from the truth, that the solver can never clear a board: rejection skips
+//! such boards before it plays them, which changes no result, only the time.
+//!
+//! The proof is a pair of cells side by side (in a row or in a column), one a mine and one
+//! safe, whose cells that are next to one of the two and not the other are all mines or off
+//! the board. Every cell a player can reveal then sees both of the pair or neither, so
+//! swapping the pair's mine gives a board that shows the same view move for move, with the
+//! same mine count; and the safe cell never opens in a cascade, since each of its
+//! neighbours is the mine, a mine, or next to the mine. So no sound solver ever proves the
+//! safe one safe, and the game is never won. The first click is kept out of pairs: it is
+//! revealed whatever it borders.
+
+#![allow(
+    clippy::indexing_slicing,
+    reason = "rows are sliced from planes of the board's own Geometry, (rows + 2) * words_per_row words each, at padded rows 0..=rows + 1"
+)]
+
+use bitmines_core::Board;
+
+/// Whether `board` holds a pair of cells that no view from the first click `click` ever
+/// tells apart (see the module's docs), so that no solver clears it.
+pub(crate) fn doomed(board: &Board, click: (usize, usize)) -> bool {
+    let geometry = board.geometry();
+    let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
+    let mines = board.mine_words();
+    // Cells that are mines or off the board (sentinel rows and columns, padding), and the
+    // board cells a pair may use.
+    let mut wall = vec![!0u64; mines.len()];
+    let mut open = vec![0u64; mines.len()];
+    for p in 1..=rows {
+        for j in 0..wpr {
+            let w = p * wpr + j;
+            wall[w] = mines[w] | !geometry.cell_mask(j);
+            open[w] = geometry.cell_mask(j);
+        }
+    }
+    if let Ok(bit) = geometry.bit(click.0, click.1) {
+        open[bit / 64] &= !(1 << (bit % 64));
+    }
+    let row = |p: usize| p * wpr..(p + 1) * wpr;
+    for p in 1..=rows {
+        for j in 0..wpr {
+            let m = |p: usize, by: isize| shift(&mines[row(p)], j, by, 0);
+            let o = |p: usize, by: isize| shift(&open[row(p)], j, by, 0);
+            let w = |p: usize, by: isize| shift(&wall[row(p)], j, by, !0);
+            // The pair (p, c), (p, c + 1): columns c - 1 and c + 2 of rows p - 1 to p + 1.
+            let pair = o(p, 0) & o(p, 1) & (m(p, 0) ^ m(p, 1));
+            let column = |by: isize| w(p - 1, by) & w(p, by) & w(p + 1, by);
+            if pair != 0 && pair & column(-1) & column(2) != 0 {
+                return true;
+            }
+            // The pair (p, c), (p + 1, c): rows p - 1 and p + 2 of columns c - 1 to c + 1.
+            if p < rows {
+                let pair = o(p, 0) & o(p + 1, 0) & (m(p, 0) ^ m(p + 1, 0));
+                let rank = |q: usize| w(q, -1) & w(q, 0) & w(q, 1);
+                if pair != 0 && pair & rank(p - 1) & rank(p + 2) != 0 {
+                    return true;
+                }
+            }
+        }
+    }
+    false
+}
+
+/// Word `j` of a padded row read `by` bits further on: bit `i` of the answer is bit
+/// `64 * j + i + by` of the row, and bits beyond the row read as `fill`.
+fn shift(row: &[u64], j: usize, by: isize, fill: u64) -> u64 {
+    let word = |k: isize| {
+        usize::try_from(k)
+            .ok()
+            .and_then(|k| row.get(k).copied())
+            .unwrap_or(fill)
+    };
+    let (q, s) = (j as isize + by.div_euclid(64), by.rem_euclid(64) as u32);
+    if s == 0 {
+        word(q)
+    } else {
+        word(q) >> s | word(q + 1) << (64 - s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use bitmines_core::FirstClick;
+    use proptest::prelude::*;
+
+    use crate::{Config, generate};
+
+    /// The same test, cell by cell: every pair side by side, neither the click, one a mine,
+    /// and each cell next to one and not the other a mine or off the board.
+    fn naive(board: &Board, click: (usize, usize)) -> bool {
+        let (rows, cols) = (board.rows() as isize, board.cols() as isize);
+        let mine = |r: isize, c: isize| {
+            !(0..rows).contains(&r)
+                || !(0..cols).contains(&c)
+                || board.is_mine(r as usize, c as usize).unwrap_or(true)
+        };
+        let near = |(r, c): (isize, isize), (s, d): (isize, isize)| {
+            (r - s).abs() <= 1 && (c - d).abs() <= 1
+        };
+        let click = (click.0 as isize, click.1 as isize);
+        for r in 0..rows {
+            for c in 0..cols {
+                for b in [(r, c + 1), (r + 1, c)] {
+                    let a = (r, c);
+                    if b.0 >= rows || b.1 >= cols || a == click || b == click {
+                        continue;
+                    }
+                    if mine(a.0, a.1) == mine(b.0, b.1) {
+                        continue;
+                    }
+                    let hidden = (r - 1..=b.0 + 1)
+                        .flat_map(|s| (c - 1..=b.1 + 1).map(move |d| (s, d)))
+                        .filter(|&x| x != a && x != b && near(x, a) != near(x, b))
+                        .all(|(s, d)| mine(s, d));
+                    if hidden {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    proptest! {
+        #[test]
+        fn doomed_agrees_with_its_naive_twin(
+            rows in 1usize..7,
+            cols in 1usize..140,
+            density in 0.0f64..0.9,
+            seed in any::<u64>(),
+            click in (0usize..7, 0usize..140),
+        ) {
+            let cells = rows * cols;
+            let mines = ((cells as f64 * density) as usize).min(cells);
+            let board = generate(&Config::new(rows, cols, mines, seed)).expect("fits");
+            let click = (click.0 % rows, click.1 % cols);
+            prop_assert_eq!(doomed(&board, click), naive(&board, click));
+        }
+    }
+
+    #[test]
+    fn doomed_boards_are_never_cleared() {
+        let mut seen = 0;
+        for (rows, cols, mines) in [(16, 30, 99), (9, 9, 10), (5, 7, 9), (3, 70, 40)] {
+            let request =
+                crate::NoGuess::new(rows, cols, mines, 0).first_click(FirstClick::Safe, 0, 0);
+            let zone = FirstClick::Safe
+                .zone(rows, cols, 0, 0)
+                .expect("on the board");
+            for seed in 0..300 {
+                let board =
+                    generate(&Config::new(rows, cols, mines, seed).keep_clear(zone.clone()))
+                        .expect("fits");
+                if doomed(&board, (0, 0)) {
+                    seen += 1;
+                    let play = super::super::replay(&std::sync::Arc::new(board), &request, &|_| {})
+                        .expect("plays");
+                    assert!(!play.won, "{rows}x{cols}/{mines} seed {seed}");
+                }
+            }
+        }
+        assert!(seen > 100, "only {seen} doomed boards seen");
+    }
+}
