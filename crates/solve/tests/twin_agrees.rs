@@ -347,6 +347,36 @@ proptest! {
 }
 
 /// `update` takes only later views of the same game.
+/// A 1x600 view with the given cells revealed as 1s and the rest hidden.
+fn ones(revealed: &[usize]) -> Position {
+    let row: String = (0..600)
+        .map(|c| if revealed.contains(&c) { '1' } else { '#' })
+        .collect();
+    format!("bitmines view 1x600 mines 2\n{row}\n")
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_reveal_at_a_word_edge_reaches_the_numbers_across_it() {
+    // Columns 254 and 255 sit either side of a plane word's edge. A 1 with one hidden neighbour on each side decides nothing until
+    // the cell across the edge opens as a 1: then both 1s prove a mine, one on each side.
+    for (before, after) in [(254, 255), (255, 254)] {
+        let mut solver = Solver::new(&ones(&[before])).unwrap();
+        assert_eq!(solver.trivial().unwrap(), 0);
+        solver.update(&ones(&[before, after])).unwrap();
+        solver.trivial().unwrap();
+        let certain = solver.into_certain();
+        for mine in [253, 256] {
+            assert_eq!(
+                certain.verdict(0, mine).unwrap(),
+                Some(true),
+                "{before} then {after}: {mine}"
+            );
+        }
+    }
+}
+
 #[test]
 fn update_refuses_a_view_that_is_not_later() {
     let solve = |text: &str| text.parse::<Position>().unwrap();
