@@ -346,7 +346,6 @@ proptest! {
     }
 }
 
-/// `update` takes only later views of the same game.
 /// A 1x600 view with the given cells revealed as 1s and the rest hidden.
 fn ones(revealed: &[usize]) -> Position {
     let row: String = (0..600)
@@ -359,8 +358,9 @@ fn ones(revealed: &[usize]) -> Position {
 
 #[test]
 fn a_reveal_at_a_word_edge_reaches_the_numbers_across_it() {
-    // Columns 254 and 255 sit either side of a plane word's edge. A 1 with one hidden neighbour on each side decides nothing until
-    // the cell across the edge opens as a 1: then both 1s prove a mine, one on each side.
+    // Columns 254 and 255 sit either side of a plane word's edge. A 1 with one hidden
+    // neighbour on each side decides nothing until the cell across the edge opens as a 1:
+    // then both 1s prove a mine, one on each side.
     for (before, after) in [(254, 255), (255, 254)] {
         let mut solver = Solver::new(&ones(&[before])).unwrap();
         assert_eq!(solver.trivial().unwrap(), 0);
@@ -377,6 +377,7 @@ fn a_reveal_at_a_word_edge_reaches_the_numbers_across_it() {
     }
 }
 
+/// `update` takes only later views of the same game.
 #[test]
 fn update_refuses_a_view_that_is_not_later() {
     let solve = |text: &str| text.parse::<Position>().unwrap();
