@@ -33,9 +33,9 @@ use rand_pcg::Pcg64;
 use rayon::prelude::*;
 
 use crate::split::below;
+use crate::{Config, Error, generate, stream};
 
 mod doomed;
-use crate::{Config, Error, generate, stream};
 
 /// The version of the solver's rules a certificate vouches for: bumped when
 /// `bitmines-solve` proves more, or differently, so that a recorded certificate says which
@@ -418,16 +418,21 @@ fn reject_sample(
         let found = (start..end)
             .into_par_iter()
             .map(|attempt| -> Result<Option<Certified>, NoGuessError> {
-                let board = generate(&attempt_config(config, attempt))?;
+                let board = Arc::new(generate(&attempt_config(config, attempt))?);
                 if doomed::doomed(&board, request.click) {
                     return Ok(None);
                 }
-                let replay = replay(&Arc::new(board.clone()), request, &|_| {})?;
-                Ok(replay.won.then(|| Certified {
-                    board,
+                let replay = replay(&board, request, &|_| {})?;
+                if !replay.won {
+                    return Ok(None);
+                }
+                let certificate = replay.certificate(Method::Reject, attempt + 1, 0);
+                drop(replay);
+                Ok(Some(Certified {
+                    board: unshared(board),
                     rule: request.rule,
                     click: request.click,
-                    certificate: replay.certificate(Method::Reject, attempt + 1, 0),
+                    certificate,
                 }))
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -437,6 +442,11 @@ fn reject_sample(
         start = end;
     }
     Ok(None)
+}
+
+/// The board out of its `Arc`, copied only if a game still shares it.
+fn unshared(board: Arc<Board>) -> Board {
+    Arc::try_unwrap(board).unwrap_or_else(|shared| (*shared).clone())
 }
 
 /// A play of the solver: the game where it stopped and what each move needed.
@@ -595,9 +605,8 @@ fn repair(
                 let certificate = clean.certificate(Method::Repair, restart + 1, repairs);
                 drop(clean);
                 drop(play);
-                let board = Arc::try_unwrap(board).unwrap_or_else(|shared| (*shared).clone());
                 return Ok(Certified {
-                    board,
+                    board: unshared(board),
                     rule: request.rule,
                     click: request.click,
                     certificate,
