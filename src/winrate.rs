@@ -26,7 +26,7 @@ pub(crate) enum PolicyArg {
     /// Look-ahead, with unavoidable 50/50s guessed first and dead cells (which can show
     /// only one number) guessed last.
     Unavoidable,
-    /// All of the above, and exact end-game play when at most 256 layouts of the mines remain.
+    /// All of the above, and exact end-game play when at most 1,024 layouts of the mines remain.
     Full,
 }
 

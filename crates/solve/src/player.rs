@@ -20,9 +20,13 @@ pub enum Policy {
     Tiebreak,
     /// Look one move ahead: for each of the [`LOOKAHEAD`] safest cells, every number it may
     /// show is put on a copy of the view and solved again; the cell's score is the chance it
-    /// is safe times the expected safety of the best move after it (1 when something is then
-    /// proven safe, else the best guess's chance), each number weighted by the layouts that
-    /// show it. The highest score wins; ties go to the safer cell, then the first.
+    /// is safe times the expected safety of the move after it, each number weighted by the
+    /// layouts that show it. That safety is 1 when a cell is then proven safe beside an
+    /// undecided cell (so revealing it may teach something); otherwise it blends the two
+    /// best guesses' chances, four parts the best to one part the next. The highest score
+    /// wins; ties go to the safer cell, then the first. Cells are looked at safest first,
+    /// and the rest are skipped once a cell's chance of being safe is no better than the
+    /// best score found (its score could not beat it).
     Lookahead,
     /// [`Policy::Lookahead`] with forced guesses first and dead cells last. A forced guess
     /// is an unavoidable 50/50: two undecided cells holding exactly one mine in every
@@ -41,8 +45,8 @@ pub enum Policy {
     Full,
 }
 
-/// How many of the safest cells [`Policy::Lookahead`] looks ahead from.
-pub const LOOKAHEAD: usize = 6;
+/// The most of the safest cells [`Policy::Lookahead`] looks ahead from.
+pub const LOOKAHEAD: usize = 20;
 
 /// How much riskier than the safest cell a [`Policy::Tiebreak`] candidate may be.
 pub const NEAR: f64 = 1e-9;
@@ -271,7 +275,7 @@ fn look_ahead(
     let mut best_dead: Option<(Candidate, f64)> = None;
     let mut live = 0;
     for &(cell, p) in &candidates {
-        if live == LOOKAHEAD {
+        if live == LOOKAHEAD || best.is_some_and(|(_, score)| 1.0 - p <= score) {
             break;
         }
         // (ln of the layouts showing n, safety of the best next move) for each number n.
@@ -295,14 +299,20 @@ fn look_ahead(
             let Some(log10) = solution.probabilities.log10_layouts() else {
                 continue;
             };
-            let next = if solution.certain.safe().next().is_some() {
+            let next = if teaching_safe(game, &solution.certain)? {
                 1.0
             } else {
-                let least = undecided(&solution)
-                    .iter()
-                    .map(|&(_, p)| p)
-                    .fold(1.0, f64::min);
-                1.0 - least
+                // The two best chances of a safe guess, blended four to one.
+                let (mut first, mut second) = (0.0f64, 0.0f64);
+                for (_, p) in undecided(&solution) {
+                    let safe = 1.0 - p;
+                    if safe > first {
+                        (first, second) = (safe, first);
+                    } else if safe > second {
+                        second = safe;
+                    }
+                }
+                (4.0 * first + second) / 5.0
             };
             outcomes.push((log10 * std::f64::consts::LN_10, next));
         }
@@ -333,6 +343,20 @@ fn look_ahead(
         }
     }
     Ok(best.or(best_dead).map(|(cell, _)| cell))
+}
+
+/// Whether `certain` proves safe a hidden cell next to an undecided one: revealing it
+/// may tell something new (a proven cell whose neighbours are all decided shows a number
+/// known already).
+fn teaching_safe(game: &Game, certain: &crate::Certain) -> Result<bool, Error> {
+    for (r, c) in certain.safe() {
+        for (nr, nc) in around(game.rows(), game.cols(), r, c) {
+            if certain.verdict(nr, nc)?.is_none() {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// The first unavoidable 50/50 of a position, row by row, if it has one: two undecided

@@ -4,6 +4,8 @@
 #[allow(dead_code)]
 mod twin;
 
+use std::collections::HashMap;
+
 use bitmines_core::{FirstClick, Game, SeededPlacer, Status};
 use bitmines_solve::{Move, Player, Policy};
 use twin::{Brute, Rng, arbitrary, brute, played, with_layout};
@@ -167,6 +169,27 @@ fn play_matches_a_loop_of_steps() {
     }
 }
 
+/// A small game played to a dozen hidden cells (its shape and density picked by `seed`),
+/// with its flags taken off, and its layouts; `None` if it is over or too large to list.
+fn small_end_game(rng: &mut Rng, seed: u64) -> Option<(Game, Brute)> {
+    let (rows, cols) = [(4, 4), (3, 5), (5, 5), (2, 8), (1, 12), (4, 6)][seed as usize % 6];
+    let mines = rows * cols * (15 + (seed as usize % 4) * 6) / 100;
+    let (_, mut game) = played(rng, rows, cols, mines, 12);
+    // No flags: they are notes, and a flagged guess would not be revealed.
+    for r in 0..rows {
+        for c in 0..cols {
+            if game.cell(r, c).unwrap() == bitmines_core::Cell::Flagged {
+                game.toggle_flag(r, c).unwrap();
+            }
+        }
+    }
+    if game.status() != Status::Playing {
+        return None;
+    }
+    let brute = brute(&game, None)?;
+    Some((game, brute))
+}
+
 /// The end-game search against the brute force: it counts every layout the view allows,
 /// its chance of winning is at most the chance its cell is safe, and playing the full
 /// policy on every one of those layouts (each equally likely) wins exactly that often: the
@@ -178,23 +201,10 @@ fn end_game_play_wins_at_least_the_chance_it_computes() {
     let mut checked = 0;
     let mut uncertain = 0;
     for seed in 0..200u64 {
-        let (rows, cols) = [(4, 4), (3, 5), (5, 5), (2, 8), (1, 12), (4, 6)][seed as usize % 6];
-        let mines = rows * cols * (15 + (seed as usize % 4) * 6) / 100;
-        let (_, mut game) = played(&mut rng, rows, cols, mines, 12);
-        // No flags: they are notes, and a flagged guess would not be revealed.
-        for r in 0..rows {
-            for c in 0..cols {
-                if game.cell(r, c).unwrap() == bitmines_core::Cell::Flagged {
-                    game.toggle_flag(r, c).unwrap();
-                }
-            }
-        }
-        if game.status() != Status::Playing {
-            continue;
-        }
-        let Some(brute) = brute(&game, None) else {
+        let Some((game, brute)) = small_end_game(&mut rng, seed) else {
             continue;
         };
+        let cols = game.cols();
         // Up to 64 layouts, each played to its end: enough to meet every kind of set.
         if brute.total == 0 || brute.total > 64 {
             continue;
@@ -233,6 +243,81 @@ fn end_game_play_wins_at_least_the_chance_it_computes() {
         checked > 50 && uncertain > 20,
         "{checked} positions, {uncertain} uncertain"
     );
+}
+
+/// The best chance of winning from the layouts in `set` (a bit per layout of `games`, one
+/// game per layout, all showing the same view), by exhaustive search: every hidden cell is
+/// revealed on each layout's own game, a mine loses, and the layouts go on in groups by the
+/// view the reveal leaves (cascades included). Memoised on the set, which alone decides
+/// what is known.
+fn optimal(games: &[Game], set: u64, memo: &mut HashMap<u64, f64>) -> f64 {
+    if set.count_ones() <= 1 {
+        return f64::from(set.count_ones());
+    }
+    if let Some(&known) = memo.get(&set) {
+        return known;
+    }
+    let total = f64::from(set.count_ones());
+    let first = &games[set.trailing_zeros() as usize];
+    let mut best: f64 = 0.0;
+    for r in 0..first.rows() {
+        for c in 0..first.cols() {
+            if first.cell(r, c).unwrap() != bitmines_core::Cell::Hidden {
+                continue;
+            }
+            let mut groups: HashMap<String, u64> = HashMap::new();
+            for l in (0..games.len()).filter(|&l| set >> l & 1 == 1) {
+                let mut game = games[l].clone();
+                game.reveal(r, c).unwrap();
+                if game.status() != Status::Lost {
+                    let sight = bitmines_core::Position::of(&game.view())
+                        .unwrap()
+                        .to_string();
+                    *groups.entry(sight).or_default() |= 1 << l;
+                }
+            }
+            // A cell safe everywhere that shows the same everywhere teaches nothing.
+            if groups.len() == 1 && groups.values().next() == Some(&set) {
+                continue;
+            }
+            let value: f64 = groups
+                .values()
+                .map(|&part| f64::from(part.count_ones()) / total * optimal(games, part, memo))
+                .sum();
+            best = best.max(value);
+        }
+    }
+    memo.insert(set, best);
+    best
+}
+
+/// The end-game search, pruned and memoised, against the exhaustive search above: the same
+/// chance of winning on every position with up to 40 layouts.
+#[test]
+fn end_game_finds_the_exhaustive_best() {
+    let mut rng = Rng(41);
+    let mut checked = 0;
+    for seed in 0..300u64 {
+        let Some((game, brute)) = small_end_game(&mut rng, seed) else {
+            continue;
+        };
+        if brute.total < 2 || brute.total > 40 {
+            continue;
+        }
+        let Some(best) = bitmines_solve::end_game(&game).unwrap() else {
+            continue;
+        };
+        let games: Vec<Game> = brute.all.iter().map(|l| with_layout(&game, l)).collect();
+        let all = (1u64 << games.len()) - 1;
+        let exhaustive = optimal(&games, all, &mut HashMap::new());
+        assert!(
+            (best.win() - exhaustive).abs() <= 1e-9,
+            "seed {seed}: the search says {} but the best is {exhaustive}",
+            best.win()
+        );
+        checked += 1;
+    }
+    assert!(checked > 60, "{checked} positions");
 }
 
 /// The end game declines, quickly and without allocating for the board, a large position
