@@ -18,15 +18,16 @@ pub enum Policy {
     /// fewest neighbours (corners, then edges), then the first, row by row. So far it wins
     /// less often than [`Policy::Safest`] on expert (see the README's table).
     Tiebreak,
-    /// Look one move ahead: for each of the [`LOOKAHEAD`] safest cells, every number it may
-    /// show is put on a copy of the view and solved again; the cell's score is the chance it
-    /// is safe times the expected safety of the move after it, each number weighted by the
-    /// layouts that show it. That safety is 1 when a cell is then proven safe beside an
-    /// undecided cell (so revealing it may teach something); otherwise it blends the two
-    /// best guesses' chances, four parts the best to one part the next. The highest score
-    /// wins; ties go to the safer cell, then the first. Cells are looked at safest first,
-    /// and the rest are skipped once a cell's chance of being safe is no better than the
-    /// best score found (its score could not beat it).
+    /// Look one move ahead. Cells are taken safest first (among equally safe ones, those
+    /// with the fewest undecided neighbours first, so corners then edges, then row by row),
+    /// up to [`LOOKAHEAD`] of them; for each, every number it may show is put on a copy of
+    /// the view and solved again. The cell's score is the chance it is safe times the
+    /// expected safety of the move after it, each number weighted by the layouts that show
+    /// it. That safety is 1 when a cell is then proven safe beside an undecided cell (so
+    /// revealing it may teach something); otherwise it blends the two best guesses'
+    /// chances, four parts the best to one part the next. The highest score wins, ties to
+    /// the cell taken first. The rest are skipped once a cell's chance of being safe is no
+    /// better than the best score found (its score could not beat it).
     Lookahead,
     /// [`Policy::Lookahead`] with forced guesses first and dead cells last. A forced guess
     /// is an unavoidable 50/50: two undecided cells holding exactly one mine in every
@@ -265,8 +266,18 @@ fn look_ahead(
     cells: &[Candidate],
     skip_dead: bool,
 ) -> Result<Option<Candidate>, Error> {
-    let mut candidates = cells.to_vec();
-    candidates.sort_by(|a, b| a.1.total_cmp(&b.1));
+    // Safest first; among equally safe cells (off the frontier, most often), those with the
+    // fewest undecided neighbours (corners, then edges), which most often show a zero.
+    let mut keyed: Vec<(Candidate, usize)> = Vec::with_capacity(cells.len());
+    for &(cell, p) in cells {
+        let mut open = 0;
+        for (r, c) in around(game.rows(), game.cols(), cell.0, cell.1) {
+            open += usize::from(certain.verdict(r, c)?.is_none());
+        }
+        keyed.push(((cell, p), open));
+    }
+    keyed.sort_by(|a, b| a.0.1.total_cmp(&b.0.1).then(a.1.cmp(&b.1)));
+    let mut candidates: Vec<Candidate> = keyed.into_iter().map(|(cell, _)| cell).collect();
     // Dead cells looked at beyond the live ones: a bound on the solves they cost.
     let spare = if skip_dead { LOOKAHEAD } else { 0 };
     candidates.truncate(LOOKAHEAD + spare);
