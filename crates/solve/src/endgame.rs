@@ -102,54 +102,79 @@ impl Layouts {
                 }
             }
         }
-        // Depth-first over the cells in order, each a mine or not, checking every number
-        // once its last cell is set, and the mine count all along.
+        // Depth-first over the cells, each a mine or not: first the cells some number
+        // touches, then the rest (which only the mine count limits), row by row within
+        // each, so that the numbers cut dead branches early. Each number is checked all
+        // along (too many mines, or too few cells left to place its own) and exactly once
+        // its last cell is set; the mine count too.
+        let order: Vec<usize> = (0..cells.len())
+            .filter(|&i| !touching[i].is_empty())
+            .chain((0..cells.len()).filter(|&i| touching[i].is_empty()))
+            .collect();
+        let mut at = vec![0; cells.len()];
+        for (p, &i) in order.iter().enumerate() {
+            at[i] = p;
+        }
         let last: Vec<usize> = numbers
             .iter()
-            .map(|(around, _)| around.iter().copied().max().unwrap_or(0))
+            .map(|(around, _)| around.iter().map(|&j| at[j]).max().unwrap_or(0))
             .collect();
+        // A layout as a bit per position in `order` while searching.
         let mut found: Vec<u128> = Vec::new();
         let mut layout: u128 = 0;
         let mut stack: Vec<(usize, bool)> = vec![(0, false), (0, true)];
         let n = cells.len();
         let mut steps = 0;
-        while let Some((i, mine)) = stack.pop() {
+        while let Some((p, mine)) = stack.pop() {
             steps += 1;
             if steps > STEPS {
                 return Ok(None);
             }
-            // Undo the cells set after cell i on the path popped back from.
-            let keep = if i == 0 { 0 } else { (1u128 << i) - 1 };
+            // Undo the positions set after position p on the path popped back from.
+            let keep = if p == 0 { 0 } else { (1u128 << p) - 1 };
             layout &= keep;
             let mut placed = layout.count_ones() as usize;
             if mine {
-                layout |= 1 << i;
+                layout |= 1 << p;
                 placed += 1;
             }
-            if placed > mines || placed + (n - i - 1) < mines {
+            if placed > mines || placed + (n - p - 1) < mines {
                 continue;
             }
-            let broken = touching[i].iter().any(|&k| {
+            let broken = touching[order[p]].iter().any(|&k| {
                 let (around, number) = &numbers[k];
-                let have = around.iter().filter(|&&j| layout >> j & 1 != 0).count();
-                let open = around.iter().filter(|&&j| j > i).count();
+                let have = around.iter().filter(|&&j| layout >> at[j] & 1 != 0).count();
+                let open = around.iter().filter(|&&j| at[j] > p).count();
                 have > usize::from(*number)
                     || have + open < usize::from(*number)
-                    || (last[k] == i && have != usize::from(*number))
+                    || (last[k] == p && have != usize::from(*number))
             });
             if broken {
                 continue;
             }
-            if i + 1 == n {
+            if p + 1 == n {
                 found.push(layout);
                 if found.len() > ENDGAME {
                     return Ok(None);
                 }
                 continue;
             }
-            stack.push((i + 1, false));
-            stack.push((i + 1, true));
+            stack.push((p + 1, false));
+            stack.push((p + 1, true));
         }
+        // Back to a bit per cell, listed as a search in row order lists them (a mine at
+        // the first cell first, and so on), so that the layouts keep one order.
+        let mut found: Vec<u128> = found
+            .into_iter()
+            .map(|by_position| {
+                order
+                    .iter()
+                    .enumerate()
+                    .filter(|&(p, _)| by_position >> p & 1 != 0)
+                    .fold(0u128, |layout, (_, &i)| layout | 1 << i)
+            })
+            .collect();
+        found.sort_unstable_by_key(|&layout| std::cmp::Reverse(layout.reverse_bits()));
         if found.is_empty() {
             return Ok(None);
         }
