@@ -315,10 +315,12 @@ impl Search {
         if self.memo.len() >= BUDGET {
             return None;
         }
-        let cells = self.start.len() - 1;
+        let mines: Vec<(u32, usize)> = (0..self.start.len() - 1)
+            .map(|k| (self.mines(set, k), k))
+            .collect();
         // A cell safe in every layout that tells them apart is revealed for free.
-        for k in 0..cells {
-            if self.mines(set, k) == 0 && self.sights(set, k) > 1 {
+        for &(m, k) in &mines {
+            if m == 0 && self.sights(set, k) > 1 {
                 let value = self.value(set, k, total)?;
                 self.memo.insert(*set, value);
                 return Some(value);
@@ -326,9 +328,9 @@ impl Search {
         }
         // Safest first: a cell wins at most the share of layouts it is safe in, so once
         // that share is no better than the best found, no later cell can do better.
-        let mut order: Vec<(u32, usize)> = (0..cells)
-            .map(|k| (self.mines(set, k), k))
-            .filter(|&(mines, _)| mines > 0 && mines < total)
+        let mut order: Vec<(u32, usize)> = mines
+            .into_iter()
+            .filter(|&(m, _)| m > 0 && m < total)
             .collect();
         order.sort_unstable();
         let mut best: f64 = 0.0;

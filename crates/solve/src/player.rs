@@ -270,11 +270,7 @@ fn look_ahead(
     // fewest undecided neighbours (corners, then edges), which most often show a zero.
     let mut keyed: Vec<(Candidate, usize)> = Vec::with_capacity(cells.len());
     for &(cell, p) in cells {
-        let mut open = 0;
-        for (r, c) in around(game.rows(), game.cols(), cell.0, cell.1) {
-            open += usize::from(certain.verdict(r, c)?.is_none());
-        }
-        keyed.push(((cell, p), open));
+        keyed.push(((cell, p), undecided_around(game, certain, cell)?));
     }
     keyed.sort_by(|a, b| a.0.1.total_cmp(&b.0.1).then(a.1.cmp(&b.1)));
     let mut candidates: Vec<Candidate> = keyed.into_iter().map(|(cell, _)| cell).collect();
@@ -360,14 +356,25 @@ fn look_ahead(
 /// may tell something new (a proven cell whose neighbours are all decided shows a number
 /// known already).
 fn teaching_safe(game: &Game, certain: &crate::Certain) -> Result<bool, Error> {
-    for (r, c) in certain.safe() {
-        for (nr, nc) in around(game.rows(), game.cols(), r, c) {
-            if certain.verdict(nr, nc)?.is_none() {
-                return Ok(true);
-            }
+    for cell in certain.safe() {
+        if undecided_around(game, certain, cell)? > 0 {
+            return Ok(true);
         }
     }
     Ok(false)
+}
+
+/// How many of `cell`'s neighbours `certain` leaves undecided.
+fn undecided_around(
+    game: &Game,
+    certain: &crate::Certain,
+    (r, c): (usize, usize),
+) -> Result<usize, Error> {
+    let mut open = 0;
+    for (nr, nc) in around(game.rows(), game.cols(), r, c) {
+        open += usize::from(certain.verdict(nr, nc)?.is_none());
+    }
+    Ok(open)
 }
 
 /// The first unavoidable 50/50 of a position, row by row, if it has one: two undecided
