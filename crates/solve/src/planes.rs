@@ -11,6 +11,7 @@
 )]
 
 use bitmines_core::{Geometry, View};
+use rayon::prelude::*;
 
 use crate::Error;
 
@@ -101,44 +102,52 @@ impl Planes {
     /// changed, or the first cell that shows `view` is not a later view of this position
     /// (a revealed cell hidden again or showing another number, or a proven mine revealed).
     pub(crate) fn update(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
-        let wpr = self.geometry.words_per_row();
-        let revealed = view.revealed_words();
+        self.update_in(view, self.banded())
+    }
+
+    /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
+    fn update_in(&mut self, view: &View<'_>, banded: bool) -> Result<usize, (usize, &'static str)> {
+        let (wpr, rows) = (self.geometry.words_per_row(), self.geometry.rows());
+        // Each piece is a row range of the planes this writes: a band, or the whole board.
+        let height = if banded { BAND } else { rows.max(1) };
+        let span = wpr + 1..(rows + 1) * wpr + 1;
+        let [n0, n1, n2, n3] = &mut self.numbers;
+        let pieces: Vec<Fresh<'_>> = self.revealed[span.clone()]
+            .chunks_mut(height * wpr)
+            .zip(n0[span.clone()].chunks_mut(height * wpr))
+            .zip(n1[span.clone()].chunks_mut(height * wpr))
+            .zip(n2[span.clone()].chunks_mut(height * wpr))
+            .zip(n3[span.clone()].chunks_mut(height * wpr))
+            .zip(self.safe[span].chunks_mut(height * wpr))
+            .enumerate()
+            .map(|(k, (((((revealed, a), b), c), d), safe))| Fresh {
+                first: 1 + k * height,
+                revealed,
+                numbers: [a, b, c, d],
+                safe,
+            })
+            .collect();
+        let (geometry, mines) = (&self.geometry, self.mines.as_slice());
+        let taken: Vec<Result<Taken, (usize, &'static str)>> = if pieces.len() > 1 {
+            pieces
+                .into_par_iter()
+                .map(|piece| piece.update(geometry, mines, view))
+                .collect()
+        } else {
+            pieces
+                .into_iter()
+                .map(|piece| piece.update(geometry, mines, view))
+                .collect()
+        };
         let mut changed = 0;
-        for row in 1..=self.geometry.rows() {
-            let words = row * wpr..(row + 1) * wpr;
-            if revealed[words.clone()] == self.revealed[words.start + 1..words.end + 1] {
-                continue;
+        for taken in taken {
+            let taken = taken?;
+            self.eights |= taken.eights;
+            self.safe_count -= taken.revealed_safe;
+            changed += taken.rows.len();
+            for row in taken.rows {
+                self.mark_dirty(row);
             }
-            for w in words {
-                let (new, old) = (revealed[w], self.revealed[w + 1]);
-                if new == old {
-                    continue;
-                }
-                let first = |bits: u64| (w + 1) * 64 + bits.trailing_zeros() as usize;
-                if old & !new != 0 {
-                    return Err((first(old & !new), "a revealed cell is hidden again"));
-                }
-                let slices = view.number_words(w);
-                let kept = old & self.geometry.cell_mask(w % wpr);
-                for (plane, &slice) in self.numbers.iter().zip(&slices) {
-                    if (plane[w + 1] ^ slice) & kept != 0 {
-                        let bits = (plane[w + 1] ^ slice) & kept;
-                        return Err((first(bits), "a revealed cell shows another number"));
-                    }
-                }
-                if self.mines[w + 1] & new != 0 {
-                    return Err((first(self.mines[w + 1] & new), "a proven mine is revealed"));
-                }
-                self.revealed[w + 1] = new;
-                for (plane, slice) in self.numbers.iter_mut().zip(slices) {
-                    plane[w + 1] = slice;
-                }
-                self.eights |= slices[3] != 0;
-                self.safe_count -= (self.safe[w + 1] & new).count_ones() as usize;
-                self.safe[w + 1] &= !new;
-            }
-            self.mark_dirty(row);
-            changed += 1;
         }
         Ok(changed)
     }
@@ -313,91 +322,136 @@ impl Planes {
     /// neighbours, and every number that needs all its unknown neighbours makes them mines.
     /// Returns the cells newly proven, or the first revealed cell the proven cells around it
     /// contradict.
+    ///
+    /// A large board is swept in bands of [`BAND`] rows on the rayon pool: every even band
+    /// at once, then every odd one. A band writes only its own rows and reads at most
+    /// three rows past them, so no two bands of one half touch the same word, and what the
+    /// pass proves depends on the bands alone, never on the number of threads.
     pub(crate) fn sweep(&mut self) -> Result<usize, Bad> {
+        self.sweep_in(self.banded())
+    }
+
+    /// Whether the board is large enough to sweep and update in bands.
+    fn banded(&self) -> bool {
+        self.geometry.rows() >= 4 * BAND && self.geometry.words() >= BANDED_WORDS
+    }
+
+    /// [`Planes::sweep`], in bands or not as `banded` says (for boards of more than one
+    /// word a row).
+    fn sweep_in(&mut self, banded: bool) -> Result<usize, Bad> {
         let rows = self.geometry.rows();
         // The marks to work on, and a cleared buffer (last call's) for the new ones.
         let mut dirty = std::mem::take(&mut self.spare);
         dirty.clear();
         dirty.resize(rows + 2, false);
         std::mem::swap(&mut dirty, &mut self.dirty);
-        let mut found = 0;
-        let mut r = 1;
-        while r <= rows {
-            if !dirty[r] {
-                r += 1;
-                continue;
-            }
-            let start = r;
-            while r <= rows && dirty[r] {
-                r += 1;
-            }
-            found += self.sweep_rows(start, r - 1)?;
-        }
+        let result = if self.geometry.words_per_row() == 1 {
+            self.sweep_narrow(&dirty)
+        } else if banded {
+            self.sweep_bands(&dirty)
+        } else {
+            self.sweep_whole(&dirty)
+        };
         self.spare = dirty;
+        result
+    }
+
+    /// The sweep of a board of one word a row, run by run.
+    fn sweep_narrow(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+        let mut found = 0;
+        for (first, last) in runs(dirty, 1, self.geometry.rows()) {
+            found += self.sweep_rows_narrow(first, last)?;
+        }
         Ok(found)
     }
 
-    /// The trivial rule over padded rows `first..=last`, all board rows.
-    fn sweep_rows(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
-        if self.geometry.words_per_row() == 1 {
-            return self.sweep_rows_narrow(first, last);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: `sweep_rows_v3` only needs the CPU feature checked just above.
-            return unsafe { self.sweep_rows_v3(first, last) };
-        }
-        self.sweep_rows_any(first, last)
-    }
-
-    /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn sweep_rows_v3(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
-        self.sweep_rows_any(first, last)
-    }
-
-    /// The sweep as a pipeline over rows, each stage a loop over one row's words:
-    /// horizontal neighbour sums of row `q` (proven mines, and cells that may be mines),
-    /// the rule at row `q - 1` from the sums of three rows, and the verdicts dilated back
-    /// onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a row
-    /// before a later stage adds to it is merely behind, never wrong.
-    #[inline(always)]
-    fn sweep_rows_any(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
-        let rows = self.geometry.rows() as isize;
-        let (first, last) = (first as isize, last as isize);
+    /// The sweep of the whole board as one band, on this thread.
+    fn sweep_whole(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+        let runs = runs(dirty, 1, self.geometry.rows());
         let mut ring = std::mem::take(&mut self.ring);
-        let mut found = 0;
-        let mut result = Ok(());
-        for q in first - 2..=last + 2 {
-            if (0..=rows + 1).contains(&q) {
-                self.sums_row(q as usize, &mut ring);
-            } else {
-                ring.sums[slot(q)].iter_mut().for_each(|v| v.fill(0));
-            }
-            let rb = q - 1;
-            if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
-                if let Err(bad) = self.rule_row(rb as usize, &mut ring) {
-                    result = Err(bad);
-                    break;
-                }
-            } else {
-                ring.spread[slot(rb)].iter_mut().for_each(|v| v.fill(0));
-            }
-            let rd = q - 2;
-            if rd >= first && rd <= last {
-                let new = self.apply_row(rd as usize, &ring);
-                if new != 0 {
-                    self.mark_dirty(rd as usize);
-                    found += new;
-                }
-            }
+        let (fixed, mines, safe) = self.parts();
+        let whole = |own| Rows {
+            above: &[],
+            own,
+            below: &[],
+            start: 0,
+        };
+        let swept = Band {
+            fixed,
+            mines: whole(mines),
+            safe: whole(safe),
         }
+        .sweep(&runs, &mut ring);
         self.ring = ring;
-        result.map(|()| found)
+        swept.map(|swept| self.take(swept))
     }
 
-    /// [`Planes::sweep_rows_any`] for boards of one word a row (at most 62 columns), where
+    /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
+    /// ones. A contradiction is reported from the first band (in row order) of the first
+    /// half that finds one.
+    fn sweep_bands(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+        let rows = self.geometry.rows();
+        let wpr = self.geometry.words_per_row();
+        // The last band takes the rows left over, so that every band is at least BAND rows
+        // tall and no band reads past the band beside it.
+        let bands = rows / BAND;
+        if bands < 2 {
+            return self.sweep_whole(dirty);
+        }
+        let top = |k: usize| if k < bands { 1 + k * BAND } else { rows + 1 };
+        // The plane index of each band's first word, then of the word after the last band.
+        let bounds: Vec<usize> = (0..=bands).map(|k| top(k) * wpr + 1).collect();
+        let mut found = 0;
+        for half in 0..2 {
+            let (fixed, mines, safe) = self.parts();
+            let work: Vec<(Vec<(usize, usize)>, Band<'_>)> = bands_of(mines, &bounds, half)
+                .into_iter()
+                .zip(bands_of(safe, &bounds, half))
+                .filter_map(|((k, mines), (_, safe))| {
+                    let runs = runs(dirty, top(k), top(k + 1) - 1);
+                    let band = Band { fixed, mines, safe };
+                    (!runs.is_empty()).then_some((runs, band))
+                })
+                .collect();
+            let swept: Vec<Result<Swept, Bad>> = work
+                .into_par_iter()
+                .map_init(
+                    || Ring::new(wpr),
+                    |ring, (runs, mut band)| band.sweep(&runs, ring),
+                )
+                .collect();
+            for swept in swept {
+                found += self.take(swept?);
+            }
+        }
+        Ok(found)
+    }
+
+    /// The planes a sweep reads, and the two it writes.
+    fn parts(&mut self) -> (Fixed<'_>, &mut [u64], &mut [u64]) {
+        let fixed = Fixed {
+            wpr: self.geometry.words_per_row(),
+            rows: self.geometry.rows(),
+            revealed: &self.revealed,
+            numbers: self.numbers.each_ref().map(Vec::as_slice),
+            eights: self.eights,
+            zeros: &self.zeros,
+            cell_masks: &self.cell_masks,
+        };
+        (fixed, &mut self.mines, &mut self.safe)
+    }
+
+    /// Takes in what a band's sweep proved: counts its safe cells and marks the rows
+    /// around its proofs for the next sweep. Returns the cells it proved.
+    fn take(&mut self, swept: Swept) -> usize {
+        self.safe_count += swept.found_safe;
+        for row in swept.marks {
+            self.mark_dirty(row);
+        }
+        swept.found
+    }
+
+    /// [`Band::sweep_any`] for boards of one word a row (at most 62 columns), where
     /// a row's neighbours in its own word are all it has: the same pipeline on single
     /// words in registers, with no ring of row buffers.
     fn sweep_rows_narrow(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
@@ -467,25 +521,310 @@ impl Planes {
         }
         Ok(found)
     }
+}
+
+/// Rows `first..` of the planes that [`Planes::update`] writes, as many as the slices hold.
+struct Fresh<'a> {
+    first: usize,
+    revealed: &'a mut [u64],
+    numbers: [&'a mut [u64]; 4],
+    safe: &'a mut [u64],
+}
+
+/// What [`Fresh::update`] took in: the rows that changed, the proven safe cells now
+/// revealed, and whether a revealed cell shows 8.
+struct Taken {
+    rows: Vec<usize>,
+    revealed_safe: usize,
+    eights: bool,
+}
+
+impl Fresh<'_> {
+    /// [`Planes::update`] over these rows: copies in the rows of `view` whose revealed
+    /// cells changed, or returns the first cell that shows it is not a later view.
+    fn update(
+        self,
+        geometry: &Geometry,
+        mines: &[u64],
+        view: &View<'_>,
+    ) -> Result<Taken, (usize, &'static str)> {
+        let wpr = geometry.words_per_row();
+        let revealed = view.revealed_words();
+        let mut taken = Taken {
+            rows: Vec::new(),
+            revealed_safe: 0,
+            eights: false,
+        };
+        let Fresh {
+            first,
+            revealed: old_revealed,
+            mut numbers,
+            safe,
+        } = self;
+        for (i, old_row) in old_revealed.chunks_mut(wpr).enumerate() {
+            let row = first + i;
+            // Layout words of the row, and their offset in these slices.
+            let words = row * wpr..(row + 1) * wpr;
+            let at = i * wpr;
+            if revealed[words.clone()] == *old_row {
+                continue;
+            }
+            for (j, w) in words.enumerate() {
+                let (new, old) = (revealed[w], old_row[j]);
+                if new == old {
+                    continue;
+                }
+                let first = |bits: u64| (w + 1) * 64 + bits.trailing_zeros() as usize;
+                if old & !new != 0 {
+                    return Err((first(old & !new), "a revealed cell is hidden again"));
+                }
+                let slices = view.number_words(w);
+                let kept = old & geometry.cell_mask(j);
+                for (plane, &slice) in numbers.iter().zip(&slices) {
+                    if (plane[at + j] ^ slice) & kept != 0 {
+                        let bits = (plane[at + j] ^ slice) & kept;
+                        return Err((first(bits), "a revealed cell shows another number"));
+                    }
+                }
+                if mines[w + 1] & new != 0 {
+                    return Err((first(mines[w + 1] & new), "a proven mine is revealed"));
+                }
+                old_row[j] = new;
+                for (plane, slice) in numbers.iter_mut().zip(slices) {
+                    plane[at + j] = slice;
+                }
+                taken.eights |= slices[3] != 0;
+                taken.revealed_safe += (safe[at + j] & new).count_ones() as usize;
+                safe[at + j] &= !new;
+            }
+            taken.rows.push(row);
+        }
+        Ok(taken)
+    }
+}
+
+/// Rows of the board per band of the parallel sweep. A band reads three rows past its own
+/// (two rows of sums, one guard word beyond), so bands must be taller than that for the
+/// bands of one half never to read what another writes.
+const BAND: usize = 128;
+const _: () = assert!(BAND > 3);
+
+/// Boards of at least this many words (with at least four bands of rows) are swept in
+/// bands on the rayon pool; smaller ones are swept on the calling thread, where handing
+/// out the work would cost more than it saves.
+const BANDED_WORDS: usize = 1 << 15;
+
+/// The runs of consecutive marked rows of `dirty` within rows `lo..=hi`, as `(first,
+/// last)`.
+fn runs(dirty: &[bool], lo: usize, hi: usize) -> Vec<(usize, usize)> {
+    let mut runs = Vec::new();
+    let mut r = lo;
+    while r <= hi {
+        if !dirty[r] {
+            r += 1;
+            continue;
+        }
+        let start = r;
+        while r <= hi && dirty[r] {
+            r += 1;
+        }
+        runs.push((start, r - 1));
+    }
+    runs
+}
+
+/// Cuts `plane` at `bounds` (the plane index where each band starts, then where the last
+/// one ends) and returns the bands of parity `half` (0: bands 0, 2, 4...), each with its
+/// index and the words beside it, which no band of the same half owns.
+fn bands_of<'a>(plane: &'a mut [u64], bounds: &[usize], half: usize) -> Vec<(usize, Rows<'a>)> {
+    let mut chunks = Vec::with_capacity(bounds.len() + 1);
+    let (mut rest, mut at) = (plane, 0);
+    for &bound in bounds {
+        let (head, tail) = rest.split_at_mut(bound - at);
+        chunks.push(head);
+        (rest, at) = (tail, bound);
+    }
+    chunks.push(rest);
+    // chunks[0] lies before the first band, chunks[k + 1] is band k, the last lies after
+    // the last band.
+    let bands = bounds.len() - 1;
+    let mut owned = Vec::with_capacity(chunks.len());
+    let mut seen: Vec<&'a [u64]> = Vec::with_capacity(chunks.len());
+    for (i, chunk) in chunks.into_iter().enumerate() {
+        if (1..=bands).contains(&i) && (i - 1) % 2 == half {
+            owned.push(Some(chunk));
+            seen.push(&[]);
+        } else {
+            owned.push(None);
+            seen.push(chunk);
+        }
+    }
+    owned
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, chunk)| {
+            let own = chunk?;
+            let rows = Rows {
+                above: seen[i - 1],
+                own,
+                below: seen[i + 1],
+                start: bounds[i - 1],
+            };
+            Some((i - 1, rows))
+        })
+        .collect()
+}
+
+/// The planes a sweep only reads.
+#[derive(Clone, Copy)]
+struct Fixed<'a> {
+    wpr: usize,
+    rows: usize,
+    revealed: &'a [u64],
+    numbers: [&'a [u64]; 4],
+    eights: bool,
+    zeros: &'a [u64],
+    cell_masks: &'a [u64],
+}
+
+/// The words of one plane a band may touch: its own rows, which it writes, and the words
+/// just before and after them, which it only reads.
+struct Rows<'a> {
+    above: &'a [u64],
+    own: &'a mut [u64],
+    below: &'a [u64],
+    /// The plane index of `own[0]`.
+    start: usize,
+}
+
+impl Rows<'_> {
+    /// Plane word `i`.
+    #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        self.words(i, 1)[0]
+    }
+
+    /// Plane words `i..i + n`, which lie in one of the three parts, as a row's words do.
+    #[inline(always)]
+    fn words(&self, i: usize, n: usize) -> &[u64] {
+        if i < self.start {
+            &self.above[self.above.len() + i - self.start..][..n]
+        } else if i - self.start < self.own.len() {
+            &self.own[i - self.start..][..n]
+        } else {
+            &self.below[i - self.start - self.own.len()..][..n]
+        }
+    }
+
+    /// Plane words `i..i + n` of the band's own rows, to write.
+    #[inline(always)]
+    fn own_mut(&mut self, i: usize, n: usize) -> &mut [u64] {
+        &mut self.own[i - self.start..][..n]
+    }
+}
+
+/// What a band's sweep proved: cells, safe cells among them, and the rows where it proved
+/// something (whose neighbourhoods the next sweep looks at).
+struct Swept {
+    found: usize,
+    found_safe: usize,
+    marks: Vec<usize>,
+}
+
+/// One band of a sweep: the fixed planes and its part of the proven mines and safe cells.
+struct Band<'a> {
+    fixed: Fixed<'a>,
+    mines: Rows<'a>,
+    safe: Rows<'a>,
+}
+
+impl Band<'_> {
+    /// The trivial rule over each run of rows (padded rows, all in this band).
+    fn sweep(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: `sweep_v3` only needs the CPU feature checked just above.
+            return unsafe { self.sweep_v3(runs, ring) };
+        }
+        self.sweep_any(runs, ring)
+    }
+
+    /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    fn sweep_v3(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+        self.sweep_any(runs, ring)
+    }
+
+    /// The sweep of each run as a pipeline over rows, each stage a loop over one row's
+    /// words: horizontal neighbour sums of row `q` (proven mines, and cells that may be
+    /// mines), the rule at row `q - 1` from the sums of three rows, and the verdicts dilated
+    /// back onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a
+    /// row before a later stage adds to it is merely behind, never wrong.
+    #[inline(always)]
+    fn sweep_any(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+        let rows = self.fixed.rows as isize;
+        let mut swept = Swept {
+            found: 0,
+            found_safe: 0,
+            marks: Vec::new(),
+        };
+        for &(first, last) in runs {
+            let (first, last) = (first as isize, last as isize);
+            for q in first - 2..=last + 2 {
+                if (0..=rows + 1).contains(&q) {
+                    self.sums_row(q as usize, ring);
+                } else {
+                    ring.sums[slot(q)].iter_mut().for_each(|v| v.fill(0));
+                }
+                let rb = q - 1;
+                if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
+                    self.rule_row(rb as usize, ring)?;
+                } else {
+                    ring.spread[slot(rb)].iter_mut().for_each(|v| v.fill(0));
+                }
+                let rd = q - 2;
+                if rd >= first && rd <= last {
+                    let (new, new_safe) = self.apply_row(rd as usize, ring);
+                    if new != 0 {
+                        swept.marks.push(rd as usize);
+                        swept.found += new;
+                        swept.found_safe += new_safe;
+                    }
+                }
+            }
+        }
+        Ok(swept)
+    }
 
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
     /// mines (neither revealed nor proven safe): each cell's left, centre and right
     /// neighbours (`three`), and left and right only (`two`), as two-bit slices.
     #[inline(always)]
     fn sums_row(&self, q: usize, ring: &mut Ring) {
-        let wpr = self.geometry.words_per_row();
-        let (lo, hi) = (q * wpr, q * wpr + wpr + 2); // the row's words and one on each side
-        let Ring { sums, open, .. } = ring;
+        let wpr = self.fixed.wpr;
+        let (lo, hi) = (q * wpr, q * wpr + wpr + 1); // the words on each side of the row
+        let revealed = self.fixed.revealed;
+        let Ring {
+            sums, open, lined, ..
+        } = ring;
         let open = &mut open[..wpr + 2];
-        for ((x, r), s) in open
+        open[0] = !(revealed[lo] | self.safe.word(lo));
+        for ((x, r), s) in open[1..=wpr]
             .iter_mut()
-            .zip(&self.revealed[lo..hi])
-            .zip(&self.safe[lo..hi])
+            .zip(&revealed[lo + 1..hi])
+            .zip(self.safe.words(lo + 1, wpr))
         {
             *x = !(r | s);
         }
+        open[wpr + 1] = !(revealed[hi] | self.safe.word(hi));
+        // The mines of the row with a word on each side, in one piece for `row_sums`.
+        let lined = &mut lined[..wpr + 2];
+        lined[0] = self.mines.word(lo);
+        lined[1..=wpr].copy_from_slice(self.mines.words(lo + 1, wpr));
+        lined[wpr + 1] = self.mines.word(hi);
         let [k3lo, k3hi, k2lo, k2hi, x3lo, x3hi, x2lo, x2hi] = &mut sums[q % 3];
-        row_sums(&self.mines[lo..hi], wpr, [k3lo, k3hi, k2lo, k2hi]);
+        row_sums(lined, wpr, [k3lo, k3hi, k2lo, k2hi]);
         row_sums(open, wpr, [x3lo, x3hi, x2lo, x2hi]);
     }
 
@@ -494,7 +833,7 @@ impl Planes {
     /// are then dilated along the row into the ring.
     #[inline(always)]
     fn rule_row(&self, r: usize, ring: &mut Ring) -> Result<(), Bad> {
-        let wpr = self.geometry.words_per_row();
+        let wpr = self.fixed.wpr;
         let base = r * wpr + 1;
         let Ring {
             sums,
@@ -523,11 +862,15 @@ impl Planes {
             cut(&down[4], wpr),
             cut(&down[5], wpr),
         );
-        let [n0, n1, n2, n3] = self.numbers.each_ref().map(|n| &n[base..base + wpr]);
+        let [n0, n1, n2, n3] = self.fixed.numbers.map(|n| &n[base..base + wpr]);
         // Without an 8 anywhere, the top bit plane is all zero and need not be read.
-        let n3 = if self.eights { n3 } else { &self.zeros[..wpr] };
-        let shown = &self.revealed[base..base + wpr];
-        let masks = &self.cell_masks[..wpr];
+        let n3 = if self.fixed.eights {
+            n3
+        } else {
+            &self.fixed.zeros[..wpr]
+        };
+        let shown = &self.fixed.revealed[base..base + wpr];
+        let masks = &self.fixed.cell_masks[..wpr];
         let (sat_row, full_row) = (&mut sat[1..=wpr], &mut full[1..=wpr]);
         let mut bad = 0;
         for j in 0..wpr {
@@ -551,7 +894,7 @@ impl Planes {
     /// The first revealed cell of padded row `r` that its neighbours contradict.
     #[cold]
     fn first_bad(&self, r: usize, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
-        let wpr = self.geometry.words_per_row();
+        let wpr = self.fixed.wpr;
         let base = r * wpr + 1;
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
         for j in 0..wpr {
@@ -565,8 +908,10 @@ impl Planes {
                 [mid[6][j], mid[7][j]],
                 [down[4][j], down[5][j]],
             );
-            let n = self.numbers.each_ref().map(|n| n[base + j]);
-            let bad = self.revealed[base + j] & self.cell_masks[j] & (less(n, k) | less(x, n));
+            let n = self.fixed.numbers.map(|n| n[base + j]);
+            let bad = self.fixed.revealed[base + j]
+                & self.fixed.cell_masks[j]
+                & (less(n, k) | less(x, n));
             if bad != 0 {
                 return Bad((base + j) * 64 + bad.trailing_zeros() as usize);
             }
@@ -575,10 +920,10 @@ impl Planes {
     }
 
     /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
-    /// `r - 1`, `r` and `r + 1` reach; returns how many.
+    /// `r - 1`, `r` and `r + 1` reach; returns how many, and how many of them are safe.
     #[inline(always)]
-    fn apply_row(&mut self, r: usize, ring: &Ring) -> usize {
-        let wpr = self.geometry.words_per_row();
+    fn apply_row(&mut self, r: usize, ring: &Ring) -> (usize, usize) {
+        let wpr = self.fixed.wpr;
         let base = r * wpr + 1;
         let [a, b, c] = [
             &ring.spread[(r + 2) % 3],
@@ -593,9 +938,9 @@ impl Planes {
             cut(&c[0], wpr),
             cut(&c[1], wpr),
         );
-        let revealed = &self.revealed[base..base + wpr];
-        let safe = &mut self.safe[base..base + wpr];
-        let mines = &mut self.mines[base..base + wpr];
+        let revealed = &self.fixed.revealed[base..base + wpr];
+        let safe = self.safe.own_mut(base, wpr);
+        let mines = self.mines.own_mut(base, wpr);
         let (mut found, mut found_safe) = (0, 0);
         for j in 0..wpr {
             let undecided = !(revealed[j] | safe[j] | mines[j]);
@@ -612,8 +957,7 @@ impl Planes {
                 found_safe += (to_safe & !both).count_ones() as usize;
             }
         }
-        self.safe_count += found_safe;
-        found
+        (found, found_safe)
     }
 }
 
@@ -627,6 +971,8 @@ pub(crate) struct Ring {
     spread: [[Vec<u64>; 2]; 3],
     /// The cells that may be mines in the row being summed, with a word on each side.
     open: Vec<u64>,
+    /// The proven mines of the row being summed, with a word on each side.
+    lined: Vec<u64>,
     /// The current row's verdicts, with a zero word on each side.
     sat: Vec<u64>,
     full: Vec<u64>,
@@ -639,6 +985,7 @@ impl Ring {
             sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
             spread: std::array::from_fn(|_| [row(), row()]),
             open: vec![0; wpr + 2],
+            lined: vec![0; wpr + 2],
             sat: vec![0; wpr + 2],
             full: vec![0; wpr + 2],
         }
@@ -648,6 +995,7 @@ impl Ring {
         8 * (self.sums.iter().flatten().map(Vec::len).sum::<usize>()
             + self.spread.iter().flatten().map(Vec::len).sum::<usize>()
             + self.open.len()
+            + self.lined.len()
             + self.sat.len()
             + self.full.len())
     }
@@ -736,6 +1084,76 @@ fn less(a: [u64; 4], b: [u64; 4]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bitmines_core::{Board, Game, Status};
+
+    /// The sweep and update in bands give the sweep of the whole board's fixed points,
+    /// move after move: the trivial rule has one fixed point, whatever order it runs in.
+    #[test]
+    fn bands_agree_with_the_whole_board() {
+        for (rows, cols, density, seed) in [
+            (2 * BAND + 5, 130, 0.12, 1),
+            (3 * BAND, 64, 0.15, 2),
+            (4 * BAND + 1, 191, 0.18, 3),
+        ] {
+            let config = bitmines_gen::Config::with_density(rows, cols, density, seed)
+                .and_then(|config| bitmines_gen::generate(&config));
+            let board: Board = config.expect("a valid config");
+            // A safe cell in every eleventh row, so that every band has work from the start.
+            let starts: Vec<(usize, usize)> = (0..rows)
+                .step_by(11)
+                .filter_map(|row| {
+                    let col = (0..cols).find(|&c| board.is_mine(row, c) == Ok(false))?;
+                    Some((row, col))
+                })
+                .collect();
+            let mut game = Game::new(board);
+            for (row, col) in starts {
+                game.reveal(row, col).expect("a safe cell");
+            }
+            let mut whole = Planes::new(&game.view()).expect("planes");
+            let mut banded = whole.clone();
+            let mut moves = 0;
+            while game.status() == Status::Playing {
+                let fixed = |planes: &mut Planes, bands: bool| {
+                    let mut total = 0;
+                    loop {
+                        match planes.sweep_in(bands) {
+                            Ok(0) => return total,
+                            Ok(found) => total += found,
+                            Err(Bad(at)) => panic!("a sound position contradicted at {at}"),
+                        }
+                    }
+                };
+                assert_eq!(fixed(&mut whole, false), fixed(&mut banded, true));
+                assert!(
+                    whole.mines == banded.mines,
+                    "{rows}x{cols}: proven mines differ"
+                );
+                assert!(
+                    whole.safe == banded.safe,
+                    "{rows}x{cols}: proven safe cells differ"
+                );
+                assert_eq!(whole.safe_count, banded.safe_count);
+                let safe = whole.safe[1..whole.safe.len() - 1].to_vec();
+                if game.reveal_cells(&safe).expect("proven safe").opened == 0 {
+                    break;
+                }
+                if game.status() == Status::Playing {
+                    let view = game.view();
+                    let changed = whole.update_in(&view, false).expect("a later view");
+                    assert_eq!(
+                        changed,
+                        banded.update_in(&view, true).expect("a later view")
+                    );
+                    assert!(whole.revealed == banded.revealed && whole.numbers == banded.numbers);
+                    assert!(whole.dirty == banded.dirty && whole.safe == banded.safe);
+                    assert_eq!(whole.safe_count, banded.safe_count);
+                }
+                moves += 1;
+            }
+            assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
+        }
+    }
 
     fn slice(n: u8) -> [u64; 4] {
         std::array::from_fn(|i| if n >> i & 1 != 0 { !0 } else { 0 })
