@@ -8,13 +8,14 @@
 )]
 
 use fixedbitset::FixedBitSet;
+use rayon::prelude::*;
 
 use crate::few::Few;
 
 use crate::planes::Planes;
 
 /// A revealed number with undecided neighbours: those cells hold exactly `need` mines.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Constraint {
     /// Plane index of the revealed cell.
     pub(crate) index: usize,
@@ -109,27 +110,47 @@ impl Frontier {
 
 /// The constraints of every revealed cell that touches an undecided cell, in plane order.
 pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
+    constraints_in(planes, planes.band_height())
+}
+
+/// [`constraints`], scanning bands of `height` rows on the rayon pool, or the whole board
+/// on this thread for `None`.
+pub(crate) fn constraints_in(planes: &Planes, height: Option<usize>) -> Vec<Constraint> {
     let g = &planes.geometry;
     let (wpr, stride) = (g.words_per_row(), g.words_per_row() * 64);
     let undecided = |i: usize| planes.is_unknown(i);
     // Each word's revealed cells next to an undecided one, found once: counted first, so
-    // the list is allocated once at its size.
-    let mut words: Vec<(usize, u64)> = Vec::new();
-    let mut count = 0;
-    for row in 1..=g.rows() {
-        for j in 0..wpr {
-            let w = row * wpr + j + 1;
-            let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
-            if shown == 0 {
-                continue;
-            }
-            let shown = shown & planes.unknown_near(w);
-            if shown != 0 {
-                words.push((w, shown));
-                count += shown.count_ones() as usize;
+    // the list is allocated once at its size. A large board is scanned in bands of rows on
+    // the rayon pool, the bands' lists joined in row order.
+    let scan = |rows: std::ops::Range<usize>| {
+        let mut words: Vec<(usize, u64)> = Vec::new();
+        for row in rows {
+            for j in 0..wpr {
+                let w = row * wpr + j + 1;
+                let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
+                if shown == 0 {
+                    continue;
+                }
+                let shown = shown & planes.unknown_near(w);
+                if shown != 0 {
+                    words.push((w, shown));
+                }
             }
         }
-    }
+        words
+    };
+    let words: Vec<(usize, u64)> = match height {
+        Some(height) => (0..g.rows().div_ceil(height))
+            .into_par_iter()
+            .map(|k| scan(1 + k * height..(1 + (k + 1) * height).min(g.rows() + 1)))
+            .collect::<Vec<_>>()
+            .concat(),
+        None => scan(1..g.rows() + 1),
+    };
+    let count = words
+        .iter()
+        .map(|&(_, shown)| shown.count_ones() as usize)
+        .sum();
     let mut out = Vec::with_capacity(count);
     for (w, mut shown) in words {
         while shown != 0 {

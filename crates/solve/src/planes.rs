@@ -336,6 +336,12 @@ impl Planes {
         self.geometry.rows() >= 4 * BAND && self.geometry.words() >= BANDED_WORDS
     }
 
+    /// The rows of a band, for whole-board scans that split a large board into bands of
+    /// rows on the rayon pool; `None` for a board scanned on the calling thread.
+    pub(crate) fn band_height(&self) -> Option<usize> {
+        self.banded().then_some(BAND)
+    }
+
     /// [`Planes::sweep`], in bands or not as `banded` says (for boards of more than one
     /// word a row).
     fn sweep_in(&mut self, banded: bool) -> Result<usize, Bad> {
@@ -1112,7 +1118,7 @@ mod tests {
             }
             let mut whole = Planes::new(&game.view()).expect("planes");
             let mut banded = whole.clone();
-            let mut moves = 0;
+            let (mut moves, mut numbers) = (0, 0);
             while game.status() == Status::Playing {
                 let fixed = |planes: &mut Planes, bands: bool| {
                     let mut total = 0;
@@ -1134,6 +1140,12 @@ mod tests {
                     "{rows}x{cols}: proven safe cells differ"
                 );
                 assert_eq!(whole.safe_count, banded.safe_count);
+                let constraints = crate::frontier::constraints_in(&whole, None);
+                assert_eq!(
+                    constraints,
+                    crate::frontier::constraints_in(&whole, Some(BAND / 2))
+                );
+                numbers += constraints.len();
                 let safe = whole.safe[1..whole.safe.len() - 1].to_vec();
                 if game.reveal_cells(&safe).expect("proven safe").opened == 0 {
                     break;
@@ -1152,6 +1164,7 @@ mod tests {
                 moves += 1;
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
+            assert!(numbers > 0, "{rows}x{cols}: no frontier numbers to compare");
         }
     }
 
