@@ -618,7 +618,7 @@ const _: () = assert!(BAND > 3);
 /// Boards of at least this many words (with at least four bands of rows) are swept in
 /// bands on the rayon pool; smaller ones are swept on the calling thread, where handing
 /// out the work would cost more than it saves.
-const BANDED_WORDS: usize = 1 << 15;
+const BANDED_WORDS: usize = 1 << 13;
 
 /// The runs of consecutive marked rows of `dirty` within rows `lo..=hi`, as `(first,
 /// last)`.

@@ -379,7 +379,7 @@ impl Solver {
     }
 
     /// One word-parallel pass of the trivial rule over the rows where something may have
-    /// changed (every row, the first time); returns the cells it proved. On a board of 2^21
+    /// changed (every row, the first time); returns the cells it proved. On a board of 2^19
     /// cells or more (and 512 rows or more) the pass runs in bands of 128 rows on the
     /// current rayon pool, the even bands at once and then the odd ones; what it proves
     /// depends on the board alone, never on the number of threads.
