@@ -282,6 +282,30 @@ fn the_board_does_not_depend_on_the_thread_count() {
     }
 }
 
+/// A board large enough that the solver sweeps it in bands of rows on the pool's threads
+/// (2^19 cells, 512 rows) is repaired into the same board on any number of threads.
+#[test]
+fn a_board_solved_in_bands_does_not_depend_on_the_thread_count() {
+    let request = NoGuess::new(512, 1024, 512 * 1024 * 3 / 20, 11)
+        .first_click(FirstClick::Opening, 256, 512)
+        .method(Method::Repair);
+    let boards: Vec<Certified> = [1, 2, 3]
+        .iter()
+        .map(|&threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| no_guess(&request)).unwrap()
+        })
+        .collect();
+    assert!(boards.windows(2).all(|w| w[0] == w[1]));
+    assert!(
+        boards[0].certificate().repairs > 0,
+        "the board needed no repair"
+    );
+}
+
 #[test]
 fn impossible_requests_fail_with_their_numbers() {
     let unprotected = NoGuess::new(9, 9, 10, 1).first_click(FirstClick::Unprotected, 4, 4);
