@@ -1092,6 +1092,80 @@ mod tests {
     use super::*;
     use bitmines_core::{Board, Game, Status};
 
+    /// A number that the proven mines around it exceed is reported in bands as on the
+    /// whole board.
+    #[test]
+    fn bands_report_a_contradiction_as_the_whole_board_does() {
+        let (rows, cols) = (3 * BAND, 130);
+        let board = bitmines_gen::Config::with_density(rows, cols, 0.15, 9)
+            .and_then(|config| bitmines_gen::generate(&config))
+            .expect("a valid config");
+        let mut game = Game::new(board);
+        let mut cell = (BAND + BAND / 2, 0);
+        // Reveal safe cells along the middle band's middle row until one shows a number
+        // with more undecided neighbours than it needs.
+        let mut planes = loop {
+            assert!(cell.1 < cols, "no number to contradict");
+            if game
+                .board()
+                .is_some_and(|b| b.is_mine(cell.0, cell.1) == Ok(false))
+            {
+                game.reveal(cell.0, cell.1).expect("a safe cell");
+            }
+            let planes = Planes::new(&game.view()).expect("planes");
+            let index = planes.index(cell.0, cell.1);
+            let open = around(&planes, index)
+                .filter(|&n| planes.is_unknown(n))
+                .count();
+            let number = usize::from(planes.number(index));
+            if Planes::get(&planes.revealed, index) && number > 0 && open > number {
+                break planes;
+            }
+            cell.1 += 1;
+        };
+        let index = planes.index(cell.0, cell.1);
+        let number = usize::from(planes.number(index));
+        let open: Vec<usize> = around(&planes, index)
+            .filter(|&n| planes.is_unknown(n))
+            .collect();
+        for &n in &open[..=number] {
+            planes.prove(n, true);
+        }
+        let mut banded = planes.clone();
+        let whole = loop {
+            match planes.sweep_in(false) {
+                Ok(0) => panic!("the contradiction at {cell:?} went unseen"),
+                Ok(_) => {}
+                Err(Bad(at)) => break at,
+            }
+        };
+        let bands = loop {
+            match banded.sweep_in(true) {
+                Ok(0) => panic!("the contradiction at {cell:?} went unseen in bands"),
+                Ok(_) => {}
+                Err(Bad(at)) => break at,
+            }
+        };
+        assert_eq!(whole, bands);
+    }
+
+    /// The plane indices of the eight neighbours of a board cell's plane index.
+    fn around(planes: &Planes, index: usize) -> impl Iterator<Item = usize> + '_ {
+        let stride = planes.geometry.words_per_row() * 64;
+        [
+            index - stride - 1,
+            index - stride,
+            index - stride + 1,
+            index - 1,
+            index + 1,
+            index + stride - 1,
+            index + stride,
+            index + stride + 1,
+        ]
+        .into_iter()
+        .filter(|&n| planes.is_cell(n))
+    }
+
     /// The sweep and update in bands give the sweep of the whole board's fixed points,
     /// move after move: the trivial rule has one fixed point, whatever order it runs in.
     #[test]
