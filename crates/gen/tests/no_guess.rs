@@ -257,22 +257,27 @@ fn the_uniformity_test_catches_a_planted_bias() {
     assert!(sigma > 6.0, "a planted bias went unseen: {sigma:.2} sigma");
 }
 
+/// The board `request` makes on a pool of each number of threads.
+fn on_threads(request: &NoGuess, threads: &[usize]) -> Vec<Certified> {
+    threads
+        .iter()
+        .map(|&threads| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| no_guess(request)).unwrap()
+        })
+        .collect()
+}
+
 #[test]
 fn the_board_does_not_depend_on_the_thread_count() {
     for method in [Method::Reject, Method::Repair] {
         let request = NoGuess::new(16, 30, 99, 7)
             .first_click(FirstClick::Opening, 3, 3)
             .method(method);
-        let boards: Vec<Certified> = [1, 2, 5]
-            .iter()
-            .map(|&threads| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| no_guess(&request)).unwrap()
-            })
-            .collect();
+        let boards = on_threads(&request, &[1, 2, 5]);
         assert!(boards.windows(2).all(|w| w[0] == w[1]), "{method:?}");
         // And another seed gives another board.
         let mut next = request.clone();
@@ -289,16 +294,7 @@ fn a_board_solved_in_bands_does_not_depend_on_the_thread_count() {
     let request = NoGuess::new(512, 1024, 512 * 1024 * 3 / 20, 11)
         .first_click(FirstClick::Opening, 256, 512)
         .method(Method::Repair);
-    let boards: Vec<Certified> = [1, 2, 3]
-        .iter()
-        .map(|&threads| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| no_guess(&request)).unwrap()
-        })
-        .collect();
+    let boards = on_threads(&request, &[1, 2, 3]);
     assert!(boards.windows(2).all(|w| w[0] == w[1]));
     assert!(
         boards[0].certificate().repairs > 0,
