@@ -110,12 +110,12 @@ impl Frontier {
 
 /// The constraints of every revealed cell that touches an undecided cell, in plane order.
 pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
-    constraints_in(planes, planes.band_height())
+    constraints_in(planes, planes.banded())
 }
 
-/// [`constraints`], scanning bands of `height` rows on the rayon pool, or the whole board
-/// on this thread for `None`.
-pub(crate) fn constraints_in(planes: &Planes, height: Option<usize>) -> Vec<Constraint> {
+/// [`constraints`], scanning the planes' bands of rows on the rayon pool with `banded`, or
+/// the whole board on this thread.
+pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
     let g = &planes.geometry;
     let (wpr, stride) = (g.words_per_row(), g.words_per_row() * 64);
     let undecided = |i: usize| planes.is_unknown(i);
@@ -139,13 +139,14 @@ pub(crate) fn constraints_in(planes: &Planes, height: Option<usize>) -> Vec<Cons
         }
         words
     };
-    let words: Vec<(usize, u64)> = match height {
-        Some(height) => (0..g.rows().div_ceil(height))
-            .into_par_iter()
-            .map(|k| scan(1 + k * height..(1 + (k + 1) * height).min(g.rows() + 1)))
+    let tops = planes.tops(banded);
+    let words: Vec<(usize, u64)> = if banded {
+        tops.par_windows(2)
+            .map(|top| scan(top[0]..top[1]))
             .collect::<Vec<_>>()
-            .concat(),
-        None => scan(1..g.rows() + 1),
+            .concat()
+    } else {
+        scan(1..g.rows() + 1)
     };
     let count = words
         .iter()

@@ -107,21 +107,20 @@ impl Planes {
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
     fn update_in(&mut self, view: &View<'_>, banded: bool) -> Result<usize, (usize, &'static str)> {
-        let (wpr, rows) = (self.geometry.words_per_row(), self.geometry.rows());
+        let wpr = self.geometry.words_per_row();
         // Each piece is a row range of the planes this writes: a band, or the whole board.
-        let height = if banded { BAND } else { rows.max(1) };
-        let span = wpr + 1..(rows + 1) * wpr + 1;
+        let tops = self.tops(banded);
+        let bounds: Vec<usize> = tops.iter().map(|&top| top * wpr + 1).collect();
         let [n0, n1, n2, n3] = &mut self.numbers;
-        let pieces: Vec<Fresh<'_>> = self.revealed[span.clone()]
-            .chunks_mut(height * wpr)
-            .zip(n0[span.clone()].chunks_mut(height * wpr))
-            .zip(n1[span.clone()].chunks_mut(height * wpr))
-            .zip(n2[span.clone()].chunks_mut(height * wpr))
-            .zip(n3[span.clone()].chunks_mut(height * wpr))
-            .zip(self.safe[span].chunks_mut(height * wpr))
-            .enumerate()
-            .map(|(k, (((((revealed, a), b), c), d), safe))| Fresh {
-                first: 1 + k * height,
+        let pieces: Vec<Fresh<'_>> = bands_in(&mut self.revealed, &bounds)
+            .zip(bands_in(n0, &bounds))
+            .zip(bands_in(n1, &bounds))
+            .zip(bands_in(n2, &bounds))
+            .zip(bands_in(n3, &bounds))
+            .zip(bands_in(&mut self.safe, &bounds))
+            .zip(&tops)
+            .map(|((((((revealed, a), b), c), d), safe), &first)| Fresh {
+                first,
                 revealed,
                 numbers: [a, b, c, d],
                 safe,
@@ -331,15 +330,19 @@ impl Planes {
         self.sweep_in(self.banded())
     }
 
-    /// Whether the board is large enough to sweep and update in bands.
-    fn banded(&self) -> bool {
+    /// Whether the board is large enough to sweep, update and scan in bands.
+    pub(crate) fn banded(&self) -> bool {
         self.geometry.rows() >= 4 * BAND && self.geometry.words() >= BANDED_WORDS
     }
 
-    /// The rows of a band, for whole-board scans that split a large board into bands of
-    /// rows on the rayon pool; `None` for a board scanned on the calling thread.
-    pub(crate) fn band_height(&self) -> Option<usize> {
-        self.banded().then_some(BAND)
+    /// The first padded row of each band, then `rows + 1`. With `banded`, bands of [`BAND`]
+    /// rows, the last one taking the rows left over (so that every band is at least `BAND`
+    /// rows tall, and no band reads past the band beside it); otherwise the whole board as
+    /// one band.
+    pub(crate) fn tops(&self, banded: bool) -> Vec<usize> {
+        let rows = self.geometry.rows();
+        let bands = if banded { (rows / BAND).max(1) } else { 1 };
+        (0..bands).map(|k| 1 + k * BAND).chain([rows + 1]).collect()
     }
 
     /// [`Planes::sweep`], in bands or not as `banded` says (for boards of more than one
@@ -396,17 +399,13 @@ impl Planes {
     /// ones. A contradiction is reported from the first band (in row order) of the first
     /// half that finds one.
     fn sweep_bands(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
-        let rows = self.geometry.rows();
         let wpr = self.geometry.words_per_row();
-        // The last band takes the rows left over, so that every band is at least BAND rows
-        // tall and no band reads past the band beside it.
-        let bands = rows / BAND;
-        if bands < 2 {
+        let tops = self.tops(true);
+        if tops.len() < 3 {
             return self.sweep_whole(dirty);
         }
-        let top = |k: usize| if k < bands { 1 + k * BAND } else { rows + 1 };
         // The plane index of each band's first word, then of the word after the last band.
-        let bounds: Vec<usize> = (0..=bands).map(|k| top(k) * wpr + 1).collect();
+        let bounds: Vec<usize> = tops.iter().map(|&top| top * wpr + 1).collect();
         let mut found = 0;
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
@@ -414,7 +413,7 @@ impl Planes {
                 .into_iter()
                 .zip(bands_of(safe, &bounds, half))
                 .filter_map(|((k, mines), (_, safe))| {
-                    let runs = runs(dirty, top(k), top(k + 1) - 1);
+                    let runs = runs(dirty, tops[k], tops[k + 1] - 1);
                     let band = Band { fixed, mines, safe };
                     (!runs.is_empty()).then_some((runs, band))
                 })
@@ -639,10 +638,9 @@ fn runs(dirty: &[bool], lo: usize, hi: usize) -> Vec<(usize, usize)> {
     runs
 }
 
-/// Cuts `plane` at `bounds` (the plane index where each band starts, then where the last
-/// one ends) and returns the bands of parity `half` (0: bands 0, 2, 4...), each with its
-/// index and the words beside it, which no band of the same half owns.
-fn bands_of<'a>(plane: &'a mut [u64], bounds: &[usize], half: usize) -> Vec<(usize, Rows<'a>)> {
+/// `plane` cut at the plane indices `bounds` (each band's start, then where the last one
+/// ends): the words before the first band, each band, then the words after the last.
+fn cut_at<'a>(plane: &'a mut [u64], bounds: &[usize]) -> Vec<&'a mut [u64]> {
     let mut chunks = Vec::with_capacity(bounds.len() + 1);
     let (mut rest, mut at) = (plane, 0);
     for &bound in bounds {
@@ -651,8 +649,22 @@ fn bands_of<'a>(plane: &'a mut [u64], bounds: &[usize], half: usize) -> Vec<(usi
         (rest, at) = (tail, bound);
     }
     chunks.push(rest);
-    // chunks[0] lies before the first band, chunks[k + 1] is band k, the last lies after
-    // the last band.
+    chunks
+}
+
+/// The bands of `plane` cut at `bounds` (as [`cut_at`]), without the words before the
+/// first band and after the last.
+fn bands_in<'a>(plane: &'a mut [u64], bounds: &[usize]) -> impl Iterator<Item = &'a mut [u64]> {
+    let mut chunks = cut_at(plane, bounds);
+    chunks.pop();
+    chunks.into_iter().skip(1)
+}
+
+/// Cuts `plane` at `bounds` (the plane index where each band starts, then where the last
+/// one ends) and returns the bands of parity `half` (0: bands 0, 2, 4...), each with its
+/// index and the words beside it, which no band of the same half owns.
+fn bands_of<'a>(plane: &'a mut [u64], bounds: &[usize], half: usize) -> Vec<(usize, Rows<'a>)> {
+    let chunks = cut_at(plane, bounds);
     let bands = bounds.len() - 1;
     let mut owned = Vec::with_capacity(chunks.len());
     let mut seen: Vec<&'a [u64]> = Vec::with_capacity(chunks.len());
@@ -1214,11 +1226,8 @@ mod tests {
                     "{rows}x{cols}: proven safe cells differ"
                 );
                 assert_eq!(whole.safe_count, banded.safe_count);
-                let constraints = crate::frontier::constraints_in(&whole, None);
-                assert_eq!(
-                    constraints,
-                    crate::frontier::constraints_in(&whole, Some(BAND / 2))
-                );
+                let constraints = crate::frontier::constraints_in(&whole, false);
+                assert_eq!(constraints, crate::frontier::constraints_in(&whole, true));
                 numbers += constraints.len();
                 let safe = whole.safe[1..whole.safe.len() - 1].to_vec();
                 if game.reveal_cells(&safe).expect("proven safe").opened == 0 {
