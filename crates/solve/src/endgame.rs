@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 use bitmines_core::{AsView, Status, View};
 
-use crate::Error;
+use crate::{Certain, Error, Solver};
 
 /// Most layouts the end-game search takes on.
 pub const ENDGAME: usize = 1024;
@@ -32,7 +32,7 @@ const BUDGET: usize = 30_000;
 /// Most steps the enumeration of the layouts takes before giving up.
 const STEPS: usize = 200_000;
 
-/// Most hidden cells the search takes on.
+/// Most hidden cells, other than proven mines, the search takes on.
 const MAX_CELLS: usize = 128;
 
 /// A set of layouts, one bit each.
@@ -41,66 +41,94 @@ type Set = [u64; ENDGAME / 64];
 /// What a hidden cell shows in one layout: a number, or [`MINE`].
 const MINE: u8 = 9;
 
-/// The hidden cells of a position and every layout of the mines on them that the view
-/// allows, with what each cell shows in each layout.
+/// The hidden cells of a position that are not proven mines, and every layout of the mines
+/// on them that the view allows, with what each cell shows in each layout.
 pub(crate) struct Layouts {
-    /// The hidden cells, row by row.
+    /// The hidden cells other than proven mines, row by row.
     pub(crate) cells: Vec<(usize, usize)>,
     /// For each layout, what each cell shows (a number, or [`MINE`]).
     shows: Vec<Vec<u8>>,
-    /// Each hidden cell's hidden neighbours (indices into `cells`).
+    /// Each cell's neighbours among `cells` (indices into `cells`).
     neighbours: Vec<Vec<usize>>,
-    /// Whether each hidden cell is flagged: a cascade does not open it.
+    /// Whether each cell is flagged: a cascade does not open it.
     flagged: Vec<bool>,
 }
 
 impl Layouts {
-    /// Every layout of `view`, or `None` if there are more than [`ENDGAME`], more than
-    /// [`MAX_CELLS`] hidden cells, none, or the enumeration runs past its budget.
-    pub(crate) fn of(view: &View<'_>) -> Result<Option<Layouts>, Error> {
-        let (rows, cols) = (view.rows(), view.cols());
-        // Nothing is allocated for a large board with many hidden cells.
-        if rows * cols - view.revealed_count() > MAX_CELLS {
+    /// Every layout of the mines `view` allows, given `certain`, what the solver proved of
+    /// it: its proven mines are mines in every layout, so only the other hidden cells are
+    /// listed, each layout holding the mines the proven ones leave. `None` if there are
+    /// more than [`ENDGAME`] layouts, more than [`MAX_CELLS`] such cells, none, or the
+    /// enumeration runs past its budget.
+    pub(crate) fn of(view: &View<'_>, certain: &Certain) -> Result<Option<Layouts>, Error> {
+        // Nothing is allocated for a large board with many hidden safe cells.
+        if hidden_safe_at_least(view) > MAX_CELLS {
             return Ok(None);
         }
-        let mut cells = Vec::new();
-        let mut flagged = Vec::new();
-        let mut index = vec![usize::MAX; rows * cols];
-        for r in 0..rows {
-            for c in 0..cols {
-                if view.number(r, c)?.is_none() {
-                    index[r * cols + c] = cells.len();
-                    cells.push((r, c));
-                    flagged.push(view.is_flagged(r, c)?);
-                }
-            }
-        }
+        let proven = certain.mines().count();
+        let Some(mines) = view.mine_count().checked_sub(proven) else {
+            return Ok(None);
+        };
+        let cells = certain.undecided().chain(certain.safe()).collect();
+        Layouts::within(view, cells, mines)
+    }
+
+    /// Every layout of `mines` mines on `cells` (hidden cells) that the numbers beside them
+    /// allow, every other hidden cell next to them or to those numbers taken to be a mine.
+    fn within(
+        view: &View<'_>,
+        mut cells: Vec<(usize, usize)>,
+        mines: usize,
+    ) -> Result<Option<Layouts>, Error> {
+        let (rows, cols) = (view.rows(), view.cols());
+        cells.sort_unstable();
+        cells.dedup();
         if cells.is_empty() || cells.len() > MAX_CELLS {
             return Ok(None);
         }
-        let mines = view.mine_count();
-        // Each revealed number touching hidden cells: the cells, and the mines it needs.
-        let mut numbers: Vec<(Vec<usize>, u8)> = Vec::new();
-        // For each hidden cell, the numbers that touch it and its hidden neighbours.
-        let mut touching: Vec<Vec<usize>> = vec![Vec::new(); cells.len()];
-        let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); cells.len()];
-        for r in 0..rows {
-            for c in 0..cols {
-                let around: Vec<usize> = around(rows, cols, r, c)
-                    .map(|(nr, nc)| index[nr * cols + nc])
-                    .filter(|&i| i != usize::MAX)
-                    .collect();
-                match view.number(r, c)? {
-                    Some(n) if !around.is_empty() => {
-                        for &i in &around {
-                            touching[i].push(numbers.len());
-                        }
-                        numbers.push((around, n));
-                    }
-                    Some(_) => {}
-                    None => neighbours[index[r * cols + c]] = around,
+        let index = |cell: (usize, usize)| cells.binary_search(&cell).ok();
+        let mut flagged = Vec::with_capacity(cells.len());
+        // Each hidden cell's neighbours among `cells`, and the mines around it outside them.
+        let mut neighbours: Vec<Vec<usize>> = Vec::with_capacity(cells.len());
+        let mut outside = Vec::with_capacity(cells.len());
+        // The revealed numbers next to `cells`, each once.
+        let mut beside = Vec::new();
+        for &(r, c) in &cells {
+            flagged.push(view.is_flagged(r, c)?);
+            let (mut near, mut out) = (Vec::new(), 0u8);
+            for (nr, nc) in around(rows, cols, r, c) {
+                match (view.number(nr, nc)?, index((nr, nc))) {
+                    (Some(_), _) => beside.push((nr, nc)),
+                    (None, Some(j)) => near.push(j),
+                    (None, None) => out += 1,
                 }
             }
+            neighbours.push(near);
+            outside.push(out);
+        }
+        beside.sort_unstable();
+        beside.dedup();
+        // Each number: the cells it touches, and the mines it needs among them.
+        let mut numbers: Vec<(Vec<usize>, u8)> = Vec::with_capacity(beside.len());
+        // For each cell, the numbers that touch it.
+        let mut touching: Vec<Vec<usize>> = vec![Vec::new(); cells.len()];
+        for (r, c) in beside {
+            let (mut near, mut out) = (Vec::new(), 0u8);
+            for (nr, nc) in around(rows, cols, r, c) {
+                if view.number(nr, nc)?.is_none() {
+                    match index((nr, nc)) {
+                        Some(j) => near.push(j),
+                        None => out += 1,
+                    }
+                }
+            }
+            let Some(need) = view.number(r, c)?.and_then(|n| n.checked_sub(out)) else {
+                return Ok(None); // more mines around it than it shows: no layout
+            };
+            for &j in &near {
+                touching[j].push(numbers.len());
+            }
+            numbers.push((near, need));
         }
         // Depth-first over the cells, each a mine or not: first the cells some number
         // touches, then the rest (which only the mine count limits), row by row within
@@ -186,10 +214,11 @@ impl Layouts {
                         if layout >> i & 1 != 0 {
                             MINE
                         } else {
-                            neighbours[i]
-                                .iter()
-                                .filter(|&&j| layout >> j & 1 != 0)
-                                .count() as u8
+                            outside[i]
+                                + neighbours[i]
+                                    .iter()
+                                    .filter(|&&j| layout >> j & 1 != 0)
+                                    .count() as u8
                         }
                     })
                     .collect()
@@ -405,8 +434,8 @@ impl EndGame {
 /// cell whose reveal gives the best chance of winning with best play after it (a cell
 /// proven safe that tells layouts apart comes first, being free); ties go to the safer
 /// cell, then the first row by row. `None` when the view allows more layouts, or none, or
-/// has more than 128 hidden cells, or the search runs past its budget, or nothing is left
-/// to reveal. A lost game is `Error::Finished`.
+/// has more than 128 hidden cells besides those the trivial rule proves to be mines, or
+/// the search runs past its budget, or nothing is left to reveal. A lost game is `Error::Finished`.
 ///
 /// ```
 /// use bitmines_core::Position;
@@ -431,7 +460,19 @@ pub fn end_game(position: &(impl AsView + ?Sized)) -> Result<Option<EndGame>, Er
             status: view.status(),
         });
     }
-    let Some(layouts) = Layouts::of(&view)? else {
+    // Nothing is allocated for a large board with many hidden safe cells.
+    if hidden_safe_at_least(&view) > MAX_CELLS {
+        return Ok(None);
+    }
+    // The trivial rule's proven mines are left out of the listing: few cells are left to
+    // list however many mines the view hides.
+    let mut solver = Solver::new(&view)?;
+    match solver.trivial() {
+        Ok(_) => {}
+        Err(Error::Contradiction { .. } | Error::MineCount { .. }) => return Ok(None),
+        Err(error) => return Err(error),
+    }
+    let Some(layouts) = Layouts::of(&view, &solver.into_certain())? else {
         return Ok(None);
     };
     Ok(best(&layouts).map(|(cell, win, mine)| EndGame {
@@ -470,6 +511,11 @@ pub(crate) fn best(layouts: &Layouts) -> Option<((usize, usize), f64, f64)> {
         }
     }
     best
+}
+
+/// The fewest hidden cells of `view` that can be safe: its hidden cells less its mines.
+fn hidden_safe_at_least(view: &View<'_>) -> usize {
+    (view.rows() * view.cols() - view.revealed_count()).saturating_sub(view.mine_count())
 }
 
 /// The on-board neighbours of `(r, c)`.

@@ -220,7 +220,7 @@ impl Player {
                 let mut pick =
                     forced(&game.view(), &solution, &cells)?.map(|([cell, _], p)| (cell, p));
                 if pick.is_none() && self.policy == Policy::Full {
-                    pick = end_game(game, odds)?;
+                    pick = end_game(game, &solution)?;
                 }
                 match pick {
                     Some(pick) => Some(pick),
@@ -240,7 +240,8 @@ impl Player {
 
 /// The [`Policy::Full`] pick when the view allows at most [`ENDGAME`] layouts, with its
 /// mine probability; `None` when it allows more, or the search runs past its budget.
-fn end_game(game: &Game, odds: &crate::Probabilities) -> Result<Option<Candidate>, Error> {
+fn end_game(game: &Game, solution: &crate::Solution) -> Result<Option<Candidate>, Error> {
+    let odds = &solution.probabilities;
     let few = odds.exact()
         && odds
             .log10_layouts()
@@ -248,7 +249,7 @@ fn end_game(game: &Game, odds: &crate::Probabilities) -> Result<Option<Candidate
     if !few {
         return Ok(None);
     }
-    let Some(layouts) = Layouts::of(&game.view())? else {
+    let Some(layouts) = Layouts::of(&game.view(), &solution.certain)? else {
         return Ok(None);
     };
     match endgame::best(&layouts) {

@@ -334,6 +334,56 @@ fn end_game_declines_large_positions_and_lost_games() {
     ));
 }
 
+/// The end game lists only the hidden cells that are not proven mines. On a strip of two
+/// rows whose 129 proven mines leave 141 hidden cells (more than the 128 it takes on), with
+/// a 2x5 block at the right end holding one mine in column 131 and one in columns 132 to
+/// 135, it still finds the block's 16 layouts, and the player, playing each of them
+/// through, wins exactly as often as the search says.
+#[test]
+fn end_game_leaves_proven_mines_out() {
+    let cols = 136;
+    let game_on = |extra: [(usize, usize); 2]| -> Game {
+        let mines = (0..129).map(|c| (0, c)).chain(extra);
+        let board = bitmines_core::Board::from_mines(2, cols, mines).unwrap();
+        let mut text = format!("bitmines game 2x{cols} playing\n");
+        for r in 0..2 {
+            for c in 0..cols {
+                text.push(match (r == 1 && c <= 130, board.is_mine(r, c).unwrap()) {
+                    (true, _) => char::from(b'0' + board.number(r, c).unwrap()),
+                    (false, true) => '*',
+                    (false, false) => '.',
+                });
+            }
+            text.push('\n');
+        }
+        text.parse().unwrap()
+    };
+    let layouts: Vec<[(usize, usize); 2]> = [(0, 131), (1, 131)]
+        .into_iter()
+        .flat_map(|a| (132..cols).flat_map(move |c| [[a, (0, c)], [a, (1, c)]]))
+        .collect();
+    let game = game_on(layouts[0]);
+    assert_eq!(cols * 2 - game.revealed_count(), 141);
+    let best = bitmines_solve::end_game(&game)
+        .unwrap()
+        .expect("the proven mines are left out");
+    assert_eq!(best.layouts(), layouts.len());
+    assert!(best.win() > 0.0 && best.win() < 0.5, "{best:?}");
+    let mut wins = 0;
+    for &layout in &layouts {
+        let mut game = game_on(layout);
+        if Player::new(Policy::Full).play(&mut game).unwrap().won {
+            wins += 1;
+        }
+    }
+    let won = f64::from(wins) / layouts.len() as f64;
+    assert!(
+        (won - best.win()).abs() <= 1e-9,
+        "won {won} of the layouts, the search promised {}",
+        best.win()
+    );
+}
+
 /// The neighbours of cell `i` (`row * cols + col`) on a `rows` x `cols` board.
 fn neighbours(i: usize, rows: usize, cols: usize) -> Vec<usize> {
     let (r, c) = (i / cols, i % cols);
