@@ -23,9 +23,10 @@ pub enum Policy {
     /// up to [`LOOKAHEAD`] of them; for each, every number it may show is put on a copy of
     /// the view and solved again. The cell's score is the chance it is safe times the
     /// expected safety of the move after it, each number weighted by the layouts that show
-    /// it. That safety is 1 when a cell is then proven safe beside an undecided cell (so
-    /// revealing it may teach something); otherwise it blends the two best guesses'
-    /// chances, four parts the best to one part the next. The highest score wins, ties to
+    /// it. That safety blends the chances of the two safest moves there, four parts the
+    /// best to one part the next, where a cell then proven safe beside an undecided one
+    /// (so revealing it may teach something) is a move safe for sure: two such cells make
+    /// it 1, one makes it four fifths plus a fifth of the best guess's chance. The highest score wins, ties to
     /// the cell taken first. The rest are skipped once a cell's chance of being safe is no
     /// better than the best score found (its score could not beat it).
     Lookahead,
@@ -307,11 +308,15 @@ fn look_ahead(
             let Some(log10) = solution.probabilities.log10_layouts() else {
                 continue;
             };
-            let next = if teaching_safe(game, &solution.certain)? {
-                1.0
-            } else {
-                // The two best chances of a safe guess, blended four to one.
-                let (mut first, mut second) = (0.0f64, 0.0f64);
+            // The two best chances of a safe move next, blended four to one; a cell
+            // proven safe beside an undecided one is a sure move that may teach something.
+            let sure = teaching_safe(game, &solution.certain, 2)?;
+            let (mut first, mut second) = match sure {
+                0 => (0.0f64, 0.0f64),
+                1 => (1.0, 0.0),
+                _ => (1.0, 1.0),
+            };
+            if sure < 2 {
                 for (_, p) in undecided(&solution) {
                     let safe = 1.0 - p;
                     if safe > first {
@@ -320,8 +325,8 @@ fn look_ahead(
                         second = safe;
                     }
                 }
-                (4.0 * first + second) / 5.0
-            };
+            }
+            let next = (4.0 * first + second) / 5.0;
             outcomes.push((log10 * std::f64::consts::LN_10, next));
         }
         let shown = outcomes.len();
@@ -353,16 +358,20 @@ fn look_ahead(
     Ok(best.or(best_dead).map(|(cell, _)| cell))
 }
 
-/// Whether `certain` proves safe a hidden cell next to an undecided one: revealing it
-/// may tell something new (a proven cell whose neighbours are all decided shows a number
-/// known already).
-fn teaching_safe(game: &Game, certain: &crate::Certain) -> Result<bool, Error> {
+/// How many hidden cells next to an undecided one `certain` proves safe, counting to
+/// `most` at most: revealing one may tell something new (a proven cell whose neighbours
+/// are all decided shows a number known already).
+fn teaching_safe(game: &Game, certain: &crate::Certain, most: usize) -> Result<usize, Error> {
+    let mut found = 0;
     for cell in certain.safe() {
+        if found == most {
+            break;
+        }
         if undecided_around(game, certain, cell)? > 0 {
-            return Ok(true);
+            found += 1;
         }
     }
-    Ok(false)
+    Ok(found)
 }
 
 /// How many of `cell`'s neighbours `certain` leaves undecided.
