@@ -435,7 +435,8 @@ impl EndGame {
 /// proven safe that tells layouts apart comes first, being free); ties go to the safer
 /// cell, then the first row by row. `None` when the view allows more layouts, or none, or
 /// has more than 128 hidden cells besides those the trivial rule proves to be mines, or
-/// the search runs past its budget, or nothing is left to reveal. A lost game is `Error::Finished`.
+/// the search runs past its budget, or nothing is left to reveal. A lost game is
+/// `Error::Finished`.
 ///
 /// ```
 /// use bitmines_core::Position;

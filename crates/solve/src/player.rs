@@ -26,9 +26,9 @@ pub enum Policy {
     /// it. That safety blends the chances of the two safest moves there, four parts the
     /// best to one part the next, where a cell then proven safe beside an undecided one
     /// (so revealing it may teach something) is a move safe for sure: two such cells make
-    /// it 1, one makes it four fifths plus a fifth of the best guess's chance. The highest score wins, ties to
-    /// the cell taken first. The rest are skipped once a cell's chance of being safe is no
-    /// better than the best score found (its score could not beat it).
+    /// it 1, one makes it four fifths plus a fifth of the best guess's chance. The highest
+    /// score wins, ties to the cell taken first. The rest are skipped once a cell's chance
+    /// of being safe is no better than the best score found (its score could not beat it).
     Lookahead,
     /// [`Policy::Lookahead`] with forced guesses first and dead cells last. A forced guess
     /// is an unavoidable 50/50: two undecided cells holding exactly one mine in every
