@@ -73,7 +73,7 @@ impl Layouts {
         Layouts::within(view, cells, mines)
     }
 
-    /// Every layout of `mines` mines on `cells` (hidden cells) that the numbers beside them
+    /// Every layout of `mines` mines on `cells` (distinct hidden cells) that the numbers beside them
     /// allow, every other hidden cell next to them or to those numbers taken to be a mine.
     fn within(
         view: &View<'_>,
@@ -82,7 +82,6 @@ impl Layouts {
     ) -> Result<Option<Layouts>, Error> {
         let (rows, cols) = (view.rows(), view.cols());
         cells.sort_unstable();
-        cells.dedup();
         if cells.is_empty() || cells.len() > MAX_CELLS {
             return Ok(None);
         }

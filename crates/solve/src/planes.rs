@@ -107,10 +107,9 @@ impl Planes {
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
     fn update_in(&mut self, view: &View<'_>, banded: bool) -> Result<usize, (usize, &'static str)> {
-        let wpr = self.geometry.words_per_row();
         // Each piece is a row range of the planes this writes: a band, or the whole board.
         let tops = self.tops(banded);
-        let bounds: Vec<usize> = tops.iter().map(|&top| top * wpr + 1).collect();
+        let bounds = self.bounds(&tops);
         let [n0, n1, n2, n3] = &mut self.numbers;
         let pieces: Vec<Fresh<'_>> = bands_in(&mut self.revealed, &bounds)
             .zip(bands_in(n0, &bounds))
@@ -345,6 +344,13 @@ impl Planes {
         (0..bands).map(|k| 1 + k * BAND).chain([rows + 1]).collect()
     }
 
+    /// The plane index of the first word of each band starting at `tops` (from
+    /// [`Planes::tops`]), then of the word after the last band.
+    fn bounds(&self, tops: &[usize]) -> Vec<usize> {
+        let wpr = self.geometry.words_per_row();
+        tops.iter().map(|&top| top * wpr + 1).collect()
+    }
+
     /// [`Planes::sweep`], in bands or not as `banded` says (for boards of more than one
     /// word a row).
     fn sweep_in(&mut self, banded: bool) -> Result<usize, Bad> {
@@ -404,8 +410,7 @@ impl Planes {
         if tops.len() < 3 {
             return self.sweep_whole(dirty);
         }
-        // The plane index of each band's first word, then of the word after the last band.
-        let bounds: Vec<usize> = tops.iter().map(|&top| top * wpr + 1).collect();
+        let bounds = self.bounds(&tops);
         let mut found = 0;
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
@@ -1164,18 +1169,9 @@ mod tests {
     /// The plane indices of the eight neighbours of a board cell's plane index.
     fn around(planes: &Planes, index: usize) -> impl Iterator<Item = usize> + '_ {
         let stride = planes.geometry.words_per_row() * 64;
-        [
-            index - stride - 1,
-            index - stride,
-            index - stride + 1,
-            index - 1,
-            index + 1,
-            index + stride - 1,
-            index + stride,
-            index + stride + 1,
-        ]
-        .into_iter()
-        .filter(|&n| planes.is_cell(n))
+        crate::frontier::neighbours(index, stride)
+            .into_iter()
+            .filter(|&n| planes.is_cell(n))
     }
 
     /// The sweep and update in bands give the sweep of the whole board's fixed points,
