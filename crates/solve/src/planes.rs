@@ -659,10 +659,19 @@ fn cut_at<'a>(plane: &'a mut [u64], bounds: &[usize]) -> Vec<&'a mut [u64]> {
 
 /// The bands of `plane` cut at `bounds` (as [`cut_at`]), without the words before the
 /// first band and after the last.
-fn bands_in<'a>(plane: &'a mut [u64], bounds: &[usize]) -> impl Iterator<Item = &'a mut [u64]> {
-    let mut chunks = cut_at(plane, bounds);
-    chunks.pop();
-    chunks.into_iter().skip(1)
+fn bands_in<'a, 'b>(
+    plane: &'a mut [u64],
+    bounds: &'b [usize],
+) -> impl Iterator<Item = &'a mut [u64]> + use<'a, 'b> {
+    // Split as the bands are taken, so that no vector of chunks is allocated.
+    let first = bounds.first().copied().unwrap_or(0);
+    let (_, mut rest) = plane.split_at_mut(first);
+    let mut at = first;
+    bounds.iter().skip(1).map(move |&bound| {
+        let (band, tail) = std::mem::take(&mut rest).split_at_mut(bound - at);
+        (rest, at) = (tail, bound);
+        band
+    })
 }
 
 /// Cuts `plane` at `bounds` (the plane index where each band starts, then where the last
@@ -1001,8 +1010,57 @@ pub(crate) struct Ring {
     full: Vec<u64>,
 }
 
+thread_local! {
+    /// Rings of planes dropped on this thread, kept for the next planes of the same width:
+    /// a player builds a fresh solver at every guess, and a ring is 34 row buffers.
+    static SPARE_RINGS: std::cell::RefCell<Vec<Ring>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The most rings [`SPARE_RINGS`] keeps on a thread.
+const SPARE_RINGS_KEPT: usize = 4;
+
+impl Drop for Planes {
+    fn drop(&mut self) {
+        let ring = std::mem::take(&mut self.ring);
+        if ring.open.is_empty() {
+            return; // taken by a sweep that failed, or never built
+        }
+        // A thread being torn down has no pool: the ring is then simply freed.
+        let _ = SPARE_RINGS.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut()
+                && spare.len() < SPARE_RINGS_KEPT
+            {
+                spare.push(ring);
+            }
+        });
+    }
+}
+
 impl Ring {
+    /// Zeroed row buffers for rows of `wpr` words: a spare ring of that width if this
+    /// thread has one, else a new one.
     pub(crate) fn new(wpr: usize) -> Ring {
+        let spare = SPARE_RINGS
+            .try_with(|spare| {
+                let mut spare = spare.try_borrow_mut().ok()?;
+                let at = spare.iter().position(|ring| ring.open.len() == wpr + 2)?;
+                Some(spare.swap_remove(at))
+            })
+            .ok()
+            .flatten();
+        if let Some(mut ring) = spare {
+            ring.sums.iter_mut().flatten().for_each(|v| v.fill(0));
+            ring.spread.iter_mut().flatten().for_each(|v| v.fill(0));
+            for v in [
+                &mut ring.open,
+                &mut ring.lined,
+                &mut ring.sat,
+                &mut ring.full,
+            ] {
+                v.fill(0);
+            }
+            return ring;
+        }
         let row = || vec![0; wpr];
         Ring {
             sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
