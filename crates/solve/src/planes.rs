@@ -1023,7 +1023,7 @@ impl Drop for Planes {
     fn drop(&mut self) {
         let ring = std::mem::take(&mut self.ring);
         if ring.open.is_empty() {
-            return; // taken by a sweep that failed, or never built
+            return; // an empty ring: nothing worth keeping
         }
         // A thread being torn down has no pool: the ring is then simply freed.
         let _ = SPARE_RINGS.try_with(|spare| {
