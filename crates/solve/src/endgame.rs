@@ -73,8 +73,9 @@ impl Layouts {
         Layouts::within(view, cells, mines)
     }
 
-    /// Every layout of `mines` mines on `cells` (distinct hidden cells) that the numbers beside them
-    /// allow, every other hidden cell next to them or to those numbers taken to be a mine.
+    /// Every layout of `mines` mines on `cells` (distinct hidden cells) that the numbers
+    /// beside them allow, every other hidden cell next to them or to those numbers taken
+    /// to be a mine.
     fn within(
         view: &View<'_>,
         mut cells: Vec<(usize, usize)>,
