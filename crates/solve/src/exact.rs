@@ -67,19 +67,19 @@ struct Step {
     touches: Few<Touch>,
 }
 
-/// The states after a prefix of the order.
-#[derive(Debug, Clone)]
+/// The states after a prefix of the order: where its figures lie in the component's
+/// vectors ([`Counted`] keeps every layer's in one vector of each kind).
+#[derive(Debug, Clone, Copy)]
 struct Layer {
-    keys: Vec<u64>,
-    /// Layout counts, `width` per state, by mines in the prefix.
-    counts: Vec<f64>,
+    /// How many states.
+    states: usize,
+    /// Layout counts, `width` per state, by mines in the prefix, from `counts_at`.
     width: usize,
-    /// For each state, the first and last mine count its layouts may have: the counts
-    /// outside are zero and are skipped (`(1, 0)`: none).
-    span: Vec<(usize, usize)>,
-    /// For each state and each mine count `x` of the next variable, the state it leads to
-    /// (`u32::MAX`: none), `m + 1` per state.
-    edges: Vec<u32>,
+    counts_at: usize,
+    /// Its states' spans, from `span_at`.
+    span_at: usize,
+    /// Its states' edges, `m + 1` per state, from `edges_at` (none for the last layer).
+    edges_at: usize,
 }
 
 /// Why a component was not counted exactly.
@@ -96,23 +96,23 @@ pub(crate) enum OverBudget {
 pub(crate) struct Counted {
     steps: Vec<Step>,
     layers: Vec<Layer>,
+    /// Every layer's layout counts, one after the other.
+    counts: Vec<f64>,
+    /// For each state of each layer, the first and last mine count its layouts may have:
+    /// the counts outside are zero and are skipped (`(1, 0)`: none).
+    span: Vec<(usize, usize)>,
+    /// For each state of each layer but the last and each mine count `x` of the next
+    /// variable, the state of the next layer it leads to (`u32::MAX`: none).
+    edges: Vec<u32>,
 }
 
 impl Counted {
     /// Heap bytes of its steps and layers.
     pub(crate) fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
-        let layers: usize = self
-            .layers
-            .iter()
-            .map(|l| {
-                l.keys.capacity() * size_of::<u64>()
-                    + l.counts.capacity() * size_of::<f64>()
-                    + l.span.capacity() * size_of::<(usize, usize)>()
-                    + l.edges.capacity() * size_of::<u32>()
-            })
-            .sum();
-        layers
+        self.counts.capacity() * size_of::<f64>()
+            + self.span.capacity() * size_of::<(usize, usize)>()
+            + self.edges.capacity() * size_of::<u32>()
             + self.steps.capacity() * size_of::<Step>()
             + self.layers.capacity() * size_of::<Layer>()
     }
@@ -120,7 +120,7 @@ impl Counted {
     /// Layouts of the component by number of mines (empty: none meets its constraints).
     pub(crate) fn distribution(&self) -> &[f64] {
         match self.layers.last() {
-            Some(last) if !last.keys.is_empty() => &last.counts[..last.width],
+            Some(last) if last.states > 0 => &self.counts[last.counts_at..][..last.width],
             _ => &[],
         }
     }
@@ -139,27 +139,35 @@ pub(crate) fn count(
     let steps = plan(vars, own, all_vars, constraints)?;
     let mut layers = Vec::with_capacity(steps.len() + 1);
     layers.push(Layer {
-        keys: vec![0],
-        counts: vec![1.0],
+        states: 1,
         width: 1,
-        span: vec![(0, 0)],
-        edges: Vec::new(),
+        counts_at: 0,
+        span_at: 0,
+        edges_at: 0,
     });
+    let (mut counts, mut span, mut edges) = (vec![1.0], vec![(0, 0)], Vec::new());
+    // The keys of the last layer and of the one being built: only the forward pass needs
+    // them, so two vectors serve every layer.
+    let (mut keys, mut next_keys): (Vec<u64>, Vec<u64>) = (vec![0], Vec::new());
+    let mut map: FastMap<u64, u32> = FastMap::default();
     for step in &steps {
         let Some(layer) = layers.last_mut() else {
             break;
         };
         let m = step.m;
         let width = (layer.width + m).min(max_mines + 1);
-        let mut map: FastMap<u64, u32> = FastMap::default();
-        let most = (layer.keys.len() * (m + 1)).min(max_states + 1);
-        let mut keys = Vec::with_capacity(most);
-        let mut counts: Vec<f64> = Vec::with_capacity(most * width);
-        let mut span: Vec<(usize, usize)> = Vec::with_capacity(most);
-        layer.edges = vec![u32::MAX; layer.keys.len() * (m + 1)];
-        for (i, &key) in layer.keys.iter().enumerate() {
-            let (lo, hi) = layer.span[i];
-            let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
+        let most = (layer.states * (m + 1)).min(max_states + 1);
+        let (counts_at, span_at) = (counts.len(), span.len());
+        next_keys.clear();
+        map.clear();
+        counts.reserve(most * width);
+        span.reserve(most);
+        layer.edges_at = edges.len();
+        edges.resize(layer.edges_at + layer.states * (m + 1), u32::MAX);
+        let layer = *layer;
+        for (i, &key) in keys.iter().enumerate() {
+            let (lo, hi) = span[layer.span_at + i];
+            let from_at = layer.counts_at + i * layer.width;
             #[allow(
                 clippy::needless_range_loop,
                 reason = "x is a mine count, not only an index"
@@ -179,51 +187,61 @@ pub(crate) fn count(
                         next |= u64::from(sum) << t.shift;
                     }
                 }
-                let found = if keys.len() < SCAN {
-                    keys.iter().position(|&k| k == next).map(|j| j as u32)
+                let found = if next_keys.len() < SCAN {
+                    next_keys.iter().position(|&k| k == next).map(|j| j as u32)
                 } else {
                     if map.is_empty() {
                         map.reserve(most);
-                        map.extend(keys.iter().enumerate().map(|(j, &k)| (k, j as u32)));
+                        map.extend(next_keys.iter().enumerate().map(|(j, &k)| (k, j as u32)));
                     }
                     map.get(&next).copied()
                 };
                 let j = match found {
                     Some(j) => j,
                     None => {
-                        keys.push(next);
+                        next_keys.push(next);
                         counts.resize(counts.len() + width, 0.0);
                         span.push((usize::MAX, 0));
-                        let j = (keys.len() - 1) as u32;
+                        let j = (next_keys.len() - 1) as u32;
                         if !map.is_empty() {
                             map.insert(next, j);
                         }
                         j
                     }
                 };
-                if keys.len() > max_states {
+                if next_keys.len() > max_states {
                     return Err(OverBudget::States);
                 }
-                layer.edges[i * (m + 1) + x] = j;
+                edges[layer.edges_at + i * (m + 1) + x] = j;
                 let c = BINOMIAL[m][x];
                 let top = hi.min(width - 1 - x);
-                let to = &mut counts[j as usize * width + lo + x..=j as usize * width + top + x];
+                // The last layer's counts lie before the new layer's, so both can be had.
+                let (before, new) = counts.split_at_mut(counts_at);
+                let from = &before[from_at..from_at + layer.width];
+                let to = &mut new[j as usize * width + lo + x..=j as usize * width + top + x];
                 for (slot, &n) in to.iter_mut().zip(&from[lo..=top]) {
                     *slot += n * c;
                 }
-                let s = &mut span[j as usize];
+                let s = &mut span[span_at + j as usize];
                 *s = (s.0.min(lo + x), s.1.max(top + x));
             }
         }
         layers.push(Layer {
-            keys,
-            counts,
+            states: next_keys.len(),
             width,
-            span,
-            edges: Vec::new(),
+            counts_at,
+            span_at,
+            edges_at: edges.len(),
         });
+        std::mem::swap(&mut keys, &mut next_keys);
     }
-    Ok(Counted { steps, layers })
+    Ok(Counted {
+        steps,
+        layers,
+        counts,
+        span,
+        edges,
+    })
 }
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
@@ -338,7 +356,7 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
         return out;
     };
     // The backward weights of the last layer: one state (every constraint closed).
-    let mut after: Vec<f64> = (0..last.keys.len() * last.width)
+    let mut after: Vec<f64> = (0..last.states * last.width)
         .map(|i| weights.get(i % last.width).copied().unwrap_or(0.0))
         .collect();
     let mut before = Vec::new();
@@ -346,17 +364,17 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
         before.clear();
-        before.resize(layer.keys.len() * layer.width, 0.0);
+        before.resize(layer.states * layer.width, 0.0);
         let mut by_x = [0.0; 9];
-        for i in 0..layer.keys.len() {
-            let (lo, hi) = layer.span[i];
+        for i in 0..layer.states {
+            let (lo, hi) = counted.span[layer.span_at + i];
             if lo > hi {
                 continue;
             }
-            let from = &layer.counts[i * layer.width..(i + 1) * layer.width];
+            let from = &counted.counts[layer.counts_at + i * layer.width..][..layer.width];
             let back = &mut before[i * layer.width..(i + 1) * layer.width];
             for (x, total) in by_x.iter_mut().enumerate().take(m + 1) {
-                let j = layer.edges[i * (m + 1) + x];
+                let j = counted.edges[layer.edges_at + i * (m + 1) + x];
                 if j == u32::MAX {
                     continue;
                 }

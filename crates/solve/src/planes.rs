@@ -107,6 +107,9 @@ impl Planes {
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
     fn update_in(&mut self, view: &View<'_>, banded: bool) -> Result<usize, (usize, &'static str)> {
+        if !banded {
+            return self.update_whole(view);
+        }
         // Each piece is a row range of the planes this writes: a band, or the whole board.
         let tops = self.tops(banded);
         let bounds = self.bounds(&tops);
@@ -129,12 +132,12 @@ impl Planes {
         let taken: Vec<Result<Taken, (usize, &'static str)>> = if pieces.len() > 1 {
             pieces
                 .into_par_iter()
-                .map(|piece| piece.update(geometry, mines, view))
+                .map(|piece| piece.update(geometry, mines, view, Vec::new()))
                 .collect()
         } else {
             pieces
                 .into_iter()
-                .map(|piece| piece.update(geometry, mines, view))
+                .map(|piece| piece.update(geometry, mines, view, Vec::new()))
                 .collect()
         };
         let mut changed = 0;
@@ -147,6 +150,36 @@ impl Planes {
                 self.mark_dirty(row);
             }
         }
+        Ok(changed)
+    }
+
+    /// [`Planes::update`] of the whole board as one piece, on this thread, with no vector
+    /// of pieces: the rows that changed are kept in the ring's buffer of marks.
+    fn update_whole(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        // The plane indices of the board's rows, as [`Planes::bounds`] gives them.
+        let wpr = self.geometry.words_per_row();
+        let words = wpr + 1..(self.geometry.rows() + 1) * wpr + 1;
+        let [n0, n1, n2, n3] = &mut self.numbers;
+        let piece = Fresh {
+            first: 1,
+            revealed: &mut self.revealed[words.clone()],
+            numbers: [
+                &mut n0[words.clone()],
+                &mut n1[words.clone()],
+                &mut n2[words.clone()],
+                &mut n3[words.clone()],
+            ],
+            safe: &mut self.safe[words],
+        };
+        let rows = std::mem::take(&mut self.ring.marks);
+        let taken = piece.update(&self.geometry, &self.mines, view, rows)?;
+        self.eights |= taken.eights;
+        self.safe_count -= taken.revealed_safe;
+        for &row in &taken.rows {
+            self.mark_dirty(row);
+        }
+        let changed = taken.rows.len();
+        self.ring.marks = taken.rows;
         Ok(changed)
     }
 
@@ -396,9 +429,14 @@ impl Planes {
             mines: whole(mines),
             safe: whole(safe),
         }
-        .sweep(&runs, &mut ring);
+        .sweep(runs, &mut ring);
+        let found = swept.map(|swept| {
+            let found = self.take(&swept);
+            ring.marks = swept.marks; // the buffer, for the next sweep
+            found
+        });
         self.ring = ring;
-        swept.map(|swept| self.take(swept))
+        found
     }
 
     /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
@@ -418,7 +456,7 @@ impl Planes {
                 .into_iter()
                 .zip(bands_of(safe, &bounds, half))
                 .filter_map(|((k, mines), (_, safe))| {
-                    let runs = runs(dirty, tops[k], tops[k + 1] - 1);
+                    let runs: Vec<_> = runs(dirty, tops[k], tops[k + 1] - 1).collect();
                     let band = Band { fixed, mines, safe };
                     (!runs.is_empty()).then_some((runs, band))
                 })
@@ -427,11 +465,11 @@ impl Planes {
                 .into_par_iter()
                 .map_init(
                     || Ring::new(wpr),
-                    |ring, (runs, mut band)| band.sweep(&runs, ring),
+                    |ring, (runs, mut band)| band.sweep(runs, ring),
                 )
                 .collect();
             for swept in swept {
-                found += self.take(swept?);
+                found += self.take(&swept?);
             }
         }
         Ok(found)
@@ -453,9 +491,9 @@ impl Planes {
 
     /// Takes in what a band's sweep proved: counts its safe cells and marks the rows
     /// around its proofs for the next sweep. Returns the cells it proved.
-    fn take(&mut self, swept: Swept) -> usize {
+    fn take(&mut self, swept: &Swept) -> usize {
         self.safe_count += swept.found_safe;
-        for row in swept.marks {
+        for &row in &swept.marks {
             self.mark_dirty(row);
         }
         swept.found
@@ -551,17 +589,20 @@ struct Taken {
 
 impl Fresh<'_> {
     /// [`Planes::update`] over these rows: copies in the rows of `view` whose revealed
-    /// cells changed, or returns the first cell that shows it is not a later view.
+    /// cells changed, or returns the first cell that shows it is not a later view. The
+    /// rows that changed are put in `rows` (cleared first).
     fn update(
         self,
         geometry: &Geometry,
         mines: &[u64],
         view: &View<'_>,
+        mut rows: Vec<usize>,
     ) -> Result<Taken, (usize, &'static str)> {
         let wpr = geometry.words_per_row();
         let revealed = view.revealed_words();
+        rows.clear();
         let mut taken = Taken {
-            rows: Vec::new(),
+            rows,
             revealed_safe: 0,
             eights: false,
         };
@@ -625,22 +666,22 @@ const _: () = assert!(BAND > 3);
 const BANDED_WORDS: usize = 1 << 13;
 
 /// The runs of consecutive marked rows of `dirty` within rows `lo..=hi`, as `(first,
-/// last)`.
-fn runs(dirty: &[bool], lo: usize, hi: usize) -> Vec<(usize, usize)> {
-    let mut runs = Vec::new();
+/// last)`, found as they are taken.
+fn runs(dirty: &[bool], lo: usize, hi: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut r = lo;
-    while r <= hi {
-        if !dirty[r] {
+    std::iter::from_fn(move || {
+        while r <= hi && !dirty[r] {
             r += 1;
-            continue;
+        }
+        if r > hi {
+            return None;
         }
         let start = r;
         while r <= hi && dirty[r] {
             r += 1;
         }
-        runs.push((start, r - 1));
-    }
-    runs
+        Some((start, r - 1))
+    })
 }
 
 /// `plane` cut at the plane indices `bounds` (each band's start, then where the last one
@@ -772,7 +813,11 @@ struct Band<'a> {
 
 impl Band<'_> {
     /// The trivial rule over each run of rows (padded rows, all in this band).
-    fn sweep(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep(
+        &mut self,
+        runs: impl IntoIterator<Item = (usize, usize)>,
+        ring: &mut Ring,
+    ) -> Result<Swept, Bad> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: `sweep_v3` only needs the CPU feature checked just above.
@@ -784,7 +829,11 @@ impl Band<'_> {
     /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn sweep_v3(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep_v3(
+        &mut self,
+        runs: impl IntoIterator<Item = (usize, usize)>,
+        ring: &mut Ring,
+    ) -> Result<Swept, Bad> {
         self.sweep_any(runs, ring)
     }
 
@@ -794,14 +843,20 @@ impl Band<'_> {
     /// back onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a
     /// row before a later stage adds to it is merely behind, never wrong.
     #[inline(always)]
-    fn sweep_any(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep_any(
+        &mut self,
+        runs: impl IntoIterator<Item = (usize, usize)>,
+        ring: &mut Ring,
+    ) -> Result<Swept, Bad> {
         let rows = self.fixed.rows as isize;
+        let mut marks = std::mem::take(&mut ring.marks);
+        marks.clear();
         let mut swept = Swept {
             found: 0,
             found_safe: 0,
-            marks: Vec::new(),
+            marks,
         };
-        for &(first, last) in runs {
+        for (first, last) in runs {
             let (first, last) = (first as isize, last as isize);
             for q in first - 2..=last + 2 {
                 if (0..=rows + 1).contains(&q) {
@@ -1008,6 +1063,9 @@ pub(crate) struct Ring {
     /// The current row's verdicts, with a zero word on each side.
     sat: Vec<u64>,
     full: Vec<u64>,
+    /// A buffer of rows lent to each sweep for its marks (and to each update for the rows
+    /// it changed), so that neither allocates one.
+    marks: Vec<usize>,
 }
 
 thread_local! {
@@ -1069,6 +1127,7 @@ impl Ring {
             lined: vec![0; wpr + 2],
             sat: vec![0; wpr + 2],
             full: vec![0; wpr + 2],
+            marks: Vec::new(),
         }
     }
 
@@ -1078,7 +1137,8 @@ impl Ring {
             + self.open.len()
             + self.lined.len()
             + self.sat.len()
-            + self.full.len())
+            + self.full.len()
+            + self.marks.capacity())
     }
 }
 

@@ -201,17 +201,24 @@ impl Game {
             });
         }
         let wpr = geometry.words_per_row();
-        let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
+        let (first, last) = (geometry.cell_mask(0), geometry.cell_mask(wpr - 1));
         // Row by row; most rows of a set are empty, and an OR over a row is a vector loop.
         for (row, words) in cells.chunks_exact(wpr).enumerate() {
             if words.iter().fold(0, |any, &set| any | set) == 0 {
                 continue;
             }
             let sentinel = row == 0 || row > geometry.rows();
-            let stray = words
-                .iter()
-                .zip(&masks)
-                .position(|(&set, &board)| set & !(if sentinel { 0 } else { board }) != 0);
+            let stray = words.iter().enumerate().position(|(j, &set)| {
+                // Only a row's first and last words hold padding; the words between are
+                // all board cells.
+                let board = match j {
+                    _ if sentinel => 0,
+                    0 => first,
+                    _ if j + 1 == wpr => last,
+                    _ => !0,
+                };
+                set & !board != 0
+            });
             if let Some(j) = stray {
                 return Err(Error::StrayBits {
                     word: row * wpr + j,
