@@ -415,8 +415,10 @@ impl Planes {
 
     /// The sweep of the whole board as one band, on this thread.
     fn sweep_whole(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
-        let runs = runs(dirty, 1, self.geometry.rows());
         let mut ring = std::mem::take(&mut self.ring);
+        let mut runs_of = std::mem::take(&mut ring.runs);
+        runs_of.clear();
+        runs_of.extend(runs(dirty, 1, self.geometry.rows()));
         let (fixed, mines, safe) = self.parts();
         let whole = |own| Rows {
             above: &[],
@@ -429,7 +431,8 @@ impl Planes {
             mines: whole(mines),
             safe: whole(safe),
         }
-        .sweep(runs, &mut ring);
+        .sweep(&runs_of, &mut ring);
+        ring.runs = runs_of;
         let found = swept.map(|swept| {
             let found = self.take(&swept);
             ring.marks = swept.marks; // the buffer, for the next sweep
@@ -465,7 +468,7 @@ impl Planes {
                 .into_par_iter()
                 .map_init(
                     || Ring::new(wpr),
-                    |ring, (runs, mut band)| band.sweep(runs, ring),
+                    |ring, (runs, mut band)| band.sweep(&runs, ring),
                 )
                 .collect();
             for swept in swept {
@@ -813,11 +816,7 @@ struct Band<'a> {
 
 impl Band<'_> {
     /// The trivial rule over each run of rows (padded rows, all in this band).
-    fn sweep(
-        &mut self,
-        runs: impl IntoIterator<Item = (usize, usize)>,
-        ring: &mut Ring,
-    ) -> Result<Swept, Bad> {
+    fn sweep(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: `sweep_v3` only needs the CPU feature checked just above.
@@ -829,11 +828,7 @@ impl Band<'_> {
     /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn sweep_v3(
-        &mut self,
-        runs: impl IntoIterator<Item = (usize, usize)>,
-        ring: &mut Ring,
-    ) -> Result<Swept, Bad> {
+    fn sweep_v3(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
         self.sweep_any(runs, ring)
     }
 
@@ -843,11 +838,7 @@ impl Band<'_> {
     /// back onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a
     /// row before a later stage adds to it is merely behind, never wrong.
     #[inline(always)]
-    fn sweep_any(
-        &mut self,
-        runs: impl IntoIterator<Item = (usize, usize)>,
-        ring: &mut Ring,
-    ) -> Result<Swept, Bad> {
+    fn sweep_any(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
         let rows = self.fixed.rows as isize;
         let mut marks = std::mem::take(&mut ring.marks);
         marks.clear();
@@ -856,7 +847,7 @@ impl Band<'_> {
             found_safe: 0,
             marks,
         };
-        for (first, last) in runs {
+        for &(first, last) in runs {
             let (first, last) = (first as isize, last as isize);
             for q in first - 2..=last + 2 {
                 if (0..=rows + 1).contains(&q) {
@@ -1066,6 +1057,8 @@ pub(crate) struct Ring {
     /// A buffer of rows lent to each sweep for its marks (and to each update for the rows
     /// it changed), so that neither allocates one.
     marks: Vec<usize>,
+    /// A buffer for the runs of rows a sweep of the whole board works on.
+    runs: Vec<(usize, usize)>,
 }
 
 thread_local! {
@@ -1128,6 +1121,7 @@ impl Ring {
             sat: vec![0; wpr + 2],
             full: vec![0; wpr + 2],
             marks: Vec::new(),
+            runs: Vec::new(),
         }
     }
 
@@ -1138,7 +1132,8 @@ impl Ring {
             + self.lined.len()
             + self.sat.len()
             + self.full.len()
-            + self.marks.capacity())
+            + self.marks.capacity()
+            + 2 * self.runs.capacity())
     }
 }
 
