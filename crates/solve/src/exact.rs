@@ -159,7 +159,13 @@ pub(crate) fn count(
         let most = (layer.states * (m + 1)).min(max_states + 1);
         let (counts_at, span_at) = (counts.len(), span.len());
         next_keys.clear();
-        map.clear();
+        // The map of a much larger layer before is dropped rather than cleared, which would
+        // cost its whole capacity at every step after it.
+        if map.capacity() > 4 * most.max(SCAN) {
+            map = FastMap::default();
+        } else {
+            map.clear();
+        }
         counts.reserve(most * width);
         span.reserve(most);
         layer.edges_at = edges.len();
