@@ -384,6 +384,15 @@ impl Board {
             } else {
                 0
             };
+            // The certificate's fields are checked before the length, as `read_binary`
+            // checks them (the module docs give the order).
+            if let Some(Ok(certificate)) = (extra > 0)
+                .then(|| bytes.get(HEADER_LEN..HEADER_LEN + CERTIFICATE_LEN))
+                .flatten()
+                .map(<&[u8; CERTIFICATE_LEN]>::try_from)
+            {
+                NoGuessRecord::parse(certificate, &geometry)?;
+            }
             exact_len(bytes.len(), len.saturating_add(extra))?;
         }
         Board::read_binary(bytes)

@@ -912,6 +912,12 @@ fn no_guess_certificates() {
             }
             other => panic!("offset {offset}: {other:?}"),
         }
+        // The certificate is checked before the length, by every reader: cut short after
+        // it, the file is still refused for the field.
+        check_error(
+            &bad[..HEADER_LEN + CERTIFICATE_LEN],
+            Error::BadCertificate { field, value },
+        );
     }
     assert!(matches!(
         NoGuessRecord::new(0, 0, FirstClick::Unprotected, 1, 1),
