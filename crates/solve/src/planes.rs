@@ -110,8 +110,8 @@ impl Planes {
         if !banded {
             return self.update_whole(view);
         }
-        // Each piece is a row range of the planes this writes: a band, or the whole board.
-        let tops = self.tops(banded);
+        // Each piece is a band of the planes this writes.
+        let tops = self.tops(true);
         let bounds = self.bounds(&tops);
         let [n0, n1, n2, n3] = &mut self.numbers;
         let pieces: Vec<Fresh<'_>> = bands_in(&mut self.revealed, &bounds)
@@ -142,23 +142,26 @@ impl Planes {
         };
         let mut changed = 0;
         for taken in taken {
-            let taken = taken?;
-            self.eights |= taken.eights;
-            self.safe_count -= taken.revealed_safe;
-            changed += taken.rows.len();
-            for row in taken.rows {
-                self.mark_dirty(row);
-            }
+            changed += self.take_fresh(&taken?);
         }
         Ok(changed)
+    }
+
+    /// Takes in what a piece's update took in: the eights, the proven safe cells now
+    /// revealed, and the rows that changed, marked for the next sweep. Returns those rows.
+    fn take_fresh(&mut self, taken: &Taken) -> usize {
+        self.eights |= taken.eights;
+        self.safe_count -= taken.revealed_safe;
+        for &row in &taken.rows {
+            self.mark_dirty(row);
+        }
+        taken.rows.len()
     }
 
     /// [`Planes::update`] of the whole board as one piece, on this thread, with no vector
     /// of pieces: the rows that changed are kept in the ring's buffer of marks.
     fn update_whole(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
-        // The plane indices of the board's rows, as [`Planes::bounds`] gives them.
-        let wpr = self.geometry.words_per_row();
-        let words = wpr + 1..(self.geometry.rows() + 1) * wpr + 1;
+        let words = self.bound(1)..self.bound(self.geometry.rows() + 1);
         let [n0, n1, n2, n3] = &mut self.numbers;
         let piece = Fresh {
             first: 1,
@@ -173,13 +176,8 @@ impl Planes {
         };
         let rows = std::mem::take(&mut self.ring.marks);
         let taken = piece.update(&self.geometry, &self.mines, view, rows)?;
-        self.eights |= taken.eights;
-        self.safe_count -= taken.revealed_safe;
-        for &row in &taken.rows {
-            self.mark_dirty(row);
-        }
-        let changed = taken.rows.len();
-        self.ring.marks = taken.rows;
+        let changed = self.take_fresh(&taken);
+        self.ring.marks = taken.rows; // the buffer, for the next update or sweep
         Ok(changed)
     }
 
@@ -380,8 +378,12 @@ impl Planes {
     /// The plane index of the first word of each band starting at `tops` (from
     /// [`Planes::tops`]), then of the word after the last band.
     fn bounds(&self, tops: &[usize]) -> Vec<usize> {
-        let wpr = self.geometry.words_per_row();
-        tops.iter().map(|&top| top * wpr + 1).collect()
+        tops.iter().map(|&top| self.bound(top)).collect()
+    }
+
+    /// The plane index of the first word of padded row `top`.
+    fn bound(&self, top: usize) -> usize {
+        top * self.geometry.words_per_row() + 1
     }
 
     /// [`Planes::sweep`], in bands or not as `banded` says (for boards of more than one
