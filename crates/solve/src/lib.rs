@@ -85,6 +85,7 @@ mod pairs;
 mod planes;
 mod player;
 mod reason;
+mod risk;
 mod solver;
 
 use bitmines_core::AsView;
@@ -95,6 +96,7 @@ pub use player::{
     FORCED_CHECKS, Guess, LOOKAHEAD, Move, NEAR, Outcome, Player, Policy, fifty_fifty,
 };
 pub use reason::{Reason, Tier};
+pub use risk::fifty_fifty_influence;
 pub use solver::{Budget, Certain, Mode, Probabilities, Solution, Solver, Tally, Weighed};
 
 /// Every cell the view proves safe or a mine, each with its reason.

@@ -4,6 +4,7 @@
 use bitmines_core::{AsView, Cell, Game, Position, Status, View};
 
 use crate::endgame::{self, ENDGAME, Layouts, around};
+use crate::risk::Shares;
 use crate::{Error, Solver};
 
 /// How the player picks a guess when the solver proves no cell safe.
@@ -41,8 +42,18 @@ pub enum Policy {
     /// mines, exact end-game play instead: every layout is enumerated and the guess is the
     /// cell with the best chance of winning the game with best play after it (what each
     /// reveal shows, cascades included); ties go to the safer cell, then the first. Past its
-    /// budget of sets of layouts, the look-ahead guess. The strongest policy, and the
-    /// default.
+    /// budget of sets of layouts, the look-ahead guess.
+    ///
+    /// Its look-ahead also weighs long-term risk. Each candidate's score is multiplied by
+    /// `1 + 0.9 * s / (1 - p)`, where `s` is the cell's share of layouts in which it lies in
+    /// a 50/50 no reveal could settle ([`fifty_fifty_influence`](crate::fifty_fifty_influence), at most `p` and `1 - p`):
+    /// a guess there must be taken some time anyway. And it looks ahead from a wider set of
+    /// cells, with no [`LOOKAHEAD`] limit: the safest cell, every frontier cell at least 90% as likely to be
+    /// safe as the safest cell, and, when the cells touching no number are more than 95% as
+    /// likely, those of them two cells straight across from a number (whose reveal may
+    /// settle it) and those with two or three hidden neighbours (corners and tight spots,
+    /// likeliest to open), or all of them when they are fewer than 30. Without an exact
+    /// count of the layouts, the plain look-ahead. The strongest policy, and the default.
     #[default]
     Full,
 }
@@ -216,7 +227,7 @@ impl Player {
                 }
                 best.map(|(&cell, _)| cell)
             }
-            Policy::Lookahead => look_ahead(game, &solution.certain, &cells, false)?,
+            Policy::Lookahead => look_ahead(game, &solution, &cells, false, false)?,
             Policy::Unavoidable | Policy::Full => {
                 let mut pick =
                     forced(&game.view(), &solution, &cells)?.map(|([cell, _], p)| (cell, p));
@@ -225,7 +236,10 @@ impl Player {
                 }
                 match pick {
                     Some(pick) => Some(pick),
-                    None => look_ahead(game, &solution.certain, &cells, true)?,
+                    None => {
+                        let long_term = self.policy == Policy::Full;
+                        look_ahead(game, &solution, &cells, true, long_term)?
+                    }
                 }
             }
         };
@@ -261,13 +275,22 @@ fn end_game(game: &Game, solution: &crate::Solution) -> Result<Option<Candidate>
 
 /// The [`Policy::Lookahead`] pick among `cells` (undecided cells with their probability).
 /// With `skip_dead`, cells that can show only one number are passed over (they do not
-/// count towards the [`LOOKAHEAD`] looked at), unless every cell looked at is dead.
+/// count towards the [`LOOKAHEAD`] looked at), unless every cell looked at is dead. With
+/// `long_term` (and an exact count), [`Policy::Full`]'s wider candidates and 50/50 factor.
 fn look_ahead(
     game: &Game,
-    certain: &crate::Certain,
+    solution: &crate::Solution,
     cells: &[Candidate],
     skip_dead: bool,
+    long_term: bool,
 ) -> Result<Option<Candidate>, Error> {
+    let certain = &solution.certain;
+    let view = game.view();
+    let mut shares = if long_term {
+        Shares::new(&view, solution)?
+    } else {
+        None
+    };
     // Safest first; among equally safe cells (off the frontier, most often), those with the
     // fewest undecided neighbours (corners, then edges), which most often show a zero.
     let mut keyed: Vec<(Candidate, usize)> = Vec::with_capacity(cells.len());
@@ -276,16 +299,40 @@ fn look_ahead(
     }
     keyed.sort_by(|a, b| a.0.1.total_cmp(&b.0.1).then(a.1.cmp(&b.1)));
     let mut candidates: Vec<Candidate> = keyed.into_iter().map(|(cell, _)| cell).collect();
-    // Dead cells looked at beyond the live ones: a bound on the solves they cost.
-    let spare = if skip_dead { LOOKAHEAD } else { 0 };
-    candidates.truncate(LOOKAHEAD + spare);
-    let base = Position::of(&game.view())?;
+    let limit = if shares.is_some() {
+        candidates = wide(&view, &candidates)?;
+        usize::MAX
+    } else {
+        // Dead cells looked at beyond the live ones: a bound on the solves they cost.
+        let spare = if skip_dead { LOOKAHEAD } else { 0 };
+        candidates.truncate(LOOKAHEAD + spare);
+        LOOKAHEAD
+    };
+    let base = Position::of(&view)?;
     let mut best: Option<(Candidate, f64)> = None;
     let mut best_dead: Option<(Candidate, f64)> = None;
     let mut live = 0;
     for &(cell, p) in &candidates {
-        if live == LOOKAHEAD || best.is_some_and(|(_, score)| 1.0 - p <= score) {
+        // A score is at most the chance of being safe times the 50/50 factor, which is at
+        // most 1 - p + 0.9 * min(p, 1 - p): that falls as p rises, so the later cells,
+        // no safer, cannot beat a best score that reaches it.
+        let bound = if shares.is_some() {
+            1.0 - p + INFLUENCE * p.min(1.0 - p)
+        } else {
+            1.0 - p
+        };
+        if live == limit || best.is_some_and(|(_, score)| bound <= score) {
             break;
+        }
+        let factor = match shares.as_mut() {
+            Some(shares) if p < 1.0 => match shares.influence(cell)? {
+                Some(share) => 1.0 + INFLUENCE * share.min(p).min(1.0 - p) / (1.0 - p),
+                None => 1.0,
+            },
+            _ => 1.0,
+        };
+        if best.is_some_and(|(_, score)| (1.0 - p) * factor <= score) {
+            continue;
         }
         // (ln of the layouts showing n, safety of the best next move) for each number n.
         let mut outcomes: Vec<(f64, f64)> = Vec::new();
@@ -340,11 +387,12 @@ fn look_ahead(
             weight += w;
             value += w * next;
         }
-        let score = if weight > 0.0 {
-            (1.0 - p) * value / weight
-        } else {
-            1.0 - p
-        };
+        let score = factor
+            * if weight > 0.0 {
+                (1.0 - p) * value / weight
+            } else {
+                1.0 - p
+            };
         let slot = if skip_dead && shown < 2 {
             &mut best_dead
         } else {
@@ -356,6 +404,95 @@ fn look_ahead(
         }
     }
     Ok(best.or(best_dead).map(|(cell, _)| cell))
+}
+
+/// The weight of a cell's share of layouts in a 50/50 ([`fifty_fifty_influence`](crate::fifty_fifty_influence)) in
+/// [`Policy::Full`]'s look-ahead score.
+const INFLUENCE: f64 = 0.9;
+
+/// How likely to be safe, as a share of the safest cell's chance, a frontier cell must be
+/// to be a candidate of [`Policy::Full`]'s look-ahead.
+const FRONTIER_SHARE: f64 = 0.9;
+
+/// How likely to be safe, as a share of the safest cell's chance, the cells touching no
+/// number must be (strictly) for some of them to be candidates.
+const OFF_SHARE: f64 = 0.95;
+
+/// Below this many cells touching no number, all of them are candidates.
+const FEW_OFF: usize = 30;
+
+/// [`Policy::Full`]'s look-ahead candidates among `sorted` (every undecided cell, safest
+/// first), in the same order: the first cell, the frontier cells at least [`FRONTIER_SHARE`] as likely to
+/// be safe as the safest cell; and, when the cells touching no number are more than
+/// [`OFF_SHARE`] as likely, those of them two cells straight across from a revealed cell
+/// next to an undecided one, and those with two or three hidden neighbours (all of them
+/// when they are fewer than [`FEW_OFF`]).
+fn wide(view: &View<'_>, sorted: &[Candidate]) -> Result<Vec<Candidate>, Error> {
+    let (rows, cols) = (view.rows(), view.cols());
+    let Some(&(_, safest)) = sorted.first() else {
+        return Ok(Vec::new());
+    };
+    let best = 1.0 - safest;
+    // Which candidates touch a revealed cell, and which revealed cells touch a candidate.
+    let mut frontier = Vec::with_capacity(sorted.len());
+    let mut witnesses: Vec<(usize, usize)> = Vec::new();
+    for &(cell, _) in sorted {
+        let mut touches = false;
+        for (r, c) in around(rows, cols, cell.0, cell.1) {
+            if view.is_revealed(r, c)? {
+                touches = true;
+                witnesses.push((r, c));
+            }
+        }
+        frontier.push(touches);
+    }
+    let off: Vec<Candidate> = sorted
+        .iter()
+        .zip(&frontier)
+        .filter(|&(_, &touches)| !touches)
+        .map(|(&cell, _)| cell)
+        .collect();
+    let off_safe = off.first().map_or(0.0, |&(_, p)| 1.0 - p);
+    let take_off = !off.is_empty() && off_safe > best * OFF_SHARE;
+    // Off-frontier cells two straight steps from a witness.
+    let mut across: Vec<(usize, usize)> = Vec::new();
+    if take_off && off.len() >= FEW_OFF {
+        witnesses.sort_unstable();
+        witnesses.dedup();
+        for &(r, c) in &witnesses {
+            for (dr, dc) in [(2isize, 0isize), (-2, 0), (0, 2), (0, -2)] {
+                let (Some(nr), Some(nc)) = (r.checked_add_signed(dr), c.checked_add_signed(dc))
+                else {
+                    continue;
+                };
+                if nr < rows && nc < cols {
+                    across.push((nr, nc));
+                }
+            }
+        }
+        across.sort_unstable();
+        across.dedup();
+    }
+    let mut wide = Vec::new();
+    for (k, (&(cell, p), &touches)) in sorted.iter().zip(&frontier).enumerate() {
+        let keep = if k == 0 || touches {
+            1.0 - p >= best * FRONTIER_SHARE
+        } else if !take_off {
+            false
+        } else if off.len() < FEW_OFF || across.binary_search(&cell).is_ok() {
+            true
+        } else {
+            let mut hidden = 0;
+            for (r, c) in around(rows, cols, cell.0, cell.1) {
+                hidden += usize::from(!view.is_revealed(r, c)?);
+            }
+            (2..=3).contains(&hidden)
+        };
+        if keep {
+            wide.push((cell, p));
+        }
+    }
+    Ok(wide)
 }
 
 /// How many hidden cells next to an undecided one `certain` proves safe, counting to

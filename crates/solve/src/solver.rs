@@ -113,7 +113,8 @@ pub struct Solver {
     planes: Planes,
     mines: usize,
     reasons: FastMap<usize, Reason>,
-    /// Cells given as mines by [`Solver::assume_mine`] (plane index), in the order given.
+    /// Cells given as mines by [`Solver::assume_mine`], or supposed safe (plane index), in
+    /// the order given.
     given: Vec<usize>,
     tally: Tally,
     budget: Budget,
@@ -340,6 +341,26 @@ impl Solver {
         }
         if !Planes::get(&self.planes.mines, i) {
             self.planes.prove(i, true);
+            self.given.push(i);
+        }
+        Ok(())
+    }
+
+    /// Supposes the hidden cell `(row, col)` safe, as [`Solver::assume_mine`] supposes a
+    /// mine: to count the layouts that have it so (the 50/50 shares of the full policy).
+    /// A revealed cell is already safe; a proven mine is `Error::Assumption`.
+    pub(crate) fn suppose_safe(&mut self, row: usize, col: usize) -> Result<(), Error> {
+        self.planes.geometry.bit(row, col)?;
+        let i = self.planes.index(row, col);
+        if Planes::get(&self.planes.mines, i) {
+            return Err(Error::Assumption {
+                row,
+                col,
+                reason: "the view proves it a mine".to_owned(),
+            });
+        }
+        if !Planes::get(&self.planes.safe, i) && !Planes::get(&self.planes.revealed, i) {
+            self.planes.prove(i, false);
             self.given.push(i);
         }
         Ok(())

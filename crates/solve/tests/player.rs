@@ -528,3 +528,143 @@ fn walled_in_cells_far_apart_are_a_fifty_fifty() {
         Some([(0, 0), (0, 6)])
     );
 }
+
+/// [`bitmines_solve::fifty_fifty_influence`] by its definition, over every listed layout:
+/// for each pattern holding the cell (two pairs along the row, two down the column, four
+/// 2x2 blocks), the share of layouts with its mines, its safe cells and every outer cell on
+/// the board a mine; the largest along, plus the largest down, plus the largest block.
+fn brute_influence(b: &Brute, rows: usize, cols: usize, cell: (usize, usize)) -> f64 {
+    type At = (isize, isize);
+    let on = |(r, c): At| r >= 0 && c >= 0 && (r as usize) < rows && (c as usize) < cols;
+    let index = |(r, c): At| r as usize * cols + c as usize;
+    let proven_mine = |i: usize| b.mines[i] == b.total;
+    let left = b.all[0].iter().filter(|&&m| m).count()
+        - (0..rows * cols).filter(|&i| proven_mine(i)).count();
+    let share = |mines: &[At], safe: &[At], outer: &[At]| {
+        let open = |x: At| on(x) && !b.revealed[index(x)] && !proven_mine(index(x));
+        if !mines.iter().chain(safe).all(|&x| open(x)) {
+            return 0.0;
+        }
+        let outer: Vec<usize> = outer
+            .iter()
+            .filter(|&&x| on(x))
+            .map(|&x| index(x))
+            .collect();
+        if outer.iter().any(|&i| b.revealed[i]) {
+            return 0.0;
+        }
+        let missing = outer.iter().filter(|&&i| !proven_mine(i)).count();
+        if missing > 3 || missing + mines.len() > left {
+            return 0.0;
+        }
+        let holds = b
+            .all
+            .iter()
+            .filter(|layout| {
+                mines.iter().all(|&x| layout[index(x)])
+                    && safe.iter().all(|&x| !layout[index(x)])
+                    && outer.iter().all(|&i| layout[i])
+            })
+            .count();
+        holds as f64 / b.total as f64
+    };
+    let (r, c) = (cell.0 as isize, cell.1 as isize);
+    let mut along: f64 = 0.0;
+    for (ar, ac) in [(r, c), (r, c - 1)] {
+        let outer = [
+            (ar - 1, ac - 1),
+            (ar, ac - 1),
+            (ar + 1, ac - 1),
+            (ar - 1, ac + 2),
+            (ar, ac + 2),
+            (ar + 1, ac + 2),
+        ];
+        along = along.max(share(&[(ar, ac)], &[(ar, ac + 1)], &outer));
+    }
+    let mut down: f64 = 0.0;
+    for (ar, ac) in [(r, c), (r - 1, c)] {
+        let outer = [
+            (ar - 1, ac - 1),
+            (ar - 1, ac),
+            (ar - 1, ac + 1),
+            (ar + 2, ac - 1),
+            (ar + 2, ac),
+            (ar + 2, ac + 1),
+        ];
+        down = down.max(share(&[(ar, ac)], &[(ar + 1, ac)], &outer));
+    }
+    let mut block: f64 = 0.0;
+    for (ar, ac) in [(r, c), (r, c - 1), (r - 1, c), (r - 1, c - 1)] {
+        let outer = [
+            (ar - 1, ac - 1),
+            (ar - 1, ac + 2),
+            (ar + 2, ac - 1),
+            (ar + 2, ac + 2),
+        ];
+        let mines = [(ar, ac), (ar + 1, ac + 1)];
+        block = block.max(share(&mines, &[(ar, ac + 1), (ar + 1, ac)], &outer));
+    }
+    along + down + block
+}
+
+/// The 50/50 share the full policy weighs, against its brute-force twin on every cell of
+/// small positions from play and arbitrary ones: the same share of layouts (the exact
+/// tier's counts with the pattern's cells supposed, patterns off the frontier counted once
+/// by their shape, against a count of listed layouts), and 0 on cells the view decides.
+/// Enough cells must lie in a pattern, on and off the frontier, for the check to mean
+/// something.
+#[test]
+fn fifty_fifty_influence_matches_the_brute_force() {
+    let mut rng = Rng(47);
+    let (mut checked, mut patterned, mut off_frontier) = (0, 0, 0);
+    for seed in 0..400u64 {
+        let (rows, cols) =
+            [(4, 4), (3, 5), (5, 5), (2, 8), (1, 12), (4, 6), (6, 3)][seed as usize % 7];
+        let mines = rows * cols * (15 + (seed as usize % 4) * 8) / 100;
+        let position = if seed % 3 == 0 {
+            arbitrary(&mut rng, rows, cols, mines, false)
+        } else {
+            let (_, game) = played(&mut rng, rows, cols, mines, 12);
+            if game.status() != Status::Playing {
+                continue;
+            }
+            bitmines_core::Position::of(&game.view()).unwrap()
+        };
+        let Some(b) = brute(&position, None) else {
+            continue;
+        };
+        if b.total == 0 || b.all.len() as u64 != b.total {
+            continue;
+        }
+        let revealed_near = |r: usize, c: usize| {
+            (r.saturating_sub(2)..(r + 3).min(rows)).any(|nr| {
+                (c.saturating_sub(2)..(c + 3).min(cols)).any(|nc| b.revealed[nr * cols + nc])
+            })
+        };
+        for r in 0..rows {
+            for c in 0..cols {
+                let Some(fast) = bitmines_solve::fifty_fifty_influence(&position, r, c).unwrap()
+                else {
+                    continue;
+                };
+                let i = r * cols + c;
+                let slow = if b.revealed[i] || b.mines[i] == 0 || b.mines[i] == b.total {
+                    0.0
+                } else {
+                    brute_influence(&b, rows, cols, (r, c))
+                };
+                assert!(
+                    (fast - slow).abs() <= 1e-9,
+                    "seed {seed} cell ({r}, {c}): {fast} against {slow}\n{position}"
+                );
+                checked += 1;
+                patterned += usize::from(slow > 0.0);
+                off_frontier += usize::from(slow > 0.0 && !revealed_near(r, c));
+            }
+        }
+    }
+    assert!(
+        checked > 3000 && patterned > 300 && off_frontier > 100,
+        "{checked} cells, {patterned} in a pattern, {off_frontier} of them far from any number"
+    );
+}
