@@ -26,7 +26,9 @@ pub(crate) enum PolicyArg {
     /// Look-ahead, with unavoidable 50/50s guessed first and dead cells (which can show
     /// only one number) guessed last.
     Unavoidable,
-    /// All of the above, and exact end-game play when at most 1,024 layouts of the mines remain.
+    /// All of the above, exact end-game play when at most 1,024 layouts of the mines
+    /// remain, and long-term risk in the look-ahead: a cell likely to lie in a 50/50 no
+    /// reveal could settle scores higher, over a wider set of candidates.
     Full,
 }
 

@@ -45,15 +45,17 @@ pub enum Policy {
     /// budget of sets of layouts, the look-ahead guess.
     ///
     /// Its look-ahead also weighs long-term risk. Each candidate's score is multiplied by
-    /// `1 + 0.9 * s / (1 - p)`, where `s` is the cell's share of layouts in which it lies in
-    /// a 50/50 no reveal could settle ([`fifty_fifty_influence`](crate::fifty_fifty_influence), at most `p` and `1 - p`):
-    /// a guess there must be taken some time anyway. And it looks ahead from a wider set of
-    /// cells, with no [`LOOKAHEAD`] limit: the safest cell, every frontier cell at least 90% as likely to be
-    /// safe as the safest cell, and, when the cells touching no number are more than 95% as
-    /// likely, those of them two cells straight across from a number (whose reveal may
-    /// settle it) and those with two or three hidden neighbours (corners and tight spots,
-    /// likeliest to open), or all of them when they are fewer than 30. Without an exact
-    /// count of the layouts, the plain look-ahead. The strongest policy, and the default.
+    /// `1 + 0.9 * s / (1 - p)`, where `s` is the cell's share of layouts in which it lies
+    /// in a 50/50 no reveal could settle
+    /// ([`fifty_fifty_influence`](crate::fifty_fifty_influence), at most `p` and `1 - p`):
+    /// a guess there must be taken some time anyway. And it looks ahead from a wider set
+    /// of cells, with no [`LOOKAHEAD`] limit: the safest cell, every frontier cell at least
+    /// 90% as likely to be safe as the safest cell, and, when the cells touching no number
+    /// are more than 95% as likely, those of them two cells straight across from a number
+    /// (whose reveal may settle part of the frontier) and those with two or three hidden
+    /// neighbours (corners and tight spots, likeliest to open), or all of them when they
+    /// are fewer than 30. Without an exact count of the layouts, the plain look-ahead. The
+    /// strongest policy, and the default.
     #[default]
     Full,
 }
