@@ -71,7 +71,7 @@ pub(crate) struct Shares<'a> {
     ln_layouts: f64,
     /// Mines not yet proven.
     left: usize,
-    /// Shares by the pattern's supposed mines and safe cells, as plane-free indices.
+    /// Shares by the pattern's supposed mines and safe cells, as cell indices row by row.
     counted: FastMap<(Vec<usize>, Vec<usize>), Option<f64>>,
     /// Shares of patterns off the frontier, by (mines, safe cells) supposed.
     off: FastMap<(usize, usize), Option<f64>>,
