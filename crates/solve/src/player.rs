@@ -288,8 +288,9 @@ fn look_ahead(
 ) -> Result<Option<Candidate>, Error> {
     let certain = &solution.certain;
     let view = game.view();
+    let base = Position::of(&view)?;
     let mut shares = if long_term {
-        Shares::new(&view, solution)?
+        Shares::new(&view, &base, solution)?
     } else {
         None
     };
@@ -310,7 +311,6 @@ fn look_ahead(
         candidates.truncate(LOOKAHEAD + spare);
         LOOKAHEAD
     };
-    let base = Position::of(&view)?;
     let mut best: Option<(Candidate, f64)> = None;
     let mut best_dead: Option<(Candidate, f64)> = None;
     let mut live = 0;
@@ -408,8 +408,9 @@ fn look_ahead(
     Ok(best.or(best_dead).map(|(cell, _)| cell))
 }
 
-/// The weight of a cell's share of layouts in a 50/50 ([`fifty_fifty_influence`](crate::fifty_fifty_influence)) in
-/// [`Policy::Full`]'s look-ahead score.
+/// The weight of a cell's share of layouts in a 50/50
+/// ([`fifty_fifty_influence`](crate::fifty_fifty_influence)) in [`Policy::Full`]'s
+/// look-ahead score.
 const INFLUENCE: f64 = 0.9;
 
 /// How likely to be safe, as a share of the safest cell's chance, a frontier cell must be
@@ -424,9 +425,9 @@ const OFF_SHARE: f64 = 0.95;
 const FEW_OFF: usize = 30;
 
 /// [`Policy::Full`]'s look-ahead candidates among `sorted` (every undecided cell, safest
-/// first), in the same order: the first cell, the frontier cells at least [`FRONTIER_SHARE`] as likely to
-/// be safe as the safest cell; and, when the cells touching no number are more than
-/// [`OFF_SHARE`] as likely, those of them two cells straight across from a revealed cell
+/// first), in the same order: the first cell, the frontier cells at least
+/// [`FRONTIER_SHARE`] as likely to be safe as it; and, when the cells touching no number
+/// are more than [`OFF_SHARE`] as likely, those of them two cells straight across from a revealed cell
 /// next to an undecided one, and those with two or three hidden neighbours (all of them
 /// when they are fewer than [`FEW_OFF`]).
 fn wide(view: &View<'_>, sorted: &[Candidate]) -> Result<Vec<Candidate>, Error> {
@@ -448,17 +449,18 @@ fn wide(view: &View<'_>, sorted: &[Candidate]) -> Result<Vec<Candidate>, Error> 
         }
         frontier.push(touches);
     }
-    let off: Vec<Candidate> = sorted
+    // The cells touching no number: how many, and the safest one's chance of being safe.
+    let mut off = sorted
         .iter()
         .zip(&frontier)
-        .filter(|&(_, &touches)| !touches)
-        .map(|(&cell, _)| cell)
-        .collect();
-    let off_safe = off.first().map_or(0.0, |&(_, p)| 1.0 - p);
-    let take_off = !off.is_empty() && off_safe > best * OFF_SHARE;
+        .filter(|&(_, &touches)| !touches);
+    let take_off = off
+        .next()
+        .is_some_and(|(&(_, p), _)| 1.0 - p > best * OFF_SHARE);
+    let few = off.count() + 1 < FEW_OFF;
     // Off-frontier cells two straight steps from a witness.
     let mut across: Vec<(usize, usize)> = Vec::new();
-    if take_off && off.len() >= FEW_OFF {
+    if take_off && !few {
         witnesses.sort_unstable();
         witnesses.dedup();
         for &(r, c) in &witnesses {
@@ -481,7 +483,7 @@ fn wide(view: &View<'_>, sorted: &[Candidate]) -> Result<Vec<Candidate>, Error> 
             1.0 - p >= best * FRONTIER_SHARE
         } else if !take_off {
             false
-        } else if off.len() < FEW_OFF || across.binary_search(&cell).is_ok() {
+        } else if few || across.binary_search(&cell).is_ok() {
             true
         } else {
             let mut hidden = 0;

@@ -53,7 +53,8 @@ pub fn fifty_fifty_influence(
     let view = position.view();
     view.geometry().bit(row, col)?;
     let solution = Solver::new(&view)?.solve_with(false)?;
-    match Shares::new(&view, &solution)? {
+    let base = Position::of(&view)?;
+    match Shares::new(&view, &base, &solution)? {
         Some(mut shares) => shares.influence((row, col)),
         None => Ok(None),
     }
@@ -66,7 +67,8 @@ pub fn fifty_fifty_influence(
 pub(crate) struct Shares<'a> {
     view: &'a View<'a>,
     certain: &'a Certain,
-    base: Position,
+    /// The view as a position, which each count solves with a pattern supposed.
+    base: &'a Position,
     /// Natural log of the view's layouts.
     ln_layouts: f64,
     /// Mines not yet proven.
@@ -81,9 +83,13 @@ pub(crate) struct Shares<'a> {
 type At = (isize, isize);
 
 impl<'a> Shares<'a> {
-    /// The shares for `view` with its `solution`; `None` when the solution's count is not
-    /// exact.
-    pub(crate) fn new(view: &'a View<'a>, solution: &'a Solution) -> Result<Option<Self>, Error> {
+    /// The shares for `view` (`base` is the same as a position) with its `solution`; `None`
+    /// when the solution's count is not exact.
+    pub(crate) fn new(
+        view: &'a View<'a>,
+        base: &'a Position,
+        solution: &'a Solution,
+    ) -> Result<Option<Self>, Error> {
         let odds = &solution.probabilities;
         let Some(log10) = odds.log10_layouts().filter(|_| odds.exact()) else {
             return Ok(None);
@@ -92,7 +98,7 @@ impl<'a> Shares<'a> {
         Ok(Some(Shares {
             view,
             certain: &solution.certain,
-            base: Position::of(view)?,
+            base,
             ln_layouts: log10 * std::f64::consts::LN_10,
             left: view.mine_count().saturating_sub(proven),
             counted: FastMap::default(),
@@ -248,7 +254,7 @@ impl<'a> Shares<'a> {
         mines: &[(usize, usize)],
         safe: &[(usize, usize)],
     ) -> Result<Option<f64>, Error> {
-        let mut solver = Solver::new(&self.base)?;
+        let mut solver = Solver::new(self.base)?;
         for &(r, c) in mines {
             if solver.assume_mine(r, c).is_err() {
                 return Ok(Some(0.0)); // proven safe, so no layout holds it
