@@ -46,7 +46,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::game::Shown;
-use crate::{Board, Cell, Error, Game, Status};
+use crate::{Board, Cell, Error, Game, Rule, Status};
 
 impl FromStr for Board {
     type Err = Error;
@@ -189,11 +189,13 @@ impl FromStr for Game {
         }
         // The grid is rectangular and the board's size, so every cell is found.
         let shown = |r: usize, c: usize| grid.get(r).and_then(|line| line.get(c)).copied();
-        let game = Game::restore(Arc::new(board), |r, c| match shown(r, c).unwrap_or('.') {
-            'f' | 'F' => Shown::Flagged,
-            'X' => Shown::Exploded,
-            '0'..='8' => Shown::Revealed,
-            _ => Shown::Hidden,
+        let game = Game::restore(Arc::new(board), Rule::Classic, |r, c| {
+            match shown(r, c).unwrap_or('.') {
+                'f' | 'F' => Shown::Flagged,
+                'X' => Shown::Exploded,
+                '0'..='8' => Shown::Revealed,
+                _ => Shown::Hidden,
+            }
         })?;
         if game.status() != declared {
             return Err(Error::StatusMismatch {

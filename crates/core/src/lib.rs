@@ -81,7 +81,7 @@ pub mod view;
 pub use board::{Board, ZeroJob};
 pub use cascade::Fill;
 pub use error::Error;
-pub use game::{Cell, Game, Reveal, Status};
+pub use game::{Cell, Game, Reveal, Rule, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};
 pub use stats::Stats;

@@ -88,7 +88,7 @@ use crate::binary::{
 };
 use crate::game::View;
 use crate::plane::Plane;
-use crate::{Board, Error, Game, Geometry, Status};
+use crate::{Board, Error, Game, Geometry, Rule, Status};
 
 /// The first eight bytes of every saved game.
 pub const MAGIC: [u8; 8] = *b"\x89BMG\r\n\x1a\n";
@@ -373,7 +373,7 @@ impl Game {
             flagged: Plane::from_words(flagged.plane),
             exploded,
         };
-        let game = Game::from_view(Arc::new(board), view)?;
+        let game = Game::from_view(Arc::new(board), Rule::Classic, view)?;
         if game.status() != header.status {
             return Err(Error::StatusMismatch {
                 declared: header.status,
