@@ -3,8 +3,8 @@
 //! - **Text boards**: one line per row, `*` for a mine and `.` for a safe cell, every line the
 //!   same length, the final newline optional. `Board: FromStr + Display`.
 //! - **Text games**: a header line `bitmines game ROWSxCOLS STATUS`, followed by ` endless`
-//!   for a game under [`Rule::Endless`], then one line per row with one
-//!   character per cell, giving both the truth and the view:
+//!   for a game under [`Rule::Endless`], then one line per row with one character per cell,
+//!   giving both the truth and the view:
 //!
 //!   | char | cell |
 //!   | --- | --- |
