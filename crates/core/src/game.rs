@@ -288,10 +288,9 @@ impl Game {
     /// with any safe cells revealed after them, so nothing more is refused.
     ///
     /// Every other view is reached by some sequence of moves, and the status follows from it
-    /// (`implied_status`): lost if a mine exploded under the classic rule, won if
-    /// every safe cell is revealed, playing otherwise. The exploded cells must be listed in
-    /// increasing order (`ExplodedOrder`), and no plane may set a bit outside the board
-    /// (`StrayBits`).
+    /// (`implied_status`): lost if a mine exploded under the classic rule, won if every safe
+    /// cell is revealed, playing otherwise. The exploded cells must be listed in increasing
+    /// order (`ExplodedOrder`), and no plane may set a bit outside the board (`StrayBits`).
     pub(crate) fn from_view(board: Arc<Board>, rule: Rule, view: View) -> Result<Game, Error> {
         let geometry = *board.geometry();
         let View {
