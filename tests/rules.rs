@@ -619,6 +619,38 @@ fn endless_every_mine_may_explode() {
     );
 }
 
+/// A game is classic unless told otherwise; `with_rule` on a game already played gives it
+/// the status its cells imply under the new rule.
+#[test]
+fn with_rule_gives_the_status_the_cells_imply() {
+    let board: Board = "*..\n...\n".parse().expect("a valid board");
+    let mut classic = Game::new(board.clone());
+    assert_eq!(classic.rule(), Rule::Classic);
+    assert_eq!(Rule::default(), Rule::Classic);
+    let step = classic.reveal(0, 0).expect("a move");
+    assert_eq!((step.exploded, step.status), (1, Lost));
+    // The same cells under the endless rule: the game goes on, and back again it is lost.
+    let endless = classic.clone().with_rule(Rule::Endless);
+    assert_eq!((endless.rule(), endless.status()), (Rule::Endless, Playing));
+    endless.validate().expect("valid");
+    let back = endless.clone().with_rule(Rule::Classic);
+    assert_eq!((back.rule(), back.status()), (Rule::Classic, Lost));
+    back.validate().expect("valid");
+    // An endless game won with a mine exploded is a lost classic one.
+    let mut won = endless;
+    assert_eq!(won.reveal(1, 2).expect("a move").status, Playing);
+    assert_eq!(won.reveal(1, 0).expect("a move").status, Won);
+    assert_eq!(won.clone().with_rule(Rule::Classic).status(), Lost);
+    // A rule chosen before the first click of a deferred game holds after it.
+    let mut deferred = Game::seeded(9, 9, 10, 1)
+        .expect("a game")
+        .with_rule(Rule::Endless);
+    deferred.reveal(4, 4).expect("the first click");
+    assert_eq!(deferred.rule(), Rule::Endless);
+    assert_eq!(Rule::Endless.to_string(), "endless");
+    assert_eq!(Rule::Classic.to_string(), "classic");
+}
+
 /// A batch reveal under the endless rule goes on past each mine, as the cell-by-cell loop
 /// would; it still stops at a win, before a mine it has not reached; and an exploded mine
 /// in the set is left alone. Each case: board, cells revealed one at a time first, the

@@ -24,7 +24,7 @@ pub enum Status {
     Playing,
     /// Every safe cell is revealed.
     Won,
-    /// A mine was revealed.
+    /// A mine was revealed under [`Rule::Classic`] (an endless game is never lost).
     Lost,
 }
 
@@ -141,12 +141,13 @@ struct Deferred {
     placer: Arc<dyn Placer>,
 }
 
-/// One player's view of a [`Board`]: revealed and flagged planes, their counters, and the
-/// status.
+/// One player's view of a [`Board`]: revealed and flagged planes, their counters, the
+/// exploded mines, and the status.
 ///
 /// The board sits behind an `Arc`, so many games can share one truth. A game can also start
 /// before its mines exist ([`Game::deferred`]): its first reveal asks a [`Placer`] for a board
-/// that keeps the first-click zone clear.
+/// that keeps the first-click zone clear. What a mine revealed does is the game's [`Rule`]
+/// ([`Game::with_rule`]): it loses a classic game, and an endless one goes on.
 ///
 /// ```
 /// use bitmines_core::{Board, Cell, Game, Status};
@@ -287,10 +288,9 @@ impl Game {
     /// with any safe cells revealed after them, so nothing more is refused.
     ///
     /// Every other view is reached by some sequence of moves, and the status follows from it
-    /// (`implied_status`): lost if a mine exploded under the classic rule, won if
-    /// every safe cell is revealed, playing otherwise. The exploded cells must be listed in
-    /// increasing order (`ExplodedOrder`), and no plane may set a bit outside the board
-    /// (`StrayBits`).
+    /// (`implied_status`): lost if a mine exploded under the classic rule, won if every safe
+    /// cell is revealed, playing otherwise. The exploded cells must be listed in increasing
+    /// order (`ExplodedOrder`), and no plane may set a bit outside the board (`StrayBits`).
     pub(crate) fn from_view(board: Arc<Board>, rule: Rule, view: View) -> Result<Game, Error> {
         let geometry = *board.geometry();
         let View {
@@ -719,7 +719,8 @@ impl Game {
         (self.revealed.words(), self.flagged.words())
     }
 
-    /// Heap bytes held by the game's own planes and scratch stacks (the board not counted).
+    /// Heap bytes held by the game's own planes, scratch stacks and list and set of exploded
+    /// mines (the board not counted).
     pub fn heap_bytes(&self) -> usize {
         2 * self.board.geometry().plane_bytes()
             + self.word_scratch.heap_bytes()

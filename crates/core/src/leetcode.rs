@@ -9,7 +9,9 @@
 //! | `X` | revealed (exploded) mine |
 //!
 //! The format has no flags: [`to_chars`] writes a flagged cell as the hidden cell under it
-//! (`M` or `E`), so the flags of a game are lost on export.
+//! (`M` or `E`), so the flags of a game are lost on export. It has no rule either: a board
+//! reads as a [`Rule::Classic`] game, and an endless game's exploded mines export as `X`
+//! (which reads back only where a classic game could show them).
 //!
 //! ```
 //! use bitmines_core::leetcode::update_board;

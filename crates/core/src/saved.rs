@@ -8,7 +8,7 @@
 //! | --- | --- | --- |
 //! | 0 | 8 | magic, the bytes `89 42 4d 47 0d 0a 1a 0a` (`b"\x89BMG\r\n\x1a\n"`, [`MAGIC`]) |
 //! | 8 | 4 | version, `u32`, 1 ([`VERSION`]) |
-//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded, bit 1 when the game is played under the endless rule ([`Rule::Endless`](crate::Rule::Endless)); every other bit is 0 |
+//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded, bit 1 when the game is played under the endless rule ([`Rule::Endless`]); every other bit is 0 |
 //! | 16 | 8 | rows, `u64`, at least 1 |
 //! | 24 | 8 | cols, `u64`, at least 1 |
 //! | 32 | 8 | mines, `u64`: the set bits of the mine plane |

@@ -179,8 +179,7 @@ impl Game {
     /// [`reveal_cells`](Game::reveal_cells). The result is that of calling
     /// [`toggle_flag`](Game::toggle_flag) on each hidden, unflagged cell of the set:
     /// revealed, exploded and already flagged cells are left alone, so no flag is ever
-    /// removed. Like
-    /// `toggle_flag`, it may be used before the first click of a deferred game.
+    /// removed. Like `toggle_flag`, it may be used before the first click of a deferred game.
     ///
     /// # Errors
     /// `GameOver` if the game has already ended; `PlaneSize` and `StrayBits` as for
