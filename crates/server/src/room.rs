@@ -40,6 +40,9 @@ pub const MAX_RACE_PLAYERS: usize = 8;
 /// The most players a co-op room takes.
 pub const MAX_COOP_PLAYERS: usize = 20_000;
 
+/// The most players a players frame lists: the leaders of a larger co-op room.
+pub const MAX_LISTED: usize = 32;
+
 /// A refused request: its error code and message.
 pub type Refusal = (ErrorCode, String);
 
@@ -125,7 +128,7 @@ pub struct Room {
     /// Explicit cell changes (flags, explosions) by view and chunk.
     dirty: HashMap<(usize, u32), Vec<(u16, u8)>>,
     /// Chunks where a cascade may have revealed cells.
-    seeds: Vec<(usize, u32)>,
+    seeds: HashSet<(usize, u32)>,
     pending: Vec<Pending>,
     /// Acks waiting for the log, with when their move arrived.
     acks: Vec<(ConnId, Bytes, Instant)>,
@@ -187,7 +190,7 @@ impl Room {
             chunk_cols,
             max_chunks,
             dirty: HashMap::new(),
-            seeds: Vec::new(),
+            seeds: HashSet::new(),
             pending: Vec::new(),
             acks: Vec::new(),
             records: Vec::new(),
@@ -304,6 +307,16 @@ impl Room {
             .iter()
             .map(|p| (p.token, p.name.clone(), p.view))
             .collect()
+    }
+
+    /// A copy of the state for a snapshot after `records` records.
+    pub fn snapshot_state(&self, records: u64) -> crate::log::SnapshotState {
+        crate::log::SnapshotState {
+            records,
+            board: Arc::clone(&self.board),
+            games: self.views.iter().map(|v| v.game.clone()).collect(),
+            players: self.player_table(),
+        }
     }
 
     /// Connections in the room now.
@@ -838,19 +851,13 @@ impl Room {
                 outcome.opened = step.opened;
                 outcome.exploded = step.exploded;
                 if step.opened > 0 {
-                    for dr in -1i64..=1 {
-                        for dc in -1i64..=1 {
-                            let (r, c) = (row as i64 + dr, col as i64 + dc);
-                            if r >= 0
-                                && c >= 0
-                                && (r as usize) < self.params.rows
-                                && (c as usize) < self.params.cols
-                            {
-                                let chunk = self.chunk_of(r as usize, c as usize);
-                                if !self.seeds.contains(&(view, chunk)) {
-                                    self.seeds.push((view, chunk));
-                                }
-                            }
+                    // A reveal's cascade holds the cell itself; a chord's cascades each hold
+                    // one of its neighbours. The spread in `release` finds the rest.
+                    let span = if action == Action::Reveal { 0 } else { 1 };
+                    for r in row.saturating_sub(span)..=(row + span).min(self.params.rows - 1) {
+                        for c in col.saturating_sub(span)..=(col + span).min(self.params.cols - 1) {
+                            let chunk = self.chunk_of(r, c);
+                            self.seeds.insert((view, chunk));
                         }
                     }
                     self.players[player].opened += step.opened as u64;
@@ -1060,10 +1067,17 @@ impl Room {
     }
 
     fn players_frame(&self, now: Instant) -> Bytes {
-        let players = self
-            .players
-            .iter()
-            .enumerate()
+        // A large co-op room lists its leaders only: every player to every player would grow
+        // with the square of the players.
+        let mut order: Vec<usize> = (0..self.players.len()).collect();
+        if order.len() > MAX_LISTED {
+            order.sort_by_key(|&i| (std::cmp::Reverse(self.players[i].opened), i));
+            order.truncate(MAX_LISTED);
+            order.sort_unstable();
+        }
+        let players = order
+            .into_iter()
+            .map(|i| (i, &self.players[i]))
             .map(|(i, p)| {
                 let slot = &self.views[p.view];
                 let elapsed = slot.ended.unwrap_or(now).duration_since(slot.started);
@@ -1124,15 +1138,19 @@ impl Room {
     }
 
     /// The cells of a chunk revealed since the shadow was last brought up to date, as
-    /// `(offset, number)`; brings it up to date.
-    fn revealed_since(&mut self, view: usize, chunk: u32) -> Vec<(u16, u8)> {
+    /// `(offset, number)`, and the chunks beside it that the new cells touch (where a
+    /// cascade may have gone on); brings the shadow up to date.
+    fn revealed_since(&mut self, view: usize, chunk: u32) -> (Vec<(u16, u8)>, Vec<u32>) {
         let (cr, cc) = (
             chunk as usize / self.chunk_cols,
             chunk as usize % self.chunk_cols,
         );
         let r0 = cr * CHUNK;
         let height = CHUNK.min(self.params.rows - r0);
+        let width = CHUNK.min(self.params.cols - cc * CHUNK);
         let mut out = Vec::new();
+        // Which of the eight chunks around this one a new cell touches, as (dr, dc) + 1.
+        let mut touched = [[false; 3]; 3];
         for r in r0..r0 + height {
             let now = revealed_word(&self.views[view].game, r, cc);
             let shadow = &mut self.views[view].shadow[r * self.chunk_cols + cc];
@@ -1144,9 +1162,26 @@ impl Room {
                 let c = cc * CHUNK + bit;
                 let number = self.board.number(r, c).unwrap_or(0);
                 out.push((((r - r0) * CHUNK + bit) as u16, number));
+                // A cell on an edge (or two) of the chunk touches the chunks past it.
+                let on_row = [r == r0, true, r + 1 == r0 + height];
+                let on_col = [bit == 0, true, bit + 1 == width];
+                for (dr, &a) in on_row.iter().enumerate() {
+                    for (dc, &b) in on_col.iter().enumerate() {
+                        touched[dr][dc] |= a && b;
+                    }
+                }
             }
         }
-        out
+        let mut beside = Vec::new();
+        for (dr, row) in touched.iter().enumerate() {
+            for (dc, &t) in row.iter().enumerate() {
+                let (r, c) = ((cr + dr).wrapping_sub(1), (cc + dc).wrapping_sub(1));
+                if t && (dr, dc) != (1, 1) && r < self.chunk_rows && c < self.chunk_cols {
+                    beside.push((r * self.chunk_cols + c) as u32);
+                }
+            }
+        }
+        (out, beside)
     }
 
     /// Sends everything the batch produced: call once its records are durable. Deltas go
@@ -1155,32 +1190,17 @@ impl Room {
         // The cascades: every chunk whose revealed cells changed, found by spreading from the
         // chunks around each move (the cells a cascade opens are 8-connected).
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
-        let mut stack = std::mem::take(&mut self.seeds);
+        let mut stack: Vec<(usize, u32)> = self.seeds.drain().collect();
         while let Some((view, chunk)) = stack.pop() {
             if !seen.insert((view, chunk)) {
                 continue;
             }
-            let opened = self.revealed_since(view, chunk);
+            let (opened, beside) = self.revealed_since(view, chunk);
             if opened.is_empty() {
                 continue;
             }
             self.dirty.entry((view, chunk)).or_default().extend(opened);
-            let (cr, cc) = (
-                (chunk as usize / self.chunk_cols) as i64,
-                (chunk as usize % self.chunk_cols) as i64,
-            );
-            for dr in -1..=1 {
-                for dc in -1..=1 {
-                    let (r, c) = (cr + dr, cc + dc);
-                    if r >= 0
-                        && c >= 0
-                        && (r as usize) < self.chunk_rows
-                        && (c as usize) < self.chunk_cols
-                    {
-                        stack.push((view, (r as usize * self.chunk_cols + c as usize) as u32));
-                    }
-                }
-            }
+            stack.extend(beside.into_iter().map(|c| (view, c)));
         }
         let dirty = std::mem::take(&mut self.dirty);
         for ((view, chunk), mut cells) in dirty {

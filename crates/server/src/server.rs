@@ -255,7 +255,7 @@ fn run_room(
                 Instant::now(),
             )?;
             let (log, _) = dir.open_log(config.sync)?;
-            dir.snapshot(&room, 0)?;
+            dir.write_snapshot(&room.snapshot_state(0))?;
             Ok::<_, String>((room, log))
         })(),
     };
@@ -275,6 +275,7 @@ fn run_room(
     let mut batch = Vec::with_capacity(4096);
     let mut replies = Vec::new();
     let mut shutdown: Option<oneshot::Sender<()>> = None;
+    let mut writer: Option<std::thread::JoinHandle<()>> = None;
     loop {
         cb::select! {
             recv(ctl) -> cmd => match cmd { Ok(c) => batch.push(c), Err(_) => break },
@@ -341,10 +342,31 @@ fn run_room(
                 set_close(&closer, 1013, &reason);
             }
         }
-        if log.records() - last_snapshot >= config.snapshot_every || shutdown.is_some() {
-            match dir.snapshot(&room, log.records()) {
-                Ok(()) => last_snapshot = log.records(),
-                Err(e) => eprintln!("bitmines serve: room {name}: snapshot: {e}"),
+        // Snapshots are written on a thread of their own from a copy of the state, so a
+        // large board's write never holds up the moves; one at a time.
+        if writer.as_ref().is_some_and(|w| w.is_finished()) {
+            writer.take().map(std::thread::JoinHandle::join);
+        }
+        let due = log.records() - last_snapshot >= config.snapshot_every;
+        if (due && writer.is_none()) || shutdown.is_some() {
+            if let Some(w) = writer.take() {
+                let _ = w.join();
+            }
+            let state = room.snapshot_state(log.records());
+            last_snapshot = log.records();
+            let (data, name) = (config.data.clone(), name.to_string());
+            let write = move || {
+                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&state) {
+                    eprintln!("bitmines serve: room {name}: snapshot: {e}");
+                }
+            };
+            if shutdown.is_some() {
+                write();
+            } else {
+                writer = std::thread::Builder::new()
+                    .name("snapshot".into())
+                    .spawn(write)
+                    .ok();
             }
         }
         if let Some(reply) = shutdown.take() {
@@ -524,7 +546,9 @@ async fn ws(
     RawQuery(query): RawQuery,
     State(shared): State<Arc<Shared>>,
 ) -> Response {
-    ws.max_message_size(1024)
+    // Client frames are tiny: a small read buffer saves zeroing a large one on every read.
+    ws.read_buffer_size(4096)
+        .max_message_size(1024)
         .max_frame_size(1024)
         .on_upgrade(move |socket| connection(socket, name, query.unwrap_or_default(), shared))
 }
@@ -697,7 +721,22 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
     let _ = ctl.send(Cmd::Leave { conn });
     drop(tx);
     // The writer ends when the room drops its sender (after the leave) or the socket fails.
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    // Meanwhile the frames still arriving are read and dropped until the client answers the
+    // close, so the socket is not shut on unread data (which would reset it, and lose the
+    // close frame and the errors before it on the client's side).
+    let drain = async {
+        while let Ok(Some(Ok(message))) =
+            tokio::time::timeout(Duration::from_secs(2), stream.next()).await
+        {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        let _ = tokio::join!(writer, drain);
+    })
+    .await;
 }
 
 /// A token bucket.
