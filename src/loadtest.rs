@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
-use bitmines_core::{Position, Status};
+use bitmines_core::Position;
 use bitmines_server::client::{Client, ClientError, Picture};
 use bitmines_server::protocol::{Action, CHUNK, ChunkRect, ClientMsg, ErrorCode, ServerMsg, cell};
 use bitmines_solve::Solver;
@@ -38,6 +38,10 @@ pub(crate) struct Args {
     /// Share of the players that drop their connection once and resume with their token.
     #[arg(long, default_value_t = 0.1)]
     reconnects: f64,
+    /// Rooms to spread the players over: NAME-0 to NAME-(N-1), player i in room i mod N. A
+    /// player whose game ends (a race's, or a classic co-op game's) stops.
+    #[arg(long, default_value_t = 1)]
+    rooms: usize,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -53,16 +57,18 @@ struct Totals {
     reconnects: AtomicU64,
     bytes_in: AtomicU64,
     won: AtomicU64,
+    ended: AtomicU64,
 }
 
 /// What one pair of players who share a viewport sent, so that each can time the other's
 /// moves reaching it.
-type Sent = Arc<[Mutex<HashMap<(u32, u32), Instant>>; 2]>;
+type Sent = Arc<[Mutex<HashMap<(u32, u32, u32), Instant>>; 2]>;
 
 #[derive(Serialize)]
 struct Report {
     schema: &'static str,
     url: String,
+    rooms: usize,
     clients: usize,
     connected: usize,
     duration_s: f64,
@@ -75,6 +81,8 @@ struct Report {
     drops: u64,
     failed: u64,
     reconnects: u64,
+    games_ended: u64,
+    games_won: u64,
     bytes_in_per_s: f64,
     server_memory_before: u64,
     server_memory_after: u64,
@@ -168,6 +176,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 args.viewport
             )
         })?;
+    if args.rooms == 0 || args.rooms > args.clients {
+        bail!(
+            "--rooms {} must be 1 to the number of players ({})",
+            args.rooms,
+            args.clients
+        );
+    }
     if args.clients == 0 || args.clients > 20_000 {
         bail!("--clients {} must be 1 to 20000", args.clients);
     }
@@ -186,19 +201,25 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let ack = Arc::new(Mutex::new(histogram()));
     let fanout = Arc::new(Mutex::new(histogram()));
     let connected = Arc::new(AtomicU64::new(0));
-    let separator = if args.url.contains('?') { '&' } else { '?' };
+    let (path, query) = args.url.split_once('?').unwrap_or((&args.url, ""));
+    let room_url = |k: usize| {
+        let name = if args.rooms > 1 {
+            format!("{path}-{k}")
+        } else {
+            path.to_string()
+        };
+        format!("{name}?{query}")
+    };
     // The first join makes the room (a large board takes a moment); the others follow.
     let first = runtime
-        .block_on(Client::connect(&format!(
-            "{}{separator}spectate=1",
-            args.url
-        )))
+        .block_on(Client::connect(&format!("{}&spectate=1", room_url(0))))
         .map_err(|e| anyhow!("{}: {e}", args.url))?;
     let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
+    let mines = first.welcome().mines as usize;
     runtime.block_on(first.close());
     eprintln!(
-        "bitmines loadtest: {} players on a {rows}x{cols} room for {} s",
-        args.clients, args.duration
+        "bitmines loadtest: {} players in {} {rows}x{cols} rooms for at most {} s",
+        args.clients, args.rooms, args.duration
     );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration);
@@ -221,9 +242,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                     start + Duration::from_secs_f64(args.duration * at)
                 });
             let player = Player {
-                url: format!("{}{separator}name=load-{index}", args.url),
+                url: format!("{}&name=load-{index}", room_url(pair % args.rooms)),
                 view: (r0, c0, vr.min(rows - r0), vc.min(cols - c0)),
                 side,
+                board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
                 seed: args.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
                 reconnect_at,
@@ -255,6 +277,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report {
         schema: "bitmines-loadtest/1",
         url: args.url.clone(),
+        rooms: args.rooms,
         clients: args.clients,
         connected: connected.load(Relaxed) as usize,
         duration_s: elapsed,
@@ -267,6 +290,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         drops: totals.closed_slow.load(Relaxed),
         failed: totals.failed.load(Relaxed),
         reconnects: totals.reconnects.load(Relaxed),
+        games_ended: totals.ended.load(Relaxed),
+        games_won: totals.won.load(Relaxed),
         bytes_in_per_s: totals.bytes_in.load(Relaxed) as f64 / elapsed,
         server_memory_before: memory_before,
         server_memory_after: memory_after,
@@ -297,6 +322,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.errors, report.busy, report.drops
         );
         println!(
+            "games            {} ended, {} won",
+            report.games_ended, report.games_won
+        );
+        println!(
             "received         {:.1} MB a second",
             report.bytes_in_per_s / 1e6
         );
@@ -317,6 +346,8 @@ struct Player {
     /// First row, first column, rows, columns of its viewport.
     view: (usize, usize, usize, usize),
     side: usize,
+    /// The board's rows, columns and mines.
+    board: (usize, usize, usize),
     sent: Sent,
     seed: u64,
     reconnect_at: Option<Instant>,
@@ -391,7 +422,7 @@ impl Player {
                     seq = seq.wrapping_add(1);
                     let at = Instant::now();
                     if let Ok(mut sent) = self.sent[self.side].lock() {
-                        sent.insert((r as u32, c as u32), at);
+                        sent.insert((view_id, r as u32, c as u32), at);
                     }
                     let msg = ClientMsg::Move {
                         seq,
@@ -420,6 +451,7 @@ impl Player {
                 match &msg {
                     ServerMsg::Chunk { .. } => got_chunks += 1,
                     ServerMsg::Delta {
+                        view,
                         chunk_row,
                         chunk_col,
                         cells,
@@ -433,7 +465,7 @@ impl Player {
                             for &(offset, _) in cells {
                                 let r = *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
                                 let c = *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
-                                if let Some(at) = theirs.remove(&(r as u32, c as u32))
+                                if let Some(at) = theirs.remove(&(*view, r as u32, c as u32))
                                     && let Ok(mut h) = fanout_hist.lock()
                                 {
                                     let _ =
@@ -453,7 +485,10 @@ impl Player {
                             }
                         }
                         if *status != 0 {
+                            // This player's game is over (a race, or a classic co-op game).
                             totals.won.fetch_add(u64::from(*status == 1), Relaxed);
+                            totals.ended.fetch_add(1, Relaxed);
+                            break 'session;
                         }
                     }
                     ServerMsg::Error { seq: s, code, .. } => {
@@ -462,6 +497,8 @@ impl Player {
                             totals.busy.fetch_add(1, Relaxed);
                         }
                         if *code == ErrorCode::GameOver as u16 {
+                            // Someone else ended the shared game.
+                            totals.ended.fetch_add(1, Relaxed);
                             break 'session;
                         }
                         if in_flight.is_some_and(|(want, _, _)| want == *s) {
@@ -492,29 +529,37 @@ impl Player {
             }
         }
         let (r0, c0, h, w) = self.view;
+        let (rows, cols, board_mines) = self.board;
         let mut hidden = Vec::new();
-        let mut position = Position::new(h, w, 0).ok()?;
         let mut numbers = Vec::new();
         for r in 0..h {
             for c in 0..w {
-                match picture.cell(view, r0 + r, c0 + c)? {
-                    s if s <= cell::OPEN_MAX
-                        // Numbers at the viewport's edge see cells outside it: leave them out.
-                        && r > 0 && c > 0 && r + 1 < h && c + 1 < w =>
-                    {
-                        numbers.push((r, c, s));
-                    }
-                    cell::HIDDEN => hidden.push((r, c)),
-                    _ => {}
+                let state = picture.cell(view, r0 + r, c0 + c)?;
+                // A number at the viewport's edge sees cells outside it (unless the edge is
+                // the board's): leave it out, so every constraint is whole.
+                let whole = (r > 0 || r0 == 0)
+                    && (c > 0 || c0 == 0)
+                    && (r + 1 < h || r0 + h == rows)
+                    && (c + 1 < w || c0 + w == cols);
+                if state <= cell::OPEN_MAX && whole {
+                    numbers.push((r, c, state));
+                } else if state == cell::HIDDEN {
+                    hidden.push((r, c));
                 }
             }
         }
         if hidden.is_empty() {
             return None;
         }
-        // A mine count for the window: the board's usual density, which only the odds use.
-        let mines = (hidden.len() * 15 / 100).min(hidden.len());
-        position = Position::new(h, w, mines).unwrap_or(position);
+        // A mine count for the window, which only the odds use: the board's own when the
+        // viewport is the whole board, else the board's density.
+        let mines = if h == rows && w == cols {
+            board_mines
+        } else {
+            hidden.len() * board_mines / (rows * cols).max(1)
+        }
+        .min(hidden.len());
+        let mut position = Position::new(h, w, mines).ok()?;
         for (r, c, n) in numbers {
             let _ = position.reveal(r, c, n);
         }
@@ -544,7 +589,6 @@ impl Player {
             }
         }
         let (r, c) = hidden[rng.next_u64() as usize % hidden.len()];
-        let _ = Status::Playing;
         Some((r0 + r, c0 + c))
     }
 }

@@ -364,7 +364,7 @@ impl RoomDir {
         }
         Ok((
             Log {
-                file: BufWriter::with_capacity(1 << 16, file),
+                file: BufWriter::with_capacity(1 << 13, file),
                 sync,
                 records: records.len() as u64,
                 buffer: Vec::new(),

@@ -118,11 +118,34 @@ struct CloseSlot {
 
 type Closer = Arc<CloseSlot>;
 
+/// The most requests waiting for one room; past it a move is refused as busy.
+const ROOM_QUEUE: usize = 65_536;
+
+/// A room's queue of requests from connections: unbounded underneath (so an idle room holds
+/// no slots), bounded by a count.
+#[derive(Clone)]
+struct MsgQueue {
+    tx: cb::Sender<Cmd>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl MsgQueue {
+    fn try_send(&self, cmd: Cmd) -> Result<(), cb::TrySendError<Cmd>> {
+        if self.queued.fetch_add(1, Ordering::Relaxed) >= ROOM_QUEUE {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+            return Err(cb::TrySendError::Full(cmd));
+        }
+        self.tx.try_send(cmd).inspect_err(|_| {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+        })
+    }
+}
+
 struct RoomHandle {
     params: RoomParams,
     weight: u128,
     ctl: cb::Sender<Cmd>,
-    msgs: cb::Sender<Cmd>,
+    msgs: MsgQueue,
     players: Arc<AtomicUsize>,
 }
 
@@ -200,13 +223,17 @@ fn spawn_room(
     start: RoomStart,
 ) -> Result<(), String> {
     let (ctl_tx, ctl_rx) = cb::unbounded();
-    let (msg_tx, msg_rx) = cb::bounded(65_536);
+    let (msg_tx, msg_rx) = cb::unbounded();
+    let queued = Arc::new(AtomicUsize::new(0));
     let players = Arc::new(AtomicUsize::new(0));
     let handle = RoomHandle {
         params,
         weight: weight(&params),
         ctl: ctl_tx,
-        msgs: msg_tx,
+        msgs: MsgQueue {
+            tx: msg_tx,
+            queued: Arc::clone(&queued),
+        },
         players: Arc::clone(&players),
     };
     let thread_shared = Arc::clone(shared);
@@ -214,20 +241,28 @@ fn spawn_room(
     std::thread::Builder::new()
         .name(format!("room {name}"))
         .spawn(move || {
-            run_room(
-                &thread_shared,
-                &thread_name,
-                params,
-                start,
-                &ctl_rx,
-                &msg_rx,
-                &players,
-            )
+            let inbox = Inbox {
+                ctl: ctl_rx,
+                msgs: msg_rx,
+                queued,
+                players,
+            };
+            run_room(&thread_shared, &thread_name, params, start, &inbox)
         })
         .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
     rooms.insert(name, handle);
     shared.metrics.set_rooms(rooms.len());
     Ok(())
+}
+
+/// What a room's thread reads from, and the counts it keeps for others.
+struct Inbox {
+    ctl: cb::Receiver<Cmd>,
+    msgs: cb::Receiver<Cmd>,
+    /// Requests waiting in `msgs`.
+    queued: Arc<AtomicUsize>,
+    /// Players who joined, for `/rooms`.
+    players: Arc<AtomicUsize>,
 }
 
 /// The loop of one room's thread.
@@ -236,10 +271,14 @@ fn run_room(
     name: &str,
     params: RoomParams,
     start: RoomStart,
-    ctl: &cb::Receiver<Cmd>,
-    msgs: &cb::Receiver<Cmd>,
-    players: &AtomicUsize,
+    inbox: &Inbox,
 ) {
+    let Inbox {
+        ctl,
+        msgs,
+        queued,
+        players,
+    } = inbox;
     let config = &shared.config;
     let dir = RoomDir::new(&config.data, name);
     let made = match start {
@@ -310,7 +349,10 @@ fn run_room(
                     conn,
                     msg,
                     received,
-                } => room.handle(conn, msg, received, now),
+                } => {
+                    queued.fetch_sub(1, Ordering::Relaxed);
+                    room.handle(conn, msg, received, now);
+                }
                 Cmd::Leave { conn } => {
                     room.leave(conn);
                     closers.remove(&conn);
@@ -779,7 +821,7 @@ async fn read_loop(
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
     tx: &mpsc::Sender<Bytes>,
     closer: &Closer,
-    msgs: &cb::Sender<Cmd>,
+    msgs: &MsgQueue,
 ) {
     let config = &shared.config;
     let mut frames = Bucket::new(config.rate, config.burst);
@@ -909,7 +951,7 @@ fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
     requested: &Requested,
-) -> Result<(cb::Sender<Cmd>, cb::Sender<Cmd>), Refusal> {
+) -> Result<(cb::Sender<Cmd>, MsgQueue), Refusal> {
     let config = &shared.config;
     let mut rooms = shared
         .rooms
