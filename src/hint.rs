@@ -8,6 +8,7 @@ use bitmines_core::{Game, View};
 use bitmines_solve::{Mode, Reason, Solver};
 use serde::Serialize;
 
+use crate::cli::{JsonArg, whole};
 use crate::files::{Format, Loaded, read};
 use crate::system::emit;
 
@@ -20,11 +21,10 @@ pub(crate) struct Args {
     /// The file's format (default: recognised from its first bytes).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
     /// List at most this many cells of each kind (0: all).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = whole::<usize>, allow_negative_numbers = true)]
     limit: usize,
 }
 
@@ -86,7 +86,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::Board(board, ..) => report(&Game::new(board.clone()).view(), args.limit),
     }
     .with_context(|| format!("cannot solve {}", args.file.display()))?;
-    if args.json {
+    if args.json.json {
         emit(serde_json::to_string(&report)? + "\n")
     } else {
         emit(text(&report))

@@ -54,7 +54,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return parse_error(&error),
+    };
     let result = match cli.command {
         Command::Stress(args) => stress::run(&args),
         Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
@@ -69,6 +72,34 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("bitmines: {}", one_line(&error));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Reports a command line clap refused. A value our own parsers refused (a negative number,
+/// a word where a number goes) is one line naming the option, the value and what is wrong;
+/// everything else (help, version, unknown options) is clap's own text.
+fn parse_error(error: &clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        _ => None,
+    };
+    let reason = std::error::Error::source(error).map(ToString::to_string);
+    match (
+        error.kind(),
+        text(ContextKind::InvalidArg),
+        text(ContextKind::InvalidValue),
+        reason,
+    ) {
+        (ErrorKind::ValueValidation, Some(arg), Some(value), Some(reason)) => {
+            let option = arg.split_whitespace().next().unwrap_or(&arg);
+            eprintln!("bitmines: {option} {value}: {reason}");
+            ExitCode::from(2)
+        }
+        _ => {
+            let _ = error.print();
+            ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
         }
     }
 }

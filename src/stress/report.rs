@@ -10,7 +10,7 @@ use crate::cli::KeepClear;
 use crate::system::human_bytes;
 
 /// Bumped when a field of the JSON report changes meaning or disappears.
-pub(crate) const SCHEMA: u32 = 1;
+pub(crate) const SCHEMA: &str = "bitmines-stress/1";
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,7 +30,7 @@ pub(crate) enum End {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Report {
     /// The version of this report's shape.
-    pub(crate) schema: u32,
+    pub(crate) schema: &'static str,
     /// How the run ended.
     pub(crate) end: End,
     /// The board that was played.
