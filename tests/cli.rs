@@ -1303,3 +1303,30 @@ fn negative_numbers_say_they_must_be_positive() {
         assert!(err.starts_with(&format!("bitmines: {option} -")), "{err}");
     }
 }
+
+/// A file that matches no format says so with its name and the formats tried, and a folder
+/// is named as a folder, in every subcommand that reads a file.
+#[test]
+fn files_that_match_no_format_and_folders_are_named() {
+    let dir = folder("no-format");
+    let empty = path(&dir, "empty.dat");
+    fs::write(&empty, b"").expect("write");
+    let random = path(&dir, "random.dat");
+    fs::write(&random, [0xFF, 0x00, 0x12, 0x99, 0x07, 0xC3, 0x01]).expect("write");
+    for file in [&empty, &random] {
+        for command in ["show", "hint"] {
+            assert_fails(
+                &[command, file],
+                &format!("{file} is not a bitmines board or game file (tried binary, MBF, text)"),
+            );
+        }
+    }
+    let folder_name = dir.to_string_lossy().into_owned();
+    for command in ["show", "hint"] {
+        assert_fails(
+            &[command, &folder_name],
+            &format!("{folder_name} is a directory, not a board or game file"),
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
