@@ -56,6 +56,13 @@ impl From<KeepClear> for FirstClick {
     }
 }
 
+/// A value as the command line names it (`opening`, `lookahead`), for reports.
+pub(crate) fn value_name(value: &impl clap::ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |value| value.get_name().to_owned())
+}
+
 /// The classic boards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum Preset {

@@ -7,6 +7,7 @@ use bitmines_solve::{Player, Policy};
 use crate::cli::{BoardArgs, Preset, SizeDefault};
 use crate::render;
 use crate::system::emit;
+use crate::text::{count, count_as, thousands};
 
 /// Options of `bitmines demo`; the defaults are the expert board.
 #[derive(clap::Args, Debug)]
@@ -32,21 +33,23 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let outcome = Player::new(Policy::Safest).play(&mut game)?;
     let mut text = render::picture(&game)?;
     text += &format!(
-        "{} on a {}x{} board with {} mines (seed {}): 1 first click + {} proven reveals + {} guesses, {} cells revealed\n",
+        "{} on a {}x{} board with {} (seed {}): 1 first click + {} + {}, {} revealed\n",
         game.status(),
         rows,
         cols,
-        mines,
+        count(mines, "mine"),
         seed,
-        outcome.proven,
-        outcome.guesses.len(),
-        game.revealed_count(),
+        count(outcome.proven, "proven reveal"),
+        count_as(outcome.guesses.len(), "guess", "guesses"),
+        count(game.revealed_count(), "cell"),
     );
     if let Some(board) = game.board() {
         let stats = Stats::of(board)?;
         text += &format!(
-            "board: 3BV {}, {} openings, {} islands\n",
-            stats.bbbv, stats.openings, stats.islands
+            "board: 3BV {}, {}, {}\n",
+            thousands(stats.bbbv),
+            count(stats.openings, "opening"),
+            count(stats.islands, "island")
         );
     }
     emit(text)?;

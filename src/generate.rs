@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::cli::{BoardArgs, BoardSpec, CellArg, Preset, SizeDefault, ThreadsArg, thread_pool};
 use crate::files::{Format, save_certified, saved_len, write_atomic};
 use crate::system::{PROGRESS_CELLS, ensure_memory, progress_bar};
+use crate::text::count;
 
 /// Options of `bitmines gen`.
 #[derive(clap::Args, Debug)]
@@ -195,11 +196,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     bar.finish_and_clear();
     written.with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(
-        "bitmines: wrote {} ({}x{}, {} mines, seed {}, {}) in {:.3} s after {:.3} s generating",
+        "bitmines: wrote {} ({}x{}, {}, seed {}, {}) in {:.3} s after {:.3} s generating",
         args.output.display(),
         geometry.rows(),
         geometry.cols(),
-        board.mine_count(),
+        count(board.mine_count(), "mine"),
         seed,
         args.format,
         started.elapsed().as_secs_f64(),

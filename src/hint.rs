@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::cli::{JsonArg, whole};
 use crate::files::{Format, Loaded, read};
 use crate::system::emit;
+use crate::text::{count, count_as, layouts, thousands};
 
 /// Options of `bitmines hint`.
 #[derive(clap::Args, Debug)]
@@ -164,14 +165,17 @@ fn text(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}x{} board, {} mines, {} cells revealed",
-        r.rows, r.cols, r.mines, r.revealed
+        "{}x{} board, {}, {} revealed",
+        r.rows,
+        r.cols,
+        count(r.mines, "mine"),
+        count(r.revealed, "cell")
     );
     let _ = writeln!(
         out,
-        "certain: {} safe, {} mines{}",
-        r.safe_count,
-        r.mine_count,
+        "certain: {} safe, {}{}",
+        thousands(r.safe_count),
+        count(r.mine_count, "mine"),
         if r.complete {
             ""
         } else {
@@ -188,13 +192,13 @@ fn text(r: &Report) -> String {
     }
     let layouts = r
         .log10_layouts
-        .map_or(String::new(), |l| format!(", about 10^{l:.2} layouts"));
+        .map_or(String::new(), |l| format!(", {}", layouts(l)));
     let _ = write!(
         out,
-        "probabilities ({}{}): {} undecided cells next to numbers",
+        "probabilities ({}{}): {} next to numbers",
         if r.exact { "exact" } else { r.mode },
         layouts,
-        r.frontier_count,
+        count_as(r.frontier_count, "undecided cell", "undecided cells"),
     );
     let _ = if r.off_frontier_cells > 0 {
         writeln!(

@@ -18,6 +18,7 @@ mod render;
 mod show;
 mod stress;
 mod system;
+mod text;
 mod winrate;
 
 use std::process::ExitCode;

@@ -10,11 +10,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::cli::value_name;
 use crate::cli::{
     BoardArgs, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg, at_least_one,
     thread_pool,
 };
 use crate::system::{emit, progress_bar};
+use crate::text::count;
 
 /// The guess policies, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -182,26 +184,26 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 
 fn text(r: &Report) -> String {
     format!(
-        "{}x{} board, {} mines, first click ({}, {}) keeping clear: {:?}; policy {:?}; seed {}\n\
-         {} wins in {} games: {:.2}% (95% interval {:.2}% to {:.2}%)\n\
-         {:.2} guesses a game; {:.1} s on {} threads, {:.0} games a second a thread\n",
+        "{}x{} board, {}, first click ({}, {}), {} first-click rule, {} policy; seed {}\n\
+         {} in {}: {:.2}% (95% interval {:.2}% to {:.2}%)\n\
+         {:.2} guesses a game; {:.1} s on {}, {} a second a thread\n",
         r.rows,
         r.cols,
-        r.mines,
+        count(r.mines, "mine"),
         r.first_click.0,
         r.first_click.1,
-        r.rule,
-        r.policy,
+        value_name(&r.rule),
+        value_name(&r.policy),
         r.seed,
-        r.wins,
-        r.games,
+        count(r.wins, "win"),
+        count(r.games, "game"),
         100.0 * r.win_rate,
         100.0 * r.interval.0,
         100.0 * r.interval.1,
         r.guesses_per_game,
         r.seconds,
-        r.threads,
-        r.games_per_second_per_thread,
+        count(r.threads, "thread"),
+        count(r.games_per_second_per_thread.round() as u64, "game"),
     )
 }
 

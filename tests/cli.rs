@@ -1330,3 +1330,73 @@ fn files_that_match_no_format_and_folders_are_named() {
     }
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Reports read as English: singular counts, plain numbers of layouts, no names from the
+/// code, and thousands separators in big numbers.
+#[test]
+fn reports_read_as_english() {
+    let dir = folder("english");
+    // winrate: the rule and policy as the options name them, and "1 game".
+    let text = stdout(&bitmines(&[
+        "winrate",
+        "--preset",
+        "beginner",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        "--first-click-rule",
+        "safe",
+        "--policy",
+        "lookahead",
+    ]));
+    assert!(
+        text.contains("safe first-click rule, lookahead policy"),
+        "{text}"
+    );
+    assert!(text.contains("in 1 game:"), "{text}");
+    for internal in ["Safe", "Lookahead", "keeping clear", " 1 games"] {
+        assert!(!text.contains(internal), "{internal:?} in {text}");
+    }
+    // demo and gen on one mine.
+    let text = stdout(&bitmines(&[
+        "demo", "--rows", "3", "--cols", "4", "--mines", "1", "--seed", "1",
+    ]));
+    assert!(text.contains("with 1 mine (seed 1)"), "{text}");
+    let board = path(&dir, "one.txt");
+    let output = bitmines(&[
+        "gen", "--rows", "3", "--cols", "4", "--mines", "1", "--seed", "1", "--format", "txt",
+        "-o", &board,
+    ]);
+    let err = stderr(&output);
+    assert!(err.contains("3x4, 1 mine,"), "{err}");
+    let text = stdout(&bitmines(&["show", &board]));
+    assert!(
+        text.contains("1 mine;") || text.contains("1 mine,"),
+        "{text}"
+    );
+    assert!(!text.contains("1 mines"), "{text}");
+    // hint: one mine, one cell revealed, and a small count of layouts as a number.
+    let view = path(&dir, "view.txt");
+    fs::write(&view, "bitmines view 1x3 mines 1\n#1#\n").unwrap();
+    let text = stdout(&bitmines(&["hint", &view]));
+    assert!(
+        text.contains("1x3 board, 1 mine, 1 cell revealed"),
+        "{text}"
+    );
+    assert!(text.contains("2 layouts"), "{text}");
+    assert!(!text.contains("10^"), "{text}");
+    // stress: thousands separators.
+    let text = stdout(&bitmines(&[
+        "stress", "--rows", "1000", "--cols", "1000", "--mines", "150000", "--seed", "1",
+    ]));
+    assert!(
+        text.contains("1000 x 1000 = 1,000,000 cells, 150,000 mines"),
+        "{text}"
+    );
+    assert!(
+        text.contains("850,000 of 850,000 safe cells revealed"),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -551,7 +551,7 @@ pub(crate) fn summary_line(app: &App, summary: &Summary) -> String {
     if let Some(rate) = summary.bbbv_per_second() {
         line += &format!(", {rate:.3} 3BV/s");
     }
-    line += &format!(", {} clicks", summary.clicks.total());
+    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
     if summary.help != Default::default() {
         line += &format!(", help: {}", summary.help);
     }

@@ -337,6 +337,7 @@ fn restore() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bitmines_gen::Config;
     use clap::Parser;
 
     /// The `play` subcommand's arguments, parsed as the binary parses them.
