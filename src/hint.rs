@@ -105,7 +105,7 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
             for (row, col) in cells {
                 count += 1;
                 if listed.len() < cap {
-                    let reason = certain.reason(row, col)?;
+                    let reason = certain.reason(row, col);
                     listed.push(Proven {
                         row,
                         col,

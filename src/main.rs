@@ -36,19 +36,24 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Generates a large board, plays it to the end, checks every invariant and reports
-    /// times and memory. With no options: a 10000x10000 board at density 0.15.
+    /// times and memory. With no options: a 10000x10000 board at density 0.15. The seed
+    /// also orders the player's moves.
     Stress(stress::Args),
-    /// Generates a board and writes it to a file (binary, MBF or text).
+    /// Generates a board and writes it to a file (binary, MBF or text). With no options: an
+    /// expert board. The same seed, size, mines and first click give the board `play` and
+    /// `stress` play.
     Gen(generate::Args),
     /// Prints a board or game file as text, or writes it as a PNG picture.
     Show(show::Args),
-    /// Plays one seeded game with the solver and prints the final board.
+    /// Plays one seeded game with the solver and prints the final board. With no options:
+    /// expert. Its board comes from the library's `Game::seeded`, not from gen's generator.
     Demo(demo::Args),
     /// Prints what a player can know about a position: the certain cells with their
     /// reasons, and the mine probability of every hidden cell.
     Hint(hint::Args),
     /// Plays many seeded games with the solver's player and reports the win rate with its
-    /// 95% confidence interval.
+    /// 95% confidence interval. With no options: expert. Game i is seeded from --seed and i
+    /// (the library's `SeededPlacer`), so the result is the same on any number of threads.
     Winrate(winrate::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
     Play(play::Args),

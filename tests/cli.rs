@@ -1400,3 +1400,43 @@ fn reports_read_as_english() {
     );
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// One seed, one board: `gen --seed S --first-click R,C` writes the board a deferred game
+/// with bitmines-gen's `Generator::new(S)` makes on a first click at (R, C), which is also
+/// what `play --seed S` plays. Core's `Game::seeded` draws the same seed with another placer
+/// and gives another board, as both docs say.
+#[test]
+fn one_seed_gives_one_board_on_the_command_line_and_in_the_library() {
+    use bitmines_core::{FirstClick, Game};
+    let dir = folder("one-seed");
+    let file = path(&dir, "board.txt");
+    let output = bitmines(&[
+        "gen",
+        "--preset",
+        "beginner",
+        "--seed",
+        "42",
+        "--first-click",
+        "4,4",
+        "--format",
+        "txt",
+        "-o",
+        &file,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = fs::read_to_string(&file).expect("the board");
+    let mut game = Game::deferred(
+        9,
+        9,
+        10,
+        FirstClick::Opening,
+        bitmines_gen::Generator::new(42),
+    )
+    .unwrap();
+    game.reveal(4, 4).unwrap();
+    assert_eq!(game.board().unwrap().to_string(), written);
+    let mut core = Game::seeded(9, 9, 10, 42).unwrap();
+    core.reveal(4, 4).unwrap();
+    assert_ne!(core.board().unwrap().to_string(), written);
+    let _ = fs::remove_dir_all(&dir);
+}

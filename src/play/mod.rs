@@ -229,12 +229,10 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
     Ok((game, setup))
 }
 
-/// Saves the game with its seed, atomically.
+/// Saves the game with its seed (which the game remembers), atomically.
 fn save(path: &Path, app: &App) -> anyhow::Result<()> {
-    write_atomic(path, |out| {
-        Ok(app.game().write_saved(app.setup().seed, out)?)
-    })
-    .with_context(|| format!("cannot save the game to {}", path.display()))
+    write_atomic(path, |out| Ok(app.game().write_saved(out)?))
+        .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
 /// Draws, waits for events and applies them until the player quits.

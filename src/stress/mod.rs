@@ -162,7 +162,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let mut last_checkpoint = 0;
             let mut tick = |table: &Table| {
                 progress.set_position(table.game.revealed_count() as u64);
-                after_calls(table, args, seed, &mut outputs, &mut last_checkpoint)?;
+                after_calls(table, args, &mut outputs, &mut last_checkpoint)?;
                 Ok(!INTERRUPTED.load(Ordering::Relaxed))
             };
             let click = first_click.map(|cell| (cell.row, cell.col));
@@ -208,7 +208,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         outputs.picture = Some(path.display().to_string());
     }
     if let Some(path) = &args.save {
-        save(path, &table.game, seed)?;
+        save(path, &table.game)?;
     }
     let stats = match interrupted {
         true => None,
@@ -342,7 +342,11 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
     Ok(Start {
         seconds: started.elapsed().as_secs_f64(),
         no_guess: args.no_guess,
-        game: Game::try_new(board)?,
+        game: {
+            let mut game = Game::try_new(board)?;
+            game.set_seed(Some(seed));
+            game
+        },
         seed,
         first_click: Some(first_click),
         keep_clear: Some(keep_clear),
@@ -381,9 +385,9 @@ fn resume(path: &Path, args: &Args) -> anyhow::Result<Start> {
     })
 }
 
-/// Saves `game` to `path` atomically, with the player's seed.
-fn save(path: &Path, game: &Game, seed: u64) -> anyhow::Result<()> {
-    write_atomic(path, |out| Ok(game.write_saved(Some(seed), out)?))
+/// Saves `game` to `path` atomically, with its seed (the board's and the player's).
+fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
+    write_atomic(path, |out| Ok(game.write_saved(out)?))
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
@@ -424,7 +428,7 @@ fn play(
             .map_err(|e| Stop::Io(e.context("the player failed")))?;
         for &act in &acts {
             table.apply(act).map_err(Stop::Disagreement)?;
-            after_calls(table, args, seed, outputs, &mut last_checkpoint)?;
+            after_calls(table, args, outputs, &mut last_checkpoint)?;
             if table.game.status() != Status::Playing {
                 break;
             }
@@ -466,7 +470,6 @@ fn play(
 fn after_calls(
     table: &Table,
     args: &Args,
-    seed: u64,
     outputs: &mut Outputs,
     last_checkpoint: &mut u64,
 ) -> Result<(), Stop> {
@@ -482,7 +485,7 @@ fn after_calls(
     if let (Some(every), Some(path)) = (args.save_every, &args.save)
         && calls >= *last_checkpoint + every
     {
-        save(path, &table.game, seed).map_err(Stop::Io)?;
+        save(path, &table.game).map_err(Stop::Io)?;
         *last_checkpoint = calls;
         outputs.checkpoints += 1;
     }

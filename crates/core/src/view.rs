@@ -364,8 +364,26 @@ impl fmt::Debug for Position {
 }
 
 impl fmt::Display for Position {
+    /// The text form (see [`Position`]), the same as its view's.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let view = self.view();
+        self.view().fmt(f)
+    }
+}
+
+impl fmt::Display for View<'_> {
+    /// The text form of the position a player sees, as [`Position`] reads it: a header
+    /// `bitmines view ROWSxCOLS mines N`, then one line a row with `#` for a hidden cell, `F`
+    /// for a flag and `0`-`8` for a revealed number.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game};
+    ///
+    /// let mut game = Game::new("..*\n...\n".parse::<Board>()?);
+    /// game.reveal(0, 0)?;
+    /// assert_eq!(game.view().to_string(), "bitmines view 2x3 mines 1\n01#\n01#\n");
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "bitmines view {}x{} mines {}",
@@ -377,7 +395,7 @@ impl fmt::Display for Position {
         for r in 0..self.geometry.rows() {
             line.clear();
             for c in 0..self.geometry.cols() {
-                line.push(match (view.number(r, c), view.is_flagged(r, c)) {
+                line.push(match (self.number(r, c), self.is_flagged(r, c)) {
                     (Ok(Some(n)), _) => char::from(b'0' + n),
                     (_, Ok(true)) => 'F',
                     _ => '#',
