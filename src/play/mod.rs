@@ -179,7 +179,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let size = term.0.size()?;
     let area = Rect::new(0, 0, size.width, size.height);
-    let mut app = App::new(game, setup, area, Instant::now(), resumed).with_ascii(args.ascii);
+    let mut app = App::new(game, setup, area, Instant::now(), resumed)
+        .with_ascii(args.ascii)
+        .with_save_on_quit(args.save.is_some());
     let played = play(&mut term, &mut app, &save_to);
     drop(term);
     played?;
@@ -245,9 +247,14 @@ fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
         }
         app.tick(Instant::now());
         term.0.draw(|frame| draw::draw(frame, app))?;
-        // While the clock runs, wake at the next whole second to redraw the timer; otherwise
-        // sleep until something happens.
-        if app.clock_running() {
+        // While a board is generated off this thread, wake often to show its progress and
+        // take it when it is there; while the clock runs, wake at the next whole second to
+        // redraw the timer; otherwise sleep until something happens.
+        if app.generating() {
+            if !event::poll(Duration::from_millis(100))? {
+                continue;
+            }
+        } else if app.clock_running() {
             let into_second = app.elapsed().subsec_nanos();
             let wait = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
             if !event::poll(wait)? {
@@ -277,10 +284,13 @@ fn save_key(app: &mut App, path: &Path) {
         return;
     }
     match save(path, app) {
-        Ok(()) => app.note(format!(
-            "saved to {0}; continue with: bitmines play --resume {0}",
-            path.display()
-        )),
+        Ok(()) => {
+            app.saved();
+            app.note(format!(
+                "saved to {0}; continue with: bitmines play --resume {0}",
+                path.display()
+            ));
+        }
         Err(error) => app.note(format!("{error:#}")),
     }
 }
