@@ -22,7 +22,7 @@ pub(crate) fn check(data: &[u8]) {
 
 /// What a read gave, in a form that compares: the game's bytes written back, or the error.
 fn outcome(read: Result<(Game, bitmines_core::saved::Header), Error>) -> Result<Vec<u8>, Error> {
-    read.map(|(game, header)| {
+    read.map(|(game, _)| {
         game.to_saved()
             .unwrap_or_else(|e| panic!("a game that read back cannot be written: {e}"))
     })

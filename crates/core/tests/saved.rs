@@ -256,13 +256,13 @@ fn check_same(want: &Game, read: &Game, what: &str) {
 /// them back every way there is.
 fn check_round_trip(game: &Game, seed: Option<u64>) {
     let what = format!("{game:?}, seed {seed:?}");
-    let bytes = saved_with(&game, seed).unwrap();
+    let bytes = saved_with(game, seed).unwrap();
     assert_eq!(bytes, naive_encode(game, seed), "{what}");
     let exploded = game.exploded().count();
     let plane = game.rows() * game.cols().div_ceil(8);
     assert_eq!(bytes.len(), 84 + 3 * plane + 16 * exploded, "{what}");
     let mut written = Vec::new();
-    write_saved_with(&game, seed, &mut written).unwrap();
+    write_saved_with(game, seed, &mut written).unwrap();
     assert_eq!(written, bytes, "{what}");
 
     let (read, header) = Game::from_saved(&bytes).unwrap();

@@ -56,7 +56,7 @@ fn check_same_game(want: &Game, read: &Game) {
 
 /// Round-trips `game` through JSON text, JSON bytes, and serde's byte deserializers.
 fn check_game(game: &Game) {
-    let bytes = saved_with(&game, None).unwrap();
+    let bytes = saved_with(game, None).unwrap();
     let json = serde_json::to_string(game).unwrap();
     assert_eq!(json, json_array(&bytes), "bytes as an array of numbers");
     check_same_game(game, &serde_json::from_str::<Game>(&json).unwrap());
@@ -179,7 +179,7 @@ fn a_changed_byte_is_an_error_never_another_game() {
 #[test]
 fn errors_carry_the_core_message() {
     let game = &games()[4];
-    let bytes = saved_with(&game, None).unwrap();
+    let bytes = saved_with(game, None).unwrap();
     let cut = &bytes[..bytes.len() - 1];
     let error = serde_json::from_str::<Game>(&json_array(cut)).unwrap_err();
     let core = Game::from_saved(cut).unwrap_err();
