@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use anyhow::Context;
+use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::Config;
 
@@ -54,6 +54,13 @@ impl From<KeepClear> for FirstClick {
             KeepClear::None => FirstClick::Unprotected,
         }
     }
+}
+
+/// A value as the command line names it (`opening`, `lookahead`), for reports.
+pub(crate) fn value_name(value: &impl clap::ValueEnum) -> String {
+    value
+        .to_possible_value()
+        .map_or_else(String::new, |value| value.get_name().to_owned())
 }
 
 /// The classic boards.
@@ -122,17 +129,214 @@ impl BoardSpec {
     }
 }
 
-/// A rayon pool of `threads` workers (0: one per core).
+/// A whole number given on the command line, with one plain line when it is not: a negative
+/// number "must be a positive number" rather than clap's "unexpected argument".
+pub(crate) fn whole<T: FromStr>(text: &str) -> Result<T, String> {
+    let text = text.trim();
+    if text.starts_with('-') {
+        return Err("must be a positive number".into());
+    }
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err("must be a whole number".into());
+    }
+    text.parse().map_err(|_| "is too large".into())
+}
+
+/// A whole number of at least 1.
+pub(crate) fn at_least_one<T: FromStr + PartialEq + Default>(text: &str) -> Result<T, String> {
+    match whole::<T>(text)? {
+        zero if zero == T::default() => Err("must be at least 1".into()),
+        n => Ok(n),
+    }
+}
+
+/// The board, the seed and the first-click rule, named the same way in every subcommand
+/// that makes a board (`gen`, `stress`, `winrate`, `play`, `demo`). Each subcommand gives
+/// its own default size ([`SizeDefault`]); everything else follows one rule.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub(crate) struct BoardArgs {
+    /// The board: beginner (9x9, 10 mines), intermediate (16x16, 40) or expert (16x30, 99).
+    /// --rows, --cols, --mines and --density change one part of it and keep the rest.
+    #[arg(long, value_enum)]
+    pub(crate) preset: Option<Preset>,
+    /// Rows of the board, in place of the preset's.
+    #[arg(long, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    pub(crate) rows: Option<usize>,
+    /// Columns of the board, in place of the preset's.
+    #[arg(long, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    pub(crate) cols: Option<usize>,
+    /// Exactly this many mines (default: the preset's, or its density on another size).
+    #[arg(long, value_parser = whole::<usize>, allow_negative_numbers = true, conflicts_with = "density")]
+    pub(crate) mines: Option<usize>,
+    /// Mines as a fraction of the cells, rounded to the nearest mine.
+    #[arg(long, allow_negative_numbers = true)]
+    pub(crate) density: Option<f64>,
+    /// Seed of the board (default: one from the clock). The seed used is always printed, so
+    /// any run can be made again with --seed.
+    #[arg(long, value_parser = whole::<u64>, allow_negative_numbers = true)]
+    pub(crate) seed: Option<u64>,
+    /// What the first click keeps free of mines: the cell and its neighbours (opening, so it
+    /// opens a region), the cell alone (safe), or nothing (none).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "RULE",
+        alias = "keep-clear",
+        alias = "rule"
+    )]
+    pub(crate) first_click_rule: Option<KeepClear>,
+}
+
+/// The size a subcommand plays when no option names one.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum SizeDefault {
+    /// A preset.
+    Preset(Preset),
+    /// A size with a density of mines.
+    Size {
+        /// Rows.
+        rows: usize,
+        /// Columns.
+        cols: usize,
+        /// Mines as a fraction of the cells.
+        density: f64,
+    },
+}
+
+/// The board the options choose, every default filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Chosen {
+    /// The preset's name when the board is exactly a preset, `custom` otherwise.
+    pub(crate) name: &'static str,
+    /// Rows.
+    pub(crate) rows: usize,
+    /// Columns.
+    pub(crate) cols: usize,
+    /// Mines.
+    pub(crate) mines: usize,
+    /// The seed, given or drawn from the clock.
+    pub(crate) seed: u64,
+    /// What the first click keeps clear.
+    pub(crate) rule: KeepClear,
+}
+
+impl BoardArgs {
+    /// The board these options choose on a subcommand whose default is `default`: a preset
+    /// gives its size and mines, --rows and --cols replace its size (keeping its density
+    /// unless --mines or --density says otherwise), and a missing seed comes from the clock.
+    pub(crate) fn choose(&self, default: SizeDefault) -> anyhow::Result<Chosen> {
+        let (base_rows, base_cols, base_mines, base_density, base_name) =
+            match (self.preset, default) {
+                (Some(preset), _) | (None, SizeDefault::Preset(preset)) => {
+                    let (rows, cols, mines) = preset.size();
+                    let density = mines as f64 / (rows * cols) as f64;
+                    (rows, cols, Some(mines), density, preset.name())
+                }
+                (
+                    None,
+                    SizeDefault::Size {
+                        rows,
+                        cols,
+                        density,
+                    },
+                ) => (rows, cols, None, density, "custom"),
+            };
+        let rows = self.rows.unwrap_or(base_rows);
+        let cols = self.cols.unwrap_or(base_cols);
+        Geometry::new(rows, cols)?;
+        let seed = self.seed.unwrap_or_else(clock_seed);
+        let same_size = (rows, cols) == (base_rows, base_cols);
+        let density = |density| -> anyhow::Result<usize> {
+            Ok(Config::with_density(rows, cols, density, seed)?.mines)
+        };
+        let mines = match (self.mines, self.density, base_mines) {
+            (Some(mines), _, _) => mines,
+            (None, Some(fraction), _) => density(fraction)?,
+            (None, None, Some(mines)) if same_size => mines,
+            (None, None, _) => density(base_density)?,
+        };
+        let custom = self.rows.is_some()
+            || self.cols.is_some()
+            || self.mines.is_some()
+            || self.density.is_some();
+        Ok(Chosen {
+            name: if custom { "custom" } else { base_name },
+            rows,
+            cols,
+            mines,
+            seed,
+            rule: self.first_click_rule.unwrap_or(KeepClear::Opening),
+        })
+    }
+}
+
+/// A seed from the clock, for runs given none.
+pub(crate) fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos() as u64);
+    // Two runs started in the same nanosecond by different processes still differ.
+    nanos ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+/// `--threads`, named and checked the same way in every subcommand that takes it.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub(crate) struct ThreadsArg {
+    /// Worker threads (0: one per core; at most 8 per core).
+    #[arg(long, default_value_t = 0, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    pub(crate) threads: usize,
+}
+
+/// Threads allowed for each core: more only adds switching, and thousands take seconds to
+/// start.
+const THREADS_PER_CORE: usize = 8;
+
+/// The most threads a run may ask for on this machine.
+pub(crate) fn max_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
+}
+
+/// A rayon pool of `threads` workers (0: one per core), refusing more than
+/// [`max_threads`] with a message that says why.
 pub(crate) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    let max = max_threads();
+    if threads > max {
+        bail!(
+            "--threads {threads} is too many: at most {max} ({THREADS_PER_CORE} for each of this machine's {} cores)",
+            max / THREADS_PER_CORE
+        );
+    }
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
         .with_context(|| format!("cannot start {threads} threads"))
 }
 
+/// `--json`, the same in every subcommand that reports.
+#[derive(clap::Args, Debug, Clone, Copy, Default)]
+pub(crate) struct JsonArg {
+    /// Print the report as one JSON object on standard output; its "schema" field names it
+    /// as "bitmines-COMMAND/1".
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_numbers_say_what_is_wrong_in_one_phrase() {
+        assert_eq!(whole::<usize>("12"), Ok(12));
+        assert_eq!(
+            whole::<usize>("-5"),
+            Err("must be a positive number".into())
+        );
+        assert_eq!(whole::<usize>("1.5"), Err("must be a whole number".into()));
+        assert_eq!(whole::<usize>(""), Err("must be a whole number".into()));
+        assert_eq!(whole::<u32>("99999999999"), Err("is too large".into()));
+        assert_eq!(at_least_one::<u64>("0"), Err("must be at least 1".into()));
+    }
 
     #[test]
     fn cells_parse() {

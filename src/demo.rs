@@ -4,60 +4,52 @@ use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Game, SeededPlacer, Stats};
 use bitmines_solve::{Player, Policy};
 
+use crate::cli::{BoardArgs, Preset, SizeDefault};
 use crate::render;
 use crate::system::emit;
+use crate::text::{count, count_as, thousands};
 
 /// Options of `bitmines demo`; the defaults are the expert board.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Seed for the mines.
-    #[arg(long, default_value_t = 2026)]
-    seed: u64,
-    /// Rows of the board.
-    #[arg(long, default_value_t = 16)]
-    rows: usize,
-    /// Columns of the board.
-    #[arg(long, default_value_t = 30)]
-    cols: usize,
-    /// Mines on the board.
-    #[arg(long, default_value_t = 99)]
-    mines: usize,
+    #[command(flatten)]
+    board: BoardArgs,
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    if args.rows.saturating_mul(args.cols) > 1 << 20 {
-        bail!(
-            "the demo prints its board; {}x{} is too large (at most 2^20 cells)",
-            args.rows,
-            args.cols
-        );
+    let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
+    let (rows, cols, mines, seed) = (chosen.rows, chosen.cols, chosen.mines, chosen.seed);
+    if rows.saturating_mul(cols) > 1 << 20 {
+        bail!("the demo prints its board; {rows}x{cols} is too large (at most 2^20 cells)");
     }
     let mut game = Game::deferred(
-        args.rows,
-        args.cols,
-        args.mines,
-        FirstClick::Opening,
-        SeededPlacer::new(args.seed),
+        rows,
+        cols,
+        mines,
+        FirstClick::from(chosen.rule),
+        SeededPlacer::new(seed),
     )?;
-    game.reveal(args.rows / 2, args.cols / 2)?;
+    game.reveal(rows / 2, cols / 2)?;
     let outcome = Player::new(Policy::Safest).play(&mut game)?;
     let mut text = render::picture(&game)?;
     text += &format!(
-        "{} on a {}x{} board with {} mines (seed {}): 1 first click + {} proven reveals + {} guesses, {} cells revealed\n",
+        "{} on a {}x{} board with {} (seed {}): 1 first click + {} + {}, {} revealed\n",
         game.status(),
-        args.rows,
-        args.cols,
-        args.mines,
-        args.seed,
-        outcome.proven,
-        outcome.guesses.len(),
-        game.revealed_count(),
+        rows,
+        cols,
+        count(mines, "mine"),
+        seed,
+        count(outcome.proven, "proven reveal"),
+        count_as(outcome.guesses.len(), "guess", "guesses"),
+        count(game.revealed_count(), "cell"),
     );
     if let Some(board) = game.board() {
         let stats = Stats::of(board)?;
         text += &format!(
-            "board: 3BV {}, {} openings, {} islands\n",
-            stats.bbbv, stats.openings, stats.islands
+            "board: 3BV {}, {}, {}\n",
+            thousands(stats.bbbv),
+            count(stats.openings, "opening"),
+            count(stats.islands, "island")
         );
     }
     emit(text)?;

@@ -4,7 +4,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, anyhow};
+use anyhow::{Context, anyhow, bail};
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{Board, Game, Position, binary, saved};
 
@@ -43,15 +43,40 @@ pub(crate) enum Loaded {
 /// Reads a board or game from `path`, in `format` or, if `None`, the format its first bytes
 /// show: the binary magic, text, or otherwise MBF.
 pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded> {
-    let context = || format!("cannot read {}", path.display());
-    let file = File::open(path).with_context(context)?;
-    let mut input = BufReader::new(file);
-    let format = match format {
-        Some(format) => format,
-        None => sniff(&mut input).with_context(context)?,
+    let mut input = open(path)?;
+    let (format, sniffed) = match format {
+        Some(format) => (format, false),
+        None => (
+            sniff(&mut input).with_context(|| format!("cannot read {}", path.display()))?,
+            true,
+        ),
     };
-    load(&mut input, format)
-        .with_context(|| format!("{} is not a valid {format} file", path.display()))
+    load(&mut input, format).with_context(|| match (sniffed, format) {
+        // Neither the binary magic nor text: MBF was the last format left to try.
+        (true, Format::Mbf) => no_format(path),
+        _ => format!("{} is not a valid {format} file", path.display()),
+    })
+}
+
+/// What a file that matches no format is called.
+fn no_format(path: &Path) -> String {
+    format!(
+        "{} is not a bitmines board or game file (tried binary, MBF, text)",
+        path.display()
+    )
+}
+
+/// Opens `path` for reading, naming a folder as one (a folder opens on some systems and
+/// fails only on the first read, with a message that does not name it).
+fn open(path: &Path) -> anyhow::Result<BufReader<File>> {
+    if path.is_dir() {
+        bail!(
+            "{} is a directory, not a board or game file",
+            path.display()
+        );
+    }
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(BufReader::new(file))
 }
 
 /// The size a binary board file declares, read from its header alone, or `None` for other
@@ -60,11 +85,10 @@ pub(crate) fn declared_size(
     path: &Path,
     format: Option<Format>,
 ) -> anyhow::Result<Option<(usize, usize)>> {
-    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut input = BufReader::new(file);
+    let mut input = open(path)?;
     let format = match format {
         Some(format) => format,
-        None => sniff(&mut input)?,
+        None => sniff(&mut input).with_context(|| format!("cannot read {}", path.display()))?,
     };
     if format != Format::Bin {
         return Ok(None);

@@ -9,37 +9,22 @@ use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::{Certified, Method, NoGuess, NoGuessError, Progress, no_guess_with_progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
+use crate::cli::{BoardArgs, BoardSpec, CellArg, Preset, SizeDefault, ThreadsArg, thread_pool};
 use crate::files::{Format, save_certified, saved_len, write_atomic};
 use crate::system::{PROGRESS_CELLS, ensure_memory, progress_bar};
+use crate::text::count;
 
 /// Options of `bitmines gen`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Rows of the board.
-    #[arg(long)]
-    rows: usize,
-    /// Columns of the board.
-    #[arg(long)]
-    cols: usize,
-    /// Exactly this many mines.
-    #[arg(long, required_unless_present = "density", conflicts_with = "density")]
-    mines: Option<usize>,
-    /// Mines as a fraction of the cells, rounded to the nearest mine.
-    #[arg(long)]
-    density: Option<f64>,
-    /// Seed: the same options give the same board, on any number of threads.
-    #[arg(long)]
-    seed: u64,
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Keep the first click at ROW,COL free of mines (see --keep-clear).
-    #[arg(long, value_name = "ROW,COL")]
+    #[command(flatten)]
+    board: BoardArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
+    /// The first click, ROW,COL: it and what --first-click-rule names are kept free of
+    /// mines (default: none kept clear; with --no-guess, the centre).
+    #[arg(long, value_name = "ROW,COL", allow_hyphen_values = true)]
     first_click: Option<CellArg>,
-    /// What to keep free of mines around --first-click.
-    #[arg(long, value_enum, default_value_t = KeepClear::Opening, requires = "first_click")]
-    keep_clear: KeepClear,
     /// Make a board the solver clears from the first click without a guess (the click is
     /// the centre unless --first-click says; the bin format records the certificate).
     #[arg(long)]
@@ -101,16 +86,23 @@ const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
 
 /// Generates the board and writes it.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
+    if args.board.first_click_rule.is_some() && args.first_click.is_none() && !args.no_guess {
+        anyhow::bail!(
+            "--first-click-rule says what a first click keeps clear: give --first-click ROW,COL (or --no-guess)"
+        );
+    }
+    let (rows, cols, seed) = (chosen.rows, chosen.cols, chosen.seed);
     let spec = BoardSpec {
-        rows: args.rows,
-        cols: args.cols,
-        mines: args.mines,
-        density: args.density.unwrap_or(0.0),
-        seed: args.seed,
-        first_click: args.first_click.map(|cell| (cell, args.keep_clear)),
+        rows,
+        cols,
+        mines: Some(chosen.mines),
+        density: 0.0,
+        seed,
+        first_click: args.first_click.map(|cell| (cell, chosen.rule)),
     };
     let config = spec.config()?;
-    let geometry = Geometry::new(args.rows, args.cols)?;
+    let geometry = Geometry::new(rows, cols)?;
     // The board's two planes, and for MBF the file's bytes, four per mine.
     let mbf = match args.format {
         Format::Mbf => config.mines as u64 * 4,
@@ -127,7 +119,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             if args.no_guess { "no-guess " } else { "" }
         )
     })?;
-    let pool = thread_pool(args.threads)?;
+    let pool = thread_pool(args.threads.threads)?;
     // Large boards show, on a terminal, the time spent generating (which reports no progress
     // of its own) and then the bytes written.
     let large = geometry.cells() >= PROGRESS_CELLS;
@@ -148,42 +140,42 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         if args.no_guess { "no-guess " } else { "" }
     ));
     let started = Instant::now();
-    let (board, record) =
-        if args.no_guess {
-            let (click, keep) = args.first_click.map_or(
-                ((args.rows / 2, args.cols / 2), KeepClear::Opening),
-                |cell| ((cell.row, cell.col), args.keep_clear),
-            );
-            let mut request = NoGuess::new(args.rows, args.cols, config.mines, args.seed)
-                .first_click(keep.into(), click.0, click.1);
-            request.method = match args.method {
-                NoGuessMethod::Auto => Method::Auto,
-                NoGuessMethod::Reject => Method::Reject,
-                NoGuessMethod::Repair => Method::Repair,
-            };
-            let certified = spinning(&spinner, || no_guess_shown(&request, &pool, &spinner))?;
-            let record = certified.record()?;
-            let certificate = *certified.certificate();
-            eprintln!(
-                "bitmines: {} ({}, {} boards drawn, {} repairs)",
-                describe(&record),
-                certificate.method,
-                certificate.attempts,
-                certificate.repairs
-            );
-            if args.format != Format::Bin {
-                eprintln!(
-                    "bitmines: the {} format has no room for the certificate; only bin records it",
-                    args.format
-                );
-            }
-            (certified.into_board(), Some(record))
-        } else {
-            let board = spinning(&spinner, || {
-                pool.install(|| bitmines_gen::generate(&config))
-            })?;
-            (board, None)
+    let (board, record) = if args.no_guess {
+        let (click, keep) = args
+            .first_click
+            .map_or(((rows / 2, cols / 2), chosen.rule), |cell| {
+                ((cell.row, cell.col), chosen.rule)
+            });
+        let mut request =
+            NoGuess::new(rows, cols, config.mines, seed).first_click(keep.into(), click.0, click.1);
+        request.method = match args.method {
+            NoGuessMethod::Auto => Method::Auto,
+            NoGuessMethod::Reject => Method::Reject,
+            NoGuessMethod::Repair => Method::Repair,
         };
+        let certified = spinning(&spinner, || no_guess_shown(&request, &pool, &spinner))?;
+        let record = certified.record()?;
+        let certificate = *certified.certificate();
+        eprintln!(
+            "bitmines: {} ({}, {} boards drawn, {} repairs)",
+            describe(&record),
+            certificate.method,
+            certificate.attempts,
+            certificate.repairs
+        );
+        if args.format != Format::Bin {
+            eprintln!(
+                "bitmines: the {} format has no room for the certificate; only bin records it",
+                args.format
+            );
+        }
+        (certified.into_board(), Some(record))
+    } else {
+        let board = spinning(&spinner, || {
+            pool.install(|| bitmines_gen::generate(&config))
+        })?;
+        (board, None)
+    };
     let generated = started.elapsed();
     let started = Instant::now();
     let bar = match large {
@@ -199,17 +191,17 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     };
     let written = write_atomic(&args.output, |out| {
         let out = &mut bar.wrap_write(out);
-        save_certified(out, &board, Some(args.seed), record.as_ref(), args.format)
+        save_certified(out, &board, Some(seed), record.as_ref(), args.format)
     });
     bar.finish_and_clear();
     written.with_context(|| format!("cannot write {}", args.output.display()))?;
     eprintln!(
-        "bitmines: wrote {} ({}x{}, {} mines, seed {}, {}) in {:.3} s after {:.3} s generating",
+        "bitmines: wrote {} ({}x{}, {}, seed {}, {}) in {:.3} s after {:.3} s generating",
         args.output.display(),
         geometry.rows(),
         geometry.cols(),
-        board.mine_count(),
-        args.seed,
+        count(board.mine_count(), "mine"),
+        seed,
         args.format,
         started.elapsed().as_secs_f64(),
         generated.as_secs_f64()

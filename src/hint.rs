@@ -8,8 +8,10 @@ use bitmines_core::{Game, View};
 use bitmines_solve::{Mode, Reason, Solver};
 use serde::Serialize;
 
+use crate::cli::{JsonArg, whole};
 use crate::files::{Format, Loaded, read};
 use crate::system::emit;
+use crate::text::{count, count_as, layouts, thousands};
 
 /// Options of `bitmines hint`.
 #[derive(clap::Args, Debug)]
@@ -20,11 +22,10 @@ pub(crate) struct Args {
     /// The file's format (default: recognised from its first bytes).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
     /// List at most this many cells of each kind (0: all).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = whole::<usize>, allow_negative_numbers = true)]
     limit: usize,
 }
 
@@ -86,7 +87,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::Board(board, ..) => report(&Game::new(board.clone()).view(), args.limit),
     }
     .with_context(|| format!("cannot solve {}", args.file.display()))?;
-    if args.json {
+    if args.json.json {
         emit(serde_json::to_string(&report)? + "\n")
     } else {
         emit(text(&report))
@@ -104,7 +105,7 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
             for (row, col) in cells {
                 count += 1;
                 if listed.len() < cap {
-                    let reason = certain.reason(row, col)?;
+                    let reason = certain.reason(row, col);
                     listed.push(Proven {
                         row,
                         col,
@@ -164,14 +165,17 @@ fn text(r: &Report) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{}x{} board, {} mines, {} cells revealed",
-        r.rows, r.cols, r.mines, r.revealed
+        "{}x{} board, {}, {} revealed",
+        r.rows,
+        r.cols,
+        count(r.mines, "mine"),
+        count(r.revealed, "cell")
     );
     let _ = writeln!(
         out,
-        "certain: {} safe, {} mines{}",
-        r.safe_count,
-        r.mine_count,
+        "certain: {} safe, {}{}",
+        thousands(r.safe_count),
+        count(r.mine_count, "mine"),
         if r.complete {
             ""
         } else {
@@ -188,13 +192,13 @@ fn text(r: &Report) -> String {
     }
     let layouts = r
         .log10_layouts
-        .map_or(String::new(), |l| format!(", about 10^{l:.2} layouts"));
+        .map_or(String::new(), |l| format!(", {}", layouts(l)));
     let _ = write!(
         out,
-        "probabilities ({}{}): {} undecided cells next to numbers",
+        "probabilities ({}{}): {} next to numbers",
         if r.exact { "exact" } else { r.mode },
         layouts,
-        r.frontier_count,
+        count_as(r.frontier_count, "undecided cell", "undecided cells"),
     );
     let _ = if r.off_frontier_cells > 0 {
         writeln!(

@@ -20,6 +20,7 @@ mod serve;
 mod show;
 mod stress;
 mod system;
+mod text;
 mod winrate;
 
 use std::process::ExitCode;
@@ -37,19 +38,24 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Generates a large board, plays it to the end, checks every invariant and reports
-    /// times and memory. With no options: a 10000x10000 board at density 0.15.
+    /// times and memory. With no options: a 10000x10000 board at density 0.15. The seed
+    /// also orders the player's moves.
     Stress(stress::Args),
-    /// Generates a board and writes it to a file (binary, MBF or text).
+    /// Generates a board and writes it to a file (binary, MBF or text). With no options: an
+    /// expert board. The same seed, size, mines and first click give the board `play` and
+    /// `stress` play.
     Gen(generate::Args),
     /// Prints a board or game file as text, or writes it as a PNG picture.
     Show(show::Args),
-    /// Plays one seeded game with the solver and prints the final board.
+    /// Plays one seeded game with the solver and prints the final board. With no options:
+    /// expert. Its board comes from the library's `Game::seeded`, not from gen's generator.
     Demo(demo::Args),
     /// Prints what a player can know about a position: the certain cells with their
     /// reasons, and the mine probability of every hidden cell.
     Hint(hint::Args),
     /// Plays many seeded games with the solver's player and reports the win rate with its
-    /// 95% confidence interval.
+    /// 95% confidence interval. With no options: expert. Game i is seeded from --seed and i
+    /// (the library's `SeededPlacer`), so the result is the same on any number of threads.
     Winrate(winrate::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
     Play(play::Args),
@@ -62,7 +68,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return parse_error(&error),
+    };
     let result = match cli.command {
         Command::Stress(args) => stress::run(&args),
         Command::Gen(args) => generate::run(&args).map(|()| ExitCode::SUCCESS),
@@ -79,6 +88,34 @@ fn main() -> ExitCode {
         Err(error) => {
             eprintln!("bitmines: {}", one_line(&error));
             ExitCode::from(2)
+        }
+    }
+}
+
+/// Reports a command line clap refused. A value our own parsers refused (a negative number,
+/// a word where a number goes) is one line naming the option, the value and what is wrong;
+/// everything else (help, version, unknown options) is clap's own text.
+fn parse_error(error: &clap::Error) -> ExitCode {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |kind| match error.get(kind) {
+        Some(ContextValue::String(text)) => Some(text.clone()),
+        _ => None,
+    };
+    let reason = std::error::Error::source(error).map(ToString::to_string);
+    match (
+        error.kind(),
+        text(ContextKind::InvalidArg),
+        text(ContextKind::InvalidValue),
+        reason,
+    ) {
+        (ErrorKind::ValueValidation, Some(arg), Some(value), Some(reason)) => {
+            let option = arg.split_whitespace().next().unwrap_or(&arg);
+            eprintln!("bitmines: {option} {value}: {reason}");
+            ExitCode::from(2)
+        }
+        _ => {
+            let _ = error.print();
+            ExitCode::from(u8::try_from(error.exit_code()).unwrap_or(2))
         }
     }
 }

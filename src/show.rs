@@ -9,6 +9,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::files::{Format, Loaded, declared_size, read};
 use crate::picture;
 use crate::system::{PROGRESS_CELLS, emit, progress_bar};
+use crate::text::{count, thousands};
 
 /// Boards up to this many cells are printed as text.
 const TEXT_MAX_CELLS: usize = 1_000_000;
@@ -69,11 +70,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 format!("\n{}", crate::generate::describe(&record))
             });
             emit(format!(
-                "{rows}x{cols} board, {} mines{seed}; {} openings, {} islands, 3BV {}{certified}\n{}",
-                board.mine_count(),
-                stats.openings,
-                stats.islands,
-                stats.bbbv,
+                "{rows}x{cols} board, {}{seed}; {}, {}, 3BV {}{certified}\n{}",
+                count(board.mine_count(), "mine"),
+                count(stats.openings, "opening"),
+                count(stats.islands, "island"),
+                thousands(stats.bbbv),
                 numbered(board)?
             ))?;
         }

@@ -3,15 +3,20 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use bitmines_core::{FirstClick, Game, SeededPlacer};
 use bitmines_solve::{Player, Policy};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cli::{CellArg, KeepClear, Preset, thread_pool};
+use crate::cli::value_name;
+use crate::cli::{
+    BoardArgs, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg, at_least_one,
+    thread_pool,
+};
 use crate::system::{emit, progress_bar};
+use crate::text::count;
 
 /// The guess policies, as named on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -47,40 +52,26 @@ impl From<PolicyArg> for Policy {
 /// Options of `bitmines winrate`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The board: beginner (9x9/10), intermediate (16x16/40) or expert (30x16/99).
-    #[arg(long, value_enum, default_value_t = Preset::Expert)]
-    preset: Preset,
-    /// Rows, instead of the preset's (with --cols and --mines).
-    #[arg(long, requires_all = ["cols", "mines"])]
-    rows: Option<usize>,
-    /// Columns, instead of the preset's.
-    #[arg(long, requires_all = ["rows", "mines"])]
-    cols: Option<usize>,
-    /// Mines, instead of the preset's.
-    #[arg(long, requires_all = ["rows", "cols"])]
-    mines: Option<usize>,
+    #[command(flatten)]
+    board: BoardArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// Games to play.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     games: u64,
-    /// The first click, ROW,COL.
-    #[arg(long, value_name = "ROW,COL", default_value = "3,3")]
+    /// The first click, ROW,COL, the same in every game.
+    #[arg(
+        long,
+        value_name = "ROW,COL",
+        default_value = "3,3",
+        allow_hyphen_values = true
+    )]
     first_click: CellArg,
-    /// What the first click keeps clear: the cell and its neighbours (opening), the cell
-    /// (safe), or nothing (none).
-    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
-    rule: KeepClear,
-    /// Seed of the first game; game `i` is seeded from this seed and `i`.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// How the player guesses (default: the strongest).
     #[arg(long, value_enum, default_value_t = PolicyArg::Full)]
     policy: PolicyArg,
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 /// What `winrate` reports.
@@ -131,21 +122,16 @@ pub(crate) fn wilson(wins: u64, games: u64) -> (f64, f64) {
 }
 
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    let (rows, cols, mines) = match (args.rows, args.cols, args.mines) {
-        (Some(r), Some(c), Some(m)) => (r, c, m),
-        _ => args.preset.size(),
-    };
-    if args.games == 0 {
-        bail!("--games must be at least 1");
-    }
-    let policy = FirstClick::from(args.rule);
+    let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
+    let (rows, cols, mines, seed) = (chosen.rows, chosen.cols, chosen.mines, chosen.seed);
+    let policy = FirstClick::from(chosen.rule);
     let click = (args.first_click.row, args.first_click.col);
     // Every argument is checked by a game built from it before any work starts.
-    let mut probe = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(args.seed))?;
+    let mut probe = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
     probe
         .reveal(click.0, click.1)
         .with_context(|| format!("--first-click {},{}", click.0, click.1))?;
-    let pool = thread_pool(args.threads)?;
+    let pool = thread_pool(args.threads.threads)?;
     let threads = pool.current_num_threads();
     let player = Player::new(args.policy.into());
     let bar = progress(args.games);
@@ -154,7 +140,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         (0..args.games)
             .into_par_iter()
             .map(|i| {
-                let seed = game_seed(args.seed, i);
+                let seed = game_seed(seed, i);
                 let mut game = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
                 game.reveal(click.0, click.1)?;
                 let outcome = player.play(&mut game)?;
@@ -177,9 +163,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         cols,
         mines,
         first_click: click,
-        rule: args.rule,
+        rule: chosen.rule,
         policy: args.policy,
-        seed: args.seed,
+        seed,
         games: args.games,
         wins,
         win_rate: wins as f64 / args.games as f64,
@@ -189,7 +175,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         seconds,
         games_per_second_per_thread: args.games as f64 / seconds / threads as f64,
     };
-    if args.json {
+    if args.json.json {
         emit(serde_json::to_string(&report)? + "\n")
     } else {
         emit(text(&report))
@@ -198,26 +184,26 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 
 fn text(r: &Report) -> String {
     format!(
-        "{}x{} board, {} mines, first click ({}, {}) keeping clear: {:?}; policy {:?}; seed {}\n\
-         {} wins in {} games: {:.2}% (95% interval {:.2}% to {:.2}%)\n\
-         {:.2} guesses a game; {:.1} s on {} threads, {:.0} games a second a thread\n",
+        "{}x{} board, {}, first click ({}, {}), {} first-click rule, {} policy; seed {}\n\
+         {} in {}: {:.2}% (95% interval {:.2}% to {:.2}%)\n\
+         {:.2} guesses a game; {:.1} s on {}, {} a second a thread\n",
         r.rows,
         r.cols,
-        r.mines,
+        count(r.mines, "mine"),
         r.first_click.0,
         r.first_click.1,
-        r.rule,
-        r.policy,
+        value_name(&r.rule),
+        value_name(&r.policy),
         r.seed,
-        r.wins,
-        r.games,
+        count(r.wins, "win"),
+        count(r.games, "game"),
         100.0 * r.win_rate,
         100.0 * r.interval.0,
         100.0 * r.interval.1,
         r.guesses_per_game,
         r.seconds,
-        r.threads,
-        r.games_per_second_per_thread,
+        count(r.threads, "thread"),
+        count(r.games_per_second_per_thread.round() as u64, "game"),
     )
 }
 

@@ -106,7 +106,7 @@ fn stress_json_has_every_field_and_every_call_kind() {
     let report = stress_json(&[
         "--rows", "100", "--cols", "150", "--mines", "2500", "--seed", "11", "--check",
     ]);
-    assert_eq!(report["schema"], 1);
+    assert_eq!(report["schema"], "bitmines-stress/1");
     assert_eq!(report["end"], "won");
     let board = &report["board"];
     assert_eq!((u(&board["rows"]), u(&board["cols"])), (100, 150));
@@ -451,10 +451,8 @@ fn bad_arguments_fail_with_one_line_and_exit_code_2() {
     );
     assert_fails(&["frobnicate"], "frobnicate");
     assert_fails(
-        &[
-            "gen", "--rows", "5", "--cols", "5", "--seed", "1", "-o", "x",
-        ],
-        "--mines",
+        &["gen", "--first-click-rule", "safe", "-o", "x"],
+        "--first-click ROW,COL",
     );
 }
 
@@ -587,6 +585,8 @@ fn an_interrupted_run_saves_and_resumes_to_a_win() {
             &save,
             "--save-every",
             "20000",
+            "--seed",
+            "2026",
         ],
         || fs::metadata(&save).is_ok(),
     );
@@ -1045,4 +1045,398 @@ fn gen_no_guess_writes_a_certified_board_that_show_describes() {
         ],
         "none of 10000 random 16x30 boards with 300 mines",
     );
+}
+
+/// The help of one option in `COMMAND --help`: its line and the lines under it, up to the
+/// next option.
+fn option_help(command: &str, option: &str) -> String {
+    let help = stdout(&bitmines(&[command, "--help"]));
+    let mut lines = help.lines().skip_while(|line| {
+        let line = line.trim();
+        line != option && !line.starts_with(&format!("{option} "))
+    });
+    let Some(first) = lines.next() else {
+        panic!("`{command} --help` has no {option}:\n{help}");
+    };
+    // Options start at most six spaces in; their possible values, further in, belong to them.
+    let option_line = |line: &&str| {
+        let text = line.trim_start();
+        text.starts_with('-') && line.len() - text.len() <= 6
+    };
+    let rest = lines.take_while(|line| !option_line(line));
+    std::iter::once(first)
+        .chain(rest)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// One idea, one name: every subcommand that makes a board names its size, seed and
+/// first-click rule with the same options and the same help, and so for threads and JSON.
+#[test]
+fn every_subcommand_shows_the_same_options_in_its_help() {
+    let makers = ["gen", "stress", "winrate", "play", "demo"];
+    for (commands, options) in [
+        (
+            &makers[..],
+            &[
+                "--preset",
+                "--rows",
+                "--cols",
+                "--mines",
+                "--density",
+                "--seed",
+                "--first-click-rule",
+            ][..],
+        ),
+        (&["gen", "stress", "winrate"][..], &["--threads"][..]),
+        (&["stress", "winrate", "hint"][..], &["--json"][..]),
+    ] {
+        for option in options {
+            let first = option_help(commands[0], option);
+            for command in &commands[1..] {
+                assert_eq!(option_help(command, option), first, "{command} {option}");
+            }
+        }
+    }
+    // The old names are hidden aliases.
+    for command in makers {
+        let help = stdout(&bitmines(&[command, "--help"]));
+        assert!(!help.contains("--keep-clear"), "{command}: {help}");
+        assert!(!help.contains("--rule "), "{command}: {help}");
+    }
+}
+
+/// `--keep-clear` (gen, stress) and `--rule` (winrate) still work, as aliases of
+/// `--first-click-rule`, and give what it gives.
+#[test]
+fn old_option_names_still_work() {
+    let dir = folder("aliases");
+    let board = |name: &str, option: &str| {
+        let file = path(&dir, name);
+        let output = bitmines(&[
+            "gen",
+            "--rows",
+            "6",
+            "--cols",
+            "7",
+            "--mines",
+            "20",
+            "--seed",
+            "3",
+            "--first-click",
+            "2,2",
+            option,
+            "safe",
+            "-o",
+            &file,
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        fs::read(file).expect("the board")
+    };
+    assert_eq!(
+        board("old.bin", "--keep-clear"),
+        board("new.bin", "--first-click-rule")
+    );
+    let winrate = |option: &str| {
+        let output = bitmines(&[
+            "winrate", "--preset", "beginner", "--games", "20", "--seed", "4", option, "safe",
+            "--json",
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+        (report["rule"].clone(), report["wins"].clone())
+    };
+    assert_eq!(winrate("--rule"), winrate("--first-click-rule"));
+    assert_eq!(winrate("--rule").0, "safe");
+    let stress = |option: &str| {
+        stress_json(&[
+            "--rows", "12", "--cols", "12", "--mines", "20", "--seed", "2", option, "none",
+        ])["calls"]
+            .clone()
+    };
+    assert_eq!(stress("--keep-clear"), stress("--first-click-rule"));
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A preset with `--mines` alone keeps the preset's size, in every subcommand.
+#[test]
+fn a_preset_with_mines_alone_keeps_its_size() {
+    let report = stress_json(&["--preset", "beginner", "--mines", "12", "--seed", "1"]);
+    let board = &report["board"];
+    assert_eq!(
+        (u(&board["rows"]), u(&board["cols"]), u(&board["mines"])),
+        (9, 9, 12)
+    );
+    let output = bitmines(&[
+        "winrate",
+        "--preset",
+        "intermediate",
+        "--mines",
+        "30",
+        "--games",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+    assert_eq!(
+        (u(&report["rows"]), u(&report["cols"]), u(&report["mines"])),
+        (16, 16, 30)
+    );
+    let dir = folder("preset");
+    let file = path(&dir, "board.txt");
+    let output = bitmines(&[
+        "gen", "--preset", "expert", "--mines", "50", "--format", "txt", "-o", &file,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = fs::read_to_string(&file).expect("the board");
+    assert_eq!(text.lines().count(), 16);
+    assert!(
+        text.lines().all(|line| line.chars().count() == 30),
+        "{text}"
+    );
+    assert_eq!(text.matches('*').count(), 50);
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Without `--seed` every subcommand draws one from the clock and prints it, and that seed
+/// given back makes the same run.
+#[test]
+fn a_run_without_a_seed_prints_the_one_it_drew() {
+    let dir = folder("seed");
+    let first = path(&dir, "first.bin");
+    let output = bitmines(&["gen", "--preset", "beginner", "-o", &first]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(0), "{err}");
+    let seed = err
+        .split("seed ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .unwrap_or_else(|| panic!("no seed in {err:?}"))
+        .to_string();
+    let again = path(&dir, "again.bin");
+    let output = bitmines(&["gen", "--preset", "beginner", "--seed", &seed, "-o", &again]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(fs::read(&first).unwrap(), fs::read(&again).unwrap());
+
+    let report = stress_json(&["--rows", "20", "--cols", "20"]);
+    let seed = u(&report["board"]["seed"]).to_string();
+    let again = stress_json(&["--rows", "20", "--cols", "20", "--seed", &seed]);
+    assert_eq!(report["calls"], again["calls"]);
+
+    let output = bitmines(&["winrate", "--preset", "beginner", "--games", "5", "--json"]);
+    let report: Value = serde_json::from_str(&stdout(&output)).expect("one JSON object");
+    assert!(report["seed"].is_u64(), "{report}");
+
+    let text = stdout(&bitmines(&["demo", "--preset", "beginner"]));
+    assert!(text.contains("(seed "), "{text}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Every `--json` report names its schema as `bitmines-COMMAND/1`.
+#[test]
+fn every_json_report_names_its_schema() {
+    let dir = folder("schema");
+    let view = path(&dir, "view.txt");
+    fs::write(&view, "bitmines view 2x3 mines 1\n01#\n01#\n").unwrap();
+    let hint: Value =
+        serde_json::from_str(&stdout(&bitmines(&["hint", &view, "--json"]))).expect("JSON");
+    let winrate: Value = serde_json::from_str(&stdout(&bitmines(&[
+        "winrate", "--preset", "beginner", "--games", "3", "--json",
+    ])))
+    .expect("JSON");
+    let stress = stress_json(&["--rows", "10", "--cols", "10"]);
+    for (name, report) in [("hint", hint), ("winrate", winrate), ("stress", stress)] {
+        assert_eq!(report["schema"], format!("bitmines-{name}/1"));
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Thousands of threads take seconds to start and buy nothing: every subcommand that takes
+/// `--threads` refuses more than eight a core at once, with one line saying so.
+#[test]
+fn too_many_threads_are_refused_at_once_everywhere() {
+    let dir = folder("threads");
+    let file = path(&dir, "board.bin");
+    for args in [
+        &["winrate", "--games", "10", "--threads", "100000"][..],
+        &[
+            "stress",
+            "--rows",
+            "10",
+            "--cols",
+            "10",
+            "--threads",
+            "100000",
+        ][..],
+        &["gen", "--threads", "100000", "-o", &file][..],
+    ] {
+        let started = std::time::Instant::now();
+        assert_fails(args, "--threads 100000 is too many: at most");
+        assert!(started.elapsed() < Duration::from_secs(5), "{args:?}");
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A negative number is one line saying the value must be a positive number, in every
+/// subcommand, instead of clap's "unexpected argument" with its usage.
+#[test]
+fn negative_numbers_say_they_must_be_positive() {
+    for args in [
+        &["gen", "--rows", "-5", "-o", "x"][..],
+        &["gen", "--mines", "-1", "-o", "x"][..],
+        &["stress", "--cols", "-3"][..],
+        &["stress", "--seed", "-2"][..],
+        &["stress", "--png-size", "-2", "--png", "x.png"][..],
+        &["winrate", "--games", "-10"][..],
+        &["winrate", "--threads", "-1"][..],
+        &["play", "--rows", "-5"][..],
+        &["demo", "--mines", "-4"][..],
+        &["hint", "x", "--limit", "-1"][..],
+    ] {
+        assert_fails(args, "must be a positive number");
+        let option = args
+            .iter()
+            .find(|a| a.starts_with("--") && *a != &"--png")
+            .unwrap();
+        let err = stderr(&bitmines(args));
+        assert!(err.starts_with(&format!("bitmines: {option} -")), "{err}");
+    }
+}
+
+/// A file that matches no format says so with its name and the formats tried, and a folder
+/// is named as a folder, in every subcommand that reads a file.
+#[test]
+fn files_that_match_no_format_and_folders_are_named() {
+    let dir = folder("no-format");
+    let empty = path(&dir, "empty.dat");
+    fs::write(&empty, b"").expect("write");
+    let random = path(&dir, "random.dat");
+    fs::write(&random, [0xFF, 0x00, 0x12, 0x99, 0x07, 0xC3, 0x01]).expect("write");
+    for file in [&empty, &random] {
+        for command in ["show", "hint"] {
+            assert_fails(
+                &[command, file],
+                &format!("{file} is not a bitmines board or game file (tried binary, MBF, text)"),
+            );
+        }
+    }
+    let folder_name = dir.to_string_lossy().into_owned();
+    for command in ["show", "hint"] {
+        assert_fails(
+            &[command, &folder_name],
+            &format!("{folder_name} is a directory, not a board or game file"),
+        );
+    }
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// Reports read as English: singular counts, plain numbers of layouts, no names from the
+/// code, and thousands separators in big numbers.
+#[test]
+fn reports_read_as_english() {
+    let dir = folder("english");
+    // winrate: the rule and policy as the options name them, and "1 game".
+    let text = stdout(&bitmines(&[
+        "winrate",
+        "--preset",
+        "beginner",
+        "--games",
+        "1",
+        "--seed",
+        "3",
+        "--first-click-rule",
+        "safe",
+        "--policy",
+        "lookahead",
+    ]));
+    assert!(
+        text.contains("safe first-click rule, lookahead policy"),
+        "{text}"
+    );
+    assert!(text.contains("in 1 game:"), "{text}");
+    for internal in ["Safe", "Lookahead", "keeping clear", " 1 games"] {
+        assert!(!text.contains(internal), "{internal:?} in {text}");
+    }
+    // demo and gen on one mine.
+    let text = stdout(&bitmines(&[
+        "demo", "--rows", "3", "--cols", "4", "--mines", "1", "--seed", "1",
+    ]));
+    assert!(text.contains("with 1 mine (seed 1)"), "{text}");
+    let board = path(&dir, "one.txt");
+    let output = bitmines(&[
+        "gen", "--rows", "3", "--cols", "4", "--mines", "1", "--seed", "1", "--format", "txt",
+        "-o", &board,
+    ]);
+    let err = stderr(&output);
+    assert!(err.contains("3x4, 1 mine,"), "{err}");
+    let text = stdout(&bitmines(&["show", &board]));
+    assert!(
+        text.contains("1 mine;") || text.contains("1 mine,"),
+        "{text}"
+    );
+    assert!(!text.contains("1 mines"), "{text}");
+    // hint: one mine, one cell revealed, and a small count of layouts as a number.
+    let view = path(&dir, "view.txt");
+    fs::write(&view, "bitmines view 1x3 mines 1\n#1#\n").unwrap();
+    let text = stdout(&bitmines(&["hint", &view]));
+    assert!(
+        text.contains("1x3 board, 1 mine, 1 cell revealed"),
+        "{text}"
+    );
+    assert!(text.contains("2 layouts"), "{text}");
+    assert!(!text.contains("10^"), "{text}");
+    // stress: thousands separators.
+    let text = stdout(&bitmines(&[
+        "stress", "--rows", "1000", "--cols", "1000", "--mines", "150000", "--seed", "1",
+    ]));
+    assert!(
+        text.contains("1000 x 1000 = 1,000,000 cells, 150,000 mines"),
+        "{text}"
+    );
+    assert!(
+        text.contains("850,000 of 850,000 safe cells revealed"),
+        "{text}"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// One seed, one board: `gen --seed S --first-click R,C` writes the board a deferred game
+/// with bitmines-gen's `Generator::new(S)` makes on a first click at (R, C), which is also
+/// what `play --seed S` plays. Core's `Game::seeded` draws the same seed with another placer
+/// and gives another board, as both docs say.
+#[test]
+fn one_seed_gives_one_board_on_the_command_line_and_in_the_library() {
+    use bitmines_core::{FirstClick, Game};
+    let dir = folder("one-seed");
+    let file = path(&dir, "board.txt");
+    let output = bitmines(&[
+        "gen",
+        "--preset",
+        "beginner",
+        "--seed",
+        "42",
+        "--first-click",
+        "4,4",
+        "--format",
+        "txt",
+        "-o",
+        &file,
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let written = fs::read_to_string(&file).expect("the board");
+    let mut game = Game::deferred(
+        9,
+        9,
+        10,
+        FirstClick::Opening,
+        bitmines_gen::Generator::new(42),
+    )
+    .unwrap();
+    game.reveal(4, 4).unwrap();
+    assert_eq!(game.board().unwrap().to_string(), written);
+    let mut core = Game::seeded(9, 9, 10, 42).unwrap();
+    core.reveal(4, 4).unwrap();
+    assert_ne!(core.board().unwrap().to_string(), written);
+    let _ = fs::remove_dir_all(&dir);
 }

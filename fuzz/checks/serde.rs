@@ -63,7 +63,10 @@ fn check_json(json: &[u8]) {
         assert_eq!(game.validate(), Ok(()));
         let text = serde_json::to_string(&game).unwrap_or_else(|e| panic!("serialize: {e}"));
         let again: Game = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
-        assert_eq!(again.to_saved(None), game.to_saved(None), "{text}");
+        // Serde keeps the game, not the seed recorded beside it.
+        let mut game = game;
+        game.set_seed(None);
+        assert_eq!(again.to_saved(), game.to_saved(), "{text}");
     }
     if let Ok(config) = serde_json::from_slice::<Config>(json) {
         let text = serde_json::to_string(&config).unwrap_or_else(|e| panic!("serialize: {e}"));

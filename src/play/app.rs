@@ -201,6 +201,27 @@ pub(crate) struct App {
     message: Option<String>,
     bbbv: Option<usize>,
     resumed: bool,
+    /// Whether quitting saves the game (`--save`).
+    save_on_quit: bool,
+    /// Whether a move was made since the game started or was last saved.
+    unsaved: bool,
+    /// Whether `q` has asked to confirm, and the next `q` quits.
+    quit_asked: bool,
+    /// The first click's board, being generated on another thread.
+    pending: Option<Pending>,
+}
+
+/// Boards of at least this many cells are generated off the input thread: from about a
+/// million cells generation takes long enough for a player to notice a frozen screen.
+const OFF_THREAD_CELLS: usize = 1 << 18;
+
+/// A first click whose board is being generated on another thread: the game comes back
+/// with the click applied.
+#[derive(Debug)]
+struct Pending {
+    work: std::thread::JoinHandle<(Game, Result<(), bitmines_core::Error>)>,
+    /// When the click was made, for the progress line.
+    since: Instant,
 }
 
 impl App {
@@ -228,6 +249,10 @@ impl App {
             message: None,
             bbbv: None,
             resumed,
+            save_on_quit: false,
+            unsaved: false,
+            quit_asked: false,
+            pending: None,
         };
         app.centre();
         if app.game.status() != Status::Playing {
@@ -240,6 +265,22 @@ impl App {
     pub(crate) fn with_ascii(mut self, ascii: bool) -> App {
         self.ascii = ascii;
         self
+    }
+
+    /// The same app told whether quitting saves the game (`--save`), so `q` need not ask.
+    pub(crate) fn with_save_on_quit(mut self, save_on_quit: bool) -> App {
+        self.save_on_quit = save_on_quit;
+        self
+    }
+
+    /// Records that the game was just saved: quitting loses nothing until the next move.
+    pub(crate) fn saved(&mut self) {
+        self.unsaved = false;
+    }
+
+    /// Whether the board of the first click is being generated off the input thread.
+    pub(crate) fn generating(&self) -> bool {
+        self.pending.is_some()
     }
 
     /// Applies `event`, which arrived at `now`.
@@ -259,9 +300,27 @@ impl App {
         }
     }
 
-    /// Moves the app's clock to `now`, for the timer on the screen.
+    /// Moves the app's clock to `now`, for the timer on the screen, and takes the board of
+    /// the first click once its thread has made it (the clock starts then, as the first
+    /// cells are shown).
     pub(crate) fn tick(&mut self, now: Instant) {
         self.now = now;
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        if !pending.work.is_finished() {
+            self.message = Some(generating_note(&self.game, now - pending.since));
+            self.pending = Some(pending);
+            return;
+        }
+        match pending.work.join() {
+            Ok((game, result)) => {
+                self.game = game;
+                self.clock.start(now);
+                self.after_move(result);
+            }
+            Err(_) => self.note("the board could not be generated"),
+        }
     }
 
     /// Takes the terminal's new size, keeping the cursor in view.
@@ -381,9 +440,25 @@ impl App {
     fn key(&mut self, key: &KeyEvent) -> Action {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        if matches!(key.code, KeyCode::Char('q' | 'Q')) || (ctrl && key.code == KeyCode::Char('c'))
-        {
+        if ctrl && key.code == KeyCode::Char('c') {
             return Action::Quit;
+        }
+        if matches!(key.code, KeyCode::Char('q' | 'Q')) {
+            let would_lose = self.unsaved
+                && !self.save_on_quit
+                && self.game.status() == Status::Playing
+                && self.pending.is_none();
+            if !would_lose || self.quit_asked {
+                return Action::Quit;
+            }
+            self.quit_asked = true;
+            self.note("q again quits and drops this game; s saves it first");
+            return Action::Continue;
+        }
+        self.quit_asked = false;
+        if self.pending.is_some() || self.screen().is_none() {
+            // Keys wait while the board is made, and act on nothing the player cannot see.
+            return Action::Continue;
         }
         if self.page == Page::Keys {
             self.page = Page::Board;
@@ -422,6 +497,7 @@ impl App {
             KeyCode::Char('p') => self.cycle_overlay(),
             KeyCode::Char('w') => self.toggle_wrong_flags(),
             KeyCode::Char('s') => return Action::Save,
+            KeyCode::Char('n') if self.game.status() != Status::Playing => self.new_game(),
             KeyCode::Char('n') => self.note("n starts a new game once this one is over"),
             KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {
@@ -434,6 +510,9 @@ impl App {
     }
 
     fn mouse(&mut self, mouse: &MouseEvent) {
+        if self.pending.is_some() || self.screen().is_none() {
+            return;
+        }
         let sideways = mouse.modifiers.contains(KeyModifiers::SHIFT);
         match mouse.kind {
             MouseEventKind::ScrollUp if sideways => self.scroll(0, -WHEEL_STEP),
@@ -541,13 +620,46 @@ impl App {
     fn open(&mut self, cell: (usize, usize)) {
         match self.game.cell(cell.0, cell.1) {
             Ok(Cell::Open(n)) if n > 0 => self.chord(cell),
+            Ok(Cell::Flagged) if self.game.status() == Status::Playing => {
+                // A wasted click, counted as one; the engine leaves flagged cells closed.
+                self.clicks.left += 1;
+                let (row, col) = cell;
+                let wrong = self.show_wrong_flags
+                    && self
+                        .knowledge
+                        .as_ref()
+                        .is_some_and(|knowledge| knowledge.proven_safe(row, col));
+                self.note(if wrong {
+                    format!(
+                        "the flag on ({row}, {col}) is proven wrong: f takes it off, then Space opens the cell"
+                    )
+                } else {
+                    format!("({row}, {col}) is flagged: f takes the flag off first")
+                });
+            }
+            _ if self.game.status() != Status::Playing => {}
+            _ if self.game.board().is_none()
+                && self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS =>
+            {
+                // The first click on a large board: its board is made off this thread, so
+                // the screen stays alive and quitting stays instant.
+                self.clicks.left += 1;
+                let mut game = self.game.clone();
+                let work = std::thread::spawn(move || {
+                    let result = game.reveal(cell.0, cell.1).map(drop);
+                    (game, result)
+                });
+                self.pending = Some(Pending {
+                    work,
+                    since: self.now,
+                });
+                self.message = Some(generating_note(&self.game, Duration::ZERO));
+            }
             _ => {
-                if self.game.status() == Status::Playing {
-                    self.clicks.left += 1;
-                    self.clock.start(self.now);
-                    let result = self.game.reveal(cell.0, cell.1).map(drop);
-                    self.after_move(result);
-                }
+                self.clicks.left += 1;
+                self.clock.start(self.now);
+                let result = self.game.reveal(cell.0, cell.1).map(drop);
+                self.after_move(result);
             }
         }
     }
@@ -572,6 +684,7 @@ impl App {
 
     /// Brings the help up to date after a move, or closes the game when it ended.
     fn after_move(&mut self, result: Result<(), bitmines_core::Error>) {
+        self.unsaved = true;
         self.message = result.err().map(|error| error.to_string());
         self.hint = None;
         if self.game.status() == Status::Playing {
@@ -713,10 +826,20 @@ impl App {
     }
 }
 
+/// The progress line while the first click's board is made.
+fn generating_note(game: &Game, elapsed: Duration) -> String {
+    format!(
+        "generating the {}x{} board around the first click: {} s (q quits)",
+        game.rows(),
+        game.cols(),
+        elapsed.as_secs()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::script::{app_on, play, seeded};
+    use crate::play::script::{app_on, play, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
     /// The cursor's cell, `(row, col)`.
@@ -769,7 +892,7 @@ mod tests {
             ("wheel:down wheel:down c", (500, 1000), (491, 981)),
             ("resize:30,8", (500, 1000), (499, 990)), // 3 rows of 13 columns
             ("resize:30,8 right right right", (500, 1003), (499, 993)),
-            ("resize:10,3 right", (500, 1001), (500, 1001)), // too small: a view of one cell
+            ("resize:10,3 right", (500, 1000), (500, 1000)), // too small: keys do nothing
             ("resize:10,3 resize:80,24", (500, 1000), (498, 998)), // the least scroll
             ("click:0,0 rclick:79,23", (500, 1000), (491, 981)), // off the board: nothing
             ("rclick:3,3", (492, 982), (491, 981)), // the cell under the mouse; the view stays
@@ -1048,5 +1171,150 @@ mod tests {
         play(&mut app, start, "h");
         assert_eq!(app.message(), Some(app.setup().first_click_note()));
         assert_eq!(app.help, HelpUsed::default());
+    }
+
+    /// `n` starts a new game once the game is over, whether the end screen is up or was
+    /// closed by any key or click.
+    #[test]
+    fn n_starts_a_new_game_after_the_end_screen_is_closed() {
+        for closer in ["", "esc", "x", "space", "click:1,1"] {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            // The cursor starts on (2, 2), a mine.
+            play(&mut app, start, &format!("space {closer} n"));
+            let game = app.game();
+            assert_eq!(
+                (game.status(), game.board().is_none(), app.setup().seed),
+                (Status::Playing, true, Some(2)),
+                "{closer:?}"
+            );
+        }
+    }
+
+    /// Space (or a left click) on a flag opens nothing and says why, and says so plainly
+    /// when `w` has shown the flag proven wrong.
+    #[test]
+    fn opening_a_flag_says_why_nothing_opens() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "g f space");
+        assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
+        assert!(
+            app.message().is_some_and(
+                |m| m.contains("(0, 0) is flagged") && m.contains("f takes the flag off")
+            ),
+            "{:?}",
+            app.message()
+        );
+        // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "G space up left left left f w space");
+        assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
+        assert!(
+            app.message()
+                .is_some_and(|m| m.contains("the flag on (2, 1) is proven wrong")),
+            "{:?}",
+            app.message()
+        );
+    }
+
+    /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
+    #[test]
+    fn keys_on_a_screen_too_small_do_nothing() {
+        let (mut app, start) = app_on(BOARD, 10, 3);
+        let before = (app.cursor(), app.origin());
+        let (_, actions) = play(&mut app, start, "space f G h p w s n ? click:1,1 C-c");
+        assert_eq!(app.game().revealed_count(), 0);
+        assert_eq!(app.game().flag_count(), 0);
+        assert_eq!((app.cursor(), app.origin()), before);
+        assert_eq!(app.page(), Page::Board);
+        assert_eq!(*actions.last().unwrap(), Action::Quit);
+        assert!(
+            actions[..actions.len() - 1]
+                .iter()
+                .all(|a| *a == Action::Continue)
+        );
+        // Made large enough, the game goes on where it was.
+        play(&mut app, start, "resize:80,24 space");
+        assert_eq!(app.game().status(), Status::Lost);
+    }
+
+    /// `q` on a game in progress that would be lost asks once; a second `q` quits. Ctrl-C
+    /// quits at once, and so does `q` with nothing to lose: before the first move, after
+    /// the end, after a save, or when --save saves on quitting.
+    #[test]
+    fn q_asks_once_before_dropping_an_unsaved_game() {
+        #[rustfmt::skip]
+        let cases: &[(&str, bool, &[Action])] = &[
+            // script, saved on quit, actions
+            ("q", false, &[Action::Quit]),
+            ("G space q", false, &[Action::Continue, Action::Continue, Action::Continue]),
+            ("G space q q", false,
+                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q Q", false,
+                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q left q", false, &[Action::Continue; 5]),
+            ("G space C-c", false, &[Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q", true, &[Action::Continue, Action::Continue, Action::Quit]),
+            ("space q", false, &[Action::Continue, Action::Quit]), // lost: nothing to lose
+        ];
+        for &(script, save_on_quit, actions) in cases {
+            let (app, start) = app_on(BOARD, 80, 24);
+            let mut app = app.with_save_on_quit(save_on_quit);
+            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+        }
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "G space q");
+        assert!(
+            app.message().is_some_and(|m| m.contains("q again quits")),
+            "{:?}",
+            app.message()
+        );
+        // After a save there is nothing to lose until the next move.
+        play(&mut app, start, "s");
+        app.saved();
+        assert_eq!(play(&mut app, start, "q").1, [Action::Quit]);
+    }
+
+    /// A board large enough to take a while is generated off the input thread: the first
+    /// click returns at once with a progress line, `q` still quits at once, and the clock
+    /// starts when the first cells are shown, not at the click.
+    #[test]
+    fn a_large_board_is_generated_off_the_input_thread() {
+        let setup = Setup {
+            name: "custom".into(),
+            rows: 1000,
+            cols: 1000,
+            mines: 150_000,
+            first_click: FirstClick::Opening,
+            seed: Some(3),
+        };
+        let (mut app, start) = seeded(setup.clone(), 80, 24);
+        let (now, actions) = play(&mut app, start, "space");
+        assert_eq!(actions, [Action::Continue]);
+        assert!(
+            app.generating(),
+            "the click waits for the board off the input thread"
+        );
+        assert!(
+            app.message().is_some_and(|m| m.contains("generating")),
+            "{:?}",
+            app.message()
+        );
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::ZERO, false)
+        );
+        // Keys other than quit wait; quit acts at once.
+        assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);
+        let later = wait_for_board(&mut app, now);
+        assert!(app.game().revealed_count() >= 9);
+        assert_eq!(app.game().flag_count(), 0);
+        // The clock starts as the first cells are shown.
+        assert_eq!((app.elapsed(), app.clock_running()), (Duration::ZERO, true));
+        play(&mut app, later, "wait:1500");
+        assert_eq!(app.elapsed(), Duration::from_millis(1500));
+
+        let (mut app, start) = seeded(setup, 80, 24);
+        let (_, actions) = play(&mut app, start, "space q");
+        assert_eq!(actions, [Action::Continue, Action::Quit]);
     }
 }

@@ -420,7 +420,11 @@ fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
             "a new game with the next seed, once this one is over",
         ),
         ("Esc".into(), "clear the message and the hint"),
-        ("q Ctrl-C".into(), "quit at once (saving first with --save)"),
+        (
+            "q".into(),
+            "quit (twice on an unsaved game; --save saves on quitting)",
+        ),
+        ("Ctrl-C".into(), "quit at once"),
     ];
     let key = Style::new().add_modifier(Modifier::BOLD);
     let mut lines = vec![Line::styled("bitmines play: keys", key), Line::raw("")];
@@ -551,7 +555,7 @@ pub(crate) fn summary_line(app: &App, summary: &Summary) -> String {
     if let Some(rate) = summary.bbbv_per_second() {
         line += &format!(", {rate:.3} 3BV/s");
     }
-    line += &format!(", {} clicks", summary.clicks.total());
+    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
     if summary.help != Default::default() {
         line += &format!(", help: {}", summary.help);
     }

@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Game, Geometry, saved};
-use bitmines_gen::{Config, Generator, NoGuessGenerator};
+use bitmines_gen::{Generator, NoGuessGenerator};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -32,7 +32,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::{KeepClear, Preset};
+use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed};
 use crate::files::write_atomic;
 use crate::system::ensure_memory;
 
@@ -41,29 +41,8 @@ pub(crate) use app::{Action, App};
 /// Options of `bitmines play`; with none, an expert game.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// The board: beginner (9x9, 10 mines), intermediate (16x16, 40) or expert (16x30, 99).
-    #[arg(long, value_enum, default_value_t = Preset::Expert)]
-    preset: Preset,
-    /// Rows of the board, in place of the preset's.
-    #[arg(long)]
-    rows: Option<usize>,
-    /// Columns of the board, in place of the preset's.
-    #[arg(long)]
-    cols: Option<usize>,
-    /// Exactly this many mines (default: the preset's, or its density on another size).
-    #[arg(long, conflicts_with = "density")]
-    mines: Option<usize>,
-    /// Mines as a fraction of the cells, rounded to the nearest mine.
-    #[arg(long)]
-    density: Option<f64>,
-    /// Seed (default: from the clock). The same seed, size, mines and first click give the
-    /// same board as `bitmines gen` with that first click.
-    #[arg(long)]
-    seed: Option<u64>,
-    /// What the first click keeps free of mines: the cell and its neighbours (so it opens a
-    /// region), the cell alone, or nothing.
-    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
-    first_click_rule: KeepClear,
+    #[command(flatten)]
+    board: BoardArgs,
     /// A board the solver clears from the first click without a guess, made when the first
     /// click lands (fast up to about 10^5 cells; about 3.5 s for 1000x1000).
     #[arg(long)]
@@ -161,43 +140,16 @@ impl Setup {
 
     /// The setup the command line asks for.
     fn from_args(args: &Args) -> anyhow::Result<Setup> {
-        let (preset_rows, preset_cols, preset_mines) = args.preset.size();
-        let rows = args.rows.unwrap_or(preset_rows);
-        let cols = args.cols.unwrap_or(preset_cols);
-        Geometry::new(rows, cols)?;
-        let seed = args.seed.unwrap_or_else(clock_seed);
-        let same_size = (rows, cols) == (preset_rows, preset_cols);
-        let density = |density| -> anyhow::Result<usize> {
-            Ok(Config::with_density(rows, cols, density, seed)?.mines)
-        };
-        let mines = match (args.mines, args.density) {
-            (Some(mines), _) => mines,
-            (None, Some(fraction)) => density(fraction)?,
-            (None, None) if same_size => preset_mines,
-            (None, None) => density(preset_mines as f64 / (preset_rows * preset_cols) as f64)?,
-        };
-        let custom = args.rows.is_some()
-            || args.cols.is_some()
-            || args.mines.is_some()
-            || args.density.is_some();
+        let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
         Ok(Setup {
-            name: if custom { "custom" } else { args.preset.name() }.into(),
-            rows,
-            cols,
-            mines,
-            first_click: args.first_click_rule.into(),
-            seed: Some(seed),
+            name: chosen.name.into(),
+            rows: chosen.rows,
+            cols: chosen.cols,
+            mines: chosen.mines,
+            first_click: chosen.rule.into(),
+            seed: Some(chosen.seed),
         })
     }
-}
-
-/// A seed from the clock, for games given none.
-fn clock_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos() as u64);
-    // Two games started in the same nanosecond by different processes still differ.
-    nanos ^ u64::from(std::process::id()).rotate_left(32)
 }
 
 /// Plays a game in the terminal until the player quits.
@@ -227,7 +179,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let size = term.0.size()?;
     let area = Rect::new(0, 0, size.width, size.height);
-    let mut app = App::new(game, setup, area, Instant::now(), resumed).with_ascii(args.ascii);
+    let mut app = App::new(game, setup, area, Instant::now(), resumed)
+        .with_ascii(args.ascii)
+        .with_save_on_quit(args.save.is_some());
     let played = play(&mut term, &mut app, &save_to);
     drop(term);
     played?;
@@ -277,12 +231,10 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
     Ok((game, setup))
 }
 
-/// Saves the game with its seed, atomically.
+/// Saves the game with its seed (which the game remembers), atomically.
 fn save(path: &Path, app: &App) -> anyhow::Result<()> {
-    write_atomic(path, |out| {
-        Ok(app.game().write_saved(app.setup().seed, out)?)
-    })
-    .with_context(|| format!("cannot save the game to {}", path.display()))
+    write_atomic(path, |out| Ok(app.game().write_saved(out)?))
+        .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
 /// Draws, waits for events and applies them until the player quits.
@@ -295,9 +247,14 @@ fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
         }
         app.tick(Instant::now());
         term.0.draw(|frame| draw::draw(frame, app))?;
-        // While the clock runs, wake at the next whole second to redraw the timer; otherwise
-        // sleep until something happens.
-        if app.clock_running() {
+        // While a board is generated off this thread, wake often to show its progress and
+        // take it when it is there; while the clock runs, wake at the next whole second to
+        // redraw the timer; otherwise sleep until something happens.
+        if app.generating() {
+            if !event::poll(Duration::from_millis(100))? {
+                continue;
+            }
+        } else if app.clock_running() {
             let into_second = app.elapsed().subsec_nanos();
             let wait = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
             if !event::poll(wait)? {
@@ -327,10 +284,13 @@ fn save_key(app: &mut App, path: &Path) {
         return;
     }
     match save(path, app) {
-        Ok(()) => app.note(format!(
-            "saved to {0}; continue with: bitmines play --resume {0}",
-            path.display()
-        )),
+        Ok(()) => {
+            app.saved();
+            app.note(format!(
+                "saved to {0}; continue with: bitmines play --resume {0}",
+                path.display()
+            ));
+        }
         Err(error) => app.note(format!("{error:#}")),
     }
 }
@@ -385,6 +345,7 @@ fn restore() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use bitmines_gen::Config;
     use clap::Parser;
 
     /// The `play` subcommand's arguments, parsed as the binary parses them.

@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
 use super::Setup;
-use super::script::{app_on, play, screen, screen_text, seeded};
+use super::script::{app_on, play, screen, screen_text, seeded, wait_for_board};
 
 /// Compares the screen with the snapshot `tests/play/NAME.txt`.
 fn check(name: &str, actual: &str) {
@@ -100,7 +100,9 @@ fn a_huge_board_shows_its_position() {
         seed: Some(7),
     };
     let (mut app, start) = seeded(setup, 80, 24);
-    play(&mut app, start, "space S-down S-right space");
+    let (now, _) = play(&mut app, start, "space");
+    let now = wait_for_board(&mut app, now);
+    play(&mut app, now, "S-down S-right space");
     check("huge", &screen_text(&app));
 }
 

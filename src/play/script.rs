@@ -75,6 +75,19 @@ pub(super) fn play(app: &mut App, mut now: Instant, script: &str) -> (Instant, V
     (now, actions)
 }
 
+/// Waits (for real) until the board of a first click made off the input thread is there,
+/// moving the app's clock on by the time waited; returns the clock then.
+pub(super) fn wait_for_board(app: &mut App, mut now: Instant) -> Instant {
+    let give_up = now + Duration::from_secs(120);
+    while app.generating() {
+        assert!(now < give_up, "the board never came");
+        std::thread::sleep(Duration::from_millis(10));
+        now += Duration::from_millis(10);
+        app.tick(now);
+    }
+    now
+}
+
 /// The event a script word stands for.
 fn event(app: &App, word: &str) -> Event {
     let pair = |text: &str| -> (usize, usize) {

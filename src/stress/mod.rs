@@ -20,7 +20,10 @@ use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 
 use bitmines_gen::NoGuess;
 
-use crate::cli::{BoardSpec, CellArg, KeepClear, thread_pool};
+use crate::cli::{
+    BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, SizeDefault, ThreadsArg, at_least_one,
+    thread_pool, whole,
+};
 use crate::files::write_atomic;
 use crate::generate::{NO_GUESS_PLANES, no_guess_shown};
 use crate::picture;
@@ -44,30 +47,13 @@ const TICK: u64 = 1 << 14;
 /// Options of `bitmines stress`. The defaults make a 10^8-cell run.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// Rows of the board.
-    #[arg(long, default_value_t = 10_000)]
-    rows: usize,
-    /// Columns of the board.
-    #[arg(long, default_value_t = 10_000)]
-    cols: usize,
-    /// Exactly this many mines (instead of --density).
-    #[arg(long, conflicts_with = "density")]
-    mines: Option<usize>,
-    /// Mines as a fraction of the cells, rounded to the nearest mine.
-    #[arg(long, default_value_t = 0.15)]
-    density: f64,
-    /// Seed of the board and of the player's order and choices.
-    #[arg(long, default_value_t = 2026)]
-    seed: u64,
-    /// Worker threads for generation (0: one per core).
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
+    #[command(flatten)]
+    board: BoardArgs,
+    #[command(flatten)]
+    threads: ThreadsArg,
     /// The player's first click as ROW,COL (default: the centre of the board).
-    #[arg(long, value_name = "ROW,COL")]
+    #[arg(long, value_name = "ROW,COL", allow_hyphen_values = true)]
     first_click: Option<CellArg>,
-    /// What generation keeps free of mines around the first click.
-    #[arg(long, value_enum, default_value_t = KeepClear::Opening)]
-    keep_clear: KeepClear,
     /// Who plays.
     #[arg(long, value_enum, default_value_t = PlayerKind::Truth)]
     player: PlayerKind,
@@ -75,17 +61,16 @@ pub(crate) struct Args {
     /// `gen --no-guess` makes); the solver player must then win without a guess.
     #[arg(long)]
     no_guess: bool,
-    /// Print the report as one JSON object on standard output.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
     /// Write a picture of the game to FILE (PNG), scaled down to fit --png-size.
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
     /// Picture the game after this many calls instead of at the end.
-    #[arg(long, value_name = "CALLS", requires = "png")]
+    #[arg(long, value_name = "CALLS", requires = "png", value_parser = whole::<u64>, allow_negative_numbers = true)]
     png_after: Option<u64>,
     /// Longest side of the picture, in pixels.
-    #[arg(long, value_name = "PIXELS", default_value_t = 2048, requires = "png")]
+    #[arg(long, value_name = "PIXELS", default_value_t = 2048, requires = "png", value_parser = at_least_one::<u32>, allow_negative_numbers = true)]
     png_size: u32,
     /// Replay every call on the scalar fill (and, up to 10^6 cells, on the naive twin), and
     /// stop at the first disagreement.
@@ -95,10 +80,10 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
     /// Also save a checkpoint to the --save file every this many calls.
-    #[arg(long, value_name = "CALLS", requires = "save", value_parser = clap::value_parser!(u64).range(1..))]
+    #[arg(long, value_name = "CALLS", requires = "save", value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     save_every: Option<u64>,
     /// Continue a game saved with --save (its board, view and seed) instead of generating one.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["rows", "cols", "mines", "density", "seed", "first_click", "keep_clear", "no_guess"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click", "first_click_rule", "no_guess"])]
     resume: Option<PathBuf>,
 }
 
@@ -120,6 +105,13 @@ struct Start {
     resumed_from: Option<String>,
 }
 
+/// The board of a run given no size: 10^8 cells at density 0.15.
+const DEFAULT_SIZE: SizeDefault = SizeDefault::Size {
+    rows: 10_000,
+    cols: 10_000,
+    density: 0.15,
+};
+
 /// Set by Ctrl-C; the play loop stops at its next tick.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
@@ -134,7 +126,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             "--check replays single calls on twin engines, but the solver player moves by whole planes; run it without --check"
         );
     }
-    let pool = thread_pool(args.threads)?;
+    let pool = thread_pool(args.threads.threads)?;
     let threads = pool.current_num_threads();
     let start = match &args.resume {
         Some(path) => resume(path, args)?,
@@ -170,7 +162,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             let mut last_checkpoint = 0;
             let mut tick = |table: &Table| {
                 progress.set_position(table.game.revealed_count() as u64);
-                after_calls(table, args, seed, &mut outputs, &mut last_checkpoint)?;
+                after_calls(table, args, &mut outputs, &mut last_checkpoint)?;
                 Ok(!INTERRUPTED.load(Ordering::Relaxed))
             };
             let click = first_click.map(|cell| (cell.row, cell.col));
@@ -216,7 +208,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         outputs.picture = Some(path.display().to_string());
     }
     if let Some(path) = &args.save {
-        save(path, &table.game, seed)?;
+        save(path, &table.game)?;
     }
     let stats = match interrupted {
         true => None,
@@ -292,7 +284,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         saved: args.save.as_ref().map(|path| path.display().to_string()),
         checkpoints: outputs.checkpoints,
     };
-    if args.json {
+    if args.json.json {
         emit(format!("{}\n", serde_json::to_string(&report)?))?;
     } else {
         emit(&report)?;
@@ -309,20 +301,22 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
 
 /// Generates the board the options describe, timed, on `pool`.
 fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
+    let chosen = args.board.choose(DEFAULT_SIZE)?;
+    let (rows, cols, seed, keep_clear) = (chosen.rows, chosen.cols, chosen.seed, chosen.rule);
     let first_click = args.first_click.unwrap_or(CellArg {
-        row: args.rows / 2,
-        col: args.cols / 2,
+        row: rows / 2,
+        col: cols / 2,
     });
     let spec = BoardSpec {
-        rows: args.rows,
-        cols: args.cols,
-        mines: args.mines,
-        density: args.density,
-        seed: args.seed,
-        first_click: Some((first_click, args.keep_clear)),
+        rows,
+        cols,
+        mines: Some(chosen.mines),
+        density: 0.0,
+        seed,
+        first_click: Some((first_click, keep_clear)),
     };
     let config = spec.config()?;
-    let geometry = Geometry::new(args.rows, args.cols)?;
+    let geometry = Geometry::new(rows, cols)?;
     check_memory(&geometry, args)?;
     let started = Instant::now();
     let board = if args.no_guess {
@@ -334,8 +328,8 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
             ),
             false => ProgressBar::hidden(),
         };
-        let request = NoGuess::new(args.rows, args.cols, config.mines, args.seed).first_click(
-            args.keep_clear.into(),
+        let request = NoGuess::new(rows, cols, config.mines, seed).first_click(
+            keep_clear.into(),
             first_click.row,
             first_click.col,
         );
@@ -348,10 +342,14 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
     Ok(Start {
         seconds: started.elapsed().as_secs_f64(),
         no_guess: args.no_guess,
-        game: Game::try_new(board)?,
-        seed: args.seed,
+        game: {
+            let mut game = Game::try_new(board)?;
+            game.set_seed(Some(seed));
+            game
+        },
+        seed,
         first_click: Some(first_click),
-        keep_clear: Some(args.keep_clear),
+        keep_clear: Some(keep_clear),
         resumed_from: None,
     })
 }
@@ -387,9 +385,9 @@ fn resume(path: &Path, args: &Args) -> anyhow::Result<Start> {
     })
 }
 
-/// Saves `game` to `path` atomically, with the player's seed.
-fn save(path: &Path, game: &Game, seed: u64) -> anyhow::Result<()> {
-    write_atomic(path, |out| Ok(game.write_saved(Some(seed), out)?))
+/// Saves `game` to `path` atomically, with its seed (the board's and the player's).
+fn save(path: &Path, game: &Game) -> anyhow::Result<()> {
+    write_atomic(path, |out| Ok(game.write_saved(out)?))
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
@@ -430,7 +428,7 @@ fn play(
             .map_err(|e| Stop::Io(e.context("the player failed")))?;
         for &act in &acts {
             table.apply(act).map_err(Stop::Disagreement)?;
-            after_calls(table, args, seed, outputs, &mut last_checkpoint)?;
+            after_calls(table, args, outputs, &mut last_checkpoint)?;
             if table.game.status() != Status::Playing {
                 break;
             }
@@ -472,7 +470,6 @@ fn play(
 fn after_calls(
     table: &Table,
     args: &Args,
-    seed: u64,
     outputs: &mut Outputs,
     last_checkpoint: &mut u64,
 ) -> Result<(), Stop> {
@@ -488,7 +485,7 @@ fn after_calls(
     if let (Some(every), Some(path)) = (args.save_every, &args.save)
         && calls >= *last_checkpoint + every
     {
-        save(path, &table.game, seed).map_err(Stop::Io)?;
+        save(path, &table.game).map_err(Stop::Io)?;
         *last_checkpoint = calls;
         outputs.checkpoints += 1;
     }

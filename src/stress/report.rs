@@ -4,13 +4,15 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::text::{count, thousands};
+
 use super::deduce::Deduction;
 use super::play::{Calls, PlayerKind};
 use crate::cli::KeepClear;
 use crate::system::human_bytes;
 
 /// Bumped when a field of the JSON report changes meaning or disappears.
-pub(crate) const SCHEMA: u32 = 1;
+pub(crate) const SCHEMA: &str = "bitmines-stress/1";
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,7 +32,7 @@ pub(crate) enum End {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Report {
     /// The version of this report's shape.
-    pub(crate) schema: u32,
+    pub(crate) schema: &'static str,
     /// How the run ended.
     pub(crate) end: End,
     /// The board that was played.
@@ -198,12 +200,17 @@ impl fmt::Display for Report {
         writeln!(f, "bitmines stress: {end}")?;
         writeln!(
             f,
-            "board       {} x {} = {} cells, {} mines (density {:.4}), seed {}",
-            b.rows, b.cols, b.cells, b.mines, b.density, b.seed
+            "board       {} x {} = {}, {} (density {:.4}), seed {}",
+            b.rows,
+            b.cols,
+            count(b.cells, "cell"),
+            count(b.mines, "mine"),
+            b.density,
+            b.seed
         )?;
         if let Some([row, col]) = b.first_click {
             let keep = b.keep_clear.map_or(Ok("?".to_owned()), name)?;
-            writeln!(f, "first click ({row}, {col}), keep clear: {keep}")?;
+            writeln!(f, "first click ({row}, {col}), {keep} first-click rule")?;
         }
         if b.no_guess {
             writeln!(
@@ -216,14 +223,14 @@ impl fmt::Display for Report {
         }
         writeln!(
             f,
-            "{}  {:.3} s on {} threads, {:.3} ns/cell",
+            "{}  {:.3} s on {}, {:.3} ns/cell",
             if self.resumed_from.is_some() {
                 "reading   "
             } else {
                 "generation"
             },
             self.generation.seconds,
-            self.threads,
+            count(self.threads, "thread"),
             self.generation.ns_per_cell
         )?;
         writeln!(
@@ -234,20 +241,26 @@ impl fmt::Display for Report {
                 .as_str()
                 .unwrap_or("?"),
             p.seconds,
-            p.visited,
-            b.cells,
-            p.revealed,
-            p.safe_cells
+            thousands(p.visited),
+            thousands(b.cells),
+            thousands(p.revealed),
+            thousands(p.safe_cells)
         )?;
         writeln!(
             f,
             "            {:.2} ns per touched cell ({} touched)",
-            p.ns_per_touched_cell, p.touched_cells
+            p.ns_per_touched_cell,
+            thousands(p.touched_cells)
         )?;
         writeln!(
             f,
             "calls       {} reveal, {} flag, {} unflag, {} chord; {} cells opened, largest opening {}",
-            c.reveal, c.flag, c.unflag, c.chord, c.opened, c.largest_opening
+            thousands(c.reveal),
+            thousands(c.flag),
+            thousands(c.unflag),
+            thousands(c.chord),
+            thousands(c.opened),
+            thousands(c.largest_opening)
         )?;
         if let Some(d) = &self.solver {
             let total = d.proven.total().max(1) as f64;
@@ -255,12 +268,19 @@ impl fmt::Display for Report {
             writeln!(
                 f,
                 "solver      {} cells deduced in {} moves ({:.0} cells/s), {} stalls",
-                d.deduced, d.moves, d.deduced_per_second, d.stalls
+                thousands(d.deduced),
+                thousands(d.moves),
+                d.deduced_per_second,
+                thousands(d.stalls)
             )?;
             writeln!(
                 f,
                 "            {} guesses: {} assisted (a mine, flagged by the assistant), {} lucky; {:.1} mines expected; {} off the frontier",
-                d.guesses, d.assisted, d.lucky, d.expected_assisted, d.off_frontier
+                thousands(d.guesses),
+                thousands(d.assisted),
+                thousands(d.lucky),
+                d.expected_assisted,
+                thousands(d.off_frontier)
             )?;
             writeln!(
                 f,
@@ -269,28 +289,31 @@ impl fmt::Display for Report {
                 share(d.proven.pair),
                 share(d.proven.component),
                 share(d.proven.global),
-                d.proven.total()
+                thousands(d.proven.total())
             )?;
             writeln!(
                 f,
                 "            solver planes {} ({:.3} B/cell); largest frontier {} cells",
                 human_bytes(d.solver_bytes),
                 d.solver_bytes_per_cell,
-                d.largest_frontier
+                thousands(d.largest_frontier)
             )?;
             writeln!(
                 f,
                 "            exact tier at most {} at one stall, for {} frontier cells ({:.0} B per frontier cell)",
                 human_bytes(d.exact_bytes),
-                d.exact_cells,
+                thousands(d.exact_cells),
                 d.exact_bytes as f64 / d.exact_cells.max(1) as f64
             )?;
         }
         if let Some(s) = &self.stats {
             writeln!(
                 f,
-                "board stats {} openings, {} islands, 3BV {} ({:.3} s)",
-                s.openings, s.islands, s.bbbv, s.seconds
+                "board stats {}, {}, 3BV {} ({:.3} s)",
+                count(s.openings, "opening"),
+                count(s.islands, "island"),
+                thousands(s.bbbv),
+                s.seconds
             )?;
         }
         let m = &self.memory;
@@ -333,8 +356,8 @@ impl fmt::Display for Report {
         if let Some(path) = &self.saved {
             writeln!(
                 f,
-                "saved       {path} ({} checkpoints during play)",
-                self.checkpoints
+                "saved       {path} ({} during play)",
+                count(self.checkpoints, "checkpoint")
             )?;
         }
         Ok(())

@@ -71,6 +71,11 @@ impl Board {
     /// as independent jobs over disjoint row ranges and may run them in any order, on any
     /// threads (for example with rayon's `par_iter_mut`). A job `run` leaves undone is run
     /// afterwards, so the board is the same whatever `run` does.
+    ///
+    /// Hidden from the documented API, with [`ZeroJob`]: it is the seam through which
+    /// bitmines-gen builds the zero plane on rayon, and core stays free to change how the
+    /// work is cut. Other users call [`Board::from_mine_words`].
+    #[doc(hidden)]
     pub fn from_mine_words_with(
         geometry: Geometry,
         mines: Vec<u64>,
@@ -241,7 +246,8 @@ impl Board {
 }
 
 /// One independent piece of building a board's zero plane: a range of whole rows. See
-/// [`Board::from_mine_words_with`].
+/// [`Board::from_mine_words_with`]. Hidden from the documented API for the same reason.
+#[doc(hidden)]
 #[derive(Debug)]
 pub struct ZeroJob<'a> {
     geometry: Geometry,

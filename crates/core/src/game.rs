@@ -177,6 +177,8 @@ pub struct Game {
     exploded_set: HashSet<usize>,
     fill: Fill,
     deferred: Option<Deferred>,
+    /// The seed the board came from, when the game knows it (see [`Game::seed`]).
+    seed: Option<u64>,
     word_scratch: cascade::words::Scratch,
     cell_stack: Vec<usize>,
 }
@@ -224,13 +226,28 @@ impl Game {
             policy,
             placer: Arc::new(placer),
         };
+        let seed = deferred.placer.seed();
         let mut game = Game::blank(placeholder, Some(deferred))?;
+        game.seed = seed;
         game.update_won();
         Ok(game)
     }
 
     /// A deferred game with the default first-click policy ([`FirstClick::Opening`]) and the
     /// built-in [`SeededPlacer`]: the same seed and first click give the same game.
+    ///
+    /// # One seed, two placers
+    ///
+    /// A seed names a board only together with the placer that draws it. This one draws
+    /// with core's [`SeededPlacer`] (one random stream, cell by cell), so its board differs
+    /// from the one `bitmines gen --seed`, `bitmines play --seed` and `bitmines stress
+    /// --seed` make for the same seed: those, and `bitmines_gen::Generator`, draw with
+    /// bitmines-gen's parallel algorithm, whose random streams are cut into chunks so that
+    /// a board of any size is the same on any number of threads. Core cannot draw that way
+    /// itself, since bitmines-gen builds on core and brings rayon, which core keeps out. For
+    /// the command line's board, give the game gen's placer:
+    /// `Game::deferred(rows, cols, mines, FirstClick::Opening, bitmines_gen::Generator::new(seed))`.
+    /// `bitmines winrate` and `bitmines demo` use this placer.
     pub fn seeded(rows: usize, cols: usize, mines: usize, seed: u64) -> Result<Game, Error> {
         Game::deferred(
             rows,
@@ -391,6 +408,7 @@ impl Game {
             exploded,
             fill: Fill::default(),
             deferred: None,
+            seed: None,
             word_scratch: cascade::words::Scratch::new(&geometry)?,
             cell_stack: Vec::new(),
         };
@@ -477,9 +495,26 @@ impl Game {
             exploded_set: HashSet::new(),
             fill: Fill::default(),
             deferred,
+            seed: None,
             word_scratch: cascade::words::Scratch::new(&geometry)?,
             cell_stack: Vec::new(),
         })
+    }
+
+    /// The seed the board came from, when the game knows it: the seed of [`Game::seeded`],
+    /// of a deferred game's placer (when [`Placer::seed`] gives one), or the one recorded in
+    /// a saved game read back. [`Game::write_saved`] records it. A game made from a board
+    /// knows none until [`Game::set_seed`] tells it.
+    ///
+    /// A seed names a board only together with the placer that drew it: the same seed
+    /// gives different boards with [`SeededPlacer`] and with `bitmines-gen`'s `Generator`.
+    pub fn seed(&self) -> Option<u64> {
+        self.seed
+    }
+
+    /// Records (or, with `None`, forgets) the seed the board came from.
+    pub fn set_seed(&mut self, seed: Option<u64>) {
+        self.seed = seed;
     }
 
     /// The same game using `fill` for its cascades.

@@ -81,7 +81,9 @@ mod serde_impls;
 pub mod stats;
 pub mod view;
 
-pub use board::{Board, ZeroJob};
+pub use board::Board;
+#[doc(hidden)]
+pub use board::ZeroJob;
 pub use cascade::Fill;
 pub use error::Error;
 pub use game::{Cell, Game, Reveal, Rule, Status};

@@ -169,6 +169,12 @@ impl Placement {
 pub trait Placer: Send + Sync {
     /// Builds the board for `request`.
     fn place(&self, request: &Placement) -> Result<Board, Error>;
+
+    /// The seed the boards are drawn from, if the placer has one, so a game can remember
+    /// it ([`Game::seed`](crate::Game::seed)). None by default.
+    fn seed(&self) -> Option<u64> {
+        None
+    }
 }
 
 impl<F> Placer for F
@@ -213,6 +219,10 @@ impl SeededPlacer {
 }
 
 impl Placer for SeededPlacer {
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+
     fn place(&self, request: &Placement) -> Result<Board, Error> {
         let geometry = Geometry::new(request.rows, request.cols)?;
         let cells = geometry.cells();

@@ -69,7 +69,8 @@
 //! let mut game = Game::new("*..\n...\n..*\n".parse::<Board>()?);
 //! game.toggle_flag(0, 0)?;
 //! game.reveal(2, 0)?;
-//! let bytes = game.to_saved(Some(7))?;
+//! game.set_seed(Some(7)); // the seed the board came from, recorded in the header
+//! let bytes = game.to_saved()?;
 //! assert_eq!(bytes[..8], MAGIC);
 //! assert_eq!(bytes.len(), HEADER_LEN + 3 * 3 + 4); // three planes of three one-byte rows
 //! let (mines, revealed, flags) = (&bytes[80..83], &bytes[83..86], &bytes[86..89]);
@@ -80,7 +81,8 @@
 //! let (read, header) = Game::from_saved(&bytes)?;
 //! assert_eq!((header.seed, header.status, header.revealed), (Some(7), Status::Playing, 4));
 //! assert_eq!(read.cell(0, 0)?, Cell::Flagged);
-//! assert_eq!(read.to_saved(Some(7))?, bytes);
+//! assert_eq!(read.seed(), Some(7)); // remembered
+//! assert_eq!(read.to_saved()?, bytes);
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
 //!
@@ -92,7 +94,7 @@
 //! let mut game = Game::new("*.*\n...\n".parse::<Board>()?).with_rule(Rule::Endless);
 //! game.reveal(0, 2)?;
 //! game.reveal(0, 0)?; // two mines, one reveal each: play goes on
-//! let bytes = game.to_saved(None)?;
+//! let bytes = game.to_saved()?;
 //! assert_eq!(bytes[12], 0b10); // flag bit 1, no seed
 //! let (read, header) = Game::from_saved(&bytes)?;
 //! assert_eq!((header.rule, header.status, header.exploded), (Rule::Endless, Status::Playing, 2));
@@ -177,7 +179,7 @@ struct Head {
 ///
 /// let mut game = Game::new(Board::from_mines(3, 10, [(0, 9)])?);
 /// game.reveal(0, 0)?;
-/// let bytes = game.to_saved(None)?;
+/// let bytes = game.to_saved()?;
 /// let header = read_header(&bytes[..])?;
 /// assert_eq!((header.rows, header.cols, header.mines), (3, 10, 1));
 /// assert_eq!((header.status, header.revealed, header.seed), (Status::Won, 29, None));
@@ -266,8 +268,8 @@ fn file_len(header: &Header) -> Option<usize> {
 }
 
 impl Game {
-    /// Writes the game in the [saved-game format](crate::saved), with `seed` recorded if
-    /// given. A deferred game has no board yet and is `Deferred`.
+    /// Writes the game in the [saved-game format](crate::saved), with its seed recorded if
+    /// it knows one ([`Game::seed`]). A deferred game has no board yet and is `Deferred`.
     ///
     /// The planes are streamed a piece of at most 64 KiB at a time, straight from the game's
     /// words, so writing needs no copy of the whole file; `out` is flushed at the end.
@@ -278,21 +280,23 @@ impl Game {
     ///
     /// let mut game = Game::seeded(9, 9, 10, 3)?;
     /// let mut file = Vec::new();
-    /// assert_eq!(game.write_saved(Some(3), &mut file), Err(Error::Deferred));
+    /// assert_eq!(game.write_saved(&mut file), Err(Error::Deferred));
     /// game.reveal(4, 4)?;
-    /// game.write_saved(Some(3), &mut file)?;
-    /// assert_eq!(file, game.to_saved(Some(3))?);
+    /// game.write_saved(&mut file)?;
+    /// assert_eq!(file, game.to_saved()?);
+    /// let (read, header) = Game::from_saved(&file)?;
+    /// assert_eq!((header.seed, read.seed()), (Some(3), Some(3))); // remembered
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
-    pub fn write_saved<W: Write>(&self, seed: Option<u64>, out: W) -> Result<(), Error> {
+    pub fn write_saved<W: Write>(&self, out: W) -> Result<(), Error> {
         let board = self.board().ok_or(Error::Deferred)?;
         write_pieces(out, self.saved_len(board), |emit| {
-            self.encode_saved(board, seed, emit)
+            self.encode_saved(board, self.seed(), emit)
         })
     }
 
-    /// The game in the [saved-game format](crate::saved), with `seed` recorded if given. A
-    /// deferred game has no board yet and is `Deferred`.
+    /// The game in the [saved-game format](crate::saved), with its seed recorded if it knows
+    /// one ([`Game::seed`]). A deferred game has no board yet and is `Deferred`.
     ///
     /// ```
     /// use bitmines_core::{Board, Game};
@@ -300,7 +304,7 @@ impl Game {
     ///
     /// let mut game = Game::new(Board::from_mines(1, 3, [(0, 0)])?);
     /// game.reveal(0, 0)?; // a mine: the game is lost
-    /// let bytes = game.to_saved(None)?;
+    /// let bytes = game.to_saved()?;
     /// assert_eq!(bytes[..8], MAGIC);
     /// assert_eq!(bytes[48], 2); // lost
     /// assert_eq!(bytes[72..80], 1u64.to_le_bytes()); // one exploded mine...
@@ -308,7 +312,12 @@ impl Game {
     /// assert_eq!(bytes.len(), 84 + 3 + 16);
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
-    pub fn to_saved(&self, seed: Option<u64>) -> Result<Vec<u8>, Error> {
+    pub fn to_saved(&self) -> Result<Vec<u8>, Error> {
+        self.to_saved_with(self.seed())
+    }
+
+    /// [`Game::to_saved`] with `seed` recorded in place of the game's own.
+    pub(crate) fn to_saved_with(&self, seed: Option<u64>) -> Result<Vec<u8>, Error> {
         let board = self.board().ok_or(Error::Deferred)?;
         let mut out = Vec::with_capacity(self.saved_len(board).unwrap_or(0));
         let Ok(()) = self.encode_saved(board, seed, |bytes| {
@@ -336,7 +345,7 @@ impl Game {
     /// game.toggle_flag(1, 0)?; // two wrong flags, so the chord sets off both mines
     /// game.toggle_flag(1, 2)?;
     /// assert_eq!(game.chord(1, 1)?.status, Status::Lost);
-    /// let bytes = game.to_saved(None)?;
+    /// let bytes = game.to_saved()?;
     ///
     /// let (read, header) = Game::read_saved(&bytes[..])?;
     /// assert_eq!((header.status, header.exploded), (Status::Lost, 2));
@@ -408,7 +417,8 @@ impl Game {
             flagged: Plane::from_words(flagged.plane),
             exploded,
         };
-        let game = Game::from_view(Arc::new(board), header.rule, view)?;
+        let mut game = Game::from_view(Arc::new(board), header.rule, view)?;
+        game.set_seed(header.seed);
         if game.status() != header.status {
             return Err(Error::StatusMismatch {
                 declared: header.status,
@@ -426,8 +436,8 @@ impl Game {
     /// use bitmines_core::{Board, Error, Game};
     ///
     /// let game = Game::new(Board::from_mines(2, 2, [(1, 1)])?);
-    /// let mut bytes = game.to_saved(None)?;
-    /// assert_eq!(Game::from_saved(&bytes)?.0.to_saved(None)?, bytes);
+    /// let mut bytes = game.to_saved()?;
+    /// assert_eq!(Game::from_saved(&bytes)?.0.to_saved()?, bytes);
     ///
     /// bytes[82] ^= 1; // a revealed cell the checksum does not know about
     /// assert!(matches!(Game::from_saved(&bytes), Err(Error::ChecksumMismatch { .. })));

@@ -56,7 +56,7 @@ impl<'de> Deserialize<'de> for Board {
 /// [`Error::Deferred`]'s message.
 impl Serialize for Game {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.to_saved(None) {
+        match self.to_saved_with(None) {
             Ok(bytes) => serializer.serialize_bytes(&bytes),
             Err(error) => Err(S::Error::custom(error)),
         }

@@ -163,6 +163,11 @@ impl<'a> View<'a> {
     /// The numbers of the revealed board cells in word `w` of the padded layout, bit-sliced:
     /// bit `b` of element `i` is bit `i` of the number on the cell at bit `b`. Hidden cells,
     /// sentinels, padding and words off the plane read as zero.
+    ///
+    /// Hidden from the documented API: this is the word-at-a-time seam bitmines-solve's
+    /// planes read numbers through, and its bit-sliced layout is free to change with the
+    /// solver. Other users read numbers with [`View::number`].
+    #[doc(hidden)]
     pub fn number_words(&self, w: usize) -> [u64; 4] {
         let wpr = self.geometry.words_per_row();
         let row = w / wpr;
@@ -203,8 +208,8 @@ impl fmt::Debug for View<'_> {
 /// so this never panics; the counts of sentinel and padding bits are meaningless.
 ///
 /// This is the Game of Life adder: the eight shifted neighbour words go through a tree of
-/// full adders, some thirty word operations for 64 cells.
-pub fn neighbour_count(plane: &[u64], wpr: usize, w: usize) -> [u64; 4] {
+/// full adders, some thirty word operations for 64 cells. Private: only the view uses it.
+fn neighbour_count(plane: &[u64], wpr: usize, w: usize) -> [u64; 4] {
     let at = |i: Option<usize>| i.and_then(|i| plane.get(i)).copied().unwrap_or(0);
     let row = |centre: Option<usize>| {
         let c = at(centre);
@@ -359,8 +364,26 @@ impl fmt::Debug for Position {
 }
 
 impl fmt::Display for Position {
+    /// The text form (see [`Position`]), the same as its view's.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let view = self.view();
+        self.view().fmt(f)
+    }
+}
+
+impl fmt::Display for View<'_> {
+    /// The text form of the position a player sees, as [`Position`] reads it: a header
+    /// `bitmines view ROWSxCOLS mines N`, then one line a row with `#` for a hidden cell, `F`
+    /// for a flag and `0`-`8` for a revealed number.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game};
+    ///
+    /// let mut game = Game::new("..*\n...\n".parse::<Board>()?);
+    /// game.reveal(0, 0)?;
+    /// assert_eq!(game.view().to_string(), "bitmines view 2x3 mines 1\n01#\n01#\n");
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
             "bitmines view {}x{} mines {}",
@@ -372,7 +395,7 @@ impl fmt::Display for Position {
         for r in 0..self.geometry.rows() {
             line.clear();
             for c in 0..self.geometry.cols() {
-                line.push(match (view.number(r, c), view.is_flagged(r, c)) {
+                line.push(match (self.number(r, c), self.is_flagged(r, c)) {
                     (Ok(Some(n)), _) => char::from(b'0' + n),
                     (_, Ok(true)) => 'F',
                     _ => '#',

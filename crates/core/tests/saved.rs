@@ -28,6 +28,24 @@ use proptest::prelude::*;
 mod support;
 use support::{FailAfter, Rng, trickle};
 
+/// The saved form of `game` with `seed` recorded in place of its own.
+fn saved_with(game: &Game, seed: Option<u64>) -> Result<Vec<u8>, bitmines_core::Error> {
+    let mut game = game.clone();
+    game.set_seed(seed);
+    game.to_saved()
+}
+
+/// `write_saved` of `game` with `seed` recorded in place of its own.
+fn write_saved_with(
+    game: &Game,
+    seed: Option<u64>,
+    out: impl std::io::Write,
+) -> Result<(), bitmines_core::Error> {
+    let mut game = game.clone();
+    game.set_seed(seed);
+    game.write_saved(out)
+}
+
 /// Widths around the word edges of a padded row (`cols + 2` bits) and of a plane row.
 const WIDTHS: [usize; 7] = [1, 2, 63, 64, 65, 127, 129];
 
@@ -247,13 +265,13 @@ fn check_same(want: &Game, read: &Game, what: &str) {
 /// them back every way there is.
 fn check_round_trip(game: &Game, seed: Option<u64>) {
     let what = format!("{game:?}, seed {seed:?}");
-    let bytes = game.to_saved(seed).unwrap();
+    let bytes = saved_with(game, seed).unwrap();
     assert_eq!(bytes, naive_encode(game, seed), "{what}");
     let exploded = game.exploded().count();
     let plane = game.rows() * game.cols().div_ceil(8);
     assert_eq!(bytes.len(), 84 + 3 * plane + 16 * exploded, "{what}");
     let mut written = Vec::new();
-    game.write_saved(seed, &mut written).unwrap();
+    write_saved_with(game, seed, &mut written).unwrap();
     assert_eq!(written, bytes, "{what}");
 
     let (read, header) = Game::from_saved(&bytes).unwrap();
@@ -298,7 +316,7 @@ fn check_round_trip(game: &Game, seed: Option<u64>) {
         let (trickled, _) = Game::read_saved(trickle(&bytes)).unwrap();
         check_same(game, &trickled, &what);
     }
-    assert_eq!(read.to_saved(seed).unwrap(), bytes, "{what}");
+    assert_eq!(saved_with(&read, seed).unwrap(), bytes, "{what}");
 }
 
 /// One random move through the public API. Results are ignored on purpose: a move may be
@@ -513,10 +531,10 @@ fn games_larger_than_one_piece_round_trip() {
             }
         }
         assert!(game.revealed_count() > 0 && game.flag_count() > 0);
-        let bytes = game.to_saved(Some(5)).unwrap();
+        let bytes = saved_with(&game, Some(5)).unwrap();
         assert_eq!(bytes, naive_encode(&game, Some(5)));
         let (read, _) = Game::read_saved(&bytes[..]).unwrap();
-        assert_eq!(read.to_saved(Some(5)).unwrap(), bytes);
+        assert_eq!(saved_with(&read, Some(5)).unwrap(), bytes);
         assert_eq!(read.validate(), Ok(()));
         assert_eq!(
             (read.revealed_count(), read.flag_count()),
@@ -553,7 +571,7 @@ fn a_small_game_has_the_bytes_the_spec_prescribes() {
         0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, // exploded (0, 2)
         94, 247, 55, 58, // CRC-32
     ];
-    assert_eq!(game.to_saved(Some(7)).unwrap(), want);
+    assert_eq!(saved_with(&game, Some(7)).unwrap(), want);
     assert_eq!(MAGIC, *b"\x89BMG\r\n\x1a\n");
     assert_eq!(VERSION, 1);
     assert_eq!(HEADER_LEN, 80);
@@ -562,9 +580,12 @@ fn a_small_game_has_the_bytes_the_spec_prescribes() {
 #[test]
 fn deferred_games_cannot_be_saved() {
     let game = Game::seeded(9, 9, 10, 1).unwrap();
-    assert_eq!(game.to_saved(None), Err(Error::Deferred));
+    assert_eq!(saved_with(&game, None), Err(Error::Deferred));
     let mut out = Vec::new();
-    assert_eq!(game.write_saved(Some(1), &mut out), Err(Error::Deferred));
+    assert_eq!(
+        write_saved_with(&game, Some(1), &mut out),
+        Err(Error::Deferred)
+    );
     assert!(out.is_empty());
 }
 
@@ -694,7 +715,7 @@ fn pictures_of_reachable_states_read() {
         let bytes = encode_parts(&picture(text, status));
         let (game, _) = Game::from_saved(&bytes).unwrap_or_else(|e| panic!("{text}: {e}"));
         assert_eq!(game.validate(), Ok(()), "{text}");
-        assert_eq!(game.to_saved(None).unwrap(), bytes, "{text}");
+        assert_eq!(saved_with(&game, None).unwrap(), bytes, "{text}");
     }
 }
 
@@ -865,7 +886,7 @@ fn endless_pictures_read_or_are_refused() {
             "{text}"
         );
         assert_eq!(game.validate(), Ok(()), "{text}");
-        assert_eq!(game.to_saved(None).unwrap(), bytes, "{text}");
+        assert_eq!(saved_with(&game, None).unwrap(), bytes, "{text}");
     }
     let cases: Vec<(&str, &str, u8, Want)> = vec![
         (
@@ -953,7 +974,7 @@ fn endless_pictures_read_or_are_refused() {
 /// reveal, flag and chord on every cell, from the first state to every end.
 fn reachable_under(board: &Board, rule: Rule) -> HashSet<Vec<u8>> {
     let start = Game::new(board.clone()).with_rule(rule);
-    let mut seen = HashSet::from([start.to_saved(None).unwrap()]);
+    let mut seen = HashSet::from([saved_with(&start, None).unwrap()]);
     let mut stack = vec![start];
     while let Some(game) = stack.pop() {
         if game.status() != Status::Playing {
@@ -967,7 +988,7 @@ fn reachable_under(board: &Board, rule: Rule) -> HashSet<Vec<u8>> {
                     1 => next.toggle_flag(r, c).map(drop),
                     _ => next.chord(r, c).map(drop),
                 };
-                if seen.insert(next.to_saved(None).unwrap()) {
+                if seen.insert(saved_with(&next, None).unwrap()) {
                     stack.push(next);
                 }
             }
@@ -1380,23 +1401,23 @@ fn small_games() -> Vec<Vec<u8>> {
     let mut game = Game::new("*..\n...\n..*\n".parse::<Board>().unwrap());
     game.toggle_flag(0, 0).unwrap();
     game.reveal(2, 0).unwrap();
-    games.push(game.to_saved(Some(3)).unwrap());
+    games.push(saved_with(&game, Some(3)).unwrap());
     let mut won = game.clone();
     won.reveal(0, 2).unwrap(); // a zero cell: the cascade opens the last safe cells
     assert_eq!(won.status(), Status::Won);
-    games.push(won.to_saved(None).unwrap());
+    games.push(saved_with(&won, None).unwrap());
     let mut lost = game.clone();
     lost.reveal(2, 2).unwrap();
-    games.push(lost.to_saved(None).unwrap());
+    games.push(saved_with(&lost, None).unwrap());
     games.push(encode_parts(&two_exploded()));
     let mut endless = Game::new("*.*\n...\n".parse::<Board>().unwrap()).with_rule(Rule::Endless);
     endless.reveal(0, 0).unwrap();
     endless.reveal(0, 2).unwrap();
-    games.push(endless.to_saved(Some(4)).unwrap());
+    games.push(saved_with(&endless, Some(4)).unwrap());
     endless.reveal(1, 1).unwrap(); // a 2, both its mines exploded
     assert_eq!(endless.chord(1, 1).unwrap().opened, 3);
     assert_eq!(endless.status(), Status::Won);
-    games.push(endless.to_saved(None).unwrap());
+    games.push(saved_with(&endless, None).unwrap());
     games
 }
 
@@ -1454,7 +1475,7 @@ fn io_errors_are_reported() {
             written: Vec::new(),
             room,
         };
-        match game.write_saved(None, &mut disk) {
+        match write_saved_with(&game, None, &mut disk) {
             Err(Error::Io { kind, .. }) => assert_eq!(kind, ErrorKind::StorageFull),
             other => panic!("room {room}: {other:?}"),
         }
@@ -1541,7 +1562,7 @@ fn check_read(bytes: &[u8]) -> Result<(), TestCaseError> {
     prop_assert_eq!(from_memory.as_ref().err(), streamed.as_ref().err());
     if let Ok((game, header)) = from_memory {
         prop_assert_eq!(game.validate(), Ok(()));
-        prop_assert_eq!(game.to_saved(header.seed).unwrap(), bytes);
+        prop_assert_eq!(saved_with(&game, header.seed).unwrap(), bytes);
         prop_assert_eq!(read_header(bytes), Ok(header));
     }
     Ok(())
@@ -1563,7 +1584,7 @@ fn saved_game(seed: u64) -> Vec<u8> {
             random_move(&mut rng, &mut game);
         }
     }
-    game.to_saved(rng.chance(0.5).then_some(seed)).unwrap()
+    saved_with(&game, rng.chance(0.5).then_some(seed)).unwrap()
 }
 
 proptest! {
@@ -1640,4 +1661,31 @@ proptest! {
         }
         check_read(&bytes)?;
     }
+}
+
+/// A game remembers the seed its board came from (`Game::seeded`, a seeded placer, a saved
+/// game read back, or `set_seed`) and records it when saved, without being asked again.
+#[test]
+fn a_saved_game_records_the_seed_the_game_remembers() {
+    let seed_of = |game: &Game| {
+        let (read, header) = Game::from_saved(&game.to_saved().unwrap()).unwrap();
+        assert_eq!(read.seed(), header.seed);
+        header.seed
+    };
+    let mut seeded = Game::seeded(9, 9, 10, 42).unwrap();
+    assert_eq!(seeded.seed(), Some(42));
+    seeded.reveal(4, 4).unwrap();
+    assert_eq!(seed_of(&seeded), Some(42));
+
+    let placer = |request: &bitmines_core::Placement| {
+        bitmines_core::Placer::place(&bitmines_core::SeededPlacer::new(1), request)
+    };
+    let mut unnamed = Game::deferred(9, 9, 10, bitmines_core::FirstClick::Opening, placer).unwrap();
+    unnamed.reveal(4, 4).unwrap();
+    assert_eq!(seed_of(&unnamed), None);
+
+    let mut plain = Game::new(Board::from_mines(2, 2, [(0, 0)]).unwrap());
+    assert_eq!(seed_of(&plain), None);
+    plain.set_seed(Some(5));
+    assert_eq!(seed_of(&plain), Some(5));
 }

@@ -129,3 +129,19 @@ fn hidden_cells_leave_no_trace_in_the_view() {
         assert_eq!(va.number_words(w), vb.number_words(w), "word {w}");
     }
 }
+
+/// A view prints as the text form of its position, so a game's view can be shown, saved or
+/// handed to `bitmines hint` without going through `Position`.
+#[test]
+fn a_view_prints_as_its_position() {
+    let board: Board = "..*.\n....\n*...\n".parse().unwrap();
+    let mut game = Game::new(board);
+    game.reveal(0, 0).unwrap();
+    game.toggle_flag(0, 2).unwrap();
+    let view = game.view();
+    assert_eq!(
+        view.to_string(),
+        "bitmines view 3x4 mines 2\n01F#\n12##\n####\n"
+    );
+    assert_eq!(view.to_string(), Position::of(&view).unwrap().to_string());
+}

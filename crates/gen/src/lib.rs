@@ -305,6 +305,28 @@ fn splitmix64(x: u64) -> u64 {
 /// A [`Placer`] for deferred games: the first click's zone is kept clear, and the same seed
 /// and first click give the same game.
 ///
+/// This is the placer of the command line: `bitmines gen --seed S --first-click R,C`,
+/// `bitmines play --seed S` and `bitmines stress --seed S` make the board that a deferred
+/// game with `Generator::new(S)` makes on a first click at `(R, C)`, which is
+/// [`generate`] with the click's zone kept clear. Core's `Game::seeded` and `SeededPlacer`
+/// draw the same seed differently (one serial stream, no rayon), so their boards differ;
+/// see `Game::seeded`.
+///
+/// ```
+/// use bitmines_core::{FirstClick, Game};
+/// use bitmines_gen::{Config, Generator, generate};
+///
+/// let mut game = Game::deferred(9, 9, 10, FirstClick::Opening, Generator::new(42))?;
+/// game.reveal(4, 4)?;
+/// let zone = FirstClick::Opening.zone(9, 9, 4, 4)?;
+/// let board = generate(&Config::new(9, 9, 10, 42).keep_clear(zone)).unwrap();
+/// assert_eq!(**game.board().unwrap(), board); // the board of `gen --seed 42 --first-click 4,4`
+/// let mut other = Game::seeded(9, 9, 10, 42)?; // core's placer
+/// other.reveal(4, 4)?;
+/// assert_ne!(**other.board().unwrap(), board);
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+///
 /// ```
 /// use bitmines_core::{FirstClick, Game};
 /// use bitmines_gen::Generator;
@@ -326,6 +348,10 @@ impl Generator {
 }
 
 impl Placer for Generator {
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+
     fn place(&self, request: &Placement) -> Result<Board, bitmines_core::Error> {
         let config = Config::new(request.rows, request.cols, request.mines, self.seed)
             .keep_clear(request.zone.clone());

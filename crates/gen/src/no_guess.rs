@@ -1068,6 +1068,10 @@ impl NoGuessGenerator {
 }
 
 impl bitmines_core::Placer for NoGuessGenerator {
+    fn seed(&self) -> Option<u64> {
+        Some(self.seed)
+    }
+
     fn place(&self, request: &bitmines_core::Placement) -> Result<Board, bitmines_core::Error> {
         let (rows, cols) = (request.rows, request.cols);
         // The click is the cell of the zone whose own zone is the requested one.

@@ -23,6 +23,10 @@
 //! # }
 //! ```
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
 pub mod client;
 pub mod log;
 pub mod metrics;

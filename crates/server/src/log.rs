@@ -392,7 +392,7 @@ impl RoomDir {
         }
         out.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
         for game in &state.games {
-            let saved = game.to_saved(None).map_err(|e| e.to_string())?;
+            let saved = game.to_saved().map_err(|e| e.to_string())?;
             out.extend_from_slice(&(saved.len() as u64).to_le_bytes());
             out.extend_from_slice(&saved);
         }

@@ -1453,14 +1453,10 @@ pub fn window_hint(
         .filter(|&(sr, sc)| (view.cell)(sr, sc) == Cell::Hidden)
         .min_by_key(|&(sr, sc)| (sr.abs_diff(row).max(sc.abs_diff(col)), sr, sc));
     Ok(best.map(|(sr, sc)| {
-        let reason = certain
-            .reason(sr - window.r0, sc - window.c0)
-            .ok()
-            .flatten()
-            .map_or_else(
-                || "proven safe".to_string(),
-                |reason| shift_reason(reason, window.r0, window.c0).to_string(),
-            );
+        let reason = certain.reason(sr - window.r0, sc - window.c0).map_or_else(
+            || "proven safe".to_string(),
+            |reason| shift_reason(reason, window.r0, window.c0).to_string(),
+        );
         (sr as u32, sc as u32, reason)
     }))
 }

@@ -266,13 +266,7 @@ struct Inbox {
 }
 
 /// The loop of one room's thread.
-fn run_room(
-    shared: &Arc<Shared>,
-    name: &str,
-    params: RoomParams,
-    start: RoomStart,
-    inbox: &Inbox,
-) {
+fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomStart, inbox: &Inbox) {
     let Inbox {
         ctl,
         msgs,

@@ -31,7 +31,7 @@
 //! let certain = bitmines_solve::certain(&position)?;
 //! assert_eq!(certain.mines().collect::<Vec<_>>(), [(0, 1)]);
 //! assert_eq!(certain.safe().collect::<Vec<_>>(), [(0, 2), (1, 2)]);
-//! println!("{}", certain.reason(0, 2)?.unwrap()); // the 1 at (1, 1) already touches 1 proven mine
+//! println!("{}", certain.reason(0, 2).unwrap()); // the 1 at (1, 1) already touches 1 proven mine
 //!
 //! let hint = bitmines_solve::hint(&position)?.expect("a safe cell exists");
 //! assert_eq!(hint.cell(), (0, 2));
@@ -67,12 +67,6 @@
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct CrateReadme;
-
-// The workspace README's examples use core, gen (a dev-dependency here) and this crate, so
-// they run here.
-#[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
-struct WorkspaceReadme;
 
 mod endgame;
 mod error;
@@ -126,8 +120,9 @@ pub fn hint(position: &(impl AsView + ?Sized)) -> Result<Option<Hint>, Error> {
     let Some(cell) = certain.safe().next() else {
         return Ok(None);
     };
-    let reason = certain.reason(cell.0, cell.1)?;
-    Ok(reason.map(|reason| Hint { cell, reason }))
+    Ok(certain
+        .reason(cell.0, cell.1)
+        .map(|reason| Hint { cell, reason }))
 }
 
 /// A proven safe cell and why.

@@ -1222,16 +1222,16 @@ fn less(a: [u64; 4], b: [u64; 4]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bitmines_core::{Board, Game, Status};
+    use bitmines_core::{Board, Game, SeededPlacer, Status};
 
     /// A number that the proven mines around it exceed is reported in bands as on the
     /// whole board.
     #[test]
     fn bands_report_a_contradiction_as_the_whole_board_does() {
         let (rows, cols) = (3 * BAND, 130);
-        let board = bitmines_gen::Config::with_density(rows, cols, 0.15, 9)
-            .and_then(|config| bitmines_gen::generate(&config))
-            .expect("a valid config");
+        let board = SeededPlacer::new(9)
+            .board(rows, cols, rows * cols * 15 / 100)
+            .expect("a valid board");
         let mut game = Game::new(board);
         let mut cell = (BAND + BAND / 2, 0);
         // Reveal safe cells along the middle band's middle row until one shows a number
@@ -1298,9 +1298,10 @@ mod tests {
             (3 * BAND, 64, 0.15, 2),
             (4 * BAND + 1, 191, 0.18, 3),
         ] {
-            let config = bitmines_gen::Config::with_density(rows, cols, density, seed)
-                .and_then(|config| bitmines_gen::generate(&config));
-            let board: Board = config.expect("a valid config");
+            let mines = (rows as f64 * cols as f64 * density).round() as usize;
+            let board: Board = SeededPlacer::new(seed)
+                .board(rows, cols, mines)
+                .expect("a valid board");
             // A safe cell in every eleventh row, so that every band has work from the start.
             let starts: Vec<(usize, usize)> = (0..rows)
                 .step_by(11)

@@ -90,9 +90,8 @@ impl fmt::Display for Reason {
             ),
             Reason::Pair { first, second } => write!(
                 f,
-                "the number at {first:?} needs as many more mines than the number at {second:?} \
-                 as it has cells {second:?} does not touch, so those are mines and the cells \
-                 only {second:?} touches are safe"
+                "the number at {first:?} needs a mine in each cell {second:?} does not touch, so \
+                 the cells only {second:?} touches are safe"
             ),
             Reason::Component { numbers, global } => {
                 write!(f, "every layout of the mines that meets the numbers at ")?;
@@ -109,7 +108,7 @@ impl fmt::Display for Reason {
                 f,
                 "every layout of the frontier leaves {mines_left} {} for the {cells} hidden {} \
                  touching no number",
-                mines(2),
+                if *mines_left == 1 { "mine" } else { "mines" },
                 if *cells == 1 { "cell" } else { "cells" }
             ),
         }
@@ -132,4 +131,49 @@ fn list(f: &mut fmt::Formatter<'_>, cells: &[(usize, usize)]) -> fmt::Result {
         write!(f, " and {} more", cells.len() - 8)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every reason reads as one short sentence with its numbers in the singular or plural
+    /// they need: what a hint shows next to each cell.
+    #[test]
+    fn reasons_read_as_short_sentences() {
+        for (reason, text) in [
+            (
+                Reason::Pair {
+                    first: (12, 40),
+                    second: (12, 41),
+                },
+                "the number at (12, 40) needs a mine in each cell (12, 41) does not touch, so the \
+                 cells only (12, 41) touches are safe",
+            ),
+            (
+                Reason::Satisfied {
+                    by: (1, 2),
+                    number: 1,
+                },
+                "the 1 at (1, 2) already touches 1 proven mine",
+            ),
+            (
+                Reason::MineCount {
+                    mines_left: 1,
+                    cells: 1,
+                },
+                "every layout of the frontier leaves 1 mine for the 1 hidden cell touching no number",
+            ),
+            (
+                Reason::MineCount {
+                    mines_left: 0,
+                    cells: 3,
+                },
+                "every layout of the frontier leaves 0 mines for the 3 hidden cells touching no number",
+            ),
+        ] {
+            assert_eq!(reason.to_string(), text);
+            assert!(text.len() <= 130, "{} characters: {text}", text.len());
+        }
+    }
 }

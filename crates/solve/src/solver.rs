@@ -860,10 +860,24 @@ impl Certain {
         })
     }
 
-    /// Why `(row, col)` is proven, or `None` if it is not (or is revealed, or was given
-    /// by [`Solver::assume_mine`]).
-    pub fn reason(&self, row: usize, col: usize) -> Result<Option<Reason>, Error> {
+    /// Why `(row, col)` is proven, or `None` if it is not: undecided, revealed, given by
+    /// [`Solver::assume_mine`], or off the board (a cell off the board is proven nothing).
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::Reason;
+    ///
+    /// let position: Position = "bitmines view 1x3 mines 1\n01#\n".parse()?;
+    /// let certain = bitmines_solve::certain(&position)?;
+    /// assert_eq!(certain.reason(0, 2), Some(Reason::Full { by: (0, 1), number: 1 }));
+    /// assert_eq!(certain.reason(0, 0), None); // revealed
+    /// assert_eq!(certain.reason(5, 5), None); // off the board
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reason(&self, row: usize, col: usize) -> Option<Reason> {
         reason_of(&self.planes, &self.reasons, &self.given, row, col)
+            .ok()
+            .flatten()
     }
 
     /// Cells proven by each tier.

@@ -1,6 +1,10 @@
 //! No-guess boards: every certified board is cleared by an independent brute-force player,
 //! rejection is exactly uniform over the boards the solver clears, the board does not depend
 //! on the thread count, and impossible requests fail fast with their numbers.
+//!
+//! These tests live in the binary package because they need both bitmines-gen and the
+//! brute-force twin of bitmines-solve's tests: a published crate's tests build from that
+//! crate alone.
 
 use std::collections::HashMap;
 
@@ -11,7 +15,7 @@ use bitmines_gen::{Certified, Error, Method, NoGuess, NoGuessError, no_guess};
     dead_code,
     reason = "the twin serves several test crates, each using part of it"
 )]
-#[path = "../../solve/tests/twin/mod.rs"]
+#[path = "../crates/solve/tests/twin/mod.rs"]
 mod twin;
 
 /// Plays `board` from `click` revealing, at each step, every hidden cell that no layout
