@@ -441,6 +441,7 @@ impl Server {
             .route("/metrics", get(metrics))
             .route("/rooms", get(rooms))
             .route("/room/{name}", get(ws))
+            .merge(crate::web::routes())
             .with_state(Arc::clone(&shared));
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let closing = Arc::clone(&shared);
@@ -827,7 +828,9 @@ async fn read_loop(
                 continue;
             }
         };
-        if let ClientMsg::Hint { seq, .. } | ClientMsg::Odds { seq, .. } = msg
+        if let ClientMsg::Hint { seq, .. }
+        | ClientMsg::Odds { seq, .. }
+        | ClientMsg::WrongFlags { seq, .. } = msg
             && !help.take(now)
         {
             strikes += 1;
