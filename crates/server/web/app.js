@@ -64,6 +64,14 @@ $("theme").onclick = () => {
 
 const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first"];
 const STATUS = ["playing", "won", "lost"];
+// What a close without a reason means, in words.
+const CLOSE_WORDS = {
+  1000: "closed",
+  1001: "the server is going away",
+  1006: "the connection dropped without a word: the server stopped or the network failed",
+  1011: "the server hit an error",
+  1013: "the server found this page too slow",
+};
 const seconds = (ms) => (ms / 1000).toFixed(ms < 100000 ? 2 : 0);
 
 // Groups a set of chunk keys into rectangles: runs along each row, then equal runs of
@@ -200,7 +208,7 @@ class Game {
         localStorage.removeItem(this.tokenKey());
         showMessage(`The saved player of room ${this.name} is gone; joining as a new player.`, "token");
       }
-      const why = e.reason ? `code ${e.code}: ${e.reason}` : `code ${e.code}`;
+      const why = e.reason ? `code ${e.code}: ${e.reason}` : CLOSE_WORDS[e.code] || `code ${e.code}`;
       const text = this.welcome
         ? `The connection to the server was lost (${why}). Reconnecting…`
         : `The server cannot be reached (${why}). Trying again…`;

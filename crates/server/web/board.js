@@ -325,6 +325,14 @@ export class BoardView {
     if (key !== this.atlasKey) {
       this.atlas = makeAtlas(size, this.theme);
       this.atlasKey = key;
+      this.patterns = [];
+      for (let i = 0; i < 15; i++) {
+        const tile = document.createElement("canvas");
+        tile.width = size;
+        tile.height = size;
+        tile.getContext("2d").drawImage(this.atlas, i * size, 0, size, size, 0, 0, size, size);
+        this.patterns.push(g.createPattern(tile, "repeat"));
+      }
     }
     const theme = THEMES[this.theme];
     g.setTransform(1, 0, 0, 1, 0, 0);
@@ -334,29 +342,45 @@ export class BoardView {
     const atlas = this.atlas;
     const ox = Math.round(-this.x * dpr);
     const oy = Math.round(-this.y * dpr);
+    // Runs of one state (the hidden sea of a big board, open fields of zeros, chunks not
+    // received yet) are one fillRect with a pattern of the cell's picture; the rest are one
+    // drawImage a cell.
+    const shift = new DOMMatrix([1, 0, 0, 1, ox, oy]);
+    for (const p of this.patterns) p.setTransform(shift);
+    const patterns = this.patterns;
     const store = this.store;
-    for (let r = r0; r < r1; r++) {
-      const y = oy + r * size;
-      const cr = Math.floor(r / CHUNK);
-      const rowOffset = (r % CHUNK) * CHUNK;
-      let c = c0;
-      while (c < c1) {
-        const cc = Math.floor(c / CHUNK);
-        const end = Math.min(c1, (cc + 1) * CHUNK);
+    for (let cr = Math.floor(r0 / CHUNK); cr * CHUNK < r1; cr++) {
+      const ra = Math.max(r0, cr * CHUNK);
+      const rb = Math.min(r1, (cr + 1) * CHUNK);
+      for (let cc = Math.floor(c0 / CHUNK); cc * CHUNK < c1; cc++) {
+        const ca = Math.max(c0, cc * CHUNK);
+        const cb = Math.min(c1, (cc + 1) * CHUNK);
         const chunk = store.chunk(cr, cc);
         if (!chunk) {
-          g.drawImage(atlas, 14 * size, 0, size, size, ox + c * size, y, size, size);
-          for (let k = c + 1; k < end; k++) {
-            g.drawImage(atlas, 14 * size, 0, size, size, ox + k * size, y, size, size);
-          }
-        } else {
-          const cells = chunk.cells;
-          for (let k = c; k < end; k++) {
-            const state = cells[rowOffset + (k % CHUNK)];
-            g.drawImage(atlas, state * size, 0, size, size, ox + k * size, y, size, size);
+          g.fillStyle = patterns[14];
+          g.fillRect(ox + ca * size, oy + ra * size, (cb - ca) * size, (rb - ra) * size);
+          continue;
+        }
+        const cells = chunk.cells;
+        for (let r = ra; r < rb; r++) {
+          const y = oy + r * size;
+          const base = (r - cr * CHUNK) * CHUNK - cc * CHUNK;
+          let c = ca;
+          while (c < cb) {
+            const state = cells[base + c];
+            let end = c + 1;
+            while (end < cb && cells[base + end] === state) end++;
+            if (end - c >= 3) {
+              g.fillStyle = patterns[state];
+              g.fillRect(ox + c * size, y, (end - c) * size, size);
+            } else {
+              for (let k = c; k < end; k++) {
+                g.drawImage(atlas, state * size, 0, size, size, ox + k * size, y, size, size);
+              }
+            }
+            c = end;
           }
         }
-        c = end;
       }
     }
     g.setTransform(dpr, 0, 0, dpr, -this.x * dpr, -this.y * dpr);

@@ -212,14 +212,21 @@ impl Session<'_> {
         )
     }
 
+    /// Sizes the window so that the page itself (the inner window) is `width` x `height`.
     fn set_viewport(&self, width: u32, height: u32) {
-        // Chromium's window size includes no frame in headless mode, but make sure.
-        let inner = self.eval("return [innerWidth, innerHeight]");
-        if inner != json!([width, height]) {
+        for _ in 0..3 {
+            let inner = self.eval("return [innerWidth, innerHeight, outerWidth, outerHeight]");
+            let at = |i: usize| inner[i].as_i64().unwrap_or(0);
+            if (at(0), at(1)) == (i64::from(width), i64::from(height)) {
+                return;
+            }
             let _ = self.call(
                 "POST",
                 "/window/rect",
-                Some(json!({"width": width, "height": height})),
+                Some(json!({
+                    "width": i64::from(width) + at(2) - at(0),
+                    "height": i64::from(height) + at(3) - at(1),
+                })),
             );
         }
     }
