@@ -276,7 +276,13 @@ class Game {
         for (const p of msg.players) this.names.set(p.id, p.name);
         {
           const ref = this.welcome.mode === "coop" ? msg.players[0] : this.me();
-          if (ref && !this.welcome.spectator) this.status = ref.status;
+          if (ref && !this.welcome.spectator) {
+            this.status = ref.status;
+            if (ref.status === 1 && !this.watchedPlayer && !this.view.won) {
+              this.view.won = true;
+              this.dirty = true;
+            }
+          }
         }
         this.renderPlayers();
         this.updateBar();
@@ -342,6 +348,7 @@ class Game {
     }
     this.watching = w.view;
     this.watchedPlayer = null;
+    this.view.won = false;
     this.subscribed.clear();
     this.pending.clear();
     const mode = w.mode === "race" ? "race" : `co-op, ${w.rule}`;
@@ -371,6 +378,11 @@ class Game {
     if (move) this.pending.delete(e.seq);
     const what = move ? `${move.kind} at (${move.row}, ${move.col}) refused` : "the server says";
     if (!this.welcome || this.live === null) return; // shown when the connection closes
+    if (move && e.code === 5 && this.status !== 0) {
+      // A click still on its way when the game ended: no alarm, a line.
+      this.say(`The game is ${STATUS[this.status]}: ${what}.`);
+      return;
+    }
     showMessage(`${what} (${name}): ${e.message}`);
   }
 
@@ -379,6 +391,7 @@ class Game {
     this.over = o;
     this.status = o.status;
     const won = o.status === 1;
+    this.view.won = won;
     const secs = o.elapsedMs / 1000;
     $("end-title").textContent = won ? "Cleared!" : "Boom: a mine.";
     $("end-title").className = won ? "won" : "lost";
@@ -414,6 +427,7 @@ class Game {
     this.oddsMode = 0;
     this.showWrong = false;
     this.updateButtons();
+    this.updateBar();
     this.dirty = true;
   }
 
@@ -489,7 +503,8 @@ class Game {
       const me = this.me();
       if (me) flags = me.flags;
     }
-    $("mines-left").textContent = `${w.mines - flags - hit} mines left`;
+    const left = this.view.won ? 0 : w.mines - flags - hit;
+    $("mines-left").textContent = `${left} mines left`;
     const ref =
       w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
     if (ref) {
@@ -543,7 +558,8 @@ class Game {
         const watchedView = this.watchedPlayer === p.id || (!this.watchedPlayer && p.id === w.player);
         if (watchedView) li.classList.add("watching");
       } else {
-        stats.textContent = `${p.revealed} cells · ${p.minesHit} mines hit · ${p.flags} flags`;
+        const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
+        stats.textContent = `${n(p.revealed, "cell", "cells")} · ${n(p.minesHit, "mine", "mines")} hit · ${n(p.flags, "flag", "flags")}`;
         li.append(dot, name, stats);
       }
       return li;
@@ -557,6 +573,7 @@ class Game {
     // The server sends fresh chunks of the new view for every chunk watched.
     const target = id === this.welcome.player ? this.welcome.view : null;
     this.watching = target ?? this.viewOfPlayer(id);
+    this.view.won = id === this.welcome.player && this.over?.status === 1;
     this.store.clear();
     this.dirty = true;
     this.renderPlayers();
@@ -787,6 +804,8 @@ class Game {
     };
     on(canvas, "contextmenu", (e) => e.preventDefault());
     on(canvas, "pointerdown", (e) => {
+      // No middle-button autoscroll: the middle button chords.
+      if (e.button === 1) e.preventDefault();
       canvas.focus();
       canvas.setPointerCapture(e.pointerId);
       const [x, y] = local(e);

@@ -85,16 +85,17 @@ function count(chunk) {
 }
 
 function drawFlag(g, x, y, s, colour) {
-  g.fillStyle = "#000";
-  g.fillRect(x + s * 0.46, y + s * 0.2, Math.max(1, s * 0.08), s * 0.55);
-  g.fillRect(x + s * 0.28, y + s * 0.72, s * 0.44, Math.max(1, s * 0.09));
   g.fillStyle = colour;
   g.beginPath();
-  g.moveTo(x + s * 0.54, y + s * 0.18);
-  g.lineTo(x + s * 0.54, y + s * 0.5);
-  g.lineTo(x + s * 0.2, y + s * 0.34);
+  g.moveTo(x + s * 0.6, y + s * 0.14);
+  g.lineTo(x + s * 0.6, y + s * 0.54);
+  g.lineTo(x + s * 0.16, y + s * 0.34);
   g.closePath();
   g.fill();
+  g.fillStyle = "#000";
+  g.fillRect(x + s * 0.56, y + s * 0.14, Math.max(1, s * 0.08), s * 0.6);
+  g.fillRect(x + s * 0.42, y + s * 0.68, s * 0.36, Math.max(1, s * 0.07));
+  g.fillRect(x + s * 0.28, y + s * 0.75, s * 0.64, Math.max(1, s * 0.09));
 }
 
 function drawMine(g, x, y, s, colour) {
@@ -186,9 +187,10 @@ function makeAtlas(size, themeName) {
   return atlas;
 }
 
-// The colour of a mine chance in half percents (0 green, 200 red), with some transparency.
+// The colour of a mine chance in half percents (0 green, 200 red), with some transparency; the
+// square root spreads the common chances (10% to 30%) over yellow rather than green.
 function oddsColour(p) {
-  const f = p / 200;
+  const f = Math.sqrt(p / 200);
   const hue = Math.round(120 * (1 - f));
   return `hsla(${hue}, 90%, 45%, 0.55)`;
 }
@@ -214,6 +216,7 @@ export class BoardView {
     this.wrong = []; // [[row, col]]
     this.hint = null; // [row, col]
     this.finders = new Map(); // "row,col" -> colour of who set the mine off
+    this.won = false; // whether the view shown is a won game
   }
 
   resize(width, height, dpr) {
@@ -349,6 +352,8 @@ export class BoardView {
     for (const p of this.patterns) p.setTransform(shift);
     const patterns = this.patterns;
     const store = this.store;
+    // A won view's hidden cells are all mines: shown flagged, as the classic game does.
+    const won = this.won;
     for (let cr = Math.floor(r0 / CHUNK); cr * CHUNK < r1; cr++) {
       const ra = Math.max(r0, cr * CHUNK);
       const rb = Math.min(r1, (cr + 1) * CHUNK);
@@ -367,9 +372,10 @@ export class BoardView {
           const base = (r - cr * CHUNK) * CHUNK - cc * CHUNK;
           let c = ca;
           while (c < cb) {
-            const state = cells[base + c];
+            const raw = cells[base + c];
+            const state = won && raw === HIDDEN ? FLAGGED : raw;
             let end = c + 1;
-            while (end < cb && cells[base + end] === state) end++;
+            while (end < cb && cells[base + end] === raw) end++;
             if (end - c >= 3) {
               g.fillStyle = patterns[state];
               g.fillRect(ox + c * size, y, (end - c) * size, size);
