@@ -83,9 +83,12 @@ fn cells(s: &Session<'_>) -> Vec<Vec<u8>> {
     serde_json::from_value(s.eval("return bitmines.cells()")).expect("the page's cells")
 }
 
+/// A cell, `(row, col)`.
+type Cell = (usize, usize);
+
 /// What the solver makes of the page's picture: the proven safe hidden cells, and the
 /// hidden cells from the likeliest mine down.
-fn solve(picture: &[Vec<u8>], mines: usize) -> (Vec<(usize, usize)>, Vec<(usize, usize)>) {
+fn solve(picture: &[Vec<u8>], mines: usize) -> (Vec<Cell>, Vec<Cell>) {
     let (rows, cols) = (picture.len(), picture[0].len());
     let mut position = Position::new(rows, cols, mines).unwrap();
     for (r, row) in picture.iter().enumerate() {

@@ -63,7 +63,8 @@ const TWIN: &str = "\
 
 #[test]
 fn a_flag_the_numbers_prove_safe_is_named_and_no_other() {
-    let cases: [(&[(usize, usize)], &[(u32, u32)]); 5] = [
+    type Case = (&'static [(usize, usize)], &'static [(u32, u32)]);
+    let cases: [Case; 5] = [
         (&[], &[]),
         (&[(3, 1)], &[(3, 1)]),
         (&[(2, 0), (2, 1)], &[]),
