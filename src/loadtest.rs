@@ -374,13 +374,15 @@ impl Player {
                     break 'session;
                 }
                 if let Some(at) = self.reconnect_at
-                    && now >= at && in_flight.is_none() {
-                        self.reconnect_at = None;
-                        totals.reconnects.fetch_add(1, Relaxed);
-                        totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
-                        client.close().await;
-                        continue 'session;
-                    }
+                    && now >= at
+                    && in_flight.is_none()
+                {
+                    self.reconnect_at = None;
+                    totals.reconnects.fetch_add(1, Relaxed);
+                    totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
+                    client.close().await;
+                    continue 'session;
+                }
                 if in_flight.is_none() && got_chunks >= chunks {
                     let Some((r, c)) = self.next_move(&picture, view_id, &mut queue, &mut rng)
                     else {
@@ -425,31 +427,31 @@ impl Player {
                     } => {
                         let other = &self.sent[1 - self.side];
                         if let Ok(mut theirs) = other.lock()
-                            && !theirs.is_empty() {
-                                let now = Instant::now();
-                                for &(offset, _) in cells {
-                                    let r =
-                                        *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
-                                    let c =
-                                        *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
-                                    if let Some(at) = theirs.remove(&(r as u32, c as u32))
-                                        && let Ok(mut h) = fanout_hist.lock() {
-                                            let _ = h
-                                                .record(now.duration_since(at).as_micros().max(1)
-                                                    as u64);
-                                        }
+                            && !theirs.is_empty()
+                        {
+                            let now = Instant::now();
+                            for &(offset, _) in cells {
+                                let r = *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
+                                let c = *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
+                                if let Some(at) = theirs.remove(&(r as u32, c as u32))
+                                    && let Ok(mut h) = fanout_hist.lock()
+                                {
+                                    let _ =
+                                        h.record(now.duration_since(at).as_micros().max(1) as u64);
                                 }
                             }
+                        }
                     }
                     ServerMsg::Ack { seq: s, status, .. } => {
                         if let Some((want, at, _)) = in_flight
-                            && *s == want {
-                                in_flight = None;
-                                totals.acks.fetch_add(1, Relaxed);
-                                if let Ok(mut h) = ack_hist.lock() {
-                                    let _ = h.record(at.elapsed().as_micros().max(1) as u64);
-                                }
+                            && *s == want
+                        {
+                            in_flight = None;
+                            totals.acks.fetch_add(1, Relaxed);
+                            if let Ok(mut h) = ack_hist.lock() {
+                                let _ = h.record(at.elapsed().as_micros().max(1) as u64);
                             }
+                        }
                         if *status != 0 {
                             totals.won.fetch_add(u64::from(*status == 1), Relaxed);
                         }
@@ -498,9 +500,10 @@ impl Player {
                 match picture.cell(view, r0 + r, c0 + c)? {
                     s if s <= cell::OPEN_MAX
                         // Numbers at the viewport's edge see cells outside it: leave them out.
-                        && r > 0 && c > 0 && r + 1 < h && c + 1 < w => {
-                            numbers.push((r, c, s));
-                        }
+                        && r > 0 && c > 0 && r + 1 < h && c + 1 < w =>
+                    {
+                        numbers.push((r, c, s));
+                    }
                     cell::HIDDEN => hidden.push((r, c)),
                     _ => {}
                 }
@@ -516,28 +519,30 @@ impl Player {
             let _ = position.reveal(r, c, n);
         }
         if let Ok(mut solver) = Solver::new(&position)
-            && solver.deduce().is_ok() {
-                let certain = solver.into_certain();
-                queue.extend(
-                    certain
-                        .safe()
-                        .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
-                        .map(|(r, c)| (r0 + r, c0 + c)),
-                );
-                if let Some(cell) = queue.pop() {
-                    return Some(cell);
-                }
+            && solver.deduce().is_ok()
+        {
+            let certain = solver.into_certain();
+            queue.extend(
+                certain
+                    .safe()
+                    .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
+                    .map(|(r, c)| (r0 + r, c0 + c)),
+            );
+            if let Some(cell) = queue.pop() {
+                return Some(cell);
             }
+        }
         if let Ok(solver) = Solver::new(&position)
-            && let Ok(solution) = solver.solve_with(false) {
-                let best = hidden
-                    .iter()
-                    .map(|&(r, c)| (solution.probabilities.mine(r, c).unwrap_or(1.0), r, c))
-                    .min_by(|a, b| a.0.total_cmp(&b.0));
-                if let Some((_, r, c)) = best {
-                    return Some((r0 + r, c0 + c));
-                }
+            && let Ok(solution) = solver.solve_with(false)
+        {
+            let best = hidden
+                .iter()
+                .map(|&(r, c)| (solution.probabilities.mine(r, c).unwrap_or(1.0), r, c))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((_, r, c)) = best {
+                return Some((r0 + r, c0 + c));
             }
+        }
         let (r, c) = hidden[rng.next_u64() as usize % hidden.len()];
         let _ = Status::Playing;
         Some((r0 + r, c0 + c))
