@@ -507,7 +507,10 @@ impl Room {
     ) {
         use crate::protocol::ClientMsg as M;
         let seq = match msg {
-            M::Move { seq, .. } | M::Hint { seq, .. } | M::Odds { seq, .. } => seq,
+            M::Move { seq, .. }
+            | M::Hint { seq, .. }
+            | M::Odds { seq, .. }
+            | M::WrongFlags { seq, .. } => seq,
             _ => 0,
         };
         let result = match msg {
@@ -521,6 +524,7 @@ impl Room {
             } => self.act(conn, seq, action, row, col, received, now),
             M::Hint { seq, row, col } => self.hint(conn, seq, row, col),
             M::Odds { seq, row, col } => self.odds(conn, seq, row, col),
+            M::WrongFlags { seq, row, col } => self.wrong_flags(conn, seq, row, col),
             M::Cursor { row, col } => self.cursor(conn, row, col),
             M::Watch { player } => self.watch(conn, player),
             M::Ping { nonce } => {
@@ -1046,6 +1050,27 @@ impl Room {
         Ok(())
     }
 
+    /// The flags proven wrong in the window around the cell, from the player's own view (see
+    /// [`window_wrong_flags`]).
+    fn wrong_flags(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
+        let player = self.player_of(conn)?;
+        let (r, c) = self.check_cell(row, col)?;
+        let game = &self.views[self.players[player].view].game;
+        if game.status() != Status::Playing {
+            return refuse(ErrorCode::GameOver, "this game is over");
+        }
+        let cell = |r: usize, c: usize| game.cell(r, c).unwrap_or(Cell::Hidden);
+        let view = ViewCells {
+            params: &self.params,
+            cell: &cell,
+            revealed: game.revealed_count(),
+            exploded: game.exploded_count(),
+        };
+        let cells = window_wrong_flags(&view, r, c).map_err(|e| (ErrorCode::BadFrame, e))?;
+        self.reply(conn, ServerMsg::WrongFlags { seq, cells });
+        Ok(())
+    }
+
     /// Queues the players' list and the cursors if they changed and their time has come.
     pub fn tick(&mut self, now: Instant) {
         let due =
@@ -1459,6 +1484,27 @@ pub fn window_hint(
         );
         (sr as u32, sc as u32, reason)
     }))
+}
+
+/// The flags in the window around `(row, col)` that stand on cells the trivial and pair
+/// rules prove safe, row by row. Like [`window_hint`], it reads only the view's cells, and a
+/// flag is a hidden cell to the solver, so an answer is as sound on the whole board as a
+/// hint; a wrong flag that only the truth could tell is never named.
+pub fn window_wrong_flags(
+    view: &ViewCells<'_>,
+    row: usize,
+    col: usize,
+) -> Result<Vec<(u32, u32)>, String> {
+    let window = Window::around(view.params, row, col);
+    let mut solver = window.solver(view)?;
+    solver.deduce().map_err(|e| e.to_string())?;
+    let certain = solver.into_certain();
+    Ok(certain
+        .safe()
+        .map(|(wr, wc)| (wr + window.r0, wc + window.c0))
+        .filter(|&(r, c)| (view.cell)(r, c) == Cell::Flagged)
+        .map(|(r, c)| (r as u32, c as u32))
+        .collect())
 }
 
 /// The odds over the window around `(row, col)`: `(first row, first col, height, width,

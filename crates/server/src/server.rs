@@ -3,9 +3,9 @@
 //!
 //! A connection is two thin tasks: the reader checks, rate-limits and decodes frames and
 //! forwards them to its room; the writer drains the connection's bounded queue into the
-//! socket. A room is a thread that owns its [`Room`] and its [`Log`]: it takes a batch of
-//! requests, applies them, commits their records in one write (group commit), and only then
-//! releases the frames they produced.
+//! socket. A room is a thread that owns its [`Room`] and its [`Log`](crate::log::Log): it
+//! takes a batch of requests, applies them, commits their records in one write (group
+//! commit), and only then releases the frames they produced.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -499,6 +499,7 @@ impl Server {
             .route("/metrics", get(metrics))
             .route("/rooms", get(rooms))
             .route("/room/{name}", get(ws))
+            .merge(crate::web::routes())
             .with_state(Arc::clone(&shared));
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let closing = Arc::clone(&shared);
@@ -902,7 +903,9 @@ async fn read_loop(
                 continue;
             }
         };
-        if let ClientMsg::Hint { seq, .. } | ClientMsg::Odds { seq, .. } = msg
+        if let ClientMsg::Hint { seq, .. }
+        | ClientMsg::Odds { seq, .. }
+        | ClientMsg::WrongFlags { seq, .. } = msg
             && !help.take(now)
         {
             strikes += 1;
