@@ -89,6 +89,24 @@ struct PlayerSlot {
     flags: u32,
     online: u32,
     cursor: Option<(u32, u32)>,
+    /// The chunk of the cursor last sent.
+    cursor_chunk: Option<u32>,
+}
+
+impl PlayerSlot {
+    fn new(token: [u8; 16], name: String, view: usize) -> PlayerSlot {
+        PlayerSlot {
+            token,
+            name,
+            view,
+            opened: 0,
+            mines_hit: 0,
+            flags: 0,
+            online: 0,
+            cursor: None,
+            cursor_chunk: None,
+        }
+    }
 }
 
 /// A frame waiting for the log to be durable.
@@ -96,6 +114,8 @@ enum Pending {
     Frame(ConnId, Bytes),
     /// A full chunk, encoded when released, so it shows the state after the batch.
     Snapshot(ConnId, usize, u32),
+    /// A frame for the connections watching a chunk of a view.
+    Chunk(usize, u32, Bytes),
     /// A frame for every connection that had joined when it was queued (those whose order
     /// is below the number), so nobody gets a frame before their welcome.
     All(Bytes, u64),
@@ -239,16 +259,7 @@ impl Room {
             {
                 slot.owner = Some(index);
             }
-            room.players.push(PlayerSlot {
-                token,
-                name,
-                view,
-                opened: 0,
-                mines_hit: 0,
-                flags: 0,
-                online: 0,
-                cursor: None,
-            });
+            room.players.push(PlayerSlot::new(token, name, view));
         }
         Ok(room)
     }
@@ -432,15 +443,18 @@ impl Room {
         if let Some(p) = player {
             self.players[p].online += 1;
             self.players_dirty = true;
-            self.push_all(
-                ServerMsg::Event {
-                    kind: EventKind::Joined,
-                    player: p as u32 + 1,
-                    row: 0,
-                    col: 0,
-                }
-                .encode(),
-            );
+            // Comings and goings are news in a small room; a large one has its players list.
+            if self.players.len() <= MAX_LISTED {
+                self.push_all(
+                    ServerMsg::Event {
+                        kind: EventKind::Joined,
+                        player: p as u32 + 1,
+                        row: 0,
+                        col: 0,
+                    }
+                    .encode(),
+                );
+            }
         }
         Ok(())
     }
@@ -458,7 +472,7 @@ impl Room {
         if let Some(p) = c.player {
             self.players[p].online = self.players[p].online.saturating_sub(1);
             self.players_dirty = true;
-            if self.players[p].online == 0 {
+            if self.players[p].online == 0 && self.players.len() <= MAX_LISTED {
                 self.push_all(
                     ServerMsg::Event {
                         kind: EventKind::Left,
@@ -760,16 +774,8 @@ impl Room {
                     Mode::Coop => 0,
                     Mode::Race => self.add_view(Some(index), now)?,
                 };
-                self.players.push(PlayerSlot {
-                    token: *token,
-                    name: name.clone(),
-                    view,
-                    opened: 0,
-                    mines_hit: 0,
-                    flags: 0,
-                    online: 0,
-                    cursor: None,
-                });
+                self.players
+                    .push(PlayerSlot::new(*token, name.clone(), view));
                 self.players_dirty = true;
                 Ok(())
             }
@@ -879,15 +885,15 @@ impl Room {
                             .entry((view, chunk))
                             .or_default()
                             .push((Self::offset(r, c), cell::EXPLODED));
-                        self.push_all(
-                            ServerMsg::Event {
-                                kind: EventKind::MineHit,
-                                player: player as u32 + 1,
-                                row: r as u32,
-                                col: c as u32,
-                            }
-                            .encode(),
-                        );
+                        // Who set off a mine is news to those who can see it.
+                        let event = ServerMsg::Event {
+                            kind: EventKind::MineHit,
+                            player: player as u32 + 1,
+                            row: r as u32,
+                            col: c as u32,
+                        };
+                        self.pending
+                            .push(Pending::Chunk(view, chunk, event.encode()));
                     }
                 }
             }
@@ -1083,11 +1089,27 @@ impl Room {
         }
         if !self.cursors_dirty.is_empty() && due(self.last_cursors, CURSORS_EVERY) {
             self.last_cursors = Some(now);
-            let cursors: Vec<(u32, u32, u32)> = std::mem::take(&mut self.cursors_dirty)
-                .into_iter()
-                .filter_map(|p| self.players[p].cursor.map(|(r, c)| (p as u32 + 1, r, c)))
-                .collect();
-            self.push_all(ServerMsg::Cursors(cursors).encode());
+            // A cursor goes to those watching the chunk it is in, and the one it left.
+            let mut by_chunk: HashMap<u32, Vec<(u32, u32, u32)>> = HashMap::new();
+            for p in std::mem::take(&mut self.cursors_dirty) {
+                let Some((r, c)) = self.players[p].cursor else {
+                    continue;
+                };
+                let chunk = self.chunk_of(r as usize, c as usize);
+                by_chunk
+                    .entry(chunk)
+                    .or_default()
+                    .push((p as u32 + 1, r, c));
+                if let Some(left) = self.players[p].cursor_chunk.replace(chunk)
+                    && left != chunk
+                {
+                    by_chunk.entry(left).or_default().push((p as u32 + 1, r, c));
+                }
+            }
+            for (chunk, cursors) in by_chunk {
+                let frame = ServerMsg::Cursors(cursors).encode();
+                self.pending.push(Pending::Chunk(0, chunk, frame));
+            }
         }
     }
 
@@ -1271,6 +1293,12 @@ impl Room {
                     let truth = self.sees_truth(c, view);
                     let frame = self.snapshot_frame(view, chunk, truth);
                     self.send(conn, frame);
+                }
+                Pending::Chunk(view, chunk, frame) => {
+                    let watchers = self.subs.get(&(view, chunk)).cloned().unwrap_or_default();
+                    for conn in watchers {
+                        self.send(conn, frame.clone());
+                    }
                 }
                 Pending::All(frame, upto) => {
                     let conns: Vec<ConnId> = self
