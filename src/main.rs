@@ -5,6 +5,7 @@ mod demo;
 mod files;
 mod generate;
 mod hint;
+mod loadtest;
 /// Moves on the engine and on the naive twin, shared with the tests.
 #[path = "../tests/common/moves.rs"]
 mod moves;
@@ -15,6 +16,7 @@ mod naive;
 mod picture;
 mod play;
 mod render;
+mod serve;
 mod show;
 mod stress;
 mod system;
@@ -57,6 +59,12 @@ enum Command {
     Winrate(winrate::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
     Play(play::Args),
+    /// Serves multiplayer rooms over WebSocket (loopback by default), keeping every
+    /// acknowledged move in a log under --data.
+    Serve(serve::Args),
+    /// Plays simulated players against a server on this machine and reports moves a second,
+    /// latencies and memory.
+    Loadtest(loadtest::Args),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +80,8 @@ fn main() -> ExitCode {
         Command::Hint(args) => hint::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Winrate(args) => winrate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => serve::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Loadtest(args) => loadtest::run(&args).map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,5 @@
 //! Differential tests: the word-parallel fill, the scalar fill and the naive twin must agree
-//! on every move of every game.
+//! on every move of every game, under both rules (`Rule::Classic` and `Rule::Endless`).
 //!
 //! Boards come in shapes chosen to stress the padded layout: each padded row holds
 //! `cols + 2` bits, so widths 62 and 63 put the right sentinel on either side of a 64-bit word
@@ -12,7 +12,7 @@ mod common;
 #[allow(dead_code)]
 mod naive;
 
-use bitmines_core::{Board, Status};
+use bitmines_core::{Board, Rule, Status};
 use proptest::prelude::*;
 
 use common::{Act, Trio};
@@ -53,6 +53,9 @@ enum Kind {
     /// Clears the flags around the cell and flags as many of its hidden neighbours as its
     /// number, chosen by `n` and often wrongly, then chords, so mines may explode.
     FlagGuessThenChord(usize),
+    /// Reveals at once, with the batch move, the cells of a rectangle around the cell, `n`
+    /// choosing its size; its mines explode too unless `n` is even, which leaves them out.
+    Batch(usize),
 }
 
 /// One random move: a call and how it picks its cell.
@@ -62,8 +65,43 @@ struct Move {
     pick: Pick,
 }
 
-/// Turns a move into concrete actions on the trio's current state.
-fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
+/// One concrete step on the trio.
+#[derive(Debug, Clone)]
+enum Step {
+    /// A single call, on all three engines.
+    Act(Act),
+    /// A batch reveal of these cells, all on the board.
+    Batch(Vec<(usize, usize)>),
+}
+
+/// Turns a move into concrete steps on the trio's current state.
+fn resolve(trio: &Trio, mv: Move) -> Vec<Step> {
+    let naive = &trio.naive;
+    let (rows, cols) = (naive.rows(), naive.cols());
+    if let Kind::Batch(n) = mv.kind {
+        let (r, c) = match resolve_acts(
+            trio,
+            Move {
+                kind: Kind::Reveal,
+                pick: mv.pick,
+            },
+        )[..]
+        {
+            [Act::Reveal(r, c)] => (r.min(rows - 1), c.min(cols - 1)),
+            _ => (0, 0),
+        };
+        let (tall, wide) = ((n >> 1) % 4, (n >> 3) % 6);
+        let cells = (r.saturating_sub(tall)..(r + tall + 1).min(rows))
+            .flat_map(|r| (c.saturating_sub(wide)..(c + wide + 1).min(cols)).map(move |c| (r, c)))
+            .filter(|&(r, c)| n % 2 == 1 || !naive.is_mine(r, c))
+            .collect();
+        return vec![Step::Batch(cells)];
+    }
+    resolve_acts(trio, mv).into_iter().map(Step::Act).collect()
+}
+
+/// Turns a move other than a batch into concrete actions on the trio's current state.
+fn resolve_acts(trio: &Trio, mv: Move) -> Vec<Act> {
     let naive = &trio.naive;
     let (rows, cols) = (naive.rows(), naive.cols());
     let cells = (0..rows).flat_map(|r| (0..cols).map(move |c| (r, c)));
@@ -127,7 +165,9 @@ fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
             acts.push(Act::Chord(r, c));
             acts
         }
-        Kind::FlagRightThenChord | Kind::FlagGuessThenChord(_) => vec![Act::Chord(r, c)],
+        Kind::FlagRightThenChord | Kind::FlagGuessThenChord(_) | Kind::Batch(_) => {
+            vec![Act::Chord(r, c)]
+        }
     }
 }
 
@@ -135,9 +175,16 @@ fn resolve(trio: &Trio, mv: Move) -> Vec<Act> {
 /// spending most of a run on refusals.
 const MOVES_AFTER_THE_END: usize = 4;
 
-/// Plays `moves` on `board` with all three engines, comparing after every action.
+/// Plays `moves` on `board` with all three engines under the classic rule, comparing after
+/// every action.
 fn play_all(board: Board, moves: &[Move]) -> Result<(), String> {
-    let mut trio = Trio::new(board);
+    play_all_under(board, Rule::Classic, moves)
+}
+
+/// Plays `moves` on `board` with all three engines under `rule`, comparing after every
+/// action.
+fn play_all_under(board: Board, rule: Rule, moves: &[Move]) -> Result<(), String> {
+    let mut trio = Trio::with_rule(board, rule);
     let mut after_end = 0;
     for (i, &mv) in moves.iter().enumerate() {
         if trio.naive.status() != Status::Playing {
@@ -146,10 +193,17 @@ fn play_all(board: Board, moves: &[Move]) -> Result<(), String> {
                 break;
             }
         }
-        for act in resolve(&trio, mv) {
+        for step in resolve(&trio, mv) {
             // The three engines agreeing is the whole check; the agreed result is not needed.
-            let _agreed = trio.apply(act).map_err(|e| format!("move {i}: {e}"))?;
+            let agreed = match step {
+                Step::Act(act) => trio.apply(act).map(drop),
+                Step::Batch(cells) => trio.reveal_cells(&cells).map(drop),
+            };
+            agreed.map_err(|e| format!("move {i}: {e}"))?;
         }
+    }
+    if rule == Rule::Endless && trio.naive.status() == Status::Lost {
+        return Err("an endless game was lost".into());
     }
     Ok(())
 }
@@ -167,6 +221,22 @@ fn board_from_flags(rows: usize, cols: usize, flags: &[bool]) -> Board {
 #[allow(dead_code)]
 mod support;
 use support::{Rng, around};
+
+/// A random move, mixed like the proptest strategy below but with batch reveals, and more
+/// mines revealed (under the endless rule play goes on past them).
+fn next_endless_move(rng: &mut Rng, rows: usize, cols: usize) -> Move {
+    match rng.below(8) {
+        0 => Move {
+            kind: Kind::Reveal,
+            pick: Pick::Mine(rng.below(1 << 16)),
+        },
+        1 => Move {
+            kind: Kind::Batch(rng.below(1 << 16)),
+            pick: Pick::Safe(rng.below(1 << 16)),
+        },
+        _ => next_move(rng, rows, cols),
+    }
+}
 
 /// A random move, mixed like the proptest strategy below.
 fn next_move(rng: &mut Rng, rows: usize, cols: usize) -> Move {
@@ -242,6 +312,30 @@ fn a_move(rows: usize, cols: usize) -> impl Strategy<Value = Move> {
     .prop_map(|(kind, pick)| Move { kind, pick })
 }
 
+/// A random move as [`a_move`] makes, or a batch reveal, or a mine revealed.
+fn a_move_or_batch(rows: usize, cols: usize) -> impl Strategy<Value = Move> {
+    let n = any::<u16>().prop_map(usize::from);
+    prop_oneof![
+        6 => a_move(rows, cols),
+        2 => (n.clone(), n.clone()).prop_map(|(k, n)| Move { kind: Kind::Batch(k), pick: Pick::Safe(n) }),
+        1 => (n.clone(), n.clone()).prop_map(|(k, n)| Move { kind: Kind::Batch(k), pick: Pick::Mine(n) }),
+        1 => n.prop_map(|n| Move { kind: Kind::Reveal, pick: Pick::Mine(n) }),
+    ]
+}
+
+/// A random board, a rule, and a random game on it with batch reveals among its moves.
+fn a_case_under_a_rule() -> impl Strategy<Value = (usize, usize, Vec<bool>, Rule, Vec<Move>)> {
+    (shape(), density()).prop_flat_map(|((rows, cols), density)| {
+        (
+            Just(rows),
+            Just(cols),
+            prop::collection::vec(prop::bool::weighted(density), rows * cols),
+            prop::sample::select(vec![Rule::Classic, Rule::Endless]),
+            prop::collection::vec(a_move_or_batch(rows, cols), 0..40),
+        )
+    })
+}
+
 /// A random board and a random game on it.
 fn a_case() -> impl Strategy<Value = (usize, usize, Vec<bool>, Vec<Move>)> {
     (shape(), density()).prop_flat_map(|((rows, cols), density)| {
@@ -263,6 +357,45 @@ proptest! {
         let board = board_from_flags(rows, cols, &flags);
         if let Err(e) = play_all(board, &moves) {
             return Err(TestCaseError::fail(format!("{rows}x{cols}: {e}")));
+        }
+    }
+
+    /// Random boards and random games with batch reveals, under either rule: after every
+    /// move, single or batch, the three engines agree, an endless game goes on past every
+    /// mine, and the mines exploded are the same, in the same order.
+    #[test]
+    fn engines_agree_under_either_rule((rows, cols, flags, rule, moves) in a_case_under_a_rule()) {
+        let board = board_from_flags(rows, cols, &flags);
+        if let Err(e) = play_all_under(board, rule, &moves) {
+            return Err(TestCaseError::fail(format!("{rows}x{cols}, {rule}: {e}")));
+        }
+    }
+}
+
+/// Every word-edge width and the thinnest boards, under the endless rule, with fixed seeds:
+/// mines revealed one at a time, by chords past wrong flags and by batches, and the game
+/// played on past each.
+#[test]
+fn endless_engines_agree_at_every_word_edge() {
+    let shapes = WIDTHS
+        .into_iter()
+        .chain(WIDER)
+        .flat_map(|cols| [1, 2, 5].map(|rows| (rows, cols)))
+        .chain(
+            WIDTHS
+                .into_iter()
+                .flat_map(|rows| [1, 2].map(|cols| (rows, cols))),
+        );
+    for (rows, cols) in shapes {
+        for (seed, density) in [(21, 0.05), (22, 0.15), (23, 0.4)] {
+            let mut rng = Rng::new(seed * 1000 + (rows * 200 + cols) as u64);
+            let board = random_board(rows, cols, density, &mut rng);
+            let moves: Vec<Move> = (0..60)
+                .map(|_| next_endless_move(&mut rng, rows, cols))
+                .collect();
+            if let Err(e) = play_all_under(board, Rule::Endless, &moves) {
+                panic!("{rows}x{cols}, seed {seed}, density {density}: {e}");
+            }
         }
     }
 }

@@ -12,7 +12,7 @@
 //! Every error path is a row of a table: the input, and the error it must give.
 
 use bitmines_core::leetcode::{from_chars, to_chars, try_update_board, update_board};
-use bitmines_core::{Board, Cell, Error, Game, SeededPlacer, Status};
+use bitmines_core::{Board, Cell, Error, Game, Rule, SeededPlacer, Status};
 use proptest::prelude::*;
 
 #[allow(dead_code)]
@@ -371,6 +371,7 @@ fn check_text_round_trip(game: &Game) {
         .unwrap_or_else(|e| panic!("{e:?} reading back\n{text}"));
     assert_eq!(back.to_string(), text);
     assert_eq!(back.status(), game.status(), "{text}");
+    assert_eq!(back.rule(), game.rule(), "{text}");
     assert_eq!(back.revealed_count(), game.revealed_count(), "{text}");
     assert_eq!(back.flag_count(), game.flag_count(), "{text}");
     assert_eq!(back.mine_count(), game.mine_count(), "{text}");
@@ -511,6 +512,105 @@ fn text_games_round_trip_through_play() {
         wrong_flags > 10,
         "lost games with a wrong flag: {wrong_flags}"
     );
+}
+
+#[test]
+fn endless_text_games_round_trip_through_play() {
+    let mut rng = Rng::new(17);
+    let (mut won, mut many) = (0, 0);
+    for case in 0..300 {
+        let (rows, cols) = if case % 8 == 0 {
+            (1 + rng.below(5), rng.pick(&[62, 63, 64, 65, 127, 128, 129]))
+        } else {
+            (1 + rng.below(9), 1 + rng.below(12))
+        };
+        let mines = rng.below(rows * cols * 3 / 10 + 2).min(rows * cols);
+        let board = SeededPlacer::new(case as u64)
+            .board(rows, cols, mines)
+            .expect("a valid board");
+        let mut game = Game::new(board).with_rule(Rule::Endless);
+        check_text_round_trip(&game);
+        for _ in 0..40 {
+            if game.status() != Status::Playing {
+                break;
+            }
+            random_move(&mut rng, &mut game);
+            check_text_round_trip(&game);
+        }
+        won += usize::from(game.status() == Status::Won);
+        many += usize::from(game.exploded_count() > 1);
+    }
+    assert!(won > 30, "won games: {won}");
+    assert!(many > 50, "games with several mines exploded: {many}");
+}
+
+#[test]
+fn endless_text_games_read_by_their_own_rules() {
+    // States the classic rule refuses, and their endless headers.
+    for text in [
+        "bitmines game 1x5 playing endless\nX1.1X\n",
+        "bitmines game 1x2 won endless\nX1\n",
+        "bitmines game 1x1 won endless\n*\n",
+        "bitmines game 2x3 playing endless\nX*X\n...\n",
+    ] {
+        let game: Game = text.parse().unwrap_or_else(|e| panic!("{e}: {text}"));
+        assert_eq!(game.rule(), Rule::Endless, "{text}");
+        assert_eq!(game.to_string(), text);
+        game.validate().unwrap_or_else(|e| panic!("{e}: {text}"));
+    }
+    let cases: Vec<(&str, &str, Expect)> = vec![
+        (
+            "an endless game is never lost",
+            "bitmines game 1x3 lost endless\nX1.\n",
+            |e| {
+                *e == Error::StatusMismatch {
+                    declared: Status::Lost,
+                    actual: Status::Playing,
+                }
+            },
+        ),
+        (
+            "won with every safe cell open, declared playing",
+            "bitmines game 1x2 playing endless\nX1\n",
+            |e| {
+                *e == Error::StatusMismatch {
+                    declared: Status::Playing,
+                    actual: Status::Won,
+                }
+            },
+        ),
+        (
+            "nothing explodes on a board with no safe cell",
+            "bitmines game 1x2 won endless\n*X\n",
+            |e| matches!(e, Error::Inconsistent { row: 0, col: 1, .. }),
+        ),
+        (
+            "the rule twice",
+            "bitmines game 1x1 playing endless endless\n.\n",
+            bad_header,
+        ),
+        (
+            "the rule with no status",
+            "bitmines game 1x1 endless\n.\n",
+            bad_header,
+        ),
+        (
+            "the rule before the status",
+            "bitmines game 1x1 endless playing\n.\n",
+            bad_header,
+        ),
+        (
+            "another rule",
+            "bitmines game 1x1 playing classic\n.\n",
+            bad_header,
+        ),
+    ];
+    for (name, text, expected) in cases {
+        match text.parse::<Game>() {
+            Err(error) => assert!(expected(&error), "{name}: unexpected {error:?}"),
+            Ok(game) => panic!("{name}: accepted as\n{game}"),
+        }
+    }
 }
 
 #[test]
@@ -968,7 +1068,14 @@ fn random_game_text() -> impl Strategy<Value = String> {
     let cell = proptest::sample::select(vec![
         '.', '.', '.', '*', '*', 'f', 'F', 'X', '0', '0', '1', '1', '2', '3',
     ]);
-    let status = proptest::sample::select(vec!["playing", "won", "lost"]);
+    let status = proptest::sample::select(vec![
+        "playing",
+        "won",
+        "lost",
+        "playing endless",
+        "won endless",
+        "lost endless",
+    ]);
     (1usize..=4, 1usize..=5, status).prop_flat_map(move |(rows, cols, status)| {
         proptest::collection::vec(cell.clone(), rows * cols).prop_map(move |cells| {
             let mut text = format!("bitmines game {rows}x{cols} {status}\n");

@@ -31,6 +31,8 @@ mod generate;
 mod leetcode;
 #[path = "../fuzz/checks/mbf.rs"]
 mod mbf;
+#[path = "../fuzz/checks/protocol.rs"]
+mod protocol;
 #[path = "../fuzz/checks/saved.rs"]
 mod saved;
 #[cfg(feature = "serde")]
@@ -114,6 +116,11 @@ fn binary() {
 #[test]
 fn generate() {
     replay("generate", generate::check_bytes);
+}
+
+#[test]
+fn protocol() {
+    replay("protocol", protocol::check);
 }
 
 #[test]

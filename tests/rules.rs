@@ -27,7 +27,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use bitmines_core::{
-    Board, Cell, Error, Fill, FirstClick, Game, Placement, Placer, SeededPlacer, Status,
+    Board, Cell, Error, Fill, FirstClick, Game, Placement, Placer, Rule, SeededPlacer, Status,
 };
 
 use Status::{Lost, Playing, Won};
@@ -74,8 +74,13 @@ fn picture(game: &Game) -> String {
 /// Plays `steps` on `board` with all three engines, checking each step's result and, at the
 /// end, the picture. Returns the games for any further checks.
 fn check(board: &str, steps: &[Step], expected: &str) -> Trio {
+    check_under(Rule::Classic, board, steps, expected)
+}
+
+/// [`check`] under `rule`.
+fn check_under(rule: Rule, board: &str, steps: &[Step], expected: &str) -> Trio {
     let board: Board = normalize(board).parse().expect("a valid board");
-    let mut trio = Trio::new(board);
+    let mut trio = Trio::with_rule(board, rule);
     for (i, (act, want)) in steps.iter().enumerate() {
         let got = trio.apply(*act).unwrap_or_else(|e| panic!("step {i}: {e}"));
         assert_eq!(&got, want, "step {i}: {act:?}\n{}", picture(&trio.words));
@@ -507,6 +512,201 @@ fn a_mined_one_by_one_board_is_won_before_any_reveal() {
 #[test]
 fn revealing_the_mine_of_a_one_by_two_board_loses() {
     check("*.", &[(Reveal(0, 0), Ok(Opened(0, Lost)))], "*#");
+}
+
+// The endless rule: a mine revealed explodes, and play goes on.
+
+/// [`check`] under the endless rule, checking also which mines exploded, in order.
+fn check_endless(board: &str, steps: &[Step], expected: &str, exploded: &[(usize, usize)]) {
+    let trio = check_under(Rule::Endless, board, steps, expected);
+    let got: Vec<_> = trio.words.exploded().collect();
+    assert_eq!(got, exploded, "the exploded mines, in order");
+    assert_eq!(trio.words.exploded_count(), exploded.len());
+}
+
+/// A mine explodes and stays shown; the game goes on, and is won once every safe cell is
+/// open, the hidden mine staying hidden. The exploded cell is closed: revealing, flagging or
+/// chording on it does nothing.
+#[test]
+fn endless_a_mine_explodes_and_play_goes_on_to_a_win() {
+    check_endless(
+        "*..
+         ...
+         ..*",
+        &[
+            (Reveal(0, 0), Ok(Opened(0, Playing))),
+            (Reveal(0, 0), Ok(Opened(0, Playing))),
+            (Flag(0, 0), Ok(Flagged(false))),
+            (Chord(0, 0), Ok(Opened(0, Playing))),
+            (Reveal(2, 0), Ok(Opened(4, Playing))),
+            (Reveal(0, 2), Ok(Opened(3, Won))),
+            (Reveal(2, 2), Err(over(Won))),
+            (Flag(2, 2), Err(over(Won))),
+        ],
+        "*1.
+         121
+         .1#",
+        &[(0, 0)],
+    );
+}
+
+/// A chord counts an exploded neighbour as a known mine, with no flag needed.
+#[test]
+fn endless_a_chord_counts_exploded_mines_as_known() {
+    check_endless(
+        "*..
+         ...",
+        &[
+            (Reveal(1, 1), Ok(Opened(1, Playing))),
+            (Reveal(0, 0), Ok(Opened(0, Playing))),
+            (Chord(1, 1), Ok(Opened(4, Won))),
+        ],
+        "*1.
+         11.",
+        &[(0, 0)],
+    );
+}
+
+/// Flags and exploded mines together make up the number; a chord past a wrong flag sets off
+/// the mine the flag should have marked, and play goes on.
+#[test]
+fn endless_a_chord_past_a_wrong_flag_explodes_and_play_goes_on() {
+    check_endless(
+        "*.*
+         ...
+         *..",
+        &[
+            (Reveal(1, 1), Ok(Opened(1, Playing))),
+            (Reveal(0, 0), Ok(Opened(0, Playing))),
+            (Flag(0, 2), Ok(Flagged(true))),
+            // One flag and one exploded mine, but the number is 3.
+            (Chord(1, 1), Ok(Opened(0, Playing))),
+            (Flag(2, 2), Ok(Flagged(true))), // wrong
+            (Chord(1, 1), Ok(Opened(4, Playing))),
+            (Flag(2, 2), Ok(Flagged(false))),
+            (Reveal(2, 2), Ok(Opened(1, Won))),
+        ],
+        "*2F
+         231
+         *1.",
+        &[(0, 0), (2, 0)],
+    );
+}
+
+/// A board with no safe cell is won before any move under either rule, so nothing explodes.
+#[test]
+fn endless_a_mined_one_by_one_board_is_won_before_any_reveal() {
+    check_endless("*", &[(Reveal(0, 0), Err(over(Won)))], "#", &[]);
+}
+
+/// Every mine of a board explodes in turn and the game is still in play until the safe cell
+/// opens.
+#[test]
+fn endless_every_mine_may_explode() {
+    check_endless(
+        "**
+         *.",
+        &[
+            (Reveal(0, 1), Ok(Opened(0, Playing))),
+            (Reveal(1, 0), Ok(Opened(0, Playing))),
+            (Reveal(0, 0), Ok(Opened(0, Playing))),
+            (Chord(0, 0), Ok(Opened(0, Playing))),
+            (Reveal(1, 1), Ok(Opened(1, Won))),
+        ],
+        "**
+         *3",
+        &[(0, 1), (1, 0), (0, 0)],
+    );
+}
+
+/// A game is classic unless told otherwise; `with_rule` on a game already played gives it
+/// the status its cells imply under the new rule.
+#[test]
+fn with_rule_gives_the_status_the_cells_imply() {
+    let board: Board = "*..\n...\n".parse().expect("a valid board");
+    let mut classic = Game::new(board.clone());
+    assert_eq!(classic.rule(), Rule::Classic);
+    assert_eq!(Rule::default(), Rule::Classic);
+    let step = classic.reveal(0, 0).expect("a move");
+    assert_eq!((step.exploded, step.status), (1, Lost));
+    // The same cells under the endless rule: the game goes on, and back again it is lost.
+    let endless = classic.clone().with_rule(Rule::Endless);
+    assert_eq!((endless.rule(), endless.status()), (Rule::Endless, Playing));
+    endless.validate().expect("valid");
+    let back = endless.clone().with_rule(Rule::Classic);
+    assert_eq!((back.rule(), back.status()), (Rule::Classic, Lost));
+    back.validate().expect("valid");
+    // An endless game won with a mine exploded is a lost classic one.
+    let mut won = endless;
+    assert_eq!(won.reveal(1, 2).expect("a move").status, Playing);
+    assert_eq!(won.reveal(1, 0).expect("a move").status, Won);
+    assert_eq!(won.clone().with_rule(Rule::Classic).status(), Lost);
+    // A rule chosen before the first click of a deferred game holds after it.
+    let mut deferred = Game::seeded(9, 9, 10, 1)
+        .expect("a game")
+        .with_rule(Rule::Endless);
+    deferred.reveal(4, 4).expect("the first click");
+    assert_eq!(deferred.rule(), Rule::Endless);
+    assert_eq!(Rule::Endless.to_string(), "endless");
+    assert_eq!(Rule::Classic.to_string(), "classic");
+}
+
+/// A batch reveal under the endless rule goes on past each mine, as the cell-by-cell loop
+/// would; it still stops at a win, before a mine it has not reached; and an exploded mine
+/// in the set is left alone. Each case: board, cells revealed one at a time first, the
+/// batch's cells, its result (opened, mines set off, status), the picture.
+#[test]
+fn endless_batch_reveals_go_on_past_mines() {
+    type Case = (
+        &'static str,
+        &'static [(usize, usize)],
+        &'static [(usize, usize)],
+        (usize, usize, Status),
+        &'static str,
+    );
+    let all: &[(usize, usize)] = &[
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+    ];
+    let cases: &[Case] = &[
+        ("..*\n...\n*..", &[], all, (7, 2, Won), ".1*\n121\n*1."),
+        ("..*\n...\n...", &[], all, (8, 0, Won), ".1#\n.11\n..."),
+        (
+            "..*\n...\n*..",
+            &[(0, 2)],
+            &[(0, 2), (2, 2)],
+            (4, 0, Playing),
+            "##*\n#21\n#1.",
+        ),
+        (
+            "*.*\n...\n*.*",
+            &[],
+            &[(0, 0), (0, 2), (2, 0)],
+            (0, 3, Playing),
+            "*#*\n###\n*##",
+        ),
+    ];
+    for (i, &(board, before, cells, result, expected)) in cases.iter().enumerate() {
+        let board: Board = board.parse().expect("a valid board");
+        let mut trio = Trio::with_rule(board, Rule::Endless);
+        for &(r, c) in before {
+            let _agreed = trio
+                .apply(Reveal(r, c))
+                .unwrap_or_else(|e| panic!("case {i}: {e}"));
+        }
+        let got = trio
+            .reveal_cells(cells)
+            .unwrap_or_else(|e| panic!("case {i}: {e}"));
+        assert_eq!(got, Ok(result), "case {i}");
+        assert_eq!(picture(&trio.words), expected, "case {i}");
+    }
 }
 
 // Deferred games: the mines are placed on the first reveal.

@@ -6,13 +6,35 @@
 
 use std::sync::Arc;
 
-use bitmines_core::{Board, Error, Fill, Game};
+use bitmines_core::{Board, Error, Fill, Game, Geometry, Reveal, Rule, Status};
 
 use crate::naive::{NaiveGame, View};
 
 #[path = "moves.rs"]
 mod moves;
 pub(crate) use moves::{Act, Outcome, play, play_naive};
+
+/// [`play`], with the number of mines the call set off (the engine's `Reveal::exploded`; 0
+/// for a flag).
+pub(crate) fn play_counted(game: &mut Game, act: Act) -> Result<(Outcome, usize), Error> {
+    let counted = |step: Reveal| (Outcome::Opened(step.opened, step.status), step.exploded);
+    match act {
+        Act::Reveal(r, c) => game.reveal(r, c).map(counted),
+        Act::Chord(r, c) => game.chord(r, c).map(counted),
+        Act::Flag(..) => play(game, act).map(|outcome| (outcome, 0)),
+    }
+}
+
+/// [`play_naive`], with the number of mines the call set off, counted from the twin's own
+/// list of explosions.
+pub(crate) fn play_naive_counted(
+    naive: &mut NaiveGame,
+    act: Act,
+) -> Result<(Outcome, usize), Error> {
+    let before = naive.exploded_count();
+    let outcome = play_naive(naive, act)?;
+    Ok((outcome, naive.exploded_count() - before))
+}
 
 /// The same board played by three engines in lockstep.
 #[derive(Debug)]
@@ -26,13 +48,18 @@ pub(crate) struct Trio {
 }
 
 impl Trio {
-    /// Three fresh games on `board`, checked to agree before any move.
+    /// Three fresh games on `board` under the classic rule, checked to agree before any move.
     pub(crate) fn new(board: Board) -> Trio {
+        Trio::with_rule(board, Rule::Classic)
+    }
+
+    /// Three fresh games on `board` under `rule`, checked to agree before any move.
+    pub(crate) fn with_rule(board: Board, rule: Rule) -> Trio {
         let board = Arc::new(board);
-        let naive = NaiveGame::from_board(&board);
+        let naive = NaiveGame::from_board(&board).with_rule(rule);
         let trio = Trio {
-            words: Game::new(Arc::clone(&board)),
-            scalar: Game::new(board).with_fill(Fill::Scalar),
+            words: Game::new(Arc::clone(&board)).with_rule(rule),
+            scalar: Game::new(board).with_fill(Fill::Scalar).with_rule(rule),
             naive,
         };
         assert_eq!(trio.words.fill(), Fill::Words, "the default fill");
@@ -55,14 +82,49 @@ impl Trio {
 
     /// Applies `act` to all three games and checks only that they return the same result.
     fn step(&mut self, act: Act) -> Result<Result<Outcome, Error>, String> {
-        let words = play(&mut self.words, act);
-        let scalar = play(&mut self.scalar, act);
-        let naive = play_naive(&mut self.naive, act);
+        let words = play_counted(&mut self.words, act);
+        let scalar = play_counted(&mut self.scalar, act);
+        let naive = play_naive_counted(&mut self.naive, act);
         if words != naive || scalar != naive {
             return Err(format!(
-                "{act:?} returned words {words:?}, scalar {scalar:?}, naive {naive:?}"
+                "{act:?} returned words {words:?}, scalar {scalar:?}, naive {naive:?} \
+                 (outcome, mines set off)"
             ));
         }
+        Ok(naive.map(|(outcome, _)| outcome))
+    }
+
+    /// Reveals `cells` at once with the engines' batch move (`Game::reveal_cells`) and one at
+    /// a time in row-major order on the twin (`NaiveGame::reveal_all`), then checks that they
+    /// agree on the result (cells opened, mines set off, status) and on the state it leaves.
+    /// Every cell must be on the board.
+    pub(crate) fn reveal_cells(
+        &mut self,
+        cells: &[(usize, usize)],
+    ) -> Result<Result<(usize, usize, Status), Error>, String> {
+        let geometry =
+            Geometry::new(self.naive.rows(), self.naive.cols()).map_err(|e| e.to_string())?;
+        let mut plane = vec![0u64; geometry.words()];
+        for &(r, c) in cells {
+            let bit = geometry.bit(r, c).map_err(|e| e.to_string())?;
+            plane[bit / 64] |= 1 << (bit % 64);
+        }
+        let batch = |game: &mut Game| {
+            game.reveal_cells(&plane)
+                .map(|s| (s.opened, s.exploded, s.status))
+        };
+        let words = batch(&mut self.words);
+        let scalar = batch(&mut self.scalar);
+        let naive = self.naive.reveal_all(cells).map_err(Error::from);
+        if words != naive || scalar != naive {
+            return Err(format!(
+                "reveal_cells({cells:?}) returned words {words:?}, scalar {scalar:?}, naive \
+                 {naive:?} (opened, mines set off, status)\n{}",
+                self.picture()
+            ));
+        }
+        self.compare()
+            .map_err(|e| format!("after reveal_cells({cells:?}): {e}\n{}", self.picture()))?;
         Ok(naive)
     }
 
@@ -77,23 +139,31 @@ impl Trio {
             .map_err(|e| format!("after {} acts: {e}\n{}", acts.len(), self.picture()))
     }
 
-    /// Checks that the three games agree on every observable: status, counters, every cell,
-    /// the exploded mines, the row views, off-board `cell` errors and the engines' own
-    /// invariants.
+    /// Checks that the three games agree on every observable: rule, status, counters, every
+    /// cell, the exploded mines in the order they exploded, the row views, off-board `cell`
+    /// errors and the engines' own invariants.
     pub(crate) fn compare(&self) -> Result<(), String> {
         let (rows, cols) = (self.naive.rows(), self.naive.cols());
         for (name, game) in [("words", &self.words), ("scalar", &self.scalar)] {
             game.validate()
                 .map_err(|e| format!("{name} fails validate: {e}"))?;
-            let got = (game.status(), game.revealed_count(), game.flag_count());
+            let got = (
+                game.rule(),
+                game.status(),
+                game.revealed_count(),
+                game.flag_count(),
+                game.exploded_count(),
+            );
             let want = (
+                self.naive.rule(),
                 self.naive.status(),
                 self.naive.revealed_count(),
                 self.naive.flag_count(),
+                self.naive.exploded_count(),
             );
             if got != want {
                 return Err(format!(
-                    "{name} has (status, revealed, flags) {got:?}, naive {want:?}"
+                    "{name} has (rule, status, revealed, flags, exploded) {got:?}, naive {want:?}"
                 ));
             }
             for r in 0..rows {
@@ -116,11 +186,19 @@ impl Trio {
                     }
                 }
             }
-            let mut exploded: Vec<_> = game.exploded().collect();
-            exploded.sort_unstable();
-            if exploded != self.naive.exploded() {
+            let exploded: Vec<_> = game.exploded().collect();
+            if exploded != self.naive.explosions() {
                 return Err(format!(
                     "{name} exploded {exploded:?}, naive {:?}",
+                    self.naive.explosions()
+                ));
+            }
+            let mut sorted = exploded;
+            sorted.sort_unstable();
+            if sorted != self.naive.exploded() {
+                return Err(format!(
+                    "naive explosions {:?} are not its exploded cells {:?}",
+                    self.naive.explosions(),
                     self.naive.exploded()
                 ));
             }

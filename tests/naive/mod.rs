@@ -8,15 +8,20 @@
 //!
 //! The rules it implements:
 //!
-//! - `reveal` on a hidden cell: a mine explodes and loses the game (opening nothing); a safe
-//!   cell opens, and a safe cell with no neighbouring mine opens its whole 8-connected region
-//!   of such cells plus their numbered border. Flags block both the reveal and the cascade,
-//!   and the cascade follows the true mine counts, never the flags. A revealed or flagged
+//! - `reveal` on a hidden cell: a mine explodes (opening nothing); a safe cell opens, and a
+//!   safe cell with no neighbouring mine opens its whole 8-connected region of such cells
+//!   plus their numbered border. Flags block both the reveal and the cascade, and the
+//!   cascade follows the true mine counts, never the flags. A revealed, flagged or exploded
 //!   cell is left alone.
-//! - `toggle_flag` flags a hidden cell or unflags a flagged one; a revealed cell is left alone.
-//! - `chord` on a revealed cell with exactly as many flagged neighbours as its number reveals
-//!   every hidden, unflagged neighbour (a mine among them explodes); anything else is left
-//!   alone.
+//! - Under the classic rule an explosion loses the game. Under the endless rule the exploded
+//!   mine stays shown and play goes on; it counts as a known mine for chords.
+//! - `toggle_flag` flags a hidden cell or unflags a flagged one; a revealed or exploded cell
+//!   is left alone.
+//! - `chord` on a revealed safe cell with exactly as many known mines around it as its
+//!   number (flagged neighbours, plus exploded ones under the endless rule) reveals every
+//!   hidden, unflagged neighbour (a mine among them explodes); anything else is left alone.
+//! - `reveal_all` reveals a set of cells one at a time in row-major order, stopping once the
+//!   game is over, which is what the engine's batch reveal must match.
 //! - The game is won once every safe cell is revealed, and a board with no safe cell is won
 //!   from the start. After a win or a loss every mutating call fails with `GameOver`, and
 //!   that check comes before the check for coordinates off the board.
@@ -27,7 +32,7 @@
 
 use std::collections::VecDeque;
 
-use bitmines_core::{Board, Cell, Error, Status};
+use bitmines_core::{Board, Cell, Error, Rule, Status};
 
 /// What the player has done to one cell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +41,7 @@ pub(crate) enum View {
     Hidden,
     /// Flagged by the player.
     Flagged,
-    /// Revealed: an open safe cell, or, on a mine, the mine that exploded.
+    /// Revealed: an open safe cell, or, on a mine, a mine that exploded.
     Revealed,
 }
 
@@ -91,6 +96,10 @@ pub(crate) struct NaiveGame {
     revealed: usize,
     flags: usize,
     status: Status,
+    /// Whether an explosion ends the game (`Rule::Classic`) or not (`Rule::Endless`).
+    endless: bool,
+    /// The mines that exploded, in the order they did.
+    explosions: Vec<(usize, usize)>,
     /// The flood fill's queue, kept between calls so large cascades do not reallocate.
     queue: VecDeque<(usize, usize)>,
 }
@@ -138,10 +147,38 @@ impl NaiveGame {
             revealed: 0,
             flags: 0,
             status: Status::Playing,
+            endless: false,
+            explosions: Vec::new(),
             queue: VecDeque::new(),
         };
         game.check_won();
         game
+    }
+
+    /// The same new game under `rule`.
+    ///
+    /// # Panics
+    /// If a move has been made: the twin takes its rule before play starts.
+    pub(crate) fn with_rule(mut self, rule: Rule) -> NaiveGame {
+        assert!(
+            self.revealed == 0 && self.flags == 0 && self.explosions.is_empty(),
+            "the rule is chosen before the first move"
+        );
+        self.endless = match rule {
+            Rule::Classic => false,
+            Rule::Endless => true,
+            other => panic!("the twin does not know the rule {other:?}"),
+        };
+        self
+    }
+
+    /// The rule the game is played under.
+    pub(crate) fn rule(&self) -> Rule {
+        if self.endless {
+            Rule::Endless
+        } else {
+            Rule::Classic
+        }
     }
 
     /// Rows of the board.
@@ -184,6 +221,16 @@ impl NaiveGame {
         self.flags
     }
 
+    /// How many mines have exploded.
+    pub(crate) fn exploded_count(&self) -> usize {
+        self.explosions.len()
+    }
+
+    /// The mines that exploded, in the order they did.
+    pub(crate) fn explosions(&self) -> &[(usize, usize)] {
+        &self.explosions
+    }
+
     /// Reveals `(row, col)` and returns how many safe cells opened and the status after.
     pub(crate) fn reveal(&mut self, row: usize, col: usize) -> Result<(usize, Status), NaiveError> {
         self.check_move(row, col)?;
@@ -217,10 +264,35 @@ impl NaiveGame {
         }
     }
 
+    /// Reveals the cells of `cells` one at a time in row-major order, whatever order they are
+    /// listed in, until the game is over; returns how many safe cells opened, how many mines
+    /// exploded, and the status after. A finished game is refused; cells must be on the
+    /// board (it panics otherwise, as the engine's plane cannot name such a cell).
+    pub(crate) fn reveal_all(
+        &mut self,
+        cells: &[(usize, usize)],
+    ) -> Result<(usize, usize, Status), NaiveError> {
+        if self.status != Status::Playing {
+            return Err(NaiveError::GameOver(self.status));
+        }
+        let mut cells = cells.to_vec();
+        cells.sort_unstable();
+        cells.dedup();
+        let (mut opened, before) = (0, self.explosions.len());
+        for (r, c) in cells {
+            if self.status != Status::Playing {
+                break;
+            }
+            opened += self.reveal(r, c).expect("the cell is on the board").0;
+        }
+        Ok((opened, self.explosions.len() - before, self.status))
+    }
+
     /// Chords on `(row, col)` and returns how many safe cells opened and the status after.
     pub(crate) fn chord(&mut self, row: usize, col: usize) -> Result<(usize, Status), NaiveError> {
         self.check_move(row, col)?;
-        if self.view[row][col] != View::Revealed {
+        // Only a revealed safe cell chords; an exploded mine is revealed but shows no number.
+        if self.view[row][col] != View::Revealed || self.mines[row][col] {
             return Ok((0, self.status));
         }
         let neighbours: Vec<(usize, usize)> = self.neighbours(row, col).collect();
@@ -228,7 +300,16 @@ impl NaiveGame {
             .iter()
             .filter(|&&(r, c)| self.view[r][c] == View::Flagged)
             .count();
-        if flagged != self.number(row, col) {
+        let exploded = neighbours
+            .iter()
+            .filter(|&&(r, c)| self.view[r][c] == View::Revealed && self.mines[r][c])
+            .count();
+        let known = if self.endless {
+            flagged + exploded
+        } else {
+            flagged
+        };
+        if known != self.number(row, col) {
             return Ok((0, self.status));
         }
         let mut opened = 0;
@@ -288,7 +369,7 @@ impl NaiveGame {
             .collect()
     }
 
-    /// The cells of the mines that exploded, row by row.
+    /// The cells of the mines that exploded, row by row, read from the grids.
     pub(crate) fn exploded(&self) -> Vec<(usize, usize)> {
         let mut cells = Vec::new();
         for r in 0..self.rows {
@@ -366,10 +447,13 @@ impl NaiveGame {
         opened
     }
 
-    /// Marks the mine at `(row, col)` as exploded and loses the game.
+    /// Marks the mine at `(row, col)` as exploded, which loses a classic game.
     fn explode(&mut self, row: usize, col: usize) {
         self.view[row][col] = View::Revealed;
-        self.status = Status::Lost;
+        self.explosions.push((row, col));
+        if !self.endless {
+            self.status = Status::Lost;
+        }
     }
 
     /// Wins a game still in play once every safe cell is revealed.

@@ -2,8 +2,9 @@
 //!
 //! - **Text boards**: one line per row, `*` for a mine and `.` for a safe cell, every line the
 //!   same length, the final newline optional. `Board: FromStr + Display`.
-//! - **Text games**: a header line `bitmines game ROWSxCOLS STATUS`, then one line per row
-//!   with one character per cell, giving both the truth and the view:
+//! - **Text games**: a header line `bitmines game ROWSxCOLS STATUS`, followed by ` endless`
+//!   for a game under [`Rule::Endless`], then one line per row with one character per cell,
+//!   giving both the truth and the view:
 //!
 //!   | char | cell |
 //!   | --- | --- |
@@ -15,18 +16,18 @@
 //!   | `X` | exploded mine |
 //!
 //!   `Game: FromStr + Display` round-trip exactly; reading checks that every number agrees
-//!   with the mines, that the state is one play can reach (the rules of the
-//!   [saved-game format](crate::saved): for example two `X` need a revealed cell next to
-//!   both with as many flags around it as its number, as the chord that set them off left
-//!   it), and that the status in the header is the one the cells imply. A deferred
-//!   game has no board yet and is written as its header alone (`... deferred`), which does
-//!   not read back.
+//!   with the mines, that the state is one play can reach under the game's rule (the rules
+//!   of the [saved-game format](crate::saved): for example, under the classic rule, two `X`
+//!   need a revealed cell next to both with as many flags around it as its number, as the
+//!   chord that set them off left it), and that the status in the header is the one the
+//!   cells imply. A deferred game has no board yet and is written as its header alone
+//!   (`... deferred`), which does not read back.
 //! - **MBF**, the board format of Minesweeper X and Arbiter: a `u8` width, a `u8` height, a
 //!   big-endian `u16` mine count, then an `(x, y)` byte pair per mine, `4 + 2n` bytes in all.
 //!   [`Board::from_mbf`] and [`Board::to_mbf`].
 //!
 //! ```
-//! use bitmines_core::{Board, Game};
+//! use bitmines_core::{Board, Game, Rule};
 //!
 //! let mut game = Game::new("*..\n...\n..*\n".parse::<Board>()?);
 //! game.toggle_flag(0, 0)?;
@@ -34,6 +35,13 @@
 //! let text = game.to_string();
 //! assert_eq!(text, "bitmines game 3x3 playing\nF..\n12.\n01*\n");
 //! assert_eq!(text.parse::<Game>()?.to_string(), text);
+//!
+//! let mut endless = Game::new("*..\n...\n..*\n".parse::<Board>()?).with_rule(Rule::Endless);
+//! endless.reveal(0, 0)?;
+//! endless.reveal(2, 2)?;
+//! let text = endless.to_string();
+//! assert_eq!(text, "bitmines game 3x3 playing endless\nX..\n...\n..X\n");
+//! assert_eq!(text.parse::<Game>()?.rule(), Rule::Endless);
 //!
 //! let board = Board::from_mbf(&[3, 2, 0, 1, 2, 1])?; // 3 wide, 2 high, one mine at x=2, y=1
 //! assert!(board.is_mine(1, 2)?);
@@ -46,7 +54,7 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 use crate::game::Shown;
-use crate::{Board, Cell, Error, Game, Status};
+use crate::{Board, Cell, Error, Game, Rule, Status};
 
 impl FromStr for Board {
     type Err = Error;
@@ -98,17 +106,29 @@ impl fmt::Display for Board {
     }
 }
 
-const HEADER: &str = "bitmines game ROWSxCOLS playing|won|lost";
+const HEADER: &str = "bitmines game ROWSxCOLS playing|won|lost [endless]";
+
+/// The header's last word for a game under the endless rule, after the status.
+const ENDLESS: &str = " endless";
 const GAME_CHARS: &str = "one of . * f F X 0-8";
 
 impl fmt::Display for Game {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rule = match self.rule() {
+            Rule::Endless => ENDLESS,
+            Rule::Classic => "",
+        };
         let Some(board) = self.board() else {
-            return writeln!(f, "bitmines game {}x{} deferred", self.rows(), self.cols());
+            return writeln!(
+                f,
+                "bitmines game {}x{} deferred{rule}",
+                self.rows(),
+                self.cols()
+            );
         };
         writeln!(
             f,
-            "bitmines game {}x{} {}",
+            "bitmines game {}x{} {}{rule}",
             self.rows(),
             self.cols(),
             self.status()
@@ -145,6 +165,10 @@ impl FromStr for Game {
             found: header.to_string(),
         };
         let fields: Vec<&str> = header.split_whitespace().collect();
+        let (rule, fields) = match fields[..] {
+            [ref head @ .., last] if last == ENDLESS.trim_start() => (Rule::Endless, head),
+            ref all => (Rule::Classic, all),
+        };
         let [magic, kind, size, status] = fields[..] else {
             return Err(bad_header());
         };
@@ -189,11 +213,13 @@ impl FromStr for Game {
         }
         // The grid is rectangular and the board's size, so every cell is found.
         let shown = |r: usize, c: usize| grid.get(r).and_then(|line| line.get(c)).copied();
-        let game = Game::restore(Arc::new(board), |r, c| match shown(r, c).unwrap_or('.') {
-            'f' | 'F' => Shown::Flagged,
-            'X' => Shown::Exploded,
-            '0'..='8' => Shown::Revealed,
-            _ => Shown::Hidden,
+        let game = Game::restore(Arc::new(board), rule, |r, c| {
+            match shown(r, c).unwrap_or('.') {
+                'f' | 'F' => Shown::Flagged,
+                'X' => Shown::Exploded,
+                '0'..='8' => Shown::Revealed,
+                _ => Shown::Hidden,
+            }
         })?;
         if game.status() != declared {
             return Err(Error::StatusMismatch {

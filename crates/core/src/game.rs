@@ -3,6 +3,7 @@
 mod batch;
 mod rebase;
 
+use std::collections::HashSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -23,7 +24,7 @@ pub enum Status {
     Playing,
     /// Every safe cell is revealed.
     Won,
-    /// A mine was revealed.
+    /// A mine was revealed under [`Rule::Classic`] (an endless game is never lost).
     Lost,
 }
 
@@ -37,6 +38,50 @@ impl fmt::Display for Status {
     }
 }
 
+/// What revealing a mine does: the rule a [`Game`] is played under, chosen with
+/// [`Game::with_rule`].
+///
+/// ```
+/// use bitmines_core::{Board, Cell, Game, Rule, Status};
+///
+/// let board: Board = "*..\n...\n..*\n".parse()?;
+/// let mut classic = Game::new(board.clone());
+/// assert_eq!(classic.reveal(0, 0)?.status, Status::Lost);
+///
+/// let mut endless = Game::new(board).with_rule(Rule::Endless);
+/// let step = endless.reveal(0, 0)?; // explodes, and play goes on
+/// assert_eq!((step.exploded, step.status), (1, Status::Playing));
+/// assert_eq!(endless.cell(0, 0)?, Cell::Exploded);
+/// endless.reveal(2, 0)?;
+/// let step = endless.reveal(0, 2)?;
+/// assert_eq!(step.status, Status::Won); // every safe cell revealed, a mine exploded or not
+/// assert_eq!(endless.exploded_count(), 1);
+/// # Ok::<(), bitmines_core::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
+pub enum Rule {
+    /// The first mine revealed explodes and loses the game.
+    #[default]
+    Classic,
+    /// A mine revealed explodes and stays shown as [`Cell::Exploded`], and the game goes on:
+    /// it is never lost, and it is won once every safe cell is revealed. An exploded mine is
+    /// closed like a revealed cell (revealing, flagging or chording on it does nothing), and
+    /// a chord counts it as a known mine together with the flags. Made for huge boards
+    /// shared by many players, where a mistake should cost a penalty, not the game.
+    Endless,
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Rule::Classic => "classic",
+            Rule::Endless => "endless",
+        })
+    }
+}
+
 /// What a reveal or a chord did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -45,6 +90,10 @@ pub struct Reveal {
     pub opened: usize,
     /// The game's status after the call.
     pub status: Status,
+    /// Mines set off by this call. Under [`Rule::Classic`] the first loses the game, so a
+    /// reveal sets off at most one and a chord at most eight; under [`Rule::Endless`] a batch
+    /// reveal may set off any number.
+    pub exploded: usize,
 }
 
 /// What a player sees on one cell.
@@ -57,7 +106,8 @@ pub enum Cell {
     Flagged,
     /// Revealed safe cell with its neighbouring mine count.
     Open(u8),
-    /// A mine the player revealed, which lost the game.
+    /// A mine the player revealed: under [`Rule::Classic`] it lost the game, under
+    /// [`Rule::Endless`] the game went on.
     Exploded,
     /// After a loss: a mine that was neither flagged nor revealed.
     Mine,
@@ -91,12 +141,13 @@ struct Deferred {
     placer: Arc<dyn Placer>,
 }
 
-/// One player's view of a [`Board`]: revealed and flagged planes, their counters, and the
-/// status.
+/// One player's view of a [`Board`]: revealed and flagged planes, their counters, the
+/// exploded mines, and the status.
 ///
 /// The board sits behind an `Arc`, so many games can share one truth. A game can also start
 /// before its mines exist ([`Game::deferred`]): its first reveal asks a [`Placer`] for a board
-/// that keeps the first-click zone clear.
+/// that keeps the first-click zone clear. What a mine revealed does is the game's [`Rule`]
+/// ([`Game::with_rule`]): it loses a classic game, and an endless one goes on.
 ///
 /// ```
 /// use bitmines_core::{Board, Cell, Game, Status};
@@ -117,8 +168,13 @@ pub struct Game {
     revealed_count: usize,
     flag_count: usize,
     status: Status,
-    /// Bit indices of the mines that exploded.
+    rule: Rule,
+    /// Bit indices of the mines that exploded, in the order they did.
     exploded: Vec<usize>,
+    /// The same bit indices as a set, so that [`Game::cell`] is O(1) however many mines
+    /// exploded (an endless game may explode thousands). A set rather than a plane: it costs
+    /// memory per exploded mine, not per cell.
+    exploded_set: HashSet<usize>,
     fill: Fill,
     deferred: Option<Deferred>,
     /// The seed the board came from, when the game knows it (see [`Game::seed`]).
@@ -202,10 +258,11 @@ impl Game {
         )
     }
 
-    /// Rebuilds a game on `board` from what every cell shows, refusing every state no game
-    /// can reach (see [`Game::from_view`]).
+    /// Rebuilds a game on `board` under `rule` from what every cell shows, refusing every
+    /// state no game can reach (see [`Game::from_view`]).
     pub(crate) fn restore(
         board: Arc<Board>,
+        rule: Rule,
         mut shown: impl FnMut(usize, usize) -> Shown,
     ) -> Result<Game, Error> {
         let geometry = *board.geometry();
@@ -225,27 +282,33 @@ impl Game {
                 }
             }
         }
-        Game::from_view(board, view)
+        Game::from_view(board, rule, view)
     }
 
-    /// Rebuilds a game on `board` from its view, refusing every state no game can reach,
-    /// with `Inconsistent` naming the first cell at fault:
+    /// Rebuilds a game on `board` under `rule` from its view, refusing every state no game
+    /// can reach, with `Inconsistent` naming the first cell at fault. Under either rule:
     ///
     /// - an exploded cell that holds no mine, or that is also revealed or flagged;
     /// - a revealed mine, or a revealed cell that is also flagged;
-    /// - a flag on a board with no safe cell, which is won before any move;
+    /// - a flag or an exploded mine on a board with no safe cell, which is won before any
+    ///   move.
+    ///
+    /// Under [`Rule::Classic`] also, since the first mine ends the game:
+    ///
     /// - a mine exploded while every safe cell is revealed (a reveal needs a hidden safe cell,
-    ///   and a chord explodes a mine only past a flag on a safe cell, which stays hidden; so
-    ///   nothing explodes on a board with no safe cell either);
+    ///   and a chord explodes a mine only past a flag on a safe cell, which stays hidden);
     /// - two or more exploded mines that no single chord could have set off: only a chord
     ///   explodes more than one, so some revealed cell must touch them all, with as many
     ///   flags around it as its number and every other neighbour revealed or exploded.
     ///
-    /// Every other view is reached by some sequence of moves, and the status follows from it:
-    /// lost if a mine exploded, won if every safe cell is revealed, playing otherwise. The
-    /// exploded cells must be listed in increasing order (`ExplodedOrder`), and no plane may
-    /// set a bit outside the board (`StrayBits`).
-    pub(crate) fn from_view(board: Arc<Board>, view: View) -> Result<Game, Error> {
+    /// Under [`Rule::Endless`] any number of mines may have exploded, one reveal at a time,
+    /// with any safe cells revealed after them, so nothing more is refused.
+    ///
+    /// Every other view is reached by some sequence of moves, and the status follows from it
+    /// (`implied_status`): lost if a mine exploded under the classic rule, won if every safe
+    /// cell is revealed, playing otherwise. The exploded cells must be listed in increasing
+    /// order (`ExplodedOrder`), and no plane may set a bit outside the board (`StrayBits`).
+    pub(crate) fn from_view(board: Arc<Board>, rule: Rule, view: View) -> Result<Game, Error> {
         let geometry = *board.geometry();
         let View {
             revealed,
@@ -340,6 +403,8 @@ impl Game {
             revealed_count,
             flag_count,
             status: Status::Playing,
+            rule,
+            exploded_set: exploded.iter().copied().collect(),
             exploded,
             fill: Fill::default(),
             deferred: None,
@@ -352,17 +417,22 @@ impl Game {
             return Err(inconsistent(flag, reason));
         }
         if let Some(&first) = game.exploded.first() {
-            if revealed_count == game.safe_count() {
-                let reason = if revealed_count == 0 {
-                    "a board with no safe cell is won before any move, so nothing explodes"
-                } else {
-                    "a mine exploded with every safe cell revealed, which no move does: a \
-                     reveal needs a hidden safe cell, and a chord explodes a mine only past a \
-                     flag on a safe cell, which stays hidden"
-                };
+            if game.safe_count() == 0 {
+                let reason =
+                    "a board with no safe cell is won before any move, so nothing explodes";
                 return Err(inconsistent(first, reason));
             }
-            if game.exploded.len() > 1 && !game.one_chord_explains_the_explosions() {
+            if rule == Rule::Classic && revealed_count == game.safe_count() {
+                let reason = "a mine exploded with every safe cell revealed, which no move does \
+                              under the classic rule: a reveal needs a hidden safe cell, and a \
+                              chord explodes a mine only past a flag on a safe cell, which \
+                              stays hidden";
+                return Err(inconsistent(first, reason));
+            }
+            if rule == Rule::Classic
+                && game.exploded.len() > 1
+                && !game.one_chord_explains_the_explosions()
+            {
                 let reason = format!(
                     "{} mines exploded, but no revealed cell next to them all has as many \
                      flags around it as its number and every other neighbour revealed or \
@@ -371,9 +441,8 @@ impl Game {
                 );
                 return Err(inconsistent(first, &reason));
             }
-            game.status = Status::Lost;
         }
-        game.update_won();
+        game.status = game.implied_status();
         Ok(game)
     }
 
@@ -407,7 +476,7 @@ impl Game {
                     && cells.iter().all(|&e| touches((r, c), e))
                     && flags == u32::from(self.board.number_at(bit))
                     && neighbours(bit, stride).iter().all(|&n| {
-                        self.revealed.get(n) || self.flagged.get(n) || self.exploded.contains(&n)
+                        self.revealed.get(n) || self.flagged.get(n) || self.is_exploded(n)
                     })
             })
     }
@@ -421,7 +490,9 @@ impl Game {
             revealed_count: 0,
             flag_count: 0,
             status: Status::Playing,
+            rule: Rule::Classic,
             exploded: Vec::new(),
+            exploded_set: HashSet::new(),
             fill: Fill::default(),
             deferred,
             seed: None,
@@ -462,36 +533,65 @@ impl Game {
         self.fill
     }
 
+    /// The same game played under `rule`: what revealing a mine does.
+    ///
+    /// Meant for a new game, like [`Game::with_fill`], but any game takes it: its status is
+    /// then the one its cells imply under `rule`, so a classic game lost to a mine goes on
+    /// as an endless one (or is won, if every safe cell is revealed), and an endless game
+    /// with a mine exploded is a lost classic one.
+    ///
+    /// ```
+    /// use bitmines_core::{Game, Rule, Status};
+    ///
+    /// let mut game = Game::seeded(100, 100, 1500, 7)?.with_rule(Rule::Endless);
+    /// assert_eq!(game.rule(), Rule::Endless);
+    /// game.reveal(50, 50)?; // the first click opens, as in a classic game
+    /// assert_eq!(game.status(), Status::Playing);
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn with_rule(mut self, rule: Rule) -> Game {
+        self.rule = rule;
+        self.status = self.implied_status();
+        self
+    }
+
+    /// The rule the game is played under: [`Rule::Classic`] unless [`Game::with_rule`] chose
+    /// another.
+    pub fn rule(&self) -> Rule {
+        self.rule
+    }
+
     /// Reveals `(row, col)`.
     ///
     /// A hidden safe cell opens, and a zero cell cascades through its zero region and the
     /// numbered cells around it; flagged cells are neither opened nor passed through. A mine
-    /// loses the game. A revealed or flagged cell is left alone (zero opened). On a deferred
-    /// game the first such reveal places the mines first.
+    /// explodes: under [`Rule::Classic`] that loses the game, under [`Rule::Endless`] play
+    /// goes on. A revealed, flagged or exploded cell is left alone (zero opened). On a
+    /// deferred game the first such reveal places the mines first.
     pub fn reveal(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
         self.check_playing()?;
         let bit = self.board.geometry().bit(row, col)?;
         if self.is_closed(bit) {
-            return Ok(self.result(0));
+            return Ok(self.result(0, 0));
         }
         if self.deferred.is_some() {
             self.place_mines(row, col)?;
         }
         if self.board.mines().get(bit) {
             self.explode(bit);
-            return Ok(self.result(0));
+            return Ok(self.result(0, 1));
         }
         let opened = self.open(bit);
         self.update_won();
-        Ok(self.result(opened))
+        Ok(self.result(opened, 0))
     }
 
     /// Flags a hidden cell or unflags a flagged one; returns whether the cell is now flagged.
-    /// A revealed cell is left alone (returns `false`).
+    /// A revealed or exploded cell is left alone (returns `false`).
     pub fn toggle_flag(&mut self, row: usize, col: usize) -> Result<bool, Error> {
         self.check_playing()?;
         let bit = self.board.geometry().bit(row, col)?;
-        if self.revealed.get(bit) {
+        if self.revealed.get(bit) || self.is_exploded(bit) {
             Ok(false)
         } else if self.flagged.get(bit) {
             self.flagged.clear(bit);
@@ -504,55 +604,67 @@ impl Game {
         }
     }
 
-    /// Chords on `(row, col)`: if it is a revealed cell with as many flagged neighbours as its
-    /// number, reveals every other hidden neighbour, cascades included. A neighbouring mine
-    /// that was not flagged (because a flag is wrong) explodes and loses the game. Anything
-    /// else is left alone.
+    /// Chords on `(row, col)`: if it is a revealed cell with as many known mines around it
+    /// as its number (flagged neighbours, and under [`Rule::Endless`] exploded ones too),
+    /// reveals every other hidden neighbour, cascades included. A neighbouring mine that was
+    /// not flagged (because a flag is wrong) explodes, which under [`Rule::Classic`] loses the
+    /// game. Anything else is left alone.
     pub fn chord(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
         self.check_playing()?;
         let geometry = *self.board.geometry();
         let bit = geometry.bit(row, col)?;
         if !self.revealed.get(bit) {
-            return Ok(self.result(0));
+            return Ok(self.result(0, 0));
         }
         let stride = geometry.stride();
         let flags = [bit - stride - 1, bit - 1, bit + stride - 1]
             .map(|b| self.flagged.three(b).count_ones())
             .iter()
-            .sum::<u32>();
-        if flags != u32::from(self.board.number_at(bit)) {
-            return Ok(self.result(0));
+            .sum::<u32>() as usize;
+        // Under the classic rule nothing has exploded while the game is in play.
+        let exploded = if self.exploded.is_empty() {
+            0
+        } else {
+            neighbours(bit, stride)
+                .iter()
+                .filter(|&&n| self.is_exploded(n))
+                .count()
+        };
+        if flags + exploded != usize::from(self.board.number_at(bit)) {
+            return Ok(self.result(0, 0));
         }
-        let mut opened = 0;
+        let (mut opened, mut exploded) = (0, 0);
         for neighbour in neighbours(bit, stride) {
             if self.is_closed(neighbour) {
-                continue; // Revealed (the sentinel too), or flagged.
+                continue; // Revealed (the sentinel too), flagged, or exploded.
             }
             if self.board.mines().get(neighbour) {
                 self.explode(neighbour);
+                exploded += 1;
             } else {
                 opened += self.open(neighbour);
             }
         }
         self.update_won();
-        Ok(self.result(opened))
+        Ok(self.result(opened, exploded))
     }
 
-    /// What the player sees at `(row, col)`.
+    /// What the player sees at `(row, col)`. O(1), however many mines have exploded.
     pub fn cell(&self, row: usize, col: usize) -> Result<Cell, Error> {
         let bit = self.board.geometry().bit(row, col)?;
         let lost = self.status == Status::Lost;
         let mine = self.board.mines().get(bit);
+        // An exploded cell is never revealed or flagged, so only hidden mines are looked up.
         Ok(if self.revealed.get(bit) {
             Cell::Open(self.board.number_at(bit))
-        } else if self.exploded.contains(&bit) {
-            Cell::Exploded
         } else if self.flagged.get(bit) {
             if lost && !mine {
                 Cell::WrongFlag
             } else {
                 Cell::Flagged
             }
+        } else if mine && self.is_exploded(bit) {
+            Cell::Exploded
         } else if lost && mine {
             Cell::Mine
         } else {
@@ -609,6 +721,12 @@ impl Game {
             .map(|&bit| self.board.geometry().cell_of(bit))
     }
 
+    /// How many mines have exploded: under [`Rule::Classic`] none while the game is in play,
+    /// under [`Rule::Endless`] every mine revealed so far.
+    pub fn exploded_count(&self) -> usize {
+        self.exploded.len()
+    }
+
     /// Row `row` of the revealed plane, one bit per column.
     pub fn revealed_row(&self, row: usize) -> Result<&BitSlice<u64, Lsb0>, Error> {
         row_view(self.board.geometry(), &self.revealed, row)
@@ -636,18 +754,22 @@ impl Game {
         (self.revealed.words(), self.flagged.words())
     }
 
-    /// Heap bytes held by the game's own planes and scratch stacks (the board not counted).
+    /// Heap bytes held by the game's own planes, scratch stacks and list and set of exploded
+    /// mines (the board not counted).
     pub fn heap_bytes(&self) -> usize {
         2 * self.board.geometry().plane_bytes()
             + self.word_scratch.heap_bytes()
             + self.cell_stack.capacity() * size_of::<usize>()
             + self.exploded.capacity() * size_of::<usize>()
+            // The set's table: a slot and a control byte per entry it has room for.
+            + self.exploded_set.capacity() * (size_of::<usize>() + 1)
     }
 
     /// Recomputes every cached count from the planes and checks the game's invariants:
     /// the counters, the sentinel border, no flag on a revealed cell, no revealed mine,
-    /// exploded cells are mines, nothing left pending by a cascade, and the status agrees
-    /// with the counts. Costs a pass over every plane.
+    /// exploded cells are mines, neither revealed nor flagged, listed once each and found by
+    /// [`Game::cell`], nothing left pending by a cascade, and the status agrees with the
+    /// counts and the rule. Costs a pass over every plane.
     pub fn validate(&self) -> Result<(), Error> {
         let invalid = |reason: String| Err(Error::Invalid { reason });
         let geometry = self.board.geometry();
@@ -694,12 +816,28 @@ impl Game {
                 self.flag_count
             ));
         }
-        if self
-            .exploded
-            .iter()
-            .any(|&bit| !self.board.mines().get(bit))
-        {
-            return invalid("an exploded cell holds no mine".into());
+        for &bit in &self.exploded {
+            let (row, col) = geometry.cell_of(bit);
+            if !self.board.mines().get(bit) {
+                return invalid(format!("exploded cell ({row}, {col}) holds no mine"));
+            }
+            if self.revealed.get(bit) || self.flagged.get(bit) {
+                return invalid(format!(
+                    "exploded cell ({row}, {col}) is also revealed or flagged"
+                ));
+            }
+            if !self.exploded_set.contains(&bit) {
+                return invalid(format!(
+                    "exploded cell ({row}, {col}) is missing from the set"
+                ));
+            }
+        }
+        if self.exploded_set.len() != self.exploded.len() {
+            return invalid(format!(
+                "{} exploded mines listed but {} in the set",
+                self.exploded.len(),
+                self.exploded_set.len()
+            ));
         }
         if !self.word_scratch.is_clean() {
             return invalid("the cascade left cells pending".into());
@@ -707,13 +845,7 @@ impl Game {
         if self.deferred.is_some() && revealed != 0 {
             return invalid("cells revealed before the mines were placed".into());
         }
-        let expected = if !self.exploded.is_empty() {
-            Status::Lost
-        } else if revealed == self.safe_count() {
-            Status::Won
-        } else {
-            Status::Playing
-        };
+        let expected = self.status_for(revealed);
         if self.status != expected {
             return invalid(format!(
                 "status {} but the planes say {expected}",
@@ -734,20 +866,48 @@ impl Game {
         }
     }
 
-    fn is_closed(&self, bit: usize) -> bool {
-        self.revealed.get(bit) || self.flagged.get(bit)
+    /// The status the cells imply under the game's rule: lost if a mine exploded under the
+    /// classic rule, won if every safe cell is revealed, playing otherwise.
+    fn implied_status(&self) -> Status {
+        self.status_for(self.revealed_count)
     }
 
-    fn result(&self, opened: usize) -> Reveal {
-        Reveal {
-            opened,
-            status: self.status,
+    /// The status implied with `revealed` safe cells revealed.
+    fn status_for(&self, revealed: usize) -> Status {
+        if self.rule == Rule::Classic && !self.exploded.is_empty() {
+            Status::Lost
+        } else if revealed == self.safe_count() {
+            Status::Won
+        } else {
+            Status::Playing
         }
     }
 
+    /// Whether `bit` is revealed, flagged or exploded: a cell no reveal opens.
+    fn is_closed(&self, bit: usize) -> bool {
+        self.revealed.get(bit) || self.flagged.get(bit) || self.is_exploded(bit)
+    }
+
+    /// Whether the mine at `bit` exploded: O(1), and free while nothing has.
+    fn is_exploded(&self, bit: usize) -> bool {
+        !self.exploded.is_empty() && self.exploded_set.contains(&bit)
+    }
+
+    fn result(&self, opened: usize, exploded: usize) -> Reveal {
+        Reveal {
+            opened,
+            status: self.status,
+            exploded,
+        }
+    }
+
+    /// Sets off the mine at `bit`, which loses the game under the classic rule.
     fn explode(&mut self, bit: usize) {
         self.exploded.push(bit);
-        self.status = Status::Lost;
+        self.exploded_set.insert(bit);
+        if self.rule == Rule::Classic {
+            self.status = Status::Lost;
+        }
     }
 
     fn update_won(&mut self) {
@@ -854,6 +1014,8 @@ impl fmt::Debug for Game {
             .field("revealed", &self.revealed_count)
             .field("flagged", &self.flag_count)
             .field("status", &self.status)
+            .field("rule", &self.rule)
+            .field("exploded", &self.exploded.len())
             .field("fill", &self.fill)
             .field("deferred", &self.deferred.is_some())
             .finish()
@@ -893,6 +1055,28 @@ mod tests {
         );
         assert!(corrupt(|g| g.status = Status::Won).contains("status"));
         assert!(corrupt(|g| g.exploded.push(g_bit(g, 1, 1))).contains("exploded"));
+        assert!(corrupt(|g| g.explode(g_bit(g, 1, 1))).contains("holds no mine"));
+        assert!(corrupt(|g| g.explode(g_bit(g, 2, 2))).contains("revealed or flagged"));
+        assert!(corrupt(|g| g.exploded.push(g_bit(g, 0, 0))).contains("missing from the set"));
+        let extra_in_set = |g: &mut Game| {
+            let bit = g_bit(g, 0, 0);
+            g.exploded_set.insert(bit);
+        };
+        assert!(corrupt(extra_in_set).contains("in the set"));
+        // A mine exploded while a classic game is still in play, and an endless game lost.
+        let exploded_in_play = |g: &mut Game| {
+            let bit = g_bit(g, 0, 0);
+            g.exploded.push(bit);
+            g.exploded_set.insert(bit);
+        };
+        assert!(corrupt(exploded_in_play).contains("status playing but the planes say lost"));
+        assert!(
+            corrupt(|g| {
+                g.rule = Rule::Endless;
+                g.status = Status::Lost;
+            })
+            .contains("status lost but the planes say playing")
+        );
         assert!(
             corrupt(|g| g.word_scratch = cascade::words::Scratch::dirty(g.board.geometry()))
                 .contains("pending")

@@ -9,7 +9,9 @@
 //! | `X` | revealed (exploded) mine |
 //!
 //! The format has no flags: [`to_chars`] writes a flagged cell as the hidden cell under it
-//! (`M` or `E`), so the flags of a game are lost on export.
+//! (`M` or `E`), so the flags of a game are lost on export. It has no rule either: a board
+//! reads as a [`Rule::Classic`] game, and an endless game's exploded mines export as `X`
+//! (which reads back only where a classic game could show them).
 //!
 //! ```
 //! use bitmines_core::leetcode::update_board;
@@ -25,7 +27,7 @@ use std::sync::Arc;
 
 use crate::formats::{check_number, grid_cells};
 use crate::game::Shown;
-use crate::{Board, Cell, Error, Game, Status};
+use crate::{Board, Cell, Error, Game, Rule, Status};
 
 const CHARS: &str = "one of M E B X 1-8";
 
@@ -142,9 +144,11 @@ fn import(board: &[Vec<char>], explode: bool) -> Result<Game, Error> {
     }
     // The board is rectangular and the truth's size, so every cell is found.
     let shown = |r: usize, c: usize| board.get(r).and_then(|line| line.get(c)).copied();
-    Game::restore(Arc::new(truth), |r, c| match shown(r, c).unwrap_or('E') {
-        'B' | '1'..='8' => Shown::Revealed,
-        'X' if explode => Shown::Exploded,
-        _ => Shown::Hidden,
+    Game::restore(Arc::new(truth), Rule::Classic, |r, c| {
+        match shown(r, c).unwrap_or('E') {
+            'B' | '1'..='8' => Shown::Revealed,
+            'X' if explode => Shown::Exploded,
+            _ => Shown::Hidden,
+        }
     })
 }

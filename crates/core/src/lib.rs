@@ -4,6 +4,9 @@
 //!   shareable behind an `Arc`.
 //! - [`Game`] is one player's view of a board: revealed and flagged planes, counters and a
 //!   [`Status`]. Many games may share one board.
+//! - A game is played under a [`Rule`]: [`Rule::Classic`], where the first mine revealed
+//!   loses, or [`Rule::Endless`], where a revealed mine explodes, stays shown, and play goes
+//!   on (for huge boards shared by many players).
 //! - Every plane is padded with a one-cell sentinel border and rows aligned to 64-bit words
 //!   ([`Geometry`]), so the cascade runs over flat word indices with no bounds checks.
 //! - The cascade is word-parallel by default; [`Fill::Scalar`] is the cell-by-cell reference.
@@ -83,7 +86,7 @@ pub use board::Board;
 pub use board::ZeroJob;
 pub use cascade::Fill;
 pub use error::Error;
-pub use game::{Cell, Game, Reveal, Status};
+pub use game::{Cell, Game, Reveal, Rule, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};
 pub use stats::Stats;

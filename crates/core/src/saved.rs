@@ -8,12 +8,12 @@
 //! | --- | --- | --- |
 //! | 0 | 8 | magic, the bytes `89 42 4d 47 0d 0a 1a 0a` (`b"\x89BMG\r\n\x1a\n"`, [`MAGIC`]) |
 //! | 8 | 4 | version, `u32`, 1 ([`VERSION`]) |
-//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded; every other bit is 0 |
+//! | 12 | 4 | flags, `u32`: bit 0 is set when a seed is recorded, bit 1 when the game is played under the endless rule ([`Rule::Endless`]); every other bit is 0 |
 //! | 16 | 8 | rows, `u64`, at least 1 |
 //! | 24 | 8 | cols, `u64`, at least 1 |
 //! | 32 | 8 | mines, `u64`: the set bits of the mine plane |
 //! | 40 | 8 | seed, `u64`; 0 when flag bit 0 is clear |
-//! | 48 | 1 | status, `u8`: 0 playing, 1 won, 2 lost |
+//! | 48 | 1 | status, `u8`: 0 playing, 1 won, 2 lost (never under the endless rule) |
 //! | 49 | 7 | padding, all 0 (so the counts that follow are 8-byte aligned) |
 //! | 56 | 8 | revealed, `u64`: the set bits of the revealed plane |
 //! | 64 | 8 | flags, `u64`: the set bits of the flagged plane |
@@ -24,9 +24,11 @@
 //!
 //! A file is therefore `84 + 3 * rows * ceil(cols / 8) + 16 * exploded` bytes long. The
 //! format is versioned: a reader refuses any version but its own ([`VERSION`]), so a later
-//! layout can never be misread as this one. Which fill a game uses is not saved; a game
-//! reads back with the default one. With the `serde` feature, a `Game` serializes as these
-//! bytes (with no seed) and deserializes through [`Game::from_saved`].
+//! layout can never be misread as this one. Flag bit 1 came later than the rest of the
+//! layout, and a file without it reads exactly as before: a classic game. Which fill a game
+//! uses is not saved; a game reads back with the default one. With the `serde` feature, a
+//! `Game` serializes as these bytes (with no seed) and deserializes through
+//! [`Game::from_saved`].
 //!
 //! Reading checks everything, in this order, and never panics on any input:
 //!
@@ -40,17 +42,21 @@
 //!    (`MineCountMismatch`) and the revealed and flag counts (`CountMismatch`);
 //! 4. the exploded list: every cell on the board (`OffBoard`), in strictly increasing order
 //!    (`ExplodedOrder`);
-//! 5. the state, which must be one some sequence of moves reaches (`Inconsistent`, naming
-//!    the cell): no exploded cell that is not a mine, or that is also revealed or flagged; no
-//!    revealed mine; no flag on a revealed cell; no flag on a board with no safe cell, which
-//!    is won before any move; no exploded mine while every safe cell is revealed (a reveal
-//!    needs a hidden safe cell, and a chord sets off a mine only past a flag on a safe cell,
-//!    which stays hidden); and two or more exploded mines only if some revealed cell touches
-//!    them all with as many flags around it as its number and every other neighbour revealed
-//!    or exploded, as the one chord that sets off several mines leaves it. Every other state
-//!    is reached by some sequence of moves, so no game play makes is refused;
+//! 5. the state, which must be one some sequence of moves reaches under the game's rule
+//!    (`Inconsistent`, naming the cell): no exploded cell that is not a mine, or that is also
+//!    revealed or flagged; no revealed mine; no flag on a revealed cell; no flag or exploded
+//!    mine on a board with no safe cell, which is won before any move. Under the classic
+//!    rule also: no exploded mine while every safe cell is revealed (a reveal needs a hidden
+//!    safe cell, and a chord sets off a mine only past a flag on a safe cell, which stays
+//!    hidden); and two or more exploded mines only if some revealed cell touches them all
+//!    with as many flags around it as its number and every other neighbour revealed or
+//!    exploded, as the one chord that sets off several mines leaves it. Under the endless
+//!    rule any number of mines may have exploded, before or after any safe cell opened.
+//!    Every other state is reached by some sequence of moves, so no game play makes is
+//!    refused;
 //! 6. the status, which must be the one the cells imply (`StatusMismatch`): lost if a mine
-//!    exploded, won if every safe cell is revealed, playing otherwise.
+//!    exploded under the classic rule, won if every safe cell is revealed, playing otherwise
+//!    (so an endless game is never lost).
 //!
 //! A reader builds each plane as its bytes arrive and the exploded list as its pairs do, so
 //! what it allocates is bounded by the bytes actually read, never by what the header claims.
@@ -79,6 +85,23 @@
 //! assert_eq!(read.to_saved()?, bytes);
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! An endless game sets flag bit 1 and lists every mine it exploded:
+//!
+//! ```
+//! use bitmines_core::{Board, Cell, Game, Rule, Status};
+//!
+//! let mut game = Game::new("*.*\n...\n".parse::<Board>()?).with_rule(Rule::Endless);
+//! game.reveal(0, 2)?;
+//! game.reveal(0, 0)?; // two mines, one reveal each: play goes on
+//! let bytes = game.to_saved()?;
+//! assert_eq!(bytes[12], 0b10); // flag bit 1, no seed
+//! let (read, header) = Game::from_saved(&bytes)?;
+//! assert_eq!((header.rule, header.status, header.exploded), (Rule::Endless, Status::Playing, 2));
+//! assert_eq!(read.cell(0, 2)?, Cell::Exploded);
+//! assert_eq!(read.exploded().collect::<Vec<_>>(), [(0, 0), (0, 2)]); // row by row
+//! # Ok::<(), bitmines_core::Error>(())
+//! ```
 
 use std::convert::Infallible;
 use std::io::{Read, Write};
@@ -90,10 +113,13 @@ use crate::binary::{
 };
 use crate::game::View;
 use crate::plane::Plane;
-use crate::{Board, Error, Game, Geometry, Status};
+use crate::{Board, Error, Game, Geometry, Rule, Status};
 
 /// The first eight bytes of every saved game.
 pub const MAGIC: [u8; 8] = *b"\x89BMG\r\n\x1a\n";
+
+/// The flag that says the game is played under [`Rule::Endless`].
+const FLAG_ENDLESS: u32 = 2;
 
 /// The format version this crate reads and writes.
 pub const VERSION: u32 = 1;
@@ -106,7 +132,7 @@ const SAVED: Format = Format {
     name: "bitmines saved game",
     magic: MAGIC,
     version: VERSION,
-    flags: binary::FLAG_SEED,
+    flags: binary::FLAG_SEED | FLAG_ENDLESS,
 };
 
 /// Bytes of one exploded mine in the list: a row and a column.
@@ -124,6 +150,8 @@ pub struct Header {
     pub mines: usize,
     /// The seed recorded with the game, if any (for example the one its board came from).
     pub seed: Option<u64>,
+    /// The rule the game is played under (flag bit 1).
+    pub rule: Rule,
     /// The game's status.
     pub status: Status,
     /// Safe cells revealed.
@@ -179,6 +207,12 @@ fn read_head(input: &mut impl Read) -> Result<Head, Error> {
 /// Checks a header, in the order the module docs give.
 fn parse(head: &Head) -> Result<(Header, Geometry), Error> {
     let (board, geometry) = parse_header(&head.prefix, &SAVED)?;
+    // The flags are the high half of the second field; parse_header has checked them.
+    let rule = if u64::from_le_bytes(head.prefix[1]) >> 32 & u64::from(FLAG_ENDLESS) != 0 {
+        Rule::Endless
+    } else {
+        Rule::Classic
+    };
     let [[status, padding @ ..], revealed, flags, exploded] = head.tail;
     let status = match status {
         0 => Status::Playing,
@@ -215,6 +249,7 @@ fn parse(head: &Head) -> Result<(Header, Geometry), Error> {
         cols: board.cols,
         mines,
         seed: board.seed,
+        rule,
         status,
         revealed: count("revealed cells", revealed, safe)?,
         flags: count("flags", flags, cells)?,
@@ -382,7 +417,7 @@ impl Game {
             flagged: Plane::from_words(flagged.plane),
             exploded,
         };
-        let mut game = Game::from_view(Arc::new(board), view)?;
+        let mut game = Game::from_view(Arc::new(board), header.rule, view)?;
         game.set_seed(header.seed);
         if game.status() != header.status {
             return Err(Error::StatusMismatch {
@@ -443,7 +478,11 @@ impl Game {
             crc.update(bytes);
             emit(bytes)
         };
-        put(header_bytes(&SAVED, geometry, board.mine_count(), seed).as_flattened())?;
+        let mut head = header_bytes(&SAVED, geometry, board.mine_count(), seed);
+        if self.rule() == Rule::Endless {
+            head[1] = (u64::from_le_bytes(head[1]) | u64::from(FLAG_ENDLESS) << 32).to_le_bytes();
+        }
+        put(head.as_flattened())?;
         let status: u8 = match self.status() {
             Status::Playing => 0,
             Status::Won => 1,

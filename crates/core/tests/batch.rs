@@ -1,10 +1,13 @@
 //! Batch moves against their naive twins: `reveal_cells` against `reveal` called cell by cell
-//! in row-major order, `flag_cells` against `toggle_flag` on each hidden, unflagged cell.
+//! in row-major order, `flag_cells` against `toggle_flag` on each hidden, unflagged cell,
+//! under both rules (`Rule::Classic` stops at the first mine, `Rule::Endless` goes on).
 
 #[allow(dead_code)]
 mod support;
 
-use bitmines_core::{Board, Cell, Error, Fill, FirstClick, Game, Geometry, SeededPlacer, Status};
+use bitmines_core::{
+    Board, Cell, Error, Fill, FirstClick, Game, Geometry, Rule, SeededPlacer, Status,
+};
 use proptest::prelude::*;
 use support::Rng;
 
@@ -79,6 +82,13 @@ fn assert_same(batch: &Game, twin: &Game, context: &str) {
     assert_eq!(batch.revealed_count(), twin.revealed_count(), "{context}");
     assert_eq!(batch.flag_count(), twin.flag_count(), "{context}");
     assert_eq!(batch.board().is_some(), twin.board().is_some(), "{context}");
+    assert_eq!(batch.rule(), twin.rule(), "{context}");
+    assert!(
+        batch.exploded().eq(twin.exploded()),
+        "{context}: exploded {:?}, twin {:?}",
+        batch.exploded().collect::<Vec<_>>(),
+        twin.exploded().collect::<Vec<_>>()
+    );
     for row in 0..batch.rows() {
         for col in 0..batch.cols() {
             assert_eq!(
@@ -162,12 +172,12 @@ const COLS: [usize; 12] = [1, 2, 3, 7, 62, 63, 64, 65, 100, 127, 128, 130];
 /// Plays `steps` random moves on two copies of a game, each batch move as the batch on one
 /// and as its twin on the other, single moves on both, comparing after every move.
 fn run_case(
-    rows: usize,
-    cols: usize,
+    (rows, cols): (usize, usize),
     density: f64,
     seed: u64,
     fills: (Fill, Fill),
     deferred: Option<FirstClick>,
+    rule: Rule,
     steps: usize,
 ) {
     let cells = rows * cols;
@@ -181,12 +191,14 @@ fn run_case(
                 .unwrap()
         }
     };
+    let game = game.with_rule(rule);
     let mut batch = game.clone().with_fill(fills.0);
     let mut twin = game.with_fill(fills.1);
     let mut rng = Rng(seed ^ 0x5EED);
     for step in 0..steps {
         let context = format!(
-            "{rows}x{cols}, {mines} mines, seed {seed}, {fills:?}, {deferred:?}, step {step}"
+            "{rows}x{cols}, {mines} mines, seed {seed}, {fills:?}, {deferred:?}, {rule}, \
+             step {step}"
         );
         match rng.below(8) {
             0 | 1 => {
@@ -215,8 +227,18 @@ fn run_case(
             }
             _ => {
                 let set = random_set(&mut rng, &batch);
-                let got = batch.reveal_cells(&set).map(|r| (r.opened, r.status));
-                assert_eq!(got, twin_reveal(&mut twin, &set), "{context}: reveal_cells");
+                let before = twin.exploded_count();
+                let got = batch.reveal_cells(&set);
+                let want = twin_reveal(&mut twin, &set);
+                assert_eq!(
+                    got.clone().map(|r| (r.opened, r.status)),
+                    want,
+                    "{context}: reveal_cells"
+                );
+                if let Ok(step) = got {
+                    let set_off = twin.exploded_count() - before;
+                    assert_eq!(step.exploded, set_off, "{context}: mines set off");
+                }
             }
         }
         assert_same(&batch, &twin, &context);
@@ -244,8 +266,9 @@ proptest! {
             Some(FirstClick::Safe),
             Some(FirstClick::Unprotected),
         ][..]),
+        rule in proptest::sample::select(&[Rule::Classic, Rule::Endless][..]),
     ) {
-        run_case(rows, cols, density, seed, fills, deferred, 12);
+        run_case((rows, cols), density, seed, fills, deferred, rule, 12);
     }
 }
 
@@ -275,7 +298,12 @@ fn every_edge_shape_plays_out_against_the_twins() {
                     } else {
                         (Fill::Scalar, Fill::Words)
                     };
-                    run_case(rows, cols, density, seed, fills, deferred, 8);
+                    let rule = if seed % 3 == 0 {
+                        Rule::Endless
+                    } else {
+                        Rule::Classic
+                    };
+                    run_case((rows, cols), density, seed, fills, deferred, rule, 8);
                 }
             }
         }

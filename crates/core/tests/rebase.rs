@@ -4,7 +4,7 @@
 #[allow(dead_code)]
 mod support;
 
-use bitmines_core::{Board, Cell, Error, Game, SeededPlacer, Status};
+use bitmines_core::{Board, Cell, Error, Game, Rule, SeededPlacer, Status};
 use support::Rng;
 
 /// A game on a random board with some cells revealed and some flagged.
@@ -154,4 +154,44 @@ fn rebase_refuses_other_boards_and_leaves_the_game_alone() {
         deferred.rebase(".*.\n...\n...\n".parse::<Board>().unwrap()),
         Err(Error::Deferred)
     ));
+}
+
+#[test]
+fn rebase_keeps_the_endless_rule_and_its_exploded_mines() {
+    let mut game =
+        Game::new("*...\n....\n...*\n".parse::<Board>().unwrap()).with_rule(Rule::Endless);
+    game.reveal(0, 0).unwrap(); // explodes, and play goes on
+    game.reveal(0, 3).unwrap(); // opens the top right, up to the 1s
+    assert_eq!(game.status(), Status::Playing);
+
+    // The mine at (2, 3) moves to (2, 0): (1, 2) shows 0 now, so its hidden neighbours open.
+    let board: Board = "*...\n....\n*...\n".parse().unwrap();
+    let mut expected = Game::new(board.clone()).with_rule(Rule::Endless);
+    expected.reveal(0, 0).unwrap();
+    for (r, c) in [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)] {
+        if expected.cell(r, c).unwrap() == Cell::Hidden {
+            expected.reveal(r, c).unwrap();
+        }
+    }
+    let mut fast = game.clone();
+    assert!(fast.rebase(board).unwrap() > 0);
+    assert_eq!(fast.rule(), Rule::Endless);
+    assert_eq!(fast.exploded().collect::<Vec<_>>(), [(0, 0)]);
+    assert_eq!(fast.status(), expected.status());
+    for r in 0..3 {
+        for c in 0..4 {
+            assert_eq!(fast.cell(r, c), expected.cell(r, c), "({r}, {c})");
+        }
+    }
+    fast.validate().unwrap();
+
+    // A board with no mine under the exploded cell is refused, and the game left alone.
+    let before = game.clone();
+    assert!(matches!(
+        game.rebase("....\n*...\n...*\n".parse::<Board>().unwrap()),
+        Err(Error::Inconsistent { row: 0, col: 0, .. })
+    ));
+    assert_eq!(game.view().revealed_words(), before.view().revealed_words());
+    assert_eq!(game.cell(0, 0), Ok(Cell::Exploded));
+    game.validate().unwrap();
 }

@@ -9,8 +9,11 @@
 //! - Crafted states no game can reach, drawn as pictures with the checksum fixed up so the
 //!   rules themselves are reached: each rule is a row of a table with the error it gives.
 //! - On every board of up to six cells, every view under every status reads exactly when a
-//!   walk over every move reaches it: the rules refuse nothing play makes, and nothing else
-//!   gets through.
+//!   walk over every move reaches it, under either rule: the rules refuse nothing play makes,
+//!   and nothing else gets through.
+//! - Endless games (flag bit 1) round trip after every move, with any number of exploded
+//!   mines; the states only the classic rule refuses read under the endless one, and lost
+//!   endless games are refused.
 //! - Property tests: arbitrary and edited bytes never panic, and whatever reads back writes
 //!   back to the same bytes and is a valid game.
 
@@ -18,7 +21,7 @@ use std::collections::HashSet;
 use std::io::{self, ErrorKind, Write};
 
 use bitmines_core::saved::{HEADER_LEN, MAGIC, VERSION, read_header};
-use bitmines_core::{Board, Cell, Error, Game, Status};
+use bitmines_core::{Board, Cell, Error, Game, Rule, Status};
 use proptest::prelude::*;
 
 #[allow(dead_code)]
@@ -95,6 +98,8 @@ struct Parts {
     rows: u64,
     cols: u64,
     seed: Option<u64>,
+    /// Played under the endless rule (flag bit 1).
+    endless: bool,
     status: u8,
     /// Mines, revealed, flagged.
     planes: [Grid; 3],
@@ -119,7 +124,8 @@ fn encode_parts(parts: &Parts) -> Vec<u8> {
     let mut out = Vec::new();
     out.extend_from_slice(b"\x89BMG\r\n\x1a\n");
     out.extend_from_slice(&1u32.to_le_bytes());
-    out.extend_from_slice(&u32::from(parts.seed.is_some()).to_le_bytes());
+    let flags = u32::from(parts.seed.is_some()) | u32::from(parts.endless) << 1;
+    out.extend_from_slice(&flags.to_le_bytes());
     out.extend_from_slice(&parts.rows.to_le_bytes());
     out.extend_from_slice(&parts.cols.to_le_bytes());
     out.extend_from_slice(&parts.counts[0].to_le_bytes());
@@ -181,6 +187,7 @@ fn naive_encode(game: &Game, seed: Option<u64>) -> Vec<u8> {
         rows: rows as u64,
         cols: cols as u64,
         seed,
+        endless: game.rule() == Rule::Endless,
         status,
         planes,
         exploded,
@@ -243,6 +250,8 @@ fn check_same(want: &Game, read: &Game, what: &str) {
     assert_eq!(read.revealed_count(), want.revealed_count(), "{what}");
     assert_eq!(read.flag_count(), want.flag_count(), "{what}");
     assert_eq!(read.status(), want.status(), "{what}");
+    assert_eq!(read.rule(), want.rule(), "{what}");
+    assert_eq!(read.exploded_count(), want.exploded_count(), "{what}");
     assert_eq!(exploded_sorted(read), exploded_sorted(want), "{what}");
     for (r, c) in cells(want.rows(), want.cols()) {
         assert_eq!(read.cell(r, c), want.cell(r, c), "{what}: cell ({r}, {c})");
@@ -268,8 +277,20 @@ fn check_round_trip(game: &Game, seed: Option<u64>) {
     let (read, header) = Game::from_saved(&bytes).unwrap();
     check_same(game, &read, &what);
     assert_eq!(
-        (header.rows, header.cols, header.mines, header.seed),
-        (game.rows(), game.cols(), game.mine_count(), seed),
+        (
+            header.rows,
+            header.cols,
+            header.mines,
+            header.seed,
+            header.rule
+        ),
+        (
+            game.rows(),
+            game.cols(),
+            game.mine_count(),
+            seed,
+            game.rule()
+        ),
         "{what}"
     );
     assert_eq!(
@@ -432,6 +453,41 @@ fn random_games_round_trip_after_every_move() {
     assert!(ends.lost > 30, "{ends:?}");
     assert!(ends.lost_many > 20, "{ends:?}");
     assert!(ends.wrong_flags > 10, "{ends:?}");
+}
+
+#[test]
+fn random_endless_games_round_trip_after_every_move() {
+    let mut rng = Rng(11);
+    let (mut won, mut many, mut most) = (0, 0, 0);
+    for case in 0..240 {
+        let cols = if case % 4 == 0 {
+            1 + rng.below(12)
+        } else {
+            WIDTHS[case % WIDTHS.len()]
+        };
+        let rows = 1 + rng.below(if cols > 60 { 4 } else { 9 });
+        let density = rng.pick(&[0.05, 0.12, 0.2, 0.35]);
+        let mut game =
+            Game::new(random_board(&mut rng, rows, cols, density)).with_rule(Rule::Endless);
+        let seed = rng.chance(0.5).then(|| rng.next());
+        check_round_trip(&game, seed);
+        for _ in 0..40 {
+            if game.status() != Status::Playing {
+                break;
+            }
+            random_move(&mut rng, &mut game);
+            assert_ne!(game.status(), Status::Lost, "an endless game is never lost");
+            check_round_trip(&game, seed);
+        }
+        won += usize::from(game.status() == Status::Won);
+        many += usize::from(game.exploded_count() > 1);
+        most = most.max(game.exploded_count());
+    }
+    // The round trips above only mean something if the games exploded many mines and some
+    // went on to a win.
+    assert!(won > 20, "{won} won");
+    assert!(many > 60, "{many} with several mines exploded");
+    assert!(most > 8, "at most {most} mines exploded in one game");
 }
 
 #[test]
@@ -630,6 +686,7 @@ fn picture(text: &str, status: u8) -> Parts {
         rows: rows as u64,
         cols: cols as u64,
         seed: None,
+        endless: false,
         status,
         planes,
         exploded,
@@ -803,10 +860,120 @@ fn states_no_game_reaches_are_refused() {
     }
 }
 
-/// Every state play reaches on `board`, as its saved bytes: a walk over every reveal, flag
-/// and chord on every cell, from the first state to every end.
-fn reachable(board: &Board) -> HashSet<Vec<u8>> {
-    let start = Game::new(board.clone());
+/// `parts` under the endless rule.
+fn endless(mut parts: Parts) -> Parts {
+    parts.endless = true;
+    parts
+}
+
+#[test]
+fn endless_pictures_read_or_are_refused() {
+    // States only the classic rule refuses: several explosions no chord explains, and an
+    // explosion with every safe cell revealed.
+    for (text, status) in [
+        ("X.o\n", PLAYING),
+        ("Xo\n", WON),
+        ("X.o.X\n", PLAYING),
+        ("XXXX\nXoXf\nXXXf\nffff\n", PLAYING),
+        ("X*X\n.f.\nXoX\n", PLAYING),
+        ("XoX\nooo\n", WON),
+    ] {
+        let bytes = encode_parts(&endless(picture(text, status)));
+        let (game, header) = Game::from_saved(&bytes).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(
+            (game.rule(), header.rule),
+            (Rule::Endless, Rule::Endless),
+            "{text}"
+        );
+        assert_eq!(game.validate(), Ok(()), "{text}");
+        assert_eq!(game.to_saved().unwrap(), bytes, "{text}");
+    }
+    let cases: Vec<(&str, &str, u8, Want)> = vec![
+        (
+            "an endless game is never lost",
+            "X.o\n",
+            LOST,
+            Want::Exactly(Error::StatusMismatch {
+                declared: Status::Lost,
+                actual: Status::Playing,
+            }),
+        ),
+        (
+            "an endless game won with a mine exploded, declared lost",
+            "Xo\n",
+            LOST,
+            Want::Exactly(Error::StatusMismatch {
+                declared: Status::Lost,
+                actual: Status::Won,
+            }),
+        ),
+        (
+            "playing with every safe cell revealed and a mine exploded",
+            "XoX\n",
+            PLAYING,
+            Want::Exactly(Error::StatusMismatch {
+                declared: Status::Playing,
+                actual: Status::Won,
+            }),
+        ),
+        (
+            "nothing explodes on a board with no safe cell, under either rule",
+            "*X\n",
+            WON,
+            Want::Cell(0, 1, "no safe cell"),
+        ),
+        (
+            "a flag on a board with no safe cell",
+            "**\n*F\n",
+            WON,
+            Want::Cell(1, 1, "nothing is flagged"),
+        ),
+        (
+            "an exploded safe cell",
+            "*x.\n",
+            PLAYING,
+            Want::Cell(0, 1, "an exploded cell holds no mine"),
+        ),
+        (
+            "an exploded mine also revealed",
+            "Y..\n",
+            PLAYING,
+            Want::Cell(0, 0, "an exploded mine is also revealed"),
+        ),
+        (
+            "an exploded mine also flagged",
+            "..Z\n",
+            PLAYING,
+            Want::Cell(0, 2, "an exploded mine is also flagged"),
+        ),
+        (
+            "a revealed mine",
+            "X.\n.R\n",
+            PLAYING,
+            Want::Cell(1, 1, "a revealed cell holds a mine"),
+        ),
+    ];
+    for (name, text, status, want) in &cases {
+        check_error(name, &encode_parts(&endless(picture(text, *status))), want);
+    }
+    // The exploded list must still be in increasing order.
+    let mut parts = endless(picture("X.X\n...\n", PLAYING));
+    parts.exploded.reverse();
+    check_error(
+        "an endless list out of order",
+        &encode_parts(&parts),
+        &Want::Exactly(Error::ExplodedOrder {
+            row: 0,
+            col: 0,
+            previous: (0, 2),
+        }),
+    );
+}
+
+/// Every state play under `rule` reaches on `board`, as its saved bytes: a walk over every
+/// reveal, flag and chord on every cell, from the first state to every end.
+fn reachable_under(board: &Board, rule: Rule) -> HashSet<Vec<u8>> {
+    let start = Game::new(board.clone()).with_rule(rule);
     let mut seen = HashSet::from([saved_with(&start, None).unwrap()]);
     let mut stack = vec![start];
     while let Some(game) = stack.pop() {
@@ -832,6 +999,15 @@ fn reachable(board: &Board) -> HashSet<Vec<u8>> {
 
 #[test]
 fn on_tiny_boards_exactly_the_states_play_reaches_read() {
+    on_tiny_boards_exactly_the_states_play_reaches_read_under(Rule::Classic);
+}
+
+#[test]
+fn on_tiny_boards_exactly_the_states_endless_play_reaches_read() {
+    on_tiny_boards_exactly_the_states_play_reaches_read_under(Rule::Endless);
+}
+
+fn on_tiny_boards_exactly_the_states_play_reaches_read_under(rule: Rule) {
     // Every board of a few cells, every view of it a cell can show (a safe cell hidden,
     // flagged or revealed; a mine hidden, flagged or exploded) under every status: the reader
     // accepts exactly the states the walk over every move reaches. So the rules refuse
@@ -843,7 +1019,7 @@ fn on_tiny_boards_exactly_the_states_play_reaches_read() {
             let mine = |i: usize| layout >> i & 1 == 1;
             let mines = cells(rows, cols).enumerate().filter(|&(i, _)| mine(i));
             let board = Board::from_mines(rows, cols, mines.map(|(_, cell)| cell)).unwrap();
-            let reached = reachable(&board);
+            let reached = reachable_under(&board, rule);
             several_exploded += reached
                 .iter()
                 .filter(|bytes| read_header(&bytes[..]).unwrap().exploded > 1)
@@ -864,12 +1040,14 @@ fn on_tiny_boards_exactly_the_states_play_reaches_read() {
                     }
                 }
                 for status in [PLAYING, WON, LOST] {
-                    let bytes = encode_parts(&picture(&text, status));
+                    let mut parts = picture(&text, status);
+                    parts.endless = rule == Rule::Endless;
+                    let bytes = encode_parts(&parts);
                     let read = Game::from_saved(&bytes);
                     assert_eq!(
                         read.is_ok(),
                         reached.contains(&bytes),
-                        "status {status} of\n{text}{read:?}"
+                        "{rule}: status {status} of\n{text}{read:?}"
                     );
                     accepted += usize::from(read.is_ok());
                 }
@@ -1084,10 +1262,10 @@ fn every_header_field_is_checked() {
         ),
         (
             12,
-            u32le(3),
+            u32le(5),
             Error::UnknownFlags {
-                flags: 3,
-                defined: 1,
+                flags: 5,
+                defined: 3,
             },
         ),
         (12, u32le(0), Error::UnflaggedSeed { seed: 9 }),
@@ -1232,6 +1410,14 @@ fn small_games() -> Vec<Vec<u8>> {
     lost.reveal(2, 2).unwrap();
     games.push(saved_with(&lost, None).unwrap());
     games.push(encode_parts(&two_exploded()));
+    let mut endless = Game::new("*.*\n...\n".parse::<Board>().unwrap()).with_rule(Rule::Endless);
+    endless.reveal(0, 0).unwrap();
+    endless.reveal(0, 2).unwrap();
+    games.push(saved_with(&endless, Some(4)).unwrap());
+    endless.reveal(1, 1).unwrap(); // a 2, both its mines exploded
+    assert_eq!(endless.chord(1, 1).unwrap().opened, 3);
+    assert_eq!(endless.status(), Status::Won);
+    games.push(saved_with(&endless, None).unwrap());
     games
 }
 
@@ -1382,11 +1568,17 @@ fn check_read(bytes: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// A small random game after a few random moves, saved.
+/// A small random game after a few random moves, saved; under the endless rule for odd
+/// seeds.
 fn saved_game(seed: u64) -> Vec<u8> {
     let mut rng = Rng(seed);
     let (rows, cols) = (1 + rng.below(4), 1 + rng.below(10));
-    let mut game = Game::new(random_board(&mut rng, rows, cols, 0.25));
+    let rule = if seed % 2 == 1 {
+        Rule::Endless
+    } else {
+        Rule::Classic
+    };
+    let mut game = Game::new(random_board(&mut rng, rows, cols, 0.25)).with_rule(rule);
     for _ in 0..rng.below(8) {
         if game.status() == Status::Playing {
             random_move(&mut rng, &mut game);
@@ -1428,6 +1620,28 @@ proptest! {
             bytes = fix_crc(bytes);
         }
         check_read(&bytes)?;
+    }
+
+    /// Random endless games of every width round trip after every move.
+    #[test]
+    fn endless_games_round_trip(
+        seed in any::<u64>(),
+        rows in 1usize..6,
+        cols in proptest::sample::select(&[1usize, 2, 3, 7, 63, 64, 65][..]),
+        density in proptest::sample::select(&[0.05, 0.2, 0.4][..]),
+        moves in 0usize..30,
+    ) {
+        let mut rng = Rng(seed);
+        let mut game = Game::new(random_board(&mut rng, rows, cols, density)).with_rule(Rule::Endless);
+        let recorded = rng.chance(0.5).then_some(seed);
+        check_round_trip(&game, recorded);
+        for _ in 0..moves {
+            if game.status() != Status::Playing {
+                break;
+            }
+            random_move(&mut rng, &mut game);
+            check_round_trip(&game, recorded);
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! `Serialize` and `Deserialize` for boards, games and zones (the `serde` feature).
 //!
 //! - Boards and games round-trip through serde_json at every kind of state, cell by cell,
-//!   and through serde's own byte deserializers.
+//!   and through serde's own byte deserializers, under either rule.
 //! - JSON written by hand as an array of numbers reads; a changed number, a number that is
 //!   not a byte, or a cut array is an error carrying the core error's message, never a
 //!   different board or game.
@@ -9,7 +9,7 @@
 
 #![cfg(feature = "serde")]
 
-use bitmines_core::{Board, Cell, Error, FirstClick, Game, Status, Zone};
+use bitmines_core::{Board, Cell, Error, FirstClick, Game, Rule, Status, Zone};
 use serde::Deserialize;
 use serde::de::value::{BorrowedBytesDeserializer, BytesDeserializer};
 
@@ -42,6 +42,7 @@ fn check_same_game(want: &Game, read: &Game) {
     assert_eq!(read.revealed_count(), want.revealed_count(), "{what}");
     assert_eq!(read.flag_count(), want.flag_count(), "{what}");
     assert_eq!(read.status(), want.status(), "{what}");
+    assert_eq!(read.rule(), want.rule(), "{what}");
     let sorted = |game: &Game| {
         let mut exploded: Vec<_> = game.exploded().collect();
         exploded.sort_unstable();
@@ -122,6 +123,29 @@ fn games_round_trip_at_every_state() {
     for game in &games {
         check_game(game);
     }
+}
+
+#[test]
+fn endless_games_round_trip() {
+    let board: Board = "*..*\n....\n.*..\n".parse().unwrap();
+    let mut game = Game::new(board.clone()).with_rule(Rule::Endless);
+    check_game(&game);
+    for (r, c) in [(0, 0), (1, 2), (2, 1), (0, 0)] {
+        game.reveal(r, c).unwrap();
+        check_game(&game);
+    }
+    assert_eq!((game.status(), game.exploded_count()), (Status::Playing, 2));
+    for (r, c) in cells(3, 4) {
+        if !board.is_mine(r, c).unwrap() {
+            game.reveal(r, c).unwrap();
+        }
+    }
+    assert_eq!(game.status(), Status::Won);
+    check_game(&game);
+    // The rule itself is a small value type with its own serde form.
+    let json = serde_json::to_string(&Rule::Endless).unwrap();
+    assert_eq!(json, "\"Endless\"");
+    assert_eq!(serde_json::from_str::<Rule>(&json).unwrap(), Rule::Endless);
 }
 
 #[test]

@@ -2,10 +2,12 @@
 //!
 //! Both moves do exactly what the single-cell moves would do cell by cell in increasing bit
 //! order (row-major order of the board), and the tests in `tests/batch.rs` hold them to that.
-//! What makes the reveal cheap is that its stopping point is known before any cell opens: a
-//! cascade never opens a mine (no mine neighbours a zero cell) and a reveal never flags, so
-//! the first mine the cell-by-cell loop reaches is simply the lowest bit of
-//! `cells & mines & !flagged`, whatever the cascades before it do.
+//! What makes the reveal cheap is that the mines it reaches are known before any cell opens:
+//! a cascade never opens a mine (no mine neighbours a zero cell) and a reveal never flags, so
+//! the mines the cell-by-cell loop reaches are simply the bits of `cells & mines & !flagged`
+//! that have not exploded yet, in increasing order, whatever the cascades between them do.
+//! The safe cells between two of them open a word at a time; the loop stops at a mine under
+//! the classic rule, or at the win, which is checked before each mine.
 
 #![allow(
     clippy::indexing_slicing,
@@ -15,7 +17,7 @@
 
 use super::{Game, Reveal};
 use crate::geometry::WORD_BITS;
-use crate::{Error, Status};
+use crate::{Error, Rule};
 
 /// Words of a plane of cells checked together for emptiness by the batch moves.
 const SKIP: usize = 16;
@@ -26,12 +28,14 @@ impl Game {
     /// `(row, col)` at bit [`bit(row, col)`](crate::Geometry::bit)).
     ///
     /// The result is exactly that of calling [`reveal`](Game::reveal) on each cell of the set
-    /// in increasing bit order (row by row, left to right) until the game ends: revealed and
-    /// flagged cells are left alone, safe cells open with their cascades, and the first
-    /// unflagged mine reached explodes and loses the game, so the cells after it stay as they
-    /// were. If the cells before that mine already win the game, the mine is not reached. On
-    /// a deferred game the first unflagged cell of the set is the first click and places the
-    /// mines. The returned [`Reveal`] counts every safe cell opened, cascades included.
+    /// in increasing bit order (row by row, left to right) until the game ends: revealed,
+    /// flagged and exploded cells are left alone, safe cells open with their cascades, and
+    /// every unflagged mine reached explodes. Under [`Rule::Classic`] the first one loses the
+    /// game, so the cells after it stay as they were; under [`Rule::Endless`] each explodes
+    /// and the batch goes on. If the cells before a mine already win the game, that mine and
+    /// the cells after it are not reached. On a deferred game the first unflagged cell of the
+    /// set is the first click and places the mines. The returned [`Reveal`] counts every safe
+    /// cell opened, cascades included, and every mine set off.
     ///
     /// The work is done a word at a time: numbered cells of a word open together, and only
     /// zero cells run the cascade.
@@ -44,7 +48,7 @@ impl Game {
     /// - on a deferred game, whatever placing the mines fails with, the game left as it was.
     ///
     /// ```
-    /// use bitmines_core::{Board, Cell, Game, Geometry, Status};
+    /// use bitmines_core::{Board, Cell, Game, Geometry, Rule, Status};
     ///
     /// let board: Board = "..*\n...\n*..\n".parse()?;
     /// let geometry = Geometry::new(3, 3)?;
@@ -67,10 +71,19 @@ impl Game {
     ///     cells[bit / 64] |= 1 << (bit % 64);
     /// }
     /// let step = game.reveal_cells(&cells)?;
-    /// assert_eq!((step.opened, step.status), (2, Status::Lost));
+    /// assert_eq!((step.opened, step.exploded, step.status), (2, 1, Status::Lost));
     /// assert_eq!(game.cell(0, 0)?, Cell::Open(0));
     /// assert_eq!(game.cell(0, 2)?, Cell::Exploded);
     /// assert_eq!(game.cell(2, 2)?, Cell::Hidden);
+    ///
+    /// // Under the endless rule the batch goes on past the mine: on a new game the same set
+    /// // opens (0, 0) with its cascade, sets off (0, 2), and opens (2, 2) with its own, which
+    /// // wins.
+    /// let mut game = Game::new("..*\n...\n*..\n".parse::<Board>()?).with_rule(Rule::Endless);
+    /// let step = game.reveal_cells(&cells)?;
+    /// assert_eq!((step.opened, step.exploded, step.status), (7, 1, Status::Won));
+    /// assert_eq!(game.cell(0, 2)?, Cell::Exploded);
+    /// assert_eq!(game.cell(2, 2)?, Cell::Open(0));
     /// # Ok::<(), bitmines_core::Error>(())
     /// ```
     pub fn reveal_cells(&mut self, cells: &[u64]) -> Result<Reveal, Error> {
@@ -86,13 +99,12 @@ impl Game {
                 },
             );
             let Some(first) = first else {
-                return Ok(self.result(0));
+                return Ok(self.result(0, 0));
             };
             let (row, col) = self.geometry().cell_of(first);
             self.place_mines(row, col)?;
         }
-        let before = self.revealed_count;
-        let mut stop = None;
+        let (revealed_before, exploded_before) = (self.revealed_count, self.exploded.len());
         // Most words of a set are empty: a run of them is skipped with one vector OR.
         'chunks: for (c, chunk) in cells.chunks(SKIP).enumerate() {
             if chunk.iter().fold(0, |any, &set| any | set) == 0 {
@@ -107,39 +119,58 @@ impl Game {
                 if todo & !self.revealed.words()[w] == 0 {
                     continue;
                 }
-                let mines = todo & self.board.mines().words()[w];
-                if mines != 0 {
-                    // The cell-by-cell loop ends at this mine: keep only the cells below it.
-                    let at = mines.trailing_zeros();
-                    todo &= (1u64 << at) - 1;
-                    stop = Some(w * WORD_BITS + at as usize);
-                }
-                let zero = self.board.zero().words()[w];
-                // Numbered cells never cascade, so they open together.
-                let numbered = todo & !zero & !self.revealed.words()[w];
-                self.revealed.words_mut()[w] |= numbered;
-                self.revealed_count += numbered.count_ones() as usize;
-                // Each zero cell still hidden seeds a cascade, which may open later cells of the
-                // set, in this word or beyond, so the revealed word is read again every time.
+                let mut mines = todo & self.board.mines().words()[w];
                 loop {
-                    let seeds = todo & zero & !self.revealed.words()[w];
-                    if seeds == 0 {
+                    // The safe cells before the next mine reached (all of them if none is).
+                    let before = match mines {
+                        0 => !0,
+                        _ => (1u64 << mines.trailing_zeros()) - 1,
+                    };
+                    self.open_in_word(w, todo & before);
+                    if mines == 0 {
                         break;
                     }
-                    self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
-                }
-                if stop.is_some() {
-                    break 'chunks;
+                    let at = mines.trailing_zeros();
+                    mines &= mines - 1;
+                    todo &= !before & !(1u64 << at);
+                    // Winning ends the loop: if the cells before this mine opened the last
+                    // safe cell, the mine is never reached.
+                    if self.revealed_count == self.safe_count() {
+                        break 'chunks;
+                    }
+                    let bit = w * WORD_BITS + at as usize;
+                    if !self.is_exploded(bit) {
+                        self.explode(bit);
+                        if self.rule == Rule::Classic {
+                            break 'chunks;
+                        }
+                    }
                 }
             }
         }
-        // Winning ends the loop too: if the cells before the mine opened the last safe cell,
-        // the mine is never reached.
         self.update_won();
-        if let (Some(bit), Status::Playing) = (stop, self.status) {
-            self.explode(bit);
+        Ok(self.result(
+            self.revealed_count - revealed_before,
+            self.exploded.len() - exploded_before,
+        ))
+    }
+
+    /// Opens the hidden cells of `todo` in word `w`, safe cells all: numbered cells never
+    /// cascade, so they open together, and each zero cell still hidden seeds a cascade.
+    fn open_in_word(&mut self, w: usize, todo: u64) {
+        let zero = self.board.zero().words()[w];
+        let numbered = todo & !zero & !self.revealed.words()[w];
+        self.revealed.words_mut()[w] |= numbered;
+        self.revealed_count += numbered.count_ones() as usize;
+        // A cascade may open later cells of the set, in this word or beyond, so the revealed
+        // word is read again every time.
+        loop {
+            let seeds = todo & zero & !self.revealed.words()[w];
+            if seeds == 0 {
+                break;
+            }
+            self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
         }
-        Ok(self.result(self.revealed_count - before))
     }
 
     /// Flags every hidden, unflagged cell of `cells`; returns how many were newly flagged.
@@ -147,8 +178,8 @@ impl Game {
     /// `cells` is a set of cells given as a plane in the board's padded layout, as for
     /// [`reveal_cells`](Game::reveal_cells). The result is that of calling
     /// [`toggle_flag`](Game::toggle_flag) on each hidden, unflagged cell of the set:
-    /// revealed and already flagged cells are left alone, so no flag is ever removed. Like
-    /// `toggle_flag`, it may be used before the first click of a deferred game.
+    /// revealed, exploded and already flagged cells are left alone, so no flag is ever
+    /// removed. Like `toggle_flag`, it may be used before the first click of a deferred game.
     ///
     /// # Errors
     /// `GameOver` if the game has already ended; `PlaneSize` and `StrayBits` as for
@@ -180,8 +211,22 @@ impl Game {
             .words_mut()
             .iter_mut()
             .zip(self.revealed.words());
-        for ((f, &r), &set) in words.zip(cells) {
-            let new = set & !r & !*f;
+        let mines = self.board.mines().words();
+        let exploded = &self.exploded_set;
+        for (w, ((f, &r), &set)) in words.zip(cells).enumerate() {
+            let mut new = set & !r & !*f;
+            // Exploded mines are closed like revealed cells; none exist under the classic rule
+            // while the game is in play, and only mines can have exploded.
+            if !exploded.is_empty() {
+                let mut candidates = new & mines.get(w).copied().unwrap_or(0);
+                while candidates != 0 {
+                    let at = candidates.trailing_zeros();
+                    candidates &= candidates - 1;
+                    if exploded.contains(&(w * WORD_BITS + at as usize)) {
+                        new &= !(1u64 << at);
+                    }
+                }
+            }
             *f |= new;
             flagged += new.count_ones() as usize;
         }

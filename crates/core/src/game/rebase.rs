@@ -14,18 +14,20 @@ use crate::{Board, Error, Status};
 
 impl Game {
     /// Moves the game onto `board`, an edited copy of its board (the same size and mine
-    /// count) with no mine on any revealed cell: the revealed and flagged cells stay, and
-    /// from now on the numbers are `board`'s. A revealed cell that is a zero on `board`
-    /// opens its hidden neighbours with their cascades, as if it had just been revealed, so
-    /// every revealed zero has every neighbour revealed (flagged neighbours stay flagged).
-    /// Returns how many cells that opened. This is how a generator that moves mines under
-    /// a game in progress (no-guess repair) goes on without replaying it.
+    /// count) with no mine on any revealed cell and a mine on every exploded one (an endless
+    /// game in play may have some): the revealed, flagged and exploded cells and the rule
+    /// stay, and from now on the numbers are `board`'s. A revealed cell that is a zero on
+    /// `board` opens its hidden neighbours with their cascades, as if it had just been
+    /// revealed, so every revealed zero has every neighbour revealed (flagged neighbours stay
+    /// flagged). Returns how many cells that opened. This is how a generator that moves mines
+    /// under a game in progress (no-guess repair) goes on without replaying it.
     ///
     /// # Errors
     /// - `GameOver` if the game has ended;
     /// - `Deferred` if its mines are not placed yet;
     /// - `NotAnEdit` if `board` is another size or has another number of mines;
-    /// - `Inconsistent` naming the first revealed cell that is a mine on `board`.
+    /// - `Inconsistent` naming the first revealed cell that is a mine on `board`, or else the
+    ///   first exploded mine that is not.
     ///
     /// The game is left as it was on every error.
     ///
@@ -85,6 +87,14 @@ impl Game {
                 reason: "the new board has a mine on this revealed cell".into(),
             });
         }
+        if let Some(&bit) = self.exploded.iter().find(|&&bit| !board.mines().get(bit)) {
+            let (row, col) = geometry.cell_of(bit);
+            return Err(Error::Inconsistent {
+                row,
+                col,
+                reason: "the new board has no mine under this exploded cell".into(),
+            });
+        }
         // Hidden neighbours of the revealed zeros: safe, since a zero has no mine around.
         let zero = board.zero().words();
         let mut seeds = vec![0u64; revealed.len()];
@@ -101,6 +111,7 @@ impl Game {
         }
         let step = self.reveal_cells(&open)?;
         debug_assert_ne!(step.status, Status::Lost, "a zero's neighbour is a mine");
+        debug_assert_eq!(step.exploded, 0, "a zero's neighbour is a mine");
         Ok(step.opened)
     }
 }

@@ -1,0 +1,231 @@
+//! A client of the protocol, for tests, the load tester and the terminal game: a socket that
+//! speaks [`ClientMsg`] and [`ServerMsg`], and [`Picture`], a client's copy of the chunks it
+//! watches, kept up to date from chunk and delta frames.
+
+use std::collections::HashMap;
+
+use futures_util::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+
+use crate::protocol::{CHUNK, ClientMsg, DecodeError, ServerMsg, Welcome, cell};
+
+/// What went wrong on a client's connection.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The connection could not be made.
+    #[error("cannot connect to {url}: {reason}")]
+    Connect {
+        /// The address.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The server refused the join.
+    #[error("refused (code {code}): {message}")]
+    Refused {
+        /// The error code.
+        code: u16,
+        /// The server's words.
+        message: String,
+    },
+    /// The connection closed, with the server's close code and reason if it gave them.
+    #[error("the connection closed{}", .0.as_ref().map(|(c, r)| format!(" ({c}: {r})")).unwrap_or_default())]
+    Closed(Option<(u16, String)>),
+    /// A frame from the server did not decode.
+    #[error("a frame from the server does not decode: {0}")]
+    Decode(#[from] DecodeError),
+    /// The socket failed.
+    #[error("socket: {0}")]
+    Io(String),
+}
+
+/// A connection to a room.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    welcome: Welcome,
+    /// Bytes of frames received, the welcome included.
+    pub bytes_in: u64,
+}
+
+impl Client {
+    /// Connects to `url` (`ws://HOST:PORT/room/NAME?...`) and waits for the welcome.
+    pub async fn connect(url: &str) -> Result<Client, ClientError> {
+        let (mut ws, _) = connect_async(url).await.map_err(|e| ClientError::Connect {
+            url: url.to_string(),
+            reason: e.to_string(),
+        })?;
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Binary(b))) => {
+                    return match ServerMsg::decode(&b)? {
+                        ServerMsg::Welcome(welcome) => Ok(Client {
+                            ws,
+                            welcome,
+                            bytes_in: b.len() as u64,
+                        }),
+                        ServerMsg::Error { code, message, .. } => {
+                            Err(ClientError::Refused { code, message })
+                        }
+                        other => Err(ClientError::Io(format!(
+                            "the first frame is not a welcome: {other:?}"
+                        ))),
+                    };
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Err(ClientError::Closed(
+                        frame.map(|f| (u16::from(f.code), f.reason.to_string())),
+                    ));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(ClientError::Io(e.to_string())),
+                None => return Err(ClientError::Closed(None)),
+            }
+        }
+    }
+
+    /// The welcome the server sent.
+    pub fn welcome(&self) -> &Welcome {
+        &self.welcome
+    }
+
+    /// The player's token as 32 hexadecimal digits, for a reconnect's `token=`.
+    pub fn token_hex(&self) -> String {
+        self.welcome
+            .token
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// Sends one message.
+    pub async fn send(&mut self, msg: &ClientMsg) -> Result<(), ClientError> {
+        self.send_raw(msg.encode().to_vec()).await
+    }
+
+    /// Sends any bytes as one binary frame (for tests of bad input).
+    pub async fn send_raw(&mut self, bytes: Vec<u8>) -> Result<(), ClientError> {
+        self.ws
+            .send(Message::Binary(bytes.into()))
+            .await
+            .map_err(|e| ClientError::Io(e.to_string()))
+    }
+
+    /// Sends a text frame (for tests of bad input).
+    pub async fn send_text(&mut self, text: &str) -> Result<(), ClientError> {
+        self.ws
+            .send(Message::Text(text.into()))
+            .await
+            .map_err(|e| ClientError::Io(e.to_string()))
+    }
+
+    /// The next message, or the close with its reason.
+    pub async fn recv(&mut self) -> Result<ServerMsg, ClientError> {
+        loop {
+            match self.ws.next().await {
+                Some(Ok(Message::Binary(b))) => {
+                    self.bytes_in += b.len() as u64;
+                    return Ok(ServerMsg::decode(&b)?);
+                }
+                Some(Ok(Message::Close(frame))) => {
+                    return Err(ClientError::Closed(
+                        frame.map(|f| (u16::from(f.code), f.reason.to_string())),
+                    ));
+                }
+                Some(Ok(_)) => continue,
+                Some(Err(e)) => return Err(ClientError::Io(e.to_string())),
+                None => return Err(ClientError::Closed(None)),
+            }
+        }
+    }
+
+    /// Closes the connection.
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}
+
+/// A client's copy of the chunks it was sent, by view and chunk.
+#[derive(Debug, Clone, Default)]
+pub struct Picture {
+    chunks: HashMap<(u32, u32, u32), Chunk>,
+}
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    width: usize,
+    cells: Vec<u8>,
+}
+
+impl Picture {
+    /// Takes in a chunk or delta frame; other messages are ignored. A delta for a chunk
+    /// never sent whole is ignored too, as the protocol says.
+    pub fn apply(&mut self, msg: &ServerMsg) {
+        match msg {
+            ServerMsg::Chunk {
+                view,
+                chunk_row,
+                chunk_col,
+                width,
+                cells,
+                ..
+            } => {
+                self.chunks.insert(
+                    (*view, *chunk_row, *chunk_col),
+                    Chunk {
+                        width: usize::from(*width),
+                        cells: cells.clone(),
+                    },
+                );
+            }
+            ServerMsg::Delta {
+                view,
+                chunk_row,
+                chunk_col,
+                cells,
+            } => {
+                if let Some(chunk) = self.chunks.get_mut(&(*view, *chunk_row, *chunk_col)) {
+                    for &(offset, state) in cells {
+                        let (r, c) = (usize::from(offset) / CHUNK, usize::from(offset) % CHUNK);
+                        if let Some(slot) = chunk.cells.get_mut(r * chunk.width + c) {
+                            *slot = state;
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The state of cell `(row, col)` of `view`, if its chunk was sent.
+    pub fn cell(&self, view: u32, row: usize, col: usize) -> Option<u8> {
+        let chunk = self
+            .chunks
+            .get(&(view, (row / CHUNK) as u32, (col / CHUNK) as u32))?;
+        chunk
+            .cells
+            .get((row % CHUNK) * chunk.width + col % CHUNK)
+            .copied()
+    }
+
+    /// Every cell held, as `(view, row, col, state)`.
+    pub fn cells(&self) -> impl Iterator<Item = (u32, usize, usize, u8)> + '_ {
+        self.chunks.iter().flat_map(|(&(view, cr, cc), chunk)| {
+            chunk.cells.iter().enumerate().map(move |(i, &state)| {
+                (
+                    view,
+                    cr as usize * CHUNK + i / chunk.width,
+                    cc as usize * CHUNK + i % chunk.width,
+                    state,
+                )
+            })
+        })
+    }
+
+    /// Whether a state is a revealed number.
+    pub fn is_open(state: u8) -> bool {
+        state <= cell::OPEN_MAX
+    }
+}

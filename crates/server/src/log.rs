@@ -1,0 +1,631 @@
+//! Durability: each room's append-only log of moves, its snapshots, and its recovery.
+//!
+//! A room lives in a folder of its own under the data directory:
+//!
+//! - `meta`: the room's parameters and the secret seed of its board, written once,
+//!   atomically, before the room takes its first join.
+//! - `log`: the records, each `len u32 | crc32 u32 | payload` (little-endian; the CRC is of
+//!   the payload). A batch of records is written and flushed (and, unless sync is off,
+//!   `fdatasync`ed) before any of its moves is acknowledged: one flush for a whole batch is
+//!   the group commit.
+//! - `snapshot-NNNNNNNNNNNNNNNNNNNN`: the state after the first N records: the board in the
+//!   binary board format, every view in the saved-game format, the players; a CRC-32 at the
+//!   end. Written to a temporary file, synced and renamed, so a snapshot is whole or absent.
+//!
+//! Recovery is the same code the live room runs: the newest snapshot that reads back (one
+//! that does not is named in a log line, and the one before it is tried), then every record
+//! after it through [`Room::apply_record`]. A record cut short or failing its CRC ends the
+//! log: the file is cut back to the last whole record, with a log line saying how many
+//! bytes were dropped. Nothing that was acknowledged is in those bytes, since
+//! acknowledgements wait for the flush.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bitmines_core::{Board, FirstClick, Game};
+
+use crate::metrics::Metrics;
+use crate::params::{RoomParams, mode_name, rule_name};
+use crate::protocol::{Action, MineRule, Mode};
+use crate::room::Room;
+
+/// One durable change to a room.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Record {
+    /// A new player joined.
+    Join {
+        /// The player's index (their id minus one).
+        player: u32,
+        /// The player's secret token.
+        token: [u8; 16],
+        /// The player's name.
+        name: String,
+    },
+    /// A player's move.
+    Move {
+        /// The player's index.
+        player: u32,
+        /// What they did.
+        action: Action,
+        /// The cell's row.
+        row: u32,
+        /// The cell's column.
+        col: u32,
+    },
+}
+
+impl Record {
+    /// The record's payload.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24);
+        match self {
+            Record::Join {
+                player,
+                token,
+                name,
+            } => {
+                out.push(1);
+                out.extend_from_slice(&player.to_le_bytes());
+                out.extend_from_slice(token);
+                let name = crate::protocol::truncate_utf8(name, 255);
+                out.push(name.len() as u8);
+                out.extend_from_slice(name.as_bytes());
+            }
+            Record::Move {
+                player,
+                action,
+                row,
+                col,
+            } => {
+                out.push(2);
+                out.extend_from_slice(&player.to_le_bytes());
+                out.push(action.code());
+                out.extend_from_slice(&row.to_le_bytes());
+                out.extend_from_slice(&col.to_le_bytes());
+            }
+        }
+        out
+    }
+
+    /// Reads a payload back.
+    pub fn decode(payload: &[u8]) -> Result<Record, String> {
+        let u32_at = |at: usize| {
+            payload
+                .get(at..at + 4)
+                .and_then(|b| b.try_into().ok())
+                .map(u32::from_le_bytes)
+                .ok_or_else(|| format!("a record of {} bytes is cut short", payload.len()))
+        };
+        match payload.first() {
+            Some(1) => {
+                let player = u32_at(1)?;
+                let token: [u8; 16] = payload
+                    .get(5..21)
+                    .and_then(|b| b.try_into().ok())
+                    .ok_or("a join record is cut short")?;
+                let len = usize::from(*payload.get(21).ok_or("a join record is cut short")?);
+                let name = payload
+                    .get(22..22 + len)
+                    .filter(|_| payload.len() == 22 + len)
+                    .ok_or("a join record's name does not fit")?;
+                Ok(Record::Join {
+                    player,
+                    token,
+                    name: String::from_utf8_lossy(name).into_owned(),
+                })
+            }
+            Some(2) if payload.len() == 14 => Ok(Record::Move {
+                player: u32_at(1)?,
+                action: Action::from_code(payload[5])
+                    .ok_or_else(|| format!("action 0x{:02x} is not a move", payload[5]))?,
+                row: u32_at(6)?,
+                col: u32_at(10)?,
+            }),
+            Some(kind) => Err(format!(
+                "record kind {kind} with {} bytes is not a join or a move",
+                payload.len()
+            )),
+            None => Err("an empty record".into()),
+        }
+    }
+}
+
+/// Appends one framed record to `out`.
+pub fn frame(record: &Record, out: &mut Vec<u8>) {
+    let payload = record.encode();
+    out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+    out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+    out.extend_from_slice(&payload);
+}
+
+/// The records of a log's bytes up to the first damaged one, and the length of the good
+/// prefix.
+pub fn scan(bytes: &[u8]) -> (Vec<Record>, usize, Option<String>) {
+    let mut records = Vec::new();
+    let mut at = 0;
+    loop {
+        let Some(head) = bytes.get(at..at + 8) else {
+            let problem = (at < bytes.len())
+                .then(|| format!("a record header cut short after {} bytes", bytes.len() - at));
+            return (records, at, problem);
+        };
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let crc = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        let Some(payload) = bytes.get(at + 8..at + 8 + len) else {
+            return (
+                records,
+                at,
+                Some(format!(
+                    "a record of {len} bytes with only {} there",
+                    bytes.len() - at - 8
+                )),
+            );
+        };
+        if crc32fast::hash(payload) != crc {
+            return (records, at, Some("a record failing its CRC".into()));
+        }
+        match Record::decode(payload) {
+            Ok(record) => records.push(record),
+            Err(e) => return (records, at, Some(e)),
+        }
+        at += 8 + len;
+    }
+}
+
+/// Whether writes are synced to the disk before acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sync {
+    /// `fdatasync` each batch: acknowledged moves survive a power cut.
+    Data,
+    /// Write to the operating system only: acknowledged moves survive the process being
+    /// killed, not the machine failing.
+    Os,
+}
+
+/// A room's open log.
+pub struct Log {
+    file: BufWriter<File>,
+    sync: Sync,
+    records: u64,
+    buffer: Vec<u8>,
+}
+
+impl Log {
+    /// Appends records and makes them durable (one write, one flush, one sync).
+    pub fn commit(&mut self, records: &[Record]) -> io::Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.buffer.clear();
+        for r in records {
+            frame(r, &mut self.buffer);
+        }
+        self.file.write_all(&self.buffer)?;
+        self.file.flush()?;
+        if self.sync == Sync::Data {
+            self.file.get_ref().sync_data()?;
+        }
+        self.records += records.len() as u64;
+        Ok(())
+    }
+
+    /// Records in the log.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+}
+
+/// A room's folder.
+pub struct RoomDir {
+    dir: PathBuf,
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let tmp = path.with_extension("tmp");
+    {
+        let mut f = File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    fs::rename(&tmp, path)?;
+    if let Some(parent) = path.parent()
+        && let Ok(d) = File::open(parent)
+    {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP1\n";
+
+impl RoomDir {
+    /// The folder of room `name` under `data`.
+    pub fn new(data: &Path, name: &str) -> RoomDir {
+        RoomDir {
+            dir: data.join("rooms").join(name),
+        }
+    }
+
+    /// The folder's path.
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Writes a new room's parameters and seed, once.
+    pub fn create(&self, params: &RoomParams, seed: u64) -> io::Result<()> {
+        fs::create_dir_all(&self.dir)?;
+        let text = format!(
+            "bitmines-room 1\nrows={}\ncols={}\nmines={}\nmode={}\nrule={}\nnoguess={}\nfirst={},{}\nseed={}\n",
+            params.rows,
+            params.cols,
+            params.mines,
+            mode_name(params.mode),
+            rule_name(params.rule),
+            u8::from(params.no_guess),
+            params.first.0,
+            params.first.1,
+            seed
+        );
+        write_atomic(&self.dir.join("meta"), text.as_bytes())
+    }
+
+    /// Reads the parameters and the seed back.
+    pub fn meta(&self) -> Result<(RoomParams, u64), String> {
+        let path = self.dir.join("meta");
+        let text = fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let bad = |what: &str| format!("{}: {what}", path.display());
+        let mut lines = text.lines();
+        if lines.next() != Some("bitmines-room 1") {
+            return Err(bad("not a bitmines room file (version 1)"));
+        }
+        let mut get = std::collections::HashMap::new();
+        for line in lines {
+            let (k, v) = line
+                .split_once('=')
+                .ok_or_else(|| bad("a line with no '='"))?;
+            get.insert(k, v);
+        }
+        let num = |k: &str| -> Result<usize, String> {
+            get.get(k)
+                .and_then(|v| v.parse().ok())
+                .ok_or_else(|| bad(&format!("no whole number {k}")))
+        };
+        let (fr, fc) = get
+            .get("first")
+            .and_then(|v| v.split_once(','))
+            .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)))
+            .ok_or_else(|| bad("no first=ROW,COL"))?;
+        let params = RoomParams {
+            rows: num("rows")?,
+            cols: num("cols")?,
+            mines: num("mines")?,
+            mode: match get.get("mode").copied() {
+                Some("race") => Mode::Race,
+                Some("coop") => Mode::Coop,
+                _ => return Err(bad("no mode")),
+            },
+            rule: match get.get("rule").copied() {
+                Some("classic") => MineRule::Classic,
+                Some("endless") => MineRule::Endless,
+                _ => return Err(bad("no rule")),
+            },
+            no_guess: num("noguess")? != 0,
+            first: (fr, fc),
+        };
+        let seed = get
+            .get("seed")
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| bad("no seed"))?;
+        Ok((params, seed))
+    }
+
+    /// Opens the log for appending, after cutting off a damaged tail; returns the log and the
+    /// whole records it holds.
+    pub fn open_log(&self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
+        let path = self.dir.join("log");
+        let mut bytes = Vec::new();
+        if path.exists() {
+            File::open(&path)
+                .and_then(|mut f| f.read_to_end(&mut bytes))
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        let (records, good, problem) = scan(&bytes);
+        if let Some(problem) = problem {
+            eprintln!(
+                "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
+                path.display(),
+                bytes.len() - good,
+                records.len()
+            );
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        if good < bytes.len() {
+            file.set_len(good as u64)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok((
+            Log {
+                file: BufWriter::with_capacity(1 << 16, file),
+                sync,
+                records: records.len() as u64,
+                buffer: Vec::new(),
+            },
+            records,
+        ))
+    }
+
+    /// Writes a snapshot of `room` after `records` records, and keeps only the two newest.
+    pub fn snapshot(&self, room: &Room, records: u64) -> Result<(), String> {
+        let mut out = Vec::new();
+        out.extend_from_slice(SNAPSHOT_MAGIC);
+        out.extend_from_slice(&records.to_le_bytes());
+        let board = room.board().to_binary(None);
+        out.extend_from_slice(&(board.len() as u64).to_le_bytes());
+        out.extend_from_slice(&board);
+        let players = room.player_table();
+        out.extend_from_slice(&(players.len() as u32).to_le_bytes());
+        for (token, name, view) in &players {
+            out.extend_from_slice(token);
+            out.extend_from_slice(&(*view as u32).to_le_bytes());
+            let name = crate::protocol::truncate_utf8(name, 255);
+            out.push(name.len() as u8);
+            out.extend_from_slice(name.as_bytes());
+        }
+        let games: Vec<&Game> = room.games().collect();
+        out.extend_from_slice(&(games.len() as u32).to_le_bytes());
+        for game in games {
+            let saved = game.to_saved().map_err(|e| e.to_string())?;
+            out.extend_from_slice(&(saved.len() as u64).to_le_bytes());
+            out.extend_from_slice(&saved);
+        }
+        let crc = crc32fast::hash(&out);
+        out.extend_from_slice(&crc.to_le_bytes());
+        let path = self.dir.join(format!("snapshot-{records:020}"));
+        write_atomic(&path, &out).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut old = self.snapshots();
+        old.reverse();
+        for (_, path) in old.into_iter().skip(2) {
+            let _ = fs::remove_file(path);
+        }
+        Ok(())
+    }
+
+    /// The snapshots, oldest first.
+    fn snapshots(&self) -> Vec<(u64, PathBuf)> {
+        let mut out: Vec<(u64, PathBuf)> = fs::read_dir(&self.dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| {
+                let name = e.file_name().into_string().ok()?;
+                let n = name.strip_prefix("snapshot-")?.parse().ok()?;
+                Some((n, e.path()))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Rebuilds the room: the newest good snapshot, then the log after it. Returns the room,
+    /// the open log, and a line for each thing that was dropped.
+    pub fn recover(
+        &self,
+        sync: Sync,
+        max_chunks: usize,
+        metrics: Arc<Metrics>,
+    ) -> Result<(Room, Log), String> {
+        let (params, seed) = self.meta()?;
+        let now = Instant::now();
+        let (log, records) = self.open_log(sync)?;
+        let snapshots = self.snapshots();
+        let mut chosen = None;
+        for (n, path) in snapshots.iter().rev() {
+            match read_snapshot(path, &params, max_chunks, &metrics, now) {
+                Ok(room) if *n <= records.len() as u64 => {
+                    chosen = Some((room, *n));
+                    break;
+                }
+                Ok(_) => eprintln!(
+                    "bitmines serve: {} covers {n} records but the log holds {}; trying the one before",
+                    path.display(),
+                    records.len()
+                ),
+                Err(e) => eprintln!(
+                    "bitmines serve: {}: {e}; trying the snapshot before it",
+                    path.display()
+                ),
+            }
+        }
+        let (mut room, from) = match chosen {
+            Some(found) => found,
+            None if snapshots.is_empty() => (
+                fresh_room(&params, seed, max_chunks, Arc::clone(&metrics), now)?,
+                0,
+            ),
+            None => {
+                let names: Vec<String> = snapshots
+                    .iter()
+                    .map(|(_, p)| p.display().to_string())
+                    .collect();
+                return Err(format!(
+                    "no snapshot of room {} reads back ({})",
+                    self.dir.display(),
+                    names.join(", ")
+                ));
+            }
+        };
+        for (i, record) in records.iter().enumerate().skip(from as usize) {
+            room.apply_record(record, now)
+                .map_err(|e| format!("{}: record {i}: {e}", self.dir.join("log").display()))?;
+        }
+        // What recovery replayed was sent to nobody; start the outbox clean.
+        room.take_records();
+        room.release(now);
+        Ok((room, log))
+    }
+}
+
+/// The board of a new room, from its parameters and seed.
+pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
+    let (r, c) = params.first;
+    if params.no_guess {
+        let request = bitmines_gen::NoGuess::new(params.rows, params.cols, params.mines, seed)
+            .first_click(FirstClick::Opening, r, c);
+        bitmines_gen::no_guess(&request)
+            .map(|certified| certified.into_board())
+            .map_err(|e| e.to_string())
+    } else {
+        let zone = FirstClick::Opening
+            .zone(params.rows, params.cols, r, c)
+            .map_err(|e| e.to_string())?;
+        let config = bitmines_gen::Config::new(params.rows, params.cols, params.mines, seed)
+            .keep_clear(zone);
+        bitmines_gen::generate(&config).map_err(|e| e.to_string())
+    }
+}
+
+/// A new room with no player yet.
+pub fn fresh_room(
+    params: &RoomParams,
+    seed: u64,
+    max_chunks: usize,
+    metrics: Arc<Metrics>,
+    now: Instant,
+) -> Result<Room, String> {
+    let board = make_board(params, seed)?;
+    Room::new(*params, Arc::new(board), max_chunks, metrics, now)
+}
+
+fn read_snapshot(
+    path: &Path,
+    params: &RoomParams,
+    max_chunks: usize,
+    metrics: &Arc<Metrics>,
+    now: Instant,
+) -> Result<Room, String> {
+    let bytes = fs::read(path).map_err(|e| e.to_string())?;
+    let (body, crc) = bytes
+        .split_last_chunk::<4>()
+        .ok_or("shorter than a snapshot")?;
+    if crc32fast::hash(body) != u32::from_le_bytes(*crc) {
+        return Err("its CRC does not match".into());
+    }
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<&[u8], String> {
+        let s = body
+            .get(at..at + n)
+            .ok_or_else(|| format!("cut short at byte {at}"))?;
+        at += n;
+        Ok(s)
+    };
+    if take(8)? != SNAPSHOT_MAGIC {
+        return Err("not a bitmines snapshot".into());
+    }
+    let u64_of = |b: &[u8]| b.try_into().map(u64::from_le_bytes).unwrap_or(0);
+    let u32_of = |b: &[u8]| b.try_into().map(u32::from_le_bytes).unwrap_or(0);
+    let _records = u64_of(take(8)?);
+    let board_len = u64_of(take(8)?) as usize;
+    let board_bytes = take(board_len)?;
+    let players = u32_of(take(4)?);
+    let mut table = Vec::new();
+    for _ in 0..players {
+        let token: [u8; 16] = take(16)?.try_into().map_err(|_| "bad token")?;
+        let view = u32_of(take(4)?) as usize;
+        let len = usize::from(take(1)?[0]);
+        let name = String::from_utf8_lossy(take(len)?).into_owned();
+        table.push((token, name, view));
+    }
+    let views = u32_of(take(4)?);
+    let mut games = Vec::new();
+    for _ in 0..views {
+        let len = u64_of(take(8)?) as usize;
+        let (game, _) = Game::from_saved(take(len)?).map_err(|e| e.to_string())?;
+        games.push(game);
+    }
+    let board = match games.first().and_then(|g| g.board()) {
+        Some(board) => Arc::clone(board),
+        None => Arc::new(
+            Board::from_binary(board_bytes)
+                .map_err(|e| e.to_string())?
+                .0,
+        ),
+    };
+    if board.rows() != params.rows
+        || board.cols() != params.cols
+        || board.mine_count() != params.mines
+    {
+        return Err("its board does not match the room's parameters".into());
+    }
+    Room::restore(
+        *params,
+        board,
+        games,
+        table,
+        max_chunks,
+        Arc::clone(metrics),
+        now,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn records() -> Vec<Record> {
+        vec![
+            Record::Join {
+                player: 0,
+                token: [7; 16],
+                name: "ada".into(),
+            },
+            Record::Move {
+                player: 0,
+                action: Action::Reveal,
+                row: 3,
+                col: 4,
+            },
+            Record::Move {
+                player: 0,
+                action: Action::Flag,
+                row: 5,
+                col: 6,
+            },
+        ]
+    }
+
+    #[test]
+    fn a_damaged_tail_ends_the_log_at_the_last_whole_record() {
+        let mut bytes = Vec::new();
+        let mut ends = vec![0];
+        for r in records() {
+            frame(&r, &mut bytes);
+            ends.push(bytes.len());
+        }
+        assert_eq!(scan(&bytes), (records(), bytes.len(), None));
+        // Cut anywhere: the records wholly before the cut survive, and nothing else.
+        for cut in 0..bytes.len() {
+            let (got, good, problem) = scan(&bytes[..cut]);
+            let whole = ends.iter().filter(|&&e| e > 0 && e <= cut).count();
+            assert_eq!(got, records()[..whole].to_vec(), "cut at {cut}");
+            assert_eq!(good, ends[whole]);
+            assert_eq!(problem.is_some(), cut != ends[whole]);
+        }
+        // Flip any byte: the record holding it and everything after it are dropped.
+        for at in 0..bytes.len() {
+            let mut bad = bytes.clone();
+            bad[at] ^= 0x40;
+            let (got, good, problem) = scan(&bad);
+            let holder = ends.iter().rposition(|&e| e <= at).unwrap();
+            assert_eq!(got, records()[..holder].to_vec(), "flip at {at}");
+            assert_eq!(good, ends[holder]);
+            assert!(problem.is_some());
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! A room's parameters: read from a join's query string, checked against the server's limits,
+//! and compared with an existing room's.
+
+use std::collections::HashMap;
+
+use crate::protocol::{MineRule, Mode};
+
+/// Everything that makes a room's board and rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoomParams {
+    /// Board rows.
+    pub rows: usize,
+    /// Board columns.
+    pub cols: usize,
+    /// Mines on the board.
+    pub mines: usize,
+    /// Race or co-op.
+    pub mode: Mode,
+    /// What a revealed mine does (co-op; a race is always classic).
+    pub rule: MineRule,
+    /// Whether the board is certified solvable without a guess from the first click.
+    pub no_guess: bool,
+    /// The first click every view starts from: it opens a region.
+    pub first: (usize, usize),
+}
+
+impl RoomParams {
+    /// Cells on the board.
+    pub fn cells(&self) -> u128 {
+        self.rows as u128 * self.cols as u128
+    }
+}
+
+/// What a join asked for; `None` where the query left the server's default.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requested {
+    rows: Option<usize>,
+    cols: Option<usize>,
+    mines: Option<usize>,
+    density: Option<String>,
+    mode: Option<Mode>,
+    rule: Option<MineRule>,
+    no_guess: Option<bool>,
+    first: Option<(usize, usize)>,
+}
+
+/// The presets and their sizes.
+const PRESETS: [(&str, usize, usize, usize); 3] = [
+    ("beginner", 9, 9, 10),
+    ("intermediate", 16, 16, 40),
+    ("expert", 16, 30, 99),
+];
+
+fn number(key: &str, value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .map_err(|_| format!("{key}={value:?} is not a whole number"))
+}
+
+impl Requested {
+    /// Reads the room parameters of a query (other keys are left to the caller). Every error
+    /// names the key and its value.
+    pub fn from_query(query: &HashMap<String, String>) -> Result<Requested, String> {
+        let mut req = Requested::default();
+        if let Some(preset) = query.get("preset") {
+            let (_, rows, cols, mines) =
+                PRESETS.iter().find(|p| p.0 == preset).ok_or_else(|| {
+                    format!("preset={preset:?} is not beginner, intermediate or expert")
+                })?;
+            req.rows = Some(*rows);
+            req.cols = Some(*cols);
+            req.mines = Some(*mines);
+        }
+        if let Some(v) = query.get("rows") {
+            req.rows = Some(number("rows", v)?);
+        }
+        if let Some(v) = query.get("cols") {
+            req.cols = Some(number("cols", v)?);
+        }
+        match (query.get("mines"), query.get("density")) {
+            (Some(_), Some(_)) => return Err("give mines or density, not both".into()),
+            (Some(v), None) => req.mines = Some(number("mines", v)?),
+            (None, Some(v)) => {
+                let d: f64 = v
+                    .parse()
+                    .map_err(|_| format!("density={v:?} is not a number"))?;
+                if !(0.0..1.0).contains(&d) {
+                    return Err(format!("density={v} is not at least 0 and below 1"));
+                }
+                req.mines = None;
+                req.density = Some(v.clone());
+            }
+            (None, None) => {}
+        }
+        if let Some(v) = query.get("mode") {
+            req.mode = Some(match v.as_str() {
+                "race" => Mode::Race,
+                "coop" => Mode::Coop,
+                _ => return Err(format!("mode={v:?} is not race or coop")),
+            });
+        }
+        if let Some(v) = query.get("rule") {
+            req.rule = Some(match v.as_str() {
+                "classic" => MineRule::Classic,
+                "endless" => MineRule::Endless,
+                _ => return Err(format!("rule={v:?} is not classic or endless")),
+            });
+        }
+        if let Some(v) = query.get("noguess") {
+            req.no_guess = Some(match v.as_str() {
+                "1" | "true" => true,
+                "0" | "false" => false,
+                _ => return Err(format!("noguess={v:?} is not 0 or 1")),
+            });
+        }
+        if let Some(v) = query.get("first") {
+            let (r, c) = v
+                .split_once(',')
+                .ok_or_else(|| format!("first={v:?} is not ROW,COL"))?;
+            req.first = Some((number("first row", r)?, number("first col", c)?));
+        }
+        Ok(req)
+    }
+
+    /// Whether the query named any room parameter.
+    pub fn is_empty(&self) -> bool {
+        *self == Requested::default()
+    }
+
+    /// The parameters of a new room: the request over the defaults (expert, co-op, classic,
+    /// the first click in the middle), checked against `limits`.
+    pub fn resolve(&self, max_cells: u128) -> Result<RoomParams, String> {
+        let rows = self.rows.unwrap_or(16);
+        let cols = self.cols.unwrap_or(30);
+        if rows == 0 || cols == 0 {
+            return Err(format!("a {rows}x{cols} board has no cells"));
+        }
+        let cells = rows as u128 * cols as u128;
+        if cells > max_cells {
+            return Err(format!(
+                "a {rows}x{cols} board has {cells} cells, over this server's limit of \
+                 {max_cells} cells a room"
+            ));
+        }
+        let mines = match (&self.mines, &self.density) {
+            (Some(m), _) => *m,
+            (None, Some(d)) => {
+                let d: f64 = d.parse().unwrap_or(0.0);
+                (cells as f64 * d).round() as usize
+            }
+            // The preset's density when only a size is given: expert's 99 in 480.
+            (None, None) => ((cells * 99 + 240) / 480) as usize,
+        };
+        let (first_row, first_col) = self.first.unwrap_or((rows / 2, cols / 2));
+        if first_row >= rows || first_col >= cols {
+            return Err(format!(
+                "first=({first_row}, {first_col}) is off a {rows}x{cols} board"
+            ));
+        }
+        let clear = (rows.min(first_row + 2) - first_row.saturating_sub(1))
+            * (cols.min(first_col + 2) - first_col.saturating_sub(1));
+        if mines as u128 > cells - clear as u128 {
+            return Err(format!(
+                "{mines} mines do not fit a {rows}x{cols} board with the {clear} cells around \
+                 the first click kept clear"
+            ));
+        }
+        let mode = self.mode.unwrap_or(Mode::Coop);
+        let rule = self.rule.unwrap_or(MineRule::Classic);
+        if mode == Mode::Race && rule == MineRule::Endless {
+            return Err("rule=endless is for co-op rooms; a race is classic".into());
+        }
+        Ok(RoomParams {
+            rows,
+            cols,
+            mines,
+            mode,
+            rule,
+            no_guess: self.no_guess.unwrap_or(false),
+            first: (first_row, first_col),
+        })
+    }
+
+    /// The first parameter the request gives that differs from `room`'s, as a message.
+    pub fn mismatch(&self, room: &RoomParams) -> Option<String> {
+        let given = |name: &str, asked: String, has: String| {
+            (asked != has).then(|| format!("the room has {name}={has}, the join asked {asked}"))
+        };
+        let checks = [
+            self.rows
+                .and_then(|r| given("rows", r.to_string(), room.rows.to_string())),
+            self.cols
+                .and_then(|c| given("cols", c.to_string(), room.cols.to_string())),
+            self.mines
+                .and_then(|m| given("mines", m.to_string(), room.mines.to_string())),
+            self.density.as_ref().and_then(|d| {
+                let d: f64 = d.parse().unwrap_or(0.0);
+                let m = (room.cells() as f64 * d).round() as usize;
+                given("mines", m.to_string(), room.mines.to_string())
+            }),
+            self.mode
+                .and_then(|m| given("mode", mode_name(m).into(), mode_name(room.mode).into())),
+            self.rule
+                .and_then(|r| given("rule", rule_name(r).into(), rule_name(room.rule).into())),
+            self.no_guess.and_then(|n| {
+                given(
+                    "noguess",
+                    u8::from(n).to_string(),
+                    u8::from(room.no_guess).to_string(),
+                )
+            }),
+            self.first.and_then(|(r, c)| {
+                given(
+                    "first",
+                    format!("{r},{c}"),
+                    format!("{},{}", room.first.0, room.first.1),
+                )
+            }),
+        ];
+        checks.into_iter().flatten().next()
+    }
+}
+
+/// The query-string name of a mode.
+pub fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Race => "race",
+        Mode::Coop => "coop",
+    }
+}
+
+/// The query-string name of a rule.
+pub fn rule_name(rule: MineRule) -> &'static str {
+    match rule {
+        MineRule::Classic => "classic",
+        MineRule::Endless => "endless",
+    }
+}
+
+/// Splits a query string into its keys and values (percent-decoding `%XX` and `+`).
+pub fn parse_query(query: &str) -> HashMap<String, String> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode(k), decode(v))
+        })
+        .collect()
+}
+
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'+' => out.push(b' '),
+            b'%' => {
+                let hex = bytes
+                    .get(i + 1..i + 3)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u8::from_str_radix(h, 16).ok());
+                if let Some(v) = hex {
+                    out.push(v);
+                    i += 2;
+                } else {
+                    out.push(b);
+                }
+            }
+            _ => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(query: &str) -> Result<RoomParams, String> {
+        Requested::from_query(&parse_query(query))?.resolve(1_000_000_000)
+    }
+
+    #[test]
+    fn defaults_and_presets() {
+        let p = req("").unwrap();
+        assert_eq!((p.rows, p.cols, p.mines, p.first), (16, 30, 99, (8, 15)));
+        let p = req("preset=beginner&mode=race").unwrap();
+        assert_eq!((p.rows, p.cols, p.mines, p.mode), (9, 9, 10, Mode::Race));
+        let p = req("rows=10000&cols=10000&density=0.15&rule=endless").unwrap();
+        assert_eq!((p.mines, p.rule), (15_000_000, MineRule::Endless));
+    }
+
+    #[test]
+    fn errors_name_the_value() {
+        let cases = [
+            ("rows=-5", "rows=\"-5\" is not a whole number"),
+            ("preset=huge", "preset=\"huge\" is not beginner"),
+            (
+                "rows=1000000&cols=1000000",
+                "1000000000000 cells, over this server's limit",
+            ),
+            ("mode=race&rule=endless", "a race is classic"),
+            ("first=99,0", "first=(99, 0) is off a 16x30 board"),
+            ("mines=480", "480 mines do not fit"),
+            ("density=1.5", "density=1.5 is not at least 0"),
+        ];
+        for (query, expected) in cases {
+            let error = req(query).unwrap_err();
+            assert!(error.contains(expected), "{query}: {error}");
+        }
+    }
+
+    #[test]
+    fn mismatch_names_the_parameter() {
+        let room = req("preset=expert").unwrap();
+        let asked = Requested::from_query(&parse_query("preset=beginner")).unwrap();
+        assert_eq!(
+            asked.mismatch(&room).unwrap(),
+            "the room has rows=16, the join asked 9"
+        );
+        let same = Requested::from_query(&parse_query("rows=16&mode=coop")).unwrap();
+        assert_eq!(same.mismatch(&room), None);
+    }
+
+    #[test]
+    fn query_decoding() {
+        let q = parse_query("name=a%20b+c&x&first=1%2C2");
+        assert_eq!(q["name"], "a b c");
+        assert_eq!(q["x"], "");
+        assert_eq!(q["first"], "1,2");
+    }
+}

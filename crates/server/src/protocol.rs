@@ -1,0 +1,1127 @@
+//! The wire format, version 1: every message as a value, with its encoder and its decoder.
+//!
+//! `PROTOCOL.md` beside this crate is the specification; this module is its one
+//! implementation, used by the server, the test clients, the load tester and the terminal
+//! client. Decoding takes arbitrary bytes and never panics: every malformed frame is a
+//! [`DecodeError`] that names what was wrong.
+
+use bytes::{BufMut, Bytes, BytesMut};
+
+/// The protocol version this module speaks.
+pub const VERSION: u8 = 1;
+
+/// Cells on a side of a chunk: chunks are `CHUNK x CHUNK` cells, the last row and column of
+/// chunks cut short by the board's edge.
+pub const CHUNK: usize = 64;
+
+/// The largest frame a client may send, in bytes.
+pub const MAX_CLIENT_FRAME: usize = 64;
+
+/// The view id of a co-op room's one shared view.
+pub const SHARED_VIEW: u32 = 0;
+
+/// A player id meaning "nobody" (a spectator's own id, or an empty choice).
+pub const NOBODY: u32 = u32::MAX;
+
+/// What a decoder found wrong with a frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DecodeError {
+    /// The frame has no bytes.
+    #[error("empty frame")]
+    Empty,
+    /// The first byte names no message of this version.
+    #[error("unknown message type 0x{0:02x}")]
+    UnknownType(u8),
+    /// The frame is shorter or longer than its type allows.
+    #[error("message 0x{kind:02x} has {got} bytes, expected {expected}")]
+    Length {
+        /// The message type.
+        kind: u8,
+        /// Bytes received.
+        got: usize,
+        /// Bytes the type needs (the least, for messages of variable length).
+        expected: usize,
+    },
+    /// A field holds a value the protocol does not allow.
+    #[error("message 0x{kind:02x}: {what}")]
+    Field {
+        /// The message type.
+        kind: u8,
+        /// What was wrong, naming the field and its value.
+        what: String,
+    },
+}
+
+/// A move on a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Action {
+    /// Reveal the cell.
+    Reveal,
+    /// Flag or unflag the cell.
+    Flag,
+    /// Chord on the cell.
+    Chord,
+}
+
+impl Action {
+    /// The action's byte in a log record, and its message type on the wire.
+    pub fn code(self) -> u8 {
+        match self {
+            Action::Reveal => 0x03,
+            Action::Flag => 0x04,
+            Action::Chord => 0x05,
+        }
+    }
+
+    /// The action of a code, if it is one.
+    pub fn from_code(code: u8) -> Option<Action> {
+        match code {
+            0x03 => Some(Action::Reveal),
+            0x04 => Some(Action::Flag),
+            0x05 => Some(Action::Chord),
+            _ => None,
+        }
+    }
+}
+
+/// A rectangle of chunks: `rows x cols` chunks from chunk `(row, col)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ChunkRect {
+    /// The first chunk row.
+    pub row: u32,
+    /// The first chunk column.
+    pub col: u32,
+    /// Chunk rows, at least 1.
+    pub rows: u16,
+    /// Chunk columns, at least 1.
+    pub cols: u16,
+}
+
+/// A message from a client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ClientMsg {
+    /// Watch the chunks of a rectangle (type 0x01).
+    Subscribe(ChunkRect),
+    /// Stop watching the chunks of a rectangle (type 0x02).
+    Unsubscribe(ChunkRect),
+    /// A move (types 0x03 reveal, 0x04 flag, 0x05 chord), answered by an ack or an error
+    /// carrying `seq`.
+    Move {
+        /// The client's number for the move, echoed in the answer.
+        seq: u32,
+        /// What to do.
+        action: Action,
+        /// The cell's row.
+        row: u32,
+        /// The cell's column.
+        col: u32,
+    },
+    /// Ask for a proven safe cell near `(row, col)` (type 0x06).
+    Hint {
+        /// Echoed in the answer.
+        seq: u32,
+        /// The row the window is centred on.
+        row: u32,
+        /// The column the window is centred on.
+        col: u32,
+    },
+    /// Ask for the mine probabilities of the window centred on `(row, col)` (type 0x07).
+    Odds {
+        /// Echoed in the answer.
+        seq: u32,
+        /// The row the window is centred on.
+        row: u32,
+        /// The column the window is centred on.
+        col: u32,
+    },
+    /// Where this player's cursor is (type 0x08).
+    Cursor {
+        /// The cursor's row.
+        row: u32,
+        /// The cursor's column.
+        col: u32,
+    },
+    /// Watch another view: a race player's, by player id (type 0x09).
+    Watch {
+        /// The player whose view to watch.
+        player: u32,
+    },
+    /// Keep the connection alive and measure the round trip (type 0x0a).
+    Ping {
+        /// Echoed in the pong.
+        nonce: u64,
+    },
+}
+
+/// The room's game mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Every player plays the same board on a view of their own; the first to clear it wins.
+    Race,
+    /// Every player moves on one shared view.
+    Coop,
+}
+
+/// What a revealed mine does in a co-op room.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MineRule {
+    /// The first mine ends the game for everyone.
+    Classic,
+    /// A mine is shown exploded, its finder takes a penalty, and play goes on.
+    Endless,
+}
+
+/// The first message on every connection: who this connection is and what the room is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Welcome {
+    /// The protocol version.
+    pub version: u8,
+    /// Whether this connection only watches.
+    pub spectator: bool,
+    /// The player's id, or [`NOBODY`] for a spectator.
+    pub player: u32,
+    /// The player's secret token: reconnect with it to resume (all zero for a spectator).
+    pub token: [u8; 16],
+    /// Board rows.
+    pub rows: u32,
+    /// Board columns.
+    pub cols: u32,
+    /// Mines on the board.
+    pub mines: u64,
+    /// The mode.
+    pub mode: Mode,
+    /// The mine rule.
+    pub rule: MineRule,
+    /// Whether the board is certified solvable without a guess from the first click.
+    pub no_guess: bool,
+    /// The first click every view starts from.
+    pub first: (u32, u32),
+    /// The most chunks this connection may watch at once.
+    pub max_chunks: u32,
+    /// The view this connection watches now.
+    pub view: u32,
+}
+
+/// How a chunk's cells are encoded in a [`ServerMsg::Chunk`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChunkEncoding {
+    /// Every cell hidden; no payload.
+    AllHidden = 0,
+    /// Two cells a byte, the first in the low four bits.
+    Nibbles = 1,
+    /// Runs: a state byte and a `u16` length each.
+    Runs = 2,
+}
+
+/// A player as others see them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerInfo {
+    /// The player's id.
+    pub id: u32,
+    /// The player's name.
+    pub name: String,
+    /// Whether a connection holds the player now.
+    pub online: bool,
+    /// The player's game (race) or the shared game (co-op): 0 playing, 1 won, 2 lost.
+    pub status: u8,
+    /// Race: safe cells revealed on the player's view; co-op: cells this player opened.
+    pub revealed: u64,
+    /// Mines this player set off.
+    pub mines_hit: u32,
+    /// Flags this player placed and still stand.
+    pub flags: u32,
+    /// Milliseconds since the player's game started, frozen when it ends.
+    pub elapsed_ms: u32,
+}
+
+/// The end of a view's game, with its figures.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Over {
+    /// The view that ended.
+    pub view: u32,
+    /// 1 won, 2 lost.
+    pub status: u8,
+    /// Milliseconds from the first click to the end.
+    pub elapsed_ms: u32,
+    /// The board's 3BV.
+    pub bbbv: u32,
+    /// Left clicks, right clicks and chords made on the view.
+    pub clicks: u32,
+    /// Per player, flags on mines at the end: `(player, correct flags)`.
+    pub correct_flags: Vec<(u32, u32)>,
+}
+
+/// Events worth a line on every client's screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// A player set off a mine at the cell.
+    MineHit = 1,
+    /// A player joined.
+    Joined = 2,
+    /// A player's connection closed.
+    Left = 3,
+    /// A player won (race) or the room's game was won (co-op).
+    Won = 4,
+    /// A player lost (race) or the room's game was lost (co-op).
+    Lost = 5,
+}
+
+/// A message from the server.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerMsg {
+    /// The first message (type 0x81).
+    Welcome(Welcome),
+    /// A move was applied and is durable (type 0x82).
+    Ack {
+        /// The move's `seq`.
+        seq: u32,
+        /// Safe cells it opened.
+        opened: u32,
+        /// Mines it set off.
+        exploded: u32,
+        /// The view's status after it: 0 playing, 1 won, 2 lost.
+        status: u8,
+        /// For a flag: whether the cell is flagged now.
+        flagged: bool,
+    },
+    /// A request was refused (type 0x83).
+    Error {
+        /// The request's `seq`, or 0.
+        seq: u32,
+        /// What kind of error ([`ErrorCode`]).
+        code: u16,
+        /// The error in words, naming the bad value.
+        message: String,
+    },
+    /// Every cell of one chunk of a view (type 0x84).
+    Chunk {
+        /// The view.
+        view: u32,
+        /// The chunk's row.
+        chunk_row: u32,
+        /// The chunk's column.
+        chunk_col: u32,
+        /// Cell rows in the chunk (1 to 64).
+        height: u8,
+        /// Cell columns in the chunk (1 to 64).
+        width: u8,
+        /// The cells row by row, as cell states ([`cell`]).
+        cells: Vec<u8>,
+    },
+    /// Cells of one chunk that changed (type 0x85).
+    Delta {
+        /// The view.
+        view: u32,
+        /// The chunk's row.
+        chunk_row: u32,
+        /// The chunk's column.
+        chunk_col: u32,
+        /// `(row * 64 + col within the chunk, state)` each.
+        cells: Vec<(u16, u8)>,
+    },
+    /// Every player of the room (type 0x86).
+    Players(Vec<PlayerInfo>),
+    /// Other players' cursors (type 0x87): `(player, row, col)`.
+    Cursors(Vec<(u32, u32, u32)>),
+    /// A view's game ended (type 0x88).
+    Over(Over),
+    /// The answer to a hint (type 0x89).
+    Hint {
+        /// The request's `seq`.
+        seq: u32,
+        /// A proven safe cell and why, or `None` when the window proves none.
+        found: Option<(u32, u32, String)>,
+    },
+    /// The answer to an odds request (type 0x8a).
+    Odds {
+        /// The request's `seq`.
+        seq: u32,
+        /// The window's first row.
+        row: u32,
+        /// The window's first column.
+        col: u32,
+        /// Window rows.
+        height: u16,
+        /// Window columns.
+        width: u16,
+        /// Per cell: 0 to 200 the mine probability in half percents, 255 not hidden.
+        cells: Vec<u8>,
+    },
+    /// The answer to a ping (type 0x8c).
+    Pong {
+        /// The ping's nonce.
+        nonce: u64,
+    },
+    /// Something happened in the room (type 0x8d).
+    Event {
+        /// What.
+        kind: EventKind,
+        /// Who.
+        player: u32,
+        /// Where (the mine's cell), or 0.
+        row: u32,
+        /// Where, or 0.
+        col: u32,
+    },
+}
+
+/// The kinds of error frame, by code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u16)]
+pub enum ErrorCode {
+    /// The frame could not be decoded.
+    BadFrame = 1,
+    /// A cell or chunk off the board.
+    OffBoard = 2,
+    /// Spectators cannot move, and nobody moves on a view that is not theirs.
+    NotAllowed = 3,
+    /// Too many requests: the connection's rate limit.
+    RateLimited = 4,
+    /// The view's game is over.
+    GameOver = 5,
+    /// Past the most chunks a connection may watch.
+    TooManyChunks = 6,
+    /// The room exists with other parameters.
+    RoomMismatch = 7,
+    /// Past a server limit (room size, rooms, cells, players).
+    Limit = 8,
+    /// The token names no player of the room.
+    BadToken = 9,
+    /// A query parameter is not understood.
+    BadParameter = 10,
+    /// The server is shutting down.
+    ShuttingDown = 11,
+    /// The room cannot take more requests now; try again.
+    Busy = 12,
+    /// The server could not keep the move (disk), so it was not applied.
+    Storage = 13,
+    /// No such player to watch.
+    NoSuchPlayer = 14,
+}
+
+/// Cell states as they travel in chunk and delta frames.
+pub mod cell {
+    /// States 0 to 8: a revealed safe cell with that many neighbouring mines.
+    pub const OPEN_MAX: u8 = 8;
+    /// Not revealed.
+    pub const HIDDEN: u8 = 9;
+    /// Flagged.
+    pub const FLAGGED: u8 = 10;
+    /// A mine that was set off.
+    pub const EXPLODED: u8 = 11;
+    /// A mine, shown only to the players of a view whose game was lost.
+    pub const MINE: u8 = 12;
+    /// A flag on a safe cell, shown only to the players of a view whose game was lost.
+    pub const WRONG_FLAG: u8 = 13;
+}
+
+fn put_cell_frame(out: &mut BytesMut, kind: u8, seq: u32, row: u32, col: u32) {
+    out.put_u8(kind);
+    out.put_u32_le(seq);
+    out.put_u32_le(row);
+    out.put_u32_le(col);
+}
+
+impl ClientMsg {
+    /// The message as one frame.
+    pub fn encode(&self) -> Bytes {
+        let mut out = BytesMut::with_capacity(16);
+        match *self {
+            ClientMsg::Subscribe(rect) | ClientMsg::Unsubscribe(rect) => {
+                out.put_u8(if matches!(self, ClientMsg::Subscribe(_)) {
+                    0x01
+                } else {
+                    0x02
+                });
+                out.put_u32_le(rect.row);
+                out.put_u32_le(rect.col);
+                out.put_u16_le(rect.rows);
+                out.put_u16_le(rect.cols);
+            }
+            ClientMsg::Move {
+                seq,
+                action,
+                row,
+                col,
+            } => put_cell_frame(&mut out, action.code(), seq, row, col),
+            ClientMsg::Hint { seq, row, col } => put_cell_frame(&mut out, 0x06, seq, row, col),
+            ClientMsg::Odds { seq, row, col } => put_cell_frame(&mut out, 0x07, seq, row, col),
+            ClientMsg::Cursor { row, col } => {
+                out.put_u8(0x08);
+                out.put_u32_le(row);
+                out.put_u32_le(col);
+            }
+            ClientMsg::Watch { player } => {
+                out.put_u8(0x09);
+                out.put_u32_le(player);
+            }
+            ClientMsg::Ping { nonce } => {
+                out.put_u8(0x0a);
+                out.put_u64_le(nonce);
+            }
+        }
+        out.freeze()
+    }
+
+    /// Decodes one frame from a client.
+    pub fn decode(frame: &[u8]) -> Result<ClientMsg, DecodeError> {
+        let (&kind, body) = frame.split_first().ok_or(DecodeError::Empty)?;
+        let mut r = Reader { kind, body };
+        let msg = match kind {
+            0x01 | 0x02 => {
+                r.exact(12)?;
+                let rect = ChunkRect {
+                    row: r.u32(),
+                    col: r.u32(),
+                    rows: r.u16(),
+                    cols: r.u16(),
+                };
+                if rect.rows == 0 || rect.cols == 0 {
+                    return Err(r.field(format!(
+                        "a rectangle of {}x{} chunks is empty",
+                        rect.rows, rect.cols
+                    )));
+                }
+                if kind == 0x01 {
+                    ClientMsg::Subscribe(rect)
+                } else {
+                    ClientMsg::Unsubscribe(rect)
+                }
+            }
+            0x03..=0x07 => {
+                r.exact(12)?;
+                let (seq, row, col) = (r.u32(), r.u32(), r.u32());
+                match Action::from_code(kind) {
+                    Some(action) => ClientMsg::Move {
+                        seq,
+                        action,
+                        row,
+                        col,
+                    },
+                    None if kind == 0x06 => ClientMsg::Hint { seq, row, col },
+                    None => ClientMsg::Odds { seq, row, col },
+                }
+            }
+            0x08 => {
+                r.exact(8)?;
+                ClientMsg::Cursor {
+                    row: r.u32(),
+                    col: r.u32(),
+                }
+            }
+            0x09 => {
+                r.exact(4)?;
+                ClientMsg::Watch { player: r.u32() }
+            }
+            0x0a => {
+                r.exact(8)?;
+                ClientMsg::Ping { nonce: r.u64() }
+            }
+            other => return Err(DecodeError::UnknownType(other)),
+        };
+        Ok(msg)
+    }
+}
+
+/// Reads little-endian fields from a frame's body, after its length was checked.
+struct Reader<'a> {
+    kind: u8,
+    body: &'a [u8],
+}
+
+impl Reader<'_> {
+    fn exact(&self, len: usize) -> Result<(), DecodeError> {
+        if self.body.len() == len {
+            Ok(())
+        } else {
+            Err(self.length(len))
+        }
+    }
+
+    fn at_least(&self, len: usize) -> Result<(), DecodeError> {
+        if self.body.len() >= len {
+            Ok(())
+        } else {
+            Err(self.length(len))
+        }
+    }
+
+    fn length(&self, expected: usize) -> DecodeError {
+        DecodeError::Length {
+            kind: self.kind,
+            got: self.body.len() + 1,
+            expected: expected + 1,
+        }
+    }
+
+    fn field(&self, what: String) -> DecodeError {
+        DecodeError::Field {
+            kind: self.kind,
+            what,
+        }
+    }
+
+    fn take<const N: usize>(&mut self) -> [u8; N] {
+        let mut out = [0; N];
+        if let Some((head, rest)) = self.body.split_at_checked(N) {
+            out.copy_from_slice(head);
+            self.body = rest;
+        } else {
+            self.body = &[];
+        }
+        out
+    }
+
+    fn u8(&mut self) -> u8 {
+        self.take::<1>()[0]
+    }
+
+    fn u16(&mut self) -> u16 {
+        u16::from_le_bytes(self.take())
+    }
+
+    fn u32(&mut self) -> u32 {
+        u32::from_le_bytes(self.take())
+    }
+
+    fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(self.take())
+    }
+
+    fn bytes(&mut self, len: usize) -> Result<&[u8], DecodeError> {
+        match self.body.split_at_checked(len) {
+            Some((head, rest)) => {
+                self.body = rest;
+                Ok(head)
+            }
+            None => Err(self.field(format!("{len} bytes announced, {} left", self.body.len()))),
+        }
+    }
+
+    fn text(&mut self, len: usize) -> Result<String, DecodeError> {
+        let bytes = self.bytes(len)?.to_vec();
+        String::from_utf8(bytes).map_err(|_| self.field("text is not UTF-8".into()))
+    }
+
+    fn rest_text(&mut self) -> Result<String, DecodeError> {
+        let len = self.body.len();
+        self.text(len)
+    }
+
+    fn done(&self) -> Result<(), DecodeError> {
+        if self.body.is_empty() {
+            Ok(())
+        } else {
+            Err(self.field(format!("{} trailing bytes", self.body.len())))
+        }
+    }
+
+    fn status(&mut self) -> Result<u8, DecodeError> {
+        match self.u8() {
+            s @ 0..=2 => Ok(s),
+            s => Err(self.field(format!("status {s} is not 0, 1 or 2"))),
+        }
+    }
+}
+
+/// Packs cell states into the shortest chunk payload.
+pub fn encode_cells(cells: &[u8]) -> (ChunkEncoding, Vec<u8>) {
+    if cells.iter().all(|&c| c == cell::HIDDEN) {
+        return (ChunkEncoding::AllHidden, Vec::new());
+    }
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while let Some(&state) = cells.get(i) {
+        let len = cells[i..]
+            .iter()
+            .take(usize::from(u16::MAX))
+            .take_while(|&&c| c == state)
+            .count();
+        runs.push(state);
+        runs.extend_from_slice(&(len as u16).to_le_bytes());
+        i += len;
+        if runs.len() >= cells.len().div_ceil(2) {
+            break;
+        }
+    }
+    if i >= cells.len() && runs.len() < cells.len().div_ceil(2) {
+        return (ChunkEncoding::Runs, runs);
+    }
+    let nibbles = cells
+        .chunks(2)
+        .map(|pair| pair[0] | pair.get(1).map_or(0, |&high| high << 4))
+        .collect();
+    (ChunkEncoding::Nibbles, nibbles)
+}
+
+fn decode_cells(r: &mut Reader<'_>, encoding: u8, count: usize) -> Result<Vec<u8>, DecodeError> {
+    let cells = match encoding {
+        0 => vec![cell::HIDDEN; count],
+        1 => {
+            let bytes = r.bytes(count.div_ceil(2))?;
+            let mut cells = Vec::with_capacity(count);
+            for &b in bytes {
+                cells.push(b & 15);
+                cells.push(b >> 4);
+            }
+            cells.truncate(count);
+            cells
+        }
+        2 => {
+            let mut cells = Vec::with_capacity(count);
+            while !r.body.is_empty() {
+                r.at_least(3)?;
+                let state = r.u8();
+                let len = usize::from(r.u16());
+                if len == 0 || cells.len() + len > count {
+                    return Err(r.field(format!(
+                        "a run of {len} cells does not fit a chunk of {count}"
+                    )));
+                }
+                cells.resize(cells.len() + len, state);
+            }
+            if cells.len() != count {
+                return Err(r.field(format!(
+                    "runs cover {} cells of a chunk of {count}",
+                    cells.len()
+                )));
+            }
+            cells
+        }
+        other => return Err(r.field(format!("chunk encoding {other} is not 0, 1 or 2"))),
+    };
+    if let Some(bad) = cells.iter().find(|&&c| c > cell::WRONG_FLAG) {
+        return Err(r.field(format!("cell state {bad} is not 0 to 13")));
+    }
+    Ok(cells)
+}
+
+impl ServerMsg {
+    /// The message as one frame.
+    pub fn encode(&self) -> Bytes {
+        let mut out = BytesMut::with_capacity(64);
+        match self {
+            ServerMsg::Welcome(w) => {
+                out.put_u8(0x81);
+                out.put_u8(w.version);
+                out.put_u8(u8::from(w.spectator));
+                out.put_u32_le(w.player);
+                out.put_slice(&w.token);
+                out.put_u32_le(w.rows);
+                out.put_u32_le(w.cols);
+                out.put_u64_le(w.mines);
+                out.put_u8(match w.mode {
+                    Mode::Race => 0,
+                    Mode::Coop => 1,
+                });
+                out.put_u8(match w.rule {
+                    MineRule::Classic => 0,
+                    MineRule::Endless => 1,
+                });
+                out.put_u8(u8::from(w.no_guess));
+                out.put_u32_le(w.first.0);
+                out.put_u32_le(w.first.1);
+                out.put_u32_le(w.max_chunks);
+                out.put_u32_le(w.view);
+            }
+            &ServerMsg::Ack {
+                seq,
+                opened,
+                exploded,
+                status,
+                flagged,
+            } => {
+                out.put_u8(0x82);
+                out.put_u32_le(seq);
+                out.put_u32_le(opened);
+                out.put_u32_le(exploded);
+                out.put_u8(status);
+                out.put_u8(u8::from(flagged));
+            }
+            ServerMsg::Error { seq, code, message } => {
+                out.put_u8(0x83);
+                out.put_u32_le(*seq);
+                out.put_u16_le(*code);
+                out.put_slice(message.as_bytes());
+            }
+            ServerMsg::Chunk {
+                view,
+                chunk_row,
+                chunk_col,
+                height,
+                width,
+                cells,
+            } => {
+                let (encoding, payload) = encode_cells(cells);
+                out.reserve(payload.len() + 16);
+                out.put_u8(0x84);
+                out.put_u32_le(*view);
+                out.put_u32_le(*chunk_row);
+                out.put_u32_le(*chunk_col);
+                out.put_u8(*height);
+                out.put_u8(*width);
+                out.put_u8(encoding as u8);
+                out.put_slice(&payload);
+            }
+            ServerMsg::Delta {
+                view,
+                chunk_row,
+                chunk_col,
+                cells,
+            } => {
+                out.reserve(cells.len() * 3 + 16);
+                out.put_u8(0x85);
+                out.put_u32_le(*view);
+                out.put_u32_le(*chunk_row);
+                out.put_u32_le(*chunk_col);
+                out.put_u16_le(cells.len() as u16);
+                for &(offset, state) in cells {
+                    out.put_u16_le(offset);
+                    out.put_u8(state);
+                }
+            }
+            ServerMsg::Players(players) => {
+                out.put_u8(0x86);
+                out.put_u16_le(players.len() as u16);
+                for p in players {
+                    let name = truncate_utf8(&p.name, 32);
+                    out.put_u32_le(p.id);
+                    out.put_u8(u8::from(p.online));
+                    out.put_u8(p.status);
+                    out.put_u64_le(p.revealed);
+                    out.put_u32_le(p.mines_hit);
+                    out.put_u32_le(p.flags);
+                    out.put_u32_le(p.elapsed_ms);
+                    out.put_u8(name.len() as u8);
+                    out.put_slice(name.as_bytes());
+                }
+            }
+            ServerMsg::Cursors(cursors) => {
+                out.put_u8(0x87);
+                out.put_u16_le(cursors.len() as u16);
+                for &(player, row, col) in cursors {
+                    out.put_u32_le(player);
+                    out.put_u32_le(row);
+                    out.put_u32_le(col);
+                }
+            }
+            ServerMsg::Over(o) => {
+                out.put_u8(0x88);
+                out.put_u32_le(o.view);
+                out.put_u8(o.status);
+                out.put_u32_le(o.elapsed_ms);
+                out.put_u32_le(o.bbbv);
+                out.put_u32_le(o.clicks);
+                out.put_u16_le(o.correct_flags.len() as u16);
+                for &(player, correct) in &o.correct_flags {
+                    out.put_u32_le(player);
+                    out.put_u32_le(correct);
+                }
+            }
+            ServerMsg::Hint { seq, found } => {
+                out.put_u8(0x89);
+                out.put_u32_le(*seq);
+                match found {
+                    None => out.put_u8(0),
+                    Some((row, col, reason)) => {
+                        out.put_u8(1);
+                        out.put_u32_le(*row);
+                        out.put_u32_le(*col);
+                        out.put_slice(reason.as_bytes());
+                    }
+                }
+            }
+            ServerMsg::Odds {
+                seq,
+                row,
+                col,
+                height,
+                width,
+                cells,
+            } => {
+                out.put_u8(0x8a);
+                out.put_u32_le(*seq);
+                out.put_u32_le(*row);
+                out.put_u32_le(*col);
+                out.put_u16_le(*height);
+                out.put_u16_le(*width);
+                out.put_slice(cells);
+            }
+            ServerMsg::Pong { nonce } => {
+                out.put_u8(0x8c);
+                out.put_u64_le(*nonce);
+            }
+            ServerMsg::Event {
+                kind,
+                player,
+                row,
+                col,
+            } => {
+                out.put_u8(0x8d);
+                out.put_u8(*kind as u8);
+                out.put_u32_le(*player);
+                out.put_u32_le(*row);
+                out.put_u32_le(*col);
+            }
+        }
+        out.freeze()
+    }
+
+    /// Decodes one frame from the server.
+    pub fn decode(frame: &[u8]) -> Result<ServerMsg, DecodeError> {
+        let (&kind, body) = frame.split_first().ok_or(DecodeError::Empty)?;
+        let mut r = Reader { kind, body };
+        let msg = match kind {
+            0x81 => {
+                r.exact(57)?;
+                let version = r.u8();
+                let spectator = r.u8() != 0;
+                let player = r.u32();
+                let token = r.take::<16>();
+                let (rows, cols, mines) = (r.u32(), r.u32(), r.u64());
+                let mode = match r.u8() {
+                    0 => Mode::Race,
+                    1 => Mode::Coop,
+                    m => return Err(r.field(format!("mode {m} is not 0 or 1"))),
+                };
+                let rule = match r.u8() {
+                    0 => MineRule::Classic,
+                    1 => MineRule::Endless,
+                    m => return Err(r.field(format!("rule {m} is not 0 or 1"))),
+                };
+                let no_guess = r.u8() != 0;
+                let first = (r.u32(), r.u32());
+                ServerMsg::Welcome(Welcome {
+                    version,
+                    spectator,
+                    player,
+                    token,
+                    rows,
+                    cols,
+                    mines,
+                    mode,
+                    rule,
+                    no_guess,
+                    first,
+                    max_chunks: r.u32(),
+                    view: r.u32(),
+                })
+            }
+            0x82 => {
+                r.exact(14)?;
+                ServerMsg::Ack {
+                    seq: r.u32(),
+                    opened: r.u32(),
+                    exploded: r.u32(),
+                    status: r.status()?,
+                    flagged: r.u8() != 0,
+                }
+            }
+            0x83 => {
+                r.at_least(6)?;
+                ServerMsg::Error {
+                    seq: r.u32(),
+                    code: r.u16(),
+                    message: r.rest_text()?,
+                }
+            }
+            0x84 => {
+                r.at_least(15)?;
+                let (view, chunk_row, chunk_col) = (r.u32(), r.u32(), r.u32());
+                let (height, width) = (r.u8(), r.u8());
+                if !(1..=CHUNK as u8).contains(&height) || !(1..=CHUNK as u8).contains(&width) {
+                    return Err(r.field(format!("a chunk of {height}x{width} cells")));
+                }
+                let encoding = r.u8();
+                let cells =
+                    decode_cells(&mut r, encoding, usize::from(height) * usize::from(width))?;
+                r.done()?;
+                ServerMsg::Chunk {
+                    view,
+                    chunk_row,
+                    chunk_col,
+                    height,
+                    width,
+                    cells,
+                }
+            }
+            0x85 => {
+                r.at_least(14)?;
+                let (view, chunk_row, chunk_col) = (r.u32(), r.u32(), r.u32());
+                let count = usize::from(r.u16());
+                r.exact(count * 3)?;
+                let mut cells = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let (offset, state) = (r.u16(), r.u8());
+                    if usize::from(offset) >= CHUNK * CHUNK || state > cell::WRONG_FLAG {
+                        return Err(r.field(format!("cell {offset} state {state}")));
+                    }
+                    cells.push((offset, state));
+                }
+                ServerMsg::Delta {
+                    view,
+                    chunk_row,
+                    chunk_col,
+                    cells,
+                }
+            }
+            0x86 => {
+                r.at_least(2)?;
+                let count = r.u16();
+                let mut players = Vec::new();
+                for _ in 0..count {
+                    r.at_least(27)?;
+                    let id = r.u32();
+                    let online = r.u8() != 0;
+                    let status = r.status()?;
+                    let revealed = r.u64();
+                    let (mines_hit, flags, elapsed_ms) = (r.u32(), r.u32(), r.u32());
+                    let len = usize::from(r.u8());
+                    let name = r.text(len)?;
+                    players.push(PlayerInfo {
+                        id,
+                        name,
+                        online,
+                        status,
+                        revealed,
+                        mines_hit,
+                        flags,
+                        elapsed_ms,
+                    });
+                }
+                r.done()?;
+                ServerMsg::Players(players)
+            }
+            0x87 => {
+                r.at_least(2)?;
+                let count = usize::from(r.u16());
+                r.exact(count * 12)?;
+                ServerMsg::Cursors((0..count).map(|_| (r.u32(), r.u32(), r.u32())).collect())
+            }
+            0x88 => {
+                r.at_least(19)?;
+                let view = r.u32();
+                let status = r.status()?;
+                let (elapsed_ms, bbbv, clicks) = (r.u32(), r.u32(), r.u32());
+                let count = usize::from(r.u16());
+                r.exact(count * 8)?;
+                ServerMsg::Over(Over {
+                    view,
+                    status,
+                    elapsed_ms,
+                    bbbv,
+                    clicks,
+                    correct_flags: (0..count).map(|_| (r.u32(), r.u32())).collect(),
+                })
+            }
+            0x89 => {
+                r.at_least(5)?;
+                let seq = r.u32();
+                let found = match r.u8() {
+                    0 => {
+                        r.done()?;
+                        None
+                    }
+                    1 => {
+                        r.at_least(8)?;
+                        let (row, col) = (r.u32(), r.u32());
+                        Some((row, col, r.rest_text()?))
+                    }
+                    f => return Err(r.field(format!("found {f} is not 0 or 1"))),
+                };
+                ServerMsg::Hint { seq, found }
+            }
+            0x8a => {
+                r.at_least(16)?;
+                let (seq, row, col) = (r.u32(), r.u32(), r.u32());
+                let (height, width) = (r.u16(), r.u16());
+                let count = usize::from(height) * usize::from(width);
+                r.exact(count)?;
+                ServerMsg::Odds {
+                    seq,
+                    row,
+                    col,
+                    height,
+                    width,
+                    cells: r.bytes(count)?.to_vec(),
+                }
+            }
+            0x8c => {
+                r.exact(8)?;
+                ServerMsg::Pong { nonce: r.u64() }
+            }
+            0x8d => {
+                r.exact(13)?;
+                let kind = match r.u8() {
+                    1 => EventKind::MineHit,
+                    2 => EventKind::Joined,
+                    3 => EventKind::Left,
+                    4 => EventKind::Won,
+                    5 => EventKind::Lost,
+                    k => return Err(r.field(format!("event kind {k} is not 1 to 5"))),
+                };
+                ServerMsg::Event {
+                    kind,
+                    player: r.u32(),
+                    row: r.u32(),
+                    col: r.u32(),
+                }
+            }
+            other => return Err(DecodeError::UnknownType(other)),
+        };
+        Ok(msg)
+    }
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+pub fn truncate_utf8(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_round_trip_in_every_encoding() {
+        let cases: Vec<Vec<u8>> = vec![
+            vec![cell::HIDDEN; 4096],
+            vec![0; 4096],
+            (0..4096).map(|i| (i % 14) as u8).collect(),
+            vec![cell::HIDDEN, 1, 0],
+            vec![3],
+        ];
+        for cells in cases {
+            let msg = ServerMsg::Chunk {
+                view: 0,
+                chunk_row: 1,
+                chunk_col: 2,
+                height: 1,
+                width: 1,
+                cells: cells.clone(),
+            };
+            let (h, w) = if cells.len() == 4096 {
+                (64, 64)
+            } else {
+                (1, cells.len() as u8)
+            };
+            let msg = match msg {
+                ServerMsg::Chunk { cells, .. } => ServerMsg::Chunk {
+                    view: 0,
+                    chunk_row: 1,
+                    chunk_col: 2,
+                    height: h,
+                    width: w,
+                    cells,
+                },
+                other => other,
+            };
+            assert_eq!(ServerMsg::decode(&msg.encode()), Ok(msg));
+        }
+    }
+}

@@ -1,0 +1,923 @@
+//! The network side: HTTP routes, WebSocket connections, the room directory, and the thread
+//! that runs each room.
+//!
+//! A connection is two thin tasks: the reader checks, rate-limits and decodes frames and
+//! forwards them to its room; the writer drains the connection's bounded queue into the
+//! socket. A room is a thread that owns its [`Room`] and its [`Log`]: it takes a batch of
+//! requests, applies them, commits their records in one write (group commit), and only then
+//! releases the frames they produced.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::Router;
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, RawQuery, State};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use crossbeam_channel as cb;
+use futures_util::{SinkExt, StreamExt};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::log::{RoomDir, Sync};
+use crate::metrics::Metrics;
+use crate::params::{Requested, RoomParams, parse_query};
+use crate::protocol::{ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg};
+use crate::room::{ConnId, Refusal, Room};
+
+/// The server's settings and limits.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where to listen; loopback by default.
+    pub listen: SocketAddr,
+    /// Where rooms keep their logs and snapshots.
+    pub data: PathBuf,
+    /// Whether each group commit is synced to the disk.
+    pub sync: Sync,
+    /// The most rooms at once.
+    pub max_rooms: usize,
+    /// The most cells in one room.
+    pub max_room_cells: u128,
+    /// The most cells over all rooms, each room counted once for its board and once for
+    /// each view it may hold (a race: up to 8).
+    pub max_total_cells: u128,
+    /// The most chunks one connection may watch.
+    pub max_chunks: usize,
+    /// The most connections at once.
+    pub max_connections: usize,
+    /// Frames a connection's queue holds before the connection is closed as too slow.
+    pub queue: usize,
+    /// Frames a second a connection may send, sustained.
+    pub rate: f64,
+    /// Frames a connection may send in a burst.
+    pub burst: f64,
+    /// Hint and odds requests a second.
+    pub help_rate: f64,
+    /// A connection silent this long is closed.
+    pub idle: Duration,
+    /// Records between snapshots.
+    pub snapshot_every: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data: PathBuf::from("bitmines-data"),
+            sync: Sync::Data,
+            max_rooms: 1000,
+            max_room_cells: 1_000_000_000,
+            max_total_cells: 4_000_000_000,
+            max_chunks: 256,
+            max_connections: 10_000,
+            queue: 1024,
+            rate: 100.0,
+            burst: 200.0,
+            help_rate: 5.0,
+            idle: Duration::from_secs(120),
+            snapshot_every: 200_000,
+        }
+    }
+}
+
+/// A request to a room's thread.
+enum Cmd {
+    Join {
+        conn: ConnId,
+        token: Option<[u8; 16]>,
+        spectate: bool,
+        name: Option<String>,
+        tx: mpsc::Sender<Bytes>,
+        closer: Closer,
+        reply: oneshot::Sender<Result<(), Refusal>>,
+    },
+    Msg {
+        conn: ConnId,
+        msg: ClientMsg,
+        received: Instant,
+    },
+    Leave {
+        conn: ConnId,
+    },
+    Shutdown {
+        reply: oneshot::Sender<()>,
+    },
+}
+
+/// Where a connection's close reason is left for its writer, and how the writer is told.
+#[derive(Default)]
+struct CloseSlot {
+    reason: Mutex<Option<(u16, String)>>,
+    now: tokio::sync::Notify,
+}
+
+type Closer = Arc<CloseSlot>;
+
+struct RoomHandle {
+    params: RoomParams,
+    weight: u128,
+    ctl: cb::Sender<Cmd>,
+    msgs: cb::Sender<Cmd>,
+    players: Arc<AtomicUsize>,
+}
+
+/// Shared by every connection.
+pub struct Shared {
+    config: Config,
+    rooms: Mutex<HashMap<String, RoomHandle>>,
+    metrics: Arc<Metrics>,
+    next_conn: AtomicU64,
+    open: AtomicUsize,
+    shutting_down: std::sync::atomic::AtomicBool,
+}
+
+impl Shared {
+    /// The server's metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+}
+
+/// Starts every room found under the data directory.
+fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
+    let dir = shared.config.data.join("rooms");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return Ok(0);
+    };
+    let mut n = 0;
+    for entry in entries.flatten() {
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        if !valid_name(&name) {
+            continue;
+        }
+        let room_dir = RoomDir::new(&shared.config.data, &name);
+        let (params, _) = room_dir.meta()?;
+        let (room, log) = room_dir.recover(
+            shared.config.sync,
+            shared.config.max_chunks,
+            Arc::clone(&shared.metrics),
+        )?;
+        room.validate()
+            .map_err(|e| format!("room {name} restored inconsistent: {e}"))?;
+        let mut rooms = shared.rooms.lock().map_err(|_| "room directory poisoned")?;
+        spawn_room(
+            shared,
+            &mut rooms,
+            name,
+            params,
+            RoomStart::Restored(Box::new((room, log))),
+        )?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+enum RoomStart {
+    New(u64),
+    Restored(Box<(Room, crate::log::Log)>),
+}
+
+fn weight(params: &RoomParams) -> u128 {
+    let views = match params.mode {
+        Mode::Race => crate::room::MAX_RACE_PLAYERS as u128,
+        Mode::Coop => 1,
+    };
+    params.cells() * (1 + views)
+}
+
+fn spawn_room(
+    shared: &Arc<Shared>,
+    rooms: &mut HashMap<String, RoomHandle>,
+    name: String,
+    params: RoomParams,
+    start: RoomStart,
+) -> Result<(), String> {
+    let (ctl_tx, ctl_rx) = cb::unbounded();
+    let (msg_tx, msg_rx) = cb::bounded(65_536);
+    let players = Arc::new(AtomicUsize::new(0));
+    let handle = RoomHandle {
+        params,
+        weight: weight(&params),
+        ctl: ctl_tx,
+        msgs: msg_tx,
+        players: Arc::clone(&players),
+    };
+    let thread_shared = Arc::clone(shared);
+    let thread_name = name.clone();
+    std::thread::Builder::new()
+        .name(format!("room {name}"))
+        .spawn(move || {
+            run_room(
+                &thread_shared,
+                &thread_name,
+                params,
+                start,
+                &ctl_rx,
+                &msg_rx,
+                &players,
+            )
+        })
+        .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
+    rooms.insert(name, handle);
+    shared.metrics.set_rooms(rooms.len());
+    Ok(())
+}
+
+/// The loop of one room's thread.
+fn run_room(
+    shared: &Arc<Shared>,
+    name: &str,
+    params: RoomParams,
+    start: RoomStart,
+    ctl: &cb::Receiver<Cmd>,
+    msgs: &cb::Receiver<Cmd>,
+    players: &AtomicUsize,
+) {
+    let config = &shared.config;
+    let dir = RoomDir::new(&config.data, name);
+    let made = match start {
+        RoomStart::Restored(boxed) => Ok(*boxed),
+        RoomStart::New(seed) => (|| {
+            dir.create(&params, seed)
+                .map_err(|e| format!("{}: {e}", dir.path().display()))?;
+            let room = crate::log::fresh_room(
+                &params,
+                seed,
+                config.max_chunks,
+                Arc::clone(&shared.metrics),
+                Instant::now(),
+            )?;
+            let (log, _) = dir.open_log(config.sync)?;
+            dir.snapshot(&room, 0)?;
+            Ok::<_, String>((room, log))
+        })(),
+    };
+    let (mut room, mut log) = match made {
+        Ok(made) => made,
+        Err(e) => {
+            eprintln!("bitmines serve: room {name}: {e}");
+            refuse_all(ctl, msgs, &format!("the room could not be made: {e}"));
+            if let Ok(mut rooms) = shared.rooms.lock() {
+                rooms.remove(name);
+            }
+            return;
+        }
+    };
+    let mut closers: HashMap<ConnId, Closer> = HashMap::new();
+    let mut last_snapshot = log.records();
+    let mut batch = Vec::with_capacity(4096);
+    let mut replies = Vec::new();
+    let mut shutdown: Option<oneshot::Sender<()>> = None;
+    loop {
+        cb::select! {
+            recv(ctl) -> cmd => match cmd { Ok(c) => batch.push(c), Err(_) => break },
+            recv(msgs) -> cmd => if let Ok(c) = cmd { batch.push(c) },
+            default(Duration::from_millis(50)) => {},
+        }
+        while batch.len() < 4096 {
+            match ctl.try_recv().or_else(|_| msgs.try_recv()) {
+                Ok(c) => batch.push(c),
+                Err(_) => break,
+            }
+        }
+        let now = Instant::now();
+        for cmd in batch.drain(..) {
+            match cmd {
+                Cmd::Join {
+                    conn,
+                    token,
+                    spectate,
+                    name,
+                    tx,
+                    closer,
+                    reply,
+                } => {
+                    let result = room.join(conn, token, spectate, name, tx, now);
+                    if result.is_ok() {
+                        closers.insert(conn, closer);
+                    }
+                    replies.push((reply, result));
+                }
+                Cmd::Msg {
+                    conn,
+                    msg,
+                    received,
+                } => room.handle(conn, msg, received, now),
+                Cmd::Leave { conn } => {
+                    room.leave(conn);
+                    closers.remove(&conn);
+                }
+                Cmd::Shutdown { reply } => shutdown = Some(reply),
+            }
+        }
+        room.tick(now);
+        let records = room.take_records();
+        if let Err(e) = log.commit(&records) {
+            // The moves of this batch are applied in memory but not durable: nobody may see
+            // them, so every connection is closed and the room stops; a restart replays the
+            // log as it is on disk.
+            eprintln!("bitmines serve: room {name}: the log cannot be written: {e}");
+            close_all(
+                &closers,
+                1011,
+                "the server cannot store moves; reconnect later",
+            );
+            break;
+        }
+        room.release(Instant::now());
+        players.store(room.player_count(), Ordering::Relaxed);
+        for (reply, result) in replies.drain(..) {
+            let _ = reply.send(result);
+        }
+        for (conn, reason) in room.take_closed() {
+            if let Some(closer) = closers.remove(&conn) {
+                set_close(&closer, 1013, &reason);
+            }
+        }
+        if log.records() - last_snapshot >= config.snapshot_every || shutdown.is_some() {
+            match dir.snapshot(&room, log.records()) {
+                Ok(()) => last_snapshot = log.records(),
+                Err(e) => eprintln!("bitmines serve: room {name}: snapshot: {e}"),
+            }
+        }
+        if let Some(reply) = shutdown.take() {
+            close_all(&closers, 1001, "the server is shutting down");
+            drop(room);
+            let _ = reply.send(());
+            return;
+        }
+    }
+}
+
+/// Leaves a close reason (the first one given wins) and tells the writer to send what is
+/// queued and close.
+fn set_close(closer: &Closer, code: u16, reason: &str) {
+    if let Ok(mut slot) = closer.reason.lock() {
+        slot.get_or_insert_with(|| (code, reason.to_string()));
+    }
+    closer.now.notify_one();
+}
+
+fn close_all(closers: &HashMap<ConnId, Closer>, code: u16, reason: &str) {
+    for closer in closers.values() {
+        set_close(closer, code, reason);
+    }
+}
+
+fn refuse_all(ctl: &cb::Receiver<Cmd>, msgs: &cb::Receiver<Cmd>, reason: &str) {
+    for cmd in ctl.try_iter().chain(msgs.try_iter()) {
+        if let Cmd::Join { reply, .. } = cmd {
+            let _ = reply.send(Err((ErrorCode::Limit, reason.to_string())));
+        }
+    }
+}
+
+/// Whether `name` may name a room: 1 to 64 letters, digits, `-` or `_`.
+pub fn valid_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A bound, running server.
+pub struct Server {
+    shared: Arc<Shared>,
+    listener: tokio::net::TcpListener,
+}
+
+impl Server {
+    /// Binds the listening socket and restores every room under the data directory.
+    pub async fn bind(config: Config) -> Result<Server, String> {
+        std::fs::create_dir_all(config.data.join("rooms"))
+            .map_err(|e| format!("{}: {e}", config.data.display()))?;
+        let listener = tokio::net::TcpListener::bind(config.listen)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        let shared = Arc::new(Shared {
+            config,
+            rooms: Mutex::new(HashMap::new()),
+            metrics: Arc::new(Metrics::default()),
+            next_conn: AtomicU64::new(1),
+            open: AtomicUsize::new(0),
+            shutting_down: std::sync::atomic::AtomicBool::new(false),
+        });
+        let restored = restore_rooms(&shared)?;
+        if restored > 0 {
+            eprintln!(
+                "bitmines serve: restored {restored} rooms from {}",
+                shared.config.data.display()
+            );
+        }
+        Ok(Server { shared, listener })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> Result<SocketAddr, String> {
+        self.listener.local_addr().map_err(|e| e.to_string())
+    }
+
+    /// The server's shared state (for its metrics).
+    pub fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Serves until `shutdown` completes, then stops accepting, closes every connection with
+    /// a reason, writes a snapshot of every room, and returns.
+    pub async fn run(
+        self,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), String> {
+        let shared = Arc::clone(&self.shared);
+        let app = Router::new()
+            .route("/healthz", get(|| async { "ok\n" }))
+            .route("/metrics", get(metrics))
+            .route("/rooms", get(rooms))
+            .route("/room/{name}", get(ws))
+            .with_state(Arc::clone(&shared));
+        let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let closing = Arc::clone(&shared);
+        let watcher = tokio::spawn(async move {
+            shutdown.await;
+            closing.shutting_down.store(true, Ordering::SeqCst);
+            shutdown_rooms(&closing).await;
+            let _ = stop_tx.send(());
+        });
+        axum::serve(self.listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stop_rx.await;
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        let _ = watcher.await;
+        // Give the writers a moment to send their close frames.
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while shared.open.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        Ok(())
+    }
+}
+
+async fn shutdown_rooms(shared: &Arc<Shared>) {
+    let waits: Vec<oneshot::Receiver<()>> = {
+        let Ok(rooms) = shared.rooms.lock() else {
+            return;
+        };
+        rooms
+            .values()
+            .filter_map(|h| {
+                let (tx, rx) = oneshot::channel();
+                h.ctl.send(Cmd::Shutdown { reply: tx }).ok().map(|()| rx)
+            })
+            .collect()
+    };
+    for w in waits {
+        let _ = w.await;
+    }
+}
+
+async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
+    (
+        [("content-type", "text/plain; version=0.0.4")],
+        shared.metrics.render(),
+    )
+}
+
+async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
+    let mut out = String::from("[");
+    if let Ok(rooms) = shared.rooms.lock() {
+        let mut names: Vec<&String> = rooms.keys().collect();
+        names.sort();
+        for (i, name) in names.into_iter().enumerate() {
+            let h = &rooms[name];
+            let p = &h.params;
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&format!(
+                "{{\"name\":\"{name}\",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"players\":{}}}",
+                p.rows,
+                p.cols,
+                p.mines,
+                crate::params::mode_name(p.mode),
+                crate::params::rule_name(p.rule),
+                p.no_guess,
+                h.players.load(Ordering::Relaxed)
+            ));
+        }
+    }
+    out.push(']');
+    ([("content-type", "application/json")], out)
+}
+
+async fn ws(
+    ws: WebSocketUpgrade,
+    Path(name): Path<String>,
+    RawQuery(query): RawQuery,
+    State(shared): State<Arc<Shared>>,
+) -> Response {
+    ws.max_message_size(1024)
+        .max_frame_size(1024)
+        .on_upgrade(move |socket| connection(socket, name, query.unwrap_or_default(), shared))
+}
+
+/// Sends an error and a close frame on a socket that never joined.
+async fn turn_away(mut socket: WebSocket, code: ErrorCode, message: String) {
+    let frame = ServerMsg::Error {
+        seq: 0,
+        code: code as u16,
+        message: message.clone(),
+    }
+    .encode();
+    let _ = socket.send(Message::Binary(frame)).await;
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame {
+            code: 1008,
+            reason: Utf8Bytes::from(crate::protocol::truncate_utf8(&message, 120).to_string()),
+        })))
+        .await;
+}
+
+fn parse_token(hex: &str) -> Option<[u8; 16]> {
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
+}
+
+/// Counts a connection as open for as long as it lives.
+struct OpenGuard(Arc<Shared>);
+
+impl Drop for OpenGuard {
+    fn drop(&mut self) {
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+        self.0.metrics.disconnected();
+    }
+}
+
+async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<Shared>) {
+    shared.open.fetch_add(1, Ordering::SeqCst);
+    shared.metrics.connected();
+    let _guard = OpenGuard(Arc::clone(&shared));
+    if shared.shutting_down.load(Ordering::SeqCst) {
+        return turn_away(
+            socket,
+            ErrorCode::ShuttingDown,
+            "the server is shutting down".into(),
+        )
+        .await;
+    }
+    if shared.open.load(Ordering::SeqCst) > shared.config.max_connections {
+        return turn_away(
+            socket,
+            ErrorCode::Limit,
+            format!(
+                "the server has its {} connections",
+                shared.config.max_connections
+            ),
+        )
+        .await;
+    }
+    if !valid_name(&name) {
+        return turn_away(
+            socket,
+            ErrorCode::BadParameter,
+            format!("room name {name:?} is not 1 to 64 letters, digits, '-' or '_'"),
+        )
+        .await;
+    }
+    let query = parse_query(&query);
+    if let Some(v) = query.get("v").filter(|v| v.as_str() != "1") {
+        return turn_away(
+            socket,
+            ErrorCode::BadParameter,
+            format!("protocol version v={v} is not spoken here; this server speaks 1"),
+        )
+        .await;
+    }
+    let token = match query.get("token") {
+        None => None,
+        Some(hex) => match parse_token(hex) {
+            Some(t) => Some(t),
+            None => {
+                return turn_away(
+                    socket,
+                    ErrorCode::BadToken,
+                    format!("token={hex:?} is not 32 hexadecimal digits"),
+                )
+                .await;
+            }
+        },
+    };
+    let spectate = query
+        .get("spectate")
+        .is_some_and(|v| v == "1" || v == "true");
+    let player_name = query.get("name").cloned();
+    let requested = match Requested::from_query(&query) {
+        Ok(r) => r,
+        Err(e) => return turn_away(socket, ErrorCode::BadParameter, e).await,
+    };
+    let (ctl, msgs) = match find_or_create(&shared, &name, &requested) {
+        Ok(channels) => channels,
+        Err((code, e)) => return turn_away(socket, code, e).await,
+    };
+    let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
+    let (tx, mut rx) = mpsc::channel::<Bytes>(shared.config.queue);
+    let closer: Closer = Arc::new(CloseSlot::default());
+    let (reply_tx, reply_rx) = oneshot::channel();
+    let join = Cmd::Join {
+        conn,
+        token,
+        spectate,
+        name: player_name,
+        tx: tx.clone(),
+        closer: Arc::clone(&closer),
+        reply: reply_tx,
+    };
+    if ctl.send(join).is_err() {
+        return turn_away(socket, ErrorCode::Busy, "the room is closing".into()).await;
+    }
+    match reply_rx.await {
+        Ok(Ok(())) => {}
+        Ok(Err((code, e))) => return turn_away(socket, code, e).await,
+        Err(_) => return turn_away(socket, ErrorCode::Busy, "the room closed".into()).await,
+    }
+    let (mut sink, mut stream) = socket.split();
+    let writer_closer = Arc::clone(&closer);
+    let writer = tokio::spawn(async move {
+        let send = |frame| Message::Binary(frame);
+        loop {
+            tokio::select! {
+                biased;
+                frame = rx.recv() => match frame {
+                    Some(frame) => {
+                        if sink.send(send(frame)).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => break,
+                },
+                () = writer_closer.now.notified() => {
+                    while let Ok(frame) = rx.try_recv() {
+                        if sink.send(send(frame)).await.is_err() {
+                            return;
+                        }
+                    }
+                    break;
+                }
+            }
+        }
+        let (code, reason) = writer_closer
+            .reason
+            .lock()
+            .ok()
+            .and_then(|slot| slot.clone())
+            .unwrap_or((1000, "closed".into()));
+        let _ = sink
+            .send(Message::Close(Some(CloseFrame {
+                code,
+                reason: Utf8Bytes::from(crate::protocol::truncate_utf8(&reason, 120).to_string()),
+            })))
+            .await;
+        let _ = sink.close().await;
+    });
+    read_loop(&shared, conn, &mut stream, &tx, &closer, &msgs).await;
+    let _ = ctl.send(Cmd::Leave { conn });
+    drop(tx);
+    // The writer ends when the room drops its sender (after the leave) or the socket fails.
+    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+}
+
+/// A token bucket.
+struct Bucket {
+    tokens: f64,
+    rate: f64,
+    burst: f64,
+    at: Instant,
+}
+
+impl Bucket {
+    fn new(rate: f64, burst: f64) -> Bucket {
+        Bucket {
+            tokens: burst,
+            rate,
+            burst,
+            at: Instant::now(),
+        }
+    }
+
+    fn take(&mut self, now: Instant) -> bool {
+        self.tokens =
+            (self.tokens + now.duration_since(self.at).as_secs_f64() * self.rate).min(self.burst);
+        self.at = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// Strikes (bad frames, refused floods) after which a connection is closed.
+const STRIKES: u32 = 100;
+
+async fn read_loop(
+    shared: &Arc<Shared>,
+    conn: ConnId,
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    tx: &mpsc::Sender<Bytes>,
+    closer: &Closer,
+    msgs: &cb::Sender<Cmd>,
+) {
+    let config = &shared.config;
+    let mut frames = Bucket::new(config.rate, config.burst);
+    let mut help = Bucket::new(config.help_rate, config.help_rate * 2.0);
+    let mut strikes = 0u32;
+    let refuse = |seq: u32, code: ErrorCode, message: String| {
+        shared.metrics.error();
+        let _ = tx.try_send(
+            ServerMsg::Error {
+                seq,
+                code: code as u16,
+                message,
+            }
+            .encode(),
+        );
+    };
+    loop {
+        let next = match tokio::time::timeout(config.idle, stream.next()).await {
+            Err(_) => {
+                set_close(
+                    closer,
+                    1000,
+                    &format!("idle for {} s", config.idle.as_secs()),
+                );
+                return;
+            }
+            Ok(None | Some(Err(_))) => return,
+            Ok(Some(Ok(message))) => message,
+        };
+        let now = Instant::now();
+        shared.metrics.frame_in();
+        let bytes = match next {
+            Message::Binary(b) => b,
+            Message::Close(_) => return,
+            Message::Ping(_) | Message::Pong(_) => continue,
+            Message::Text(_) => {
+                strikes += 1;
+                refuse(
+                    0,
+                    ErrorCode::BadFrame,
+                    "text frames are not part of the protocol; send binary frames".into(),
+                );
+                if strikes > STRIKES {
+                    break;
+                }
+                continue;
+            }
+        };
+        if !frames.take(now) {
+            strikes += 1;
+            refuse(
+                0,
+                ErrorCode::RateLimited,
+                format!("more than {} frames a second", config.rate),
+            );
+            if strikes > STRIKES {
+                break;
+            }
+            continue;
+        }
+        if bytes.len() > MAX_CLIENT_FRAME {
+            strikes += 1;
+            refuse(
+                0,
+                ErrorCode::BadFrame,
+                format!(
+                    "a frame of {} bytes, over the limit of {MAX_CLIENT_FRAME}",
+                    bytes.len()
+                ),
+            );
+            if strikes > STRIKES {
+                break;
+            }
+            continue;
+        }
+        let msg = match ClientMsg::decode(&bytes) {
+            Ok(m) => m,
+            Err(e) => {
+                strikes += 1;
+                refuse(0, ErrorCode::BadFrame, e.to_string());
+                if strikes > STRIKES {
+                    break;
+                }
+                continue;
+            }
+        };
+        if let ClientMsg::Hint { seq, .. } | ClientMsg::Odds { seq, .. } = msg
+            && !help.take(now)
+        {
+            strikes += 1;
+            refuse(
+                seq,
+                ErrorCode::RateLimited,
+                format!("more than {} hints a second", config.help_rate),
+            );
+            continue;
+        }
+        let seq = match msg {
+            ClientMsg::Move { seq, .. } => seq,
+            _ => 0,
+        };
+        match msgs.try_send(Cmd::Msg {
+            conn,
+            msg,
+            received: now,
+        }) {
+            Ok(()) => {}
+            Err(cb::TrySendError::Full(_)) => {
+                refuse(
+                    seq,
+                    ErrorCode::Busy,
+                    "the room is busy; try the move again".into(),
+                );
+            }
+            Err(cb::TrySendError::Disconnected(_)) => return,
+        }
+    }
+    shared.metrics.close_abuse();
+    set_close(
+        closer,
+        1008,
+        &format!("more than {STRIKES} bad or refused frames"),
+    );
+}
+
+fn find_or_create(
+    shared: &Arc<Shared>,
+    name: &str,
+    requested: &Requested,
+) -> Result<(cb::Sender<Cmd>, cb::Sender<Cmd>), Refusal> {
+    let config = &shared.config;
+    let mut rooms = shared
+        .rooms
+        .lock()
+        .map_err(|_| (ErrorCode::Busy, "the room directory failed".to_string()))?;
+    if let Some(h) = rooms.get(name) {
+        if let Some(m) = requested.mismatch(&h.params) {
+            return Err((ErrorCode::RoomMismatch, format!("room {name} exists: {m}")));
+        }
+        return Ok((h.ctl.clone(), h.msgs.clone()));
+    }
+    if rooms.len() >= config.max_rooms {
+        return Err((
+            ErrorCode::Limit,
+            format!("the server has its {} rooms", config.max_rooms),
+        ));
+    }
+    let params = requested
+        .resolve(config.max_room_cells)
+        .map_err(|e| (ErrorCode::Limit, e))?;
+    let total: u128 = rooms.values().map(|h| h.weight).sum();
+    if total + weight(&params) > config.max_total_cells {
+        return Err((
+            ErrorCode::Limit,
+            format!(
+                "a {}x{} {} room would bring the cells held to {}, over this server's limit of {}",
+                params.rows,
+                params.cols,
+                crate::params::mode_name(params.mode),
+                total + weight(&params),
+                config.max_total_cells
+            ),
+        ));
+    }
+    let mut seed = [0u8; 8];
+    getrandom::fill(&mut seed).map_err(|e| (ErrorCode::Busy, format!("no random seed: {e}")))?;
+    spawn_room(
+        shared,
+        &mut rooms,
+        name.to_string(),
+        params,
+        RoomStart::New(u64::from_le_bytes(seed)),
+    )
+    .map_err(|e| (ErrorCode::Busy, e))?;
+    shared.metrics.set_rooms(rooms.len());
+    rooms
+        .get(name)
+        .map(|h| (h.ctl.clone(), h.msgs.clone()))
+        .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))
+}

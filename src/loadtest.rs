@@ -1,0 +1,555 @@
+//! `bitmines loadtest`: simulated players against a server on this machine.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, anyhow, bail};
+use bitmines_core::{Position, Status};
+use bitmines_server::client::{Client, ClientError, Picture};
+use bitmines_server::protocol::{Action, CHUNK, ChunkRect, ClientMsg, ErrorCode, ServerMsg, cell};
+use bitmines_solve::Solver;
+use hdrhistogram::Histogram;
+use rand_core::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::Serialize;
+
+use crate::cli::{JsonArg, clock_seed, whole};
+
+/// Options of `bitmines loadtest`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// The room to load: ws://127.0.0.1:PORT/room/NAME?PARAMETERS (this machine only). The
+    /// first client's join makes the room with the query's parameters.
+    url: String,
+    /// Simulated players, each on a connection of its own.
+    #[arg(long, default_value_t = 100)]
+    clients: usize,
+    /// Seconds of play.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
+    #[arg(long, default_value = "64x128")]
+    viewport: String,
+    /// Seed of the players' choices: viewport places, guesses, reconnect times (default: one
+    /// from the clock; the seed used is always printed, so a run can be made again).
+    #[arg(long, value_parser = whole::<u64>, allow_negative_numbers = true)]
+    seed: Option<u64>,
+    /// Share of the players that drop their connection once and resume with their token.
+    #[arg(long, default_value_t = 0.1)]
+    reconnects: f64,
+    #[command(flatten)]
+    json: JsonArg,
+}
+
+#[derive(Default)]
+struct Totals {
+    acks: AtomicU64,
+    errors: AtomicU64,
+    busy: AtomicU64,
+    closed_slow: AtomicU64,
+    failed: AtomicU64,
+    reconnects: AtomicU64,
+    bytes_in: AtomicU64,
+    won: AtomicU64,
+}
+
+/// What one pair of players who share a viewport sent, so that each can time the other's
+/// moves reaching it.
+type Sent = Arc<[Mutex<HashMap<(u32, u32), Instant>>; 2]>;
+
+#[derive(Serialize)]
+struct Report {
+    schema: &'static str,
+    url: String,
+    seed: u64,
+    clients: usize,
+    connected: usize,
+    duration_s: f64,
+    actions: u64,
+    actions_per_s: f64,
+    ack_ms: Quantiles,
+    fanout_ms: Quantiles,
+    errors: u64,
+    busy: u64,
+    drops: u64,
+    failed: u64,
+    reconnects: u64,
+    bytes_in_per_s: f64,
+    server_memory_before: u64,
+    server_memory_after: u64,
+    server_resyncs: u64,
+    server_drops: u64,
+}
+
+#[derive(Serialize)]
+struct Quantiles {
+    count: u64,
+    p50: f64,
+    p99: f64,
+    p999: f64,
+    max: f64,
+}
+
+fn quantiles(h: &Histogram<u64>) -> Quantiles {
+    let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    Quantiles {
+        count: h.len(),
+        p50: ms(0.5),
+        p99: ms(0.99),
+        p999: ms(0.999),
+        max: h.max() as f64 / 1000.0,
+    }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 120_000_000, 3).expect("constant bounds are valid")
+}
+
+/// The host and port of a ws:// URL on this machine, or why not.
+fn loopback(url: &str) -> anyhow::Result<String> {
+    let rest = url
+        .strip_prefix("ws://")
+        .ok_or_else(|| anyhow!("{url:?} is not a ws:// address"))?;
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = authority
+        .rsplit_once(':')
+        .map_or(authority, |(h, _)| h)
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let ok = host == "localhost"
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|a| a.is_loopback());
+    if !ok {
+        bail!(
+            "the load tester only targets this machine (127.0.0.0/8, localhost or [::1]), not {host:?}"
+        );
+    }
+    if !rest.contains("/room/") {
+        bail!("{url:?} names no room: ws://HOST:PORT/room/NAME");
+    }
+    Ok(authority.to_string())
+}
+
+fn server_metric(authority: &str, name: &str) -> Option<u64> {
+    let mut stream = TcpStream::connect(authority).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        stream,
+        "GET /metrics HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).ok()?;
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix(name)?
+                .strip_prefix(' ')?
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map(|v| v as u64)
+}
+
+/// Runs the load and prints the report.
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    let authority = loopback(&args.url)?;
+    let (vr, vc) = args
+        .viewport
+        .split_once('x')
+        .and_then(|(r, c)| Some((r.parse::<usize>().ok()?, c.parse::<usize>().ok()?)))
+        .filter(|&(r, c)| r > 0 && c > 0)
+        .ok_or_else(|| {
+            anyhow!(
+                "--viewport {:?} is not ROWSxCOLS with positive numbers",
+                args.viewport
+            )
+        })?;
+    if args.clients == 0 || args.clients > 20_000 {
+        bail!("--clients {} must be 1 to 20000", args.clients);
+    }
+    if !(args.duration > 0.0 && args.duration <= 3600.0) {
+        bail!(
+            "--duration {} must be above 0 and at most 3600 seconds",
+            args.duration
+        );
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    let memory_before = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
+    let totals = Arc::new(Totals::default());
+    let ack = Arc::new(Mutex::new(histogram()));
+    let fanout = Arc::new(Mutex::new(histogram()));
+    let connected = Arc::new(AtomicU64::new(0));
+    let separator = if args.url.contains('?') { '&' } else { '?' };
+    // The first join makes the room (a large board takes a moment); the others follow.
+    let first = runtime
+        .block_on(Client::connect(&format!(
+            "{}{separator}spectate=1",
+            args.url
+        )))
+        .map_err(|e| anyhow!("{}: {e}", args.url))?;
+    let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
+    runtime.block_on(first.close());
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    eprintln!(
+        "bitmines loadtest: {} players on a {rows}x{cols} room for {} s, seed {seed}",
+        args.clients, args.duration
+    );
+    let start = Instant::now();
+    let deadline = start + Duration::from_secs_f64(args.duration);
+    let mut rng = Pcg64::seed_from_u64(seed);
+    let gate = Arc::new(tokio::sync::Semaphore::new(64));
+    let mut tasks = Vec::with_capacity(args.clients);
+    for pair in 0..args.clients.div_ceil(2) {
+        // Two players share each viewport, so each times the other's moves reaching it.
+        let sent: Sent = Arc::new([Mutex::new(HashMap::new()), Mutex::new(HashMap::new())]);
+        let r0 = (rng.next_u64() as usize % rows.saturating_sub(vr).max(1)) / CHUNK * CHUNK;
+        let c0 = (rng.next_u64() as usize % cols.saturating_sub(vc).max(1)) / CHUNK * CHUNK;
+        for side in 0..2 {
+            let index = pair * 2 + side;
+            if index >= args.clients {
+                break;
+            }
+            let reconnect_at =
+                (rng.next_u64() as f64 / u64::MAX as f64 <= args.reconnects).then(|| {
+                    let at = 0.2 + 0.6 * (rng.next_u64() as f64 / u64::MAX as f64);
+                    start + Duration::from_secs_f64(args.duration * at)
+                });
+            let player = Player {
+                url: format!("{}{separator}name=load-{index}", args.url),
+                view: (r0, c0, vr.min(rows - r0), vc.min(cols - c0)),
+                side,
+                sent: Arc::clone(&sent),
+                seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                reconnect_at,
+            };
+            let (totals, ack, fanout, connected, gate) = (
+                Arc::clone(&totals),
+                Arc::clone(&ack),
+                Arc::clone(&fanout),
+                Arc::clone(&connected),
+                Arc::clone(&gate),
+            );
+            tasks.push(runtime.spawn(async move {
+                player
+                    .play(deadline, &totals, &ack, &fanout, &connected, &gate)
+                    .await
+            }));
+        }
+    }
+    runtime.block_on(async {
+        for t in tasks {
+            let _ = t.await;
+        }
+    });
+    let elapsed = start.elapsed().as_secs_f64();
+    let memory_after = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
+    let ack = ack.lock().map_err(|_| anyhow!("poisoned"))?;
+    let fanout = fanout.lock().map_err(|_| anyhow!("poisoned"))?;
+    let actions = totals.acks.load(Relaxed);
+    let report = Report {
+        schema: "bitmines-loadtest/1",
+        url: args.url.clone(),
+        seed,
+        clients: args.clients,
+        connected: connected.load(Relaxed) as usize,
+        duration_s: elapsed,
+        actions,
+        actions_per_s: actions as f64 / elapsed,
+        ack_ms: quantiles(&ack),
+        fanout_ms: quantiles(&fanout),
+        errors: totals.errors.load(Relaxed),
+        busy: totals.busy.load(Relaxed),
+        drops: totals.closed_slow.load(Relaxed),
+        failed: totals.failed.load(Relaxed),
+        reconnects: totals.reconnects.load(Relaxed),
+        bytes_in_per_s: totals.bytes_in.load(Relaxed) as f64 / elapsed,
+        server_memory_before: memory_before,
+        server_memory_after: memory_after,
+        server_resyncs: server_metric(&authority, "bitmines_resyncs_total").unwrap_or(0),
+        server_drops: server_metric(&authority, "bitmines_drops_total").unwrap_or(0),
+    };
+    if args.json.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        let q = |q: &Quantiles| {
+            format!(
+                "p50 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms ({} samples)",
+                q.p50, q.p99, q.p999, q.max, q.count
+            )
+        };
+        println!(
+            "players          {} ({} connected at some point, {} reconnects, {} failed)",
+            report.clients, report.connected, report.reconnects, report.failed
+        );
+        println!(
+            "moves            {} acknowledged in {:.1} s: {:.0} a second",
+            report.actions, elapsed, report.actions_per_s
+        );
+        println!("acknowledgement  {}", q(&report.ack_ms));
+        println!("fan-out          {}", q(&report.fanout_ms));
+        println!(
+            "errors           {} ({} busy), {} closed as too slow",
+            report.errors, report.busy, report.drops
+        );
+        println!(
+            "received         {:.1} MB a second",
+            report.bytes_in_per_s / 1e6
+        );
+        println!(
+            "server memory    {:.1} MiB before, {:.1} MiB after; resyncs {}, drops {}",
+            memory_before as f64 / 1048576.0,
+            memory_after as f64 / 1048576.0,
+            report.server_resyncs,
+            report.server_drops
+        );
+    }
+    Ok(())
+}
+
+/// One simulated player.
+struct Player {
+    url: String,
+    /// First row, first column, rows, columns of its viewport.
+    view: (usize, usize, usize, usize),
+    side: usize,
+    sent: Sent,
+    seed: u64,
+    reconnect_at: Option<Instant>,
+}
+
+impl Player {
+    async fn play(
+        mut self,
+        deadline: Instant,
+        totals: &Totals,
+        ack_hist: &Mutex<Histogram<u64>>,
+        fanout_hist: &Mutex<Histogram<u64>>,
+        connected: &AtomicU64,
+        gate: &tokio::sync::Semaphore,
+    ) {
+        let mut rng = Pcg64::seed_from_u64(self.seed);
+        let mut url = self.url.clone();
+        let mut seq = 0u32;
+        'session: while Instant::now() < deadline {
+            let client = {
+                let _permit = gate.acquire().await;
+                Client::connect(&url).await
+            };
+            let mut client = match client {
+                Ok(c) => c,
+                Err(_) => {
+                    totals.failed.fetch_add(1, Relaxed);
+                    return;
+                }
+            };
+            connected.fetch_add(1, Relaxed);
+            if !url.contains("token=") {
+                url = format!("{url}&token={}", client.token_hex());
+            }
+            let view_id = client.welcome().view;
+            let (r0, c0, h, w) = self.view;
+            let rect = ChunkRect {
+                row: (r0 / CHUNK) as u32,
+                col: (c0 / CHUNK) as u32,
+                rows: (r0 + h).div_ceil(CHUNK).saturating_sub(r0 / CHUNK) as u16,
+                cols: (c0 + w).div_ceil(CHUNK).saturating_sub(c0 / CHUNK) as u16,
+            };
+            if client.send(&ClientMsg::Subscribe(rect)).await.is_err() {
+                totals.failed.fetch_add(1, Relaxed);
+                return;
+            }
+            let mut picture = Picture::default();
+            let mut queue: Vec<(usize, usize)> = Vec::new();
+            let mut in_flight: Option<(u32, Instant, (u32, u32))> = None;
+            let chunks = usize::from(rect.rows) * usize::from(rect.cols);
+            let mut got_chunks = 0;
+            loop {
+                let now = Instant::now();
+                if now >= deadline {
+                    break 'session;
+                }
+                if let Some(at) = self.reconnect_at
+                    && now >= at
+                    && in_flight.is_none()
+                {
+                    self.reconnect_at = None;
+                    totals.reconnects.fetch_add(1, Relaxed);
+                    totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
+                    client.close().await;
+                    continue 'session;
+                }
+                if in_flight.is_none() && got_chunks >= chunks {
+                    let Some((r, c)) = self.next_move(&picture, view_id, &mut queue, &mut rng)
+                    else {
+                        break 'session;
+                    };
+                    seq = seq.wrapping_add(1);
+                    let at = Instant::now();
+                    if let Ok(mut sent) = self.sent[self.side].lock() {
+                        sent.insert((r as u32, c as u32), at);
+                    }
+                    let msg = ClientMsg::Move {
+                        seq,
+                        action: Action::Reveal,
+                        row: r as u32,
+                        col: c as u32,
+                    };
+                    if client.send(&msg).await.is_err() {
+                        break;
+                    }
+                    in_flight = Some((seq, at, (r as u32, c as u32)));
+                }
+                let remaining = deadline.saturating_duration_since(Instant::now());
+                let msg = match tokio::time::timeout(remaining, client.recv()).await {
+                    Err(_) => break 'session,
+                    Ok(Err(ClientError::Closed(Some((1013, _))))) => {
+                        totals.closed_slow.fetch_add(1, Relaxed);
+                        continue 'session;
+                    }
+                    Ok(Err(_)) => {
+                        totals.failed.fetch_add(1, Relaxed);
+                        return;
+                    }
+                    Ok(Ok(m)) => m,
+                };
+                match &msg {
+                    ServerMsg::Chunk { .. } => got_chunks += 1,
+                    ServerMsg::Delta {
+                        chunk_row,
+                        chunk_col,
+                        cells,
+                        ..
+                    } => {
+                        let other = &self.sent[1 - self.side];
+                        if let Ok(mut theirs) = other.lock()
+                            && !theirs.is_empty()
+                        {
+                            let now = Instant::now();
+                            for &(offset, _) in cells {
+                                let r = *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
+                                let c = *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
+                                if let Some(at) = theirs.remove(&(r as u32, c as u32))
+                                    && let Ok(mut h) = fanout_hist.lock()
+                                {
+                                    let _ =
+                                        h.record(now.duration_since(at).as_micros().max(1) as u64);
+                                }
+                            }
+                        }
+                    }
+                    ServerMsg::Ack { seq: s, status, .. } => {
+                        if let Some((want, at, _)) = in_flight
+                            && *s == want
+                        {
+                            in_flight = None;
+                            totals.acks.fetch_add(1, Relaxed);
+                            if let Ok(mut h) = ack_hist.lock() {
+                                let _ = h.record(at.elapsed().as_micros().max(1) as u64);
+                            }
+                        }
+                        if *status != 0 {
+                            totals.won.fetch_add(u64::from(*status == 1), Relaxed);
+                        }
+                    }
+                    ServerMsg::Error { seq: s, code, .. } => {
+                        totals.errors.fetch_add(1, Relaxed);
+                        if *code == ErrorCode::Busy as u16 {
+                            totals.busy.fetch_add(1, Relaxed);
+                        }
+                        if *code == ErrorCode::GameOver as u16 {
+                            break 'session;
+                        }
+                        if in_flight.is_some_and(|(want, _, _)| want == *s) {
+                            in_flight = None;
+                        }
+                    }
+                    _ => {}
+                }
+                picture.apply(&msg);
+            }
+            totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
+            client.close().await;
+        }
+    }
+
+    /// The next cell to reveal: one the solver proves safe in the viewport, else its safest
+    /// guess there; `None` when the viewport has no hidden cell left.
+    fn next_move(
+        &self,
+        picture: &Picture,
+        view: u32,
+        queue: &mut Vec<(usize, usize)>,
+        rng: &mut Pcg64,
+    ) -> Option<(usize, usize)> {
+        while let Some(cell) = queue.pop() {
+            if picture.cell(view, cell.0, cell.1) == Some(cell::HIDDEN) {
+                return Some(cell);
+            }
+        }
+        let (r0, c0, h, w) = self.view;
+        let mut hidden = Vec::new();
+        let mut position = Position::new(h, w, 0).ok()?;
+        let mut numbers = Vec::new();
+        for r in 0..h {
+            for c in 0..w {
+                match picture.cell(view, r0 + r, c0 + c)? {
+                    s if s <= cell::OPEN_MAX
+                        // Numbers at the viewport's edge see cells outside it: leave them out.
+                        && r > 0 && c > 0 && r + 1 < h && c + 1 < w =>
+                    {
+                        numbers.push((r, c, s));
+                    }
+                    cell::HIDDEN => hidden.push((r, c)),
+                    _ => {}
+                }
+            }
+        }
+        if hidden.is_empty() {
+            return None;
+        }
+        // A mine count for the window: the board's usual density, which only the odds use.
+        let mines = (hidden.len() * 15 / 100).min(hidden.len());
+        position = Position::new(h, w, mines).unwrap_or(position);
+        for (r, c, n) in numbers {
+            let _ = position.reveal(r, c, n);
+        }
+        if let Ok(mut solver) = Solver::new(&position)
+            && solver.deduce().is_ok()
+        {
+            let certain = solver.into_certain();
+            queue.extend(
+                certain
+                    .safe()
+                    .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
+                    .map(|(r, c)| (r0 + r, c0 + c)),
+            );
+            if let Some(cell) = queue.pop() {
+                return Some(cell);
+            }
+        }
+        if let Ok(solver) = Solver::new(&position)
+            && let Ok(solution) = solver.solve_with(false)
+        {
+            let best = hidden
+                .iter()
+                .map(|&(r, c)| (solution.probabilities.mine(r, c).unwrap_or(1.0), r, c))
+                .min_by(|a, b| a.0.total_cmp(&b.0));
+            if let Some((_, r, c)) = best {
+                return Some((r0 + r, c0 + c));
+            }
+        }
+        let (r, c) = hidden[rng.next_u64() as usize % hidden.len()];
+        let _ = Status::Playing;
+        Some((r0 + r, c0 + c))
+    }
+}

@@ -1,0 +1,124 @@
+//! `bitmines serve`: the multiplayer server.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use bitmines_server::log::Sync;
+use bitmines_server::server::{Config, Server};
+
+/// How each batch of moves is made durable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SyncArg {
+    /// fdatasync each batch before its acknowledgements: moves survive a power cut.
+    Data,
+    /// Write to the operating system only: moves survive the server being killed.
+    Os,
+}
+
+/// Options of `bitmines serve`.
+#[derive(clap::Args, Debug)]
+pub(crate) struct Args {
+    /// Address to listen on. Loopback by default; give 0.0.0.0:PORT to open it wider.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Folder for the rooms' logs and snapshots; rooms found there are restored at start.
+    #[arg(long, default_value = "bitmines-data")]
+    data: PathBuf,
+    /// How each batch of moves is made durable before it is acknowledged.
+    #[arg(long, value_enum, default_value = "data")]
+    sync: SyncArg,
+    /// The most rooms at once.
+    #[arg(long, default_value_t = 1000)]
+    max_rooms: usize,
+    /// The most cells in one room.
+    #[arg(long, default_value_t = 1_000_000_000)]
+    max_room_cells: u128,
+    /// The most cells over all rooms (a race counts its board once per possible player).
+    #[arg(long, default_value_t = 4_000_000_000)]
+    max_total_cells: u128,
+    /// The most 64x64-cell chunks one connection may watch.
+    #[arg(long, default_value_t = 256)]
+    max_chunks: usize,
+    /// The most connections at once.
+    #[arg(long, default_value_t = 10_000)]
+    max_connections: usize,
+    /// Frames a second one connection may send (bursts of twice that).
+    #[arg(long, default_value_t = 100.0)]
+    rate: f64,
+    /// Seconds a silent connection stays open.
+    #[arg(long, default_value_t = 120)]
+    idle: u64,
+    /// Moves between a room's snapshots (a snapshot is also written at shutdown).
+    #[arg(long, default_value_t = 200_000)]
+    snapshot_every: u64,
+}
+
+/// Runs the server until Ctrl-C or SIGTERM.
+pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    if args.rate.is_nan() || args.rate <= 0.0 {
+        return Err(anyhow!("--rate {} must be a positive number", args.rate));
+    }
+    let config = Config {
+        listen: args.listen,
+        data: args.data.clone(),
+        sync: match args.sync {
+            SyncArg::Data => Sync::Data,
+            SyncArg::Os => Sync::Os,
+        },
+        max_rooms: args.max_rooms,
+        max_room_cells: args.max_room_cells,
+        max_total_cells: args.max_total_cells,
+        max_chunks: args.max_chunks,
+        max_connections: args.max_connections,
+        rate: args.rate,
+        burst: args.rate * 2.0,
+        idle: Duration::from_secs(args.idle),
+        snapshot_every: args.snapshot_every.max(1),
+        ..Config::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    runtime.block_on(async {
+        let server = Server::bind(config).await.map_err(|e| anyhow!(e))?;
+        let addr = server.local_addr().map_err(|e| anyhow!(e))?;
+        // A closed standard output (a pipe whose reader went away) must not stop the server.
+        let mut out = std::io::stdout();
+        let _ = writeln!(
+            out,
+            "bitmines serve: listening on http://{addr} (join at ws://{addr}/room/NAME; data in {}; Ctrl-C stops)",
+            args.data.display()
+        );
+        let _ = out.flush();
+        server.run(stop_signal()).await.map_err(|e| anyhow!(e))?;
+        let _ = writeln!(std::io::stdout(), "bitmines serve: stopped; every room saved");
+        Ok(())
+    })
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn stop_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = term => {},
+    }
+    eprintln!("bitmines serve: stopping: closing connections and saving rooms");
+}
