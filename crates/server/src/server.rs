@@ -3,9 +3,9 @@
 //!
 //! A connection is two thin tasks: the reader checks, rate-limits and decodes frames and
 //! forwards them to its room; the writer drains the connection's bounded queue into the
-//! socket. A room is a thread that owns its [`Room`] and its [`Log`]: it takes a batch of
-//! requests, applies them, commits their records in one write (group commit), and only then
-//! releases the frames they produced.
+//! socket. A room is a thread that owns its [`Room`] and its [`Log`](crate::log::Log): it
+//! takes a batch of requests, applies them, commits their records in one write (group
+//! commit), and only then releases the frames they produced.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
