@@ -1047,8 +1047,8 @@ fn gen_no_guess_writes_a_certified_board_that_show_describes() {
     );
 }
 
-/// The help of one option in `COMMAND --help`: its line and the lines under it, up to the
-/// next option.
+/// The help of one option in `COMMAND --help`, as words: its line and the lines under it, up
+/// to the next option.
 fn option_help(command: &str, option: &str) -> String {
     let help = stdout(&bitmines(&[command, "--help"]));
     let mut lines = help.lines().skip_while(|line| {
@@ -1064,10 +1064,13 @@ fn option_help(command: &str, option: &str) -> String {
         text.starts_with('-') && line.len() - text.len() <= 6
     };
     let rest = lines.take_while(|line| !option_line(line));
+    // Words only: clap puts the help beside the option or under it depending on the rest
+    // of the command's options.
     std::iter::once(first)
         .chain(rest)
+        .flat_map(str::split_whitespace)
         .collect::<Vec<_>>()
-        .join("\n")
+        .join(" ")
 }
 
 /// One idea, one name: every subcommand that makes a board names its size, seed and
@@ -1089,7 +1092,10 @@ fn every_subcommand_shows_the_same_options_in_its_help() {
             ][..],
         ),
         (&["gen", "stress", "winrate"][..], &["--threads"][..]),
-        (&["stress", "winrate", "hint"][..], &["--json"][..]),
+        (
+            &["stress", "winrate", "hint", "loadtest"][..],
+            &["--json"][..],
+        ),
     ] {
         for option in options {
             let first = option_help(commands[0], option);
