@@ -1118,7 +1118,9 @@ impl Room {
         // with the square of the players.
         let mut order: Vec<usize> = (0..self.players.len()).collect();
         if order.len() > MAX_LISTED {
-            order.sort_by_key(|&i| (std::cmp::Reverse(self.players[i].opened), i));
+            order.select_nth_unstable_by_key(MAX_LISTED - 1, |&i| {
+                (std::cmp::Reverse(self.players[i].opened), i)
+            });
             order.truncate(MAX_LISTED);
             order.sort_unstable();
         }

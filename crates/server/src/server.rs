@@ -724,7 +724,17 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
                 biased;
                 frame = rx.recv() => match frame {
                     Some(frame) => {
-                        if sink.send(send(frame)).await.is_err() {
+                        // Whatever else is queued goes in the same write: one flush (and
+                        // one system call) for a move's delta and ack together.
+                        if sink.feed(send(frame)).await.is_err() {
+                            return;
+                        }
+                        while let Ok(frame) = rx.try_recv() {
+                            if sink.feed(send(frame)).await.is_err() {
+                                return;
+                            }
+                        }
+                        if sink.flush().await.is_err() {
                             return;
                         }
                     }
