@@ -38,6 +38,10 @@ pub(crate) struct Args {
     /// Share of the players that drop their connection once and resume with their token.
     #[arg(long, default_value_t = 0.1)]
     reconnects: f64,
+    /// Moves a second each player makes (each waits for its last move's ack first); 0 plays
+    /// as fast as the acks come back.
+    #[arg(long, default_value_t = 10.0)]
+    rate: f64,
     /// Rooms to spread the players over: NAME-0 to NAME-(N-1), player i in room i mod N. A
     /// player whose game ends (a race's, or a classic co-op game's) stops.
     #[arg(long, default_value_t = 1)]
@@ -70,6 +74,7 @@ struct Report {
     url: String,
     rooms: usize,
     clients: usize,
+    rate_per_client: f64,
     connected: usize,
     duration_s: f64,
     actions: u64,
@@ -176,6 +181,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 args.viewport
             )
         })?;
+    if !(args.rate >= 0.0 && args.rate <= 1000.0) {
+        bail!("--rate {} must be 0 to 1000 moves a second", args.rate);
+    }
     if args.rooms == 0 || args.rooms > args.clients {
         bail!(
             "--rooms {} must be 1 to the number of players ({})",
@@ -248,6 +256,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
                 seed: args.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
                 reconnect_at,
             };
             let (totals, ack, fanout, connected, gate) = (
@@ -279,6 +288,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         url: args.url.clone(),
         rooms: args.rooms,
         clients: args.clients,
+        rate_per_client: args.rate,
         connected: connected.load(Relaxed) as usize,
         duration_s: elapsed,
         actions,
@@ -348,6 +358,8 @@ struct Player {
     side: usize,
     /// The board's rows, columns and mines.
     board: (usize, usize, usize),
+    /// Time between moves, or `None` to move as soon as the last is acknowledged.
+    pace: Option<Duration>,
     sent: Sent,
     seed: u64,
     reconnect_at: Option<Instant>,
@@ -399,6 +411,11 @@ impl Player {
             let mut in_flight: Option<(u32, Instant, (u32, u32))> = None;
             let chunks = usize::from(rect.rows) * usize::from(rect.cols);
             let mut got_chunks = 0;
+            // Players start at random points of their interval, so moves do not come in waves.
+            let mut next_at = Instant::now()
+                + self.pace.map_or(Duration::ZERO, |p| {
+                    p.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+                });
             loop {
                 let now = Instant::now();
                 if now >= deadline {
@@ -414,7 +431,13 @@ impl Player {
                     client.close().await;
                     continue 'session;
                 }
-                if in_flight.is_none() && got_chunks >= chunks {
+                let ready = in_flight.is_none() && got_chunks >= chunks;
+                if ready && now >= next_at {
+                    // Paced: the next move is due one interval after this one was (or now,
+                    // if this player fell behind).
+                    if let Some(pace) = self.pace {
+                        next_at = (next_at + pace).max(now);
+                    }
                     let Some((r, c)) = self.next_move(&picture, view_id, &mut queue, &mut rng)
                     else {
                         break 'session;
@@ -435,9 +458,14 @@ impl Player {
                     }
                     in_flight = Some((seq, at, (r as u32, c as u32)));
                 }
-                let remaining = deadline.saturating_duration_since(Instant::now());
+                let wake = if in_flight.is_none() && got_chunks >= chunks {
+                    next_at.min(deadline)
+                } else {
+                    deadline
+                };
+                let remaining = wake.saturating_duration_since(Instant::now());
                 let msg = match tokio::time::timeout(remaining, client.recv()).await {
-                    Err(_) => break 'session,
+                    Err(_) => continue,
                     Ok(Err(ClientError::Closed(Some((1013, _))))) => {
                         totals.closed_slow.fetch_add(1, Relaxed);
                         continue 'session;
