@@ -145,21 +145,13 @@ fn open_row(
         span,
     } = scratch;
     if first == last {
-        // Most visits of a small cascade: one word whose runs stay inside it.
+        // Most visits of a small cascade, and every visit of a narrow region: one word whose
+        // runs do not go on into the next word. The walk takes it from here.
         let p = planes.passable(first);
         let seeds = pending[first] & p;
-        let run = close_down(p, close_up(p, seeds));
-        if run & (1 | 1 << 63) == 0 {
+        if !crosses_edge(planes, first, close_down(p, close_up(p, seeds))) {
             pending[first] = 0;
-            let wide = run | run << 1 | run >> 1;
-            let new = wide & !(planes.revealed[first] | planes.flagged[first]);
-            planes.revealed[first] |= new;
-            let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
-            let opened = new.count_ones() as usize
-                + open_side(planes, pending, first - wpr, wide, &mut above)
-                + open_side(planes, pending, first + wpr, wide, &mut below);
-            queue_sides(queued, rows, row, above, below);
-            return opened;
+            return walk(planes, pending, queued, rows, row, first, seeds);
         }
     }
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
@@ -220,17 +212,157 @@ fn queue_sides(
     above: Range,
     below: Range,
 ) {
-    for (side, seeded) in [(row - 1, above), (row + 1, below)] {
-        if seeded.0 <= seeded.1 {
-            let queue = &mut queued[side];
-            if queue.0 > queue.1 {
-                rows.push(side);
-                *queue = seeded;
-            } else {
-                *queue = (queue.0.min(seeded.0), queue.1.max(seeded.1));
+    queue(queued, rows, row - 1, above);
+    queue(queued, rows, row + 1, below);
+}
+
+/// Queues row `row` for the words `seeded` (nothing when it is empty), merging with the
+/// range it is already queued for.
+#[inline(always)]
+fn queue(queued: &mut [Range], rows: &mut Vec<usize>, row: usize, seeded: Range) {
+    if seeded.0 <= seeded.1 {
+        let queue = &mut queued[row];
+        if queue.0 > queue.1 {
+            rows.push(row);
+            *queue = seeded;
+        } else {
+            *queue = (queue.0.min(seeded.0), queue.1.max(seeded.1));
+        }
+    }
+}
+
+/// The two edge bits of a word.
+const EDGES: u64 = 1 | 1 << 63;
+
+/// Whether a run of word `w` goes on into the word beside it: it holds an edge bit and the
+/// cell across that edge, in the same row, is passable. A row's first and last bits are
+/// sentinels, never in a run, so `w - 1` and `w + 1` are in the same row whenever read.
+#[inline(always)]
+fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+    run & EDGES != 0
+        && ((run >> 63 & planes.passable(w + 1)) | (run << 63 & planes.passable(w - 1))) != 0
+}
+
+/// Opens the region through `seeds` (passable bits of word `w`, row `row`, not pending)
+/// one word column at a time, for as long as its runs stay inside the word: a region that
+/// runs down the columns (a corridor, a thin arm of a random region) moves a row a step
+/// with no queue between. Each step opens the run through its seeds, dilated by one cell,
+/// with the numbered cells of the step before's dilation that fell in this row (`incoming`);
+/// it goes on into the row above or below where the dilation reaches passable cells,
+/// keeping its direction while it can, and queues the other side's zero cells as pending.
+/// While the run stays the same, a step is a few independent word operations: the next
+/// row's passable cells under the dilation are exactly the run again. A run that goes on
+/// into the next word is left pending for the row-wide path.
+#[inline(always)]
+fn walk(
+    planes: &mut Planes<'_>,
+    pending: &mut [u64],
+    queued: &mut [Range],
+    rows: &mut Vec<usize>,
+    mut row: usize,
+    mut w: usize,
+    mut seeds: u64,
+) -> usize {
+    let wpr = planes.words_per_row;
+    let mut opened = 0;
+    let mut incoming = 0u64;
+    let mut down = true;
+    loop {
+        let rf = planes.revealed[w] | planes.flagged[w];
+        let p = planes.zero[w] & !rf;
+        let run = close_down(p, close_up(p, seeds));
+        if run & EDGES != 0 {
+            if crosses_edge(planes, w, run) {
+                let numbered = incoming & !rf & !planes.zero[w];
+                planes.revealed[w] |= numbered;
+                opened += numbered.count_ones() as usize;
+                pending[w] |= seeds;
+                queue(queued, rows, row, (w, w));
+                return opened;
+            }
+            // The run ends at the edge: its dilation spills one cell into the word beside,
+            // in this row (where that cell is not passable) and the rows above and below.
+            for (j, spill) in [(w - 1, run << 63), (w + 1, run >> 63)] {
+                if spill != 0 {
+                    let new = spill & !(planes.revealed[j] | planes.flagged[j]);
+                    planes.revealed[j] |= new;
+                    opened += new.count_ones() as usize;
+                    opened +=
+                        open_side_queued(planes, pending, queued, rows, row - 1, j - wpr, spill);
+                    opened +=
+                        open_side_queued(planes, pending, queued, rows, row + 1, j + wpr, spill);
+                }
+            }
+        }
+        let wide = run | run << 1 | run >> 1;
+        let new = (wide | incoming) & !rf;
+        planes.revealed[w] |= new;
+        opened += new.count_ones() as usize;
+        let (mut ahead, mut behind) = if down {
+            ((row + 1, w + wpr), (row - 1, w - wpr))
+        } else {
+            ((row - 1, w - wpr), (row + 1, w + wpr))
+        };
+        let mut next = planes.passable(ahead.1) & wide;
+        if next == 0 {
+            let back = planes.passable(behind.1) & wide;
+            if back != 0 {
+                // The region turns: go back the way the step came.
+                down = !down;
+                std::mem::swap(&mut ahead, &mut behind);
+                next = back;
+            }
+        }
+        // The side not taken: its numbered cells under the dilation open, its zero cells
+        // are left pending for a later visit.
+        opened += open_side_queued(planes, pending, queued, rows, behind.0, behind.1, wide);
+        if next == 0 {
+            // Nothing passable ahead either: only its numbered cells open.
+            opened += open_side_queued(planes, pending, queued, rows, ahead.0, ahead.1, wide);
+            return opened;
+        }
+        (row, w, seeds, incoming) = (ahead.0, ahead.1, next, wide);
+        if next == run && run & EDGES == 0 {
+            // The same run one row on, and nothing else passable beside it, so the row
+            // behind is already open under the dilation: open this row and look one further.
+            loop {
+                let new = wide & !(planes.revealed[w] | planes.flagged[w]);
+                planes.revealed[w] |= new;
+                opened += new.count_ones() as usize;
+                let (r, j) = if down {
+                    (row + 1, w + wpr)
+                } else {
+                    (row - 1, w - wpr)
+                };
+                let next = planes.passable(j) & wide;
+                if next == 0 {
+                    // Nothing passable ahead (or the sentinel row): only numbered cells open.
+                    return opened + open_side_queued(planes, pending, queued, rows, r, j, wide);
+                }
+                (row, w, seeds) = (r, j, next);
+                if next != run {
+                    break; // The general step takes the row where the run changes.
+                }
             }
         }
     }
+}
+
+/// [`open_side`] for one word of row `row`, queueing the row where zero cells were seeded.
+#[inline(always)]
+fn open_side_queued(
+    planes: &mut Planes<'_>,
+    pending: &mut [u64],
+    queued: &mut [Range],
+    rows: &mut Vec<usize>,
+    row: usize,
+    j: usize,
+    wide: u64,
+) -> usize {
+    let mut seeded = NOT_QUEUED;
+    let opened = open_side(planes, pending, j, wide, &mut seeded);
+    queue(queued, rows, row, seeded);
+    opened
 }
 
 /// Opens the cells of `wide` in word `j` of the row above or below a run: the numbered ones
