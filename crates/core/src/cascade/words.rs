@@ -102,18 +102,67 @@ pub(crate) fn fill(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) 
         // SAFETY: `fill_v3` only needs the CPU features checked just above.
         return unsafe { fill_v3(planes, scratch, seed) };
     }
-    fill_any(planes, scratch, seed)
+    fill_any::<Baseline>(planes, scratch, seed)
 }
 
 /// The fill compiled for x86-64-v3 CPUs: hardware popcount, and-not, and wider vectors.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
-    fill_any(planes, scratch, seed)
+    fill_any::<V3>(planes, scratch, seed)
+}
+
+/// The instruction set a copy of the fill is compiled for. The row-wide path is a function
+/// of its own in each copy, so that the walk, inlined beside it, does not crowd its loops'
+/// registers.
+trait Isa {
+    fn open_span(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range)
+    -> usize;
+}
+
+/// Any x86-64 (or other) CPU.
+struct Baseline;
+
+impl Isa for Baseline {
+    #[inline(never)]
+    fn open_span(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize {
+        open_span(planes, scratch, row, range)
+    }
+}
+
+/// x86-64-v3; only [`fill_v3`] uses it.
+#[cfg(target_arch = "x86_64")]
+struct V3;
+
+#[cfg(target_arch = "x86_64")]
+impl Isa for V3 {
+    #[inline(always)]
+    fn open_span(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize {
+        // SAFETY: `V3` is used only by `fill_v3`, which runs only after `fill` checked every
+        // feature `open_span_v3` is compiled for.
+        unsafe { open_span_v3(planes, scratch, row, range) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+fn open_span_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range) -> usize {
+    open_span(planes, scratch, row, range)
 }
 
 #[inline(always)]
-fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
     let row = w / planes.words_per_row;
     scratch.pending[w] |= b;
@@ -121,16 +170,27 @@ fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usiz
     scratch.rows.push(row);
     let mut opened = 0;
     while let Some(row) = scratch.rows.pop() {
-        let range = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
-        opened += open_row(planes, scratch, row, range);
+        let (first, last) = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
+        if first == last {
+            // Most visits of a small cascade, and every visit of a narrow region: one word
+            // whose runs do not go on into the next word. The walk takes it from here.
+            let p = planes.passable(first);
+            let seeds = scratch.pending[first] & p;
+            if !crosses_edge(planes, first, close_down(p, close_up(p, seeds))) {
+                scratch.pending[first] = 0;
+                opened += walk(planes, scratch, row, first, seeds);
+                continue;
+            }
+        }
+        opened += I::open_span(planes, scratch, row, (first, last));
     }
     opened
 }
 
 /// Opens the runs through the pending cells of padded row `row`, whose pending words are
-/// `first..=last`.
+/// `first..=last`, across as many words as the runs go.
 #[inline(always)]
-fn open_row(
+fn open_span(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     row: usize,
@@ -144,16 +204,6 @@ fn open_row(
         rows,
         span,
     } = scratch;
-    if first == last {
-        // Most visits of a small cascade, and every visit of a narrow region: one word whose
-        // runs do not go on into the next word. The walk takes it from here.
-        let p = planes.passable(first);
-        let seeds = pending[first] & p;
-        if !crosses_edge(planes, first, close_down(p, close_up(p, seeds))) {
-            pending[first] = 0;
-            return walk(planes, pending, queued, rows, row, first, seeds);
-        }
-    }
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
     let (mut j, mut carry) = (first, 0u64);
     while j <= last || carry != 0 {
@@ -256,13 +306,17 @@ fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
 #[inline(always)]
 fn walk(
     planes: &mut Planes<'_>,
-    pending: &mut [u64],
-    queued: &mut [Range],
-    rows: &mut Vec<usize>,
+    scratch: &mut Scratch,
     mut row: usize,
     mut w: usize,
     mut seeds: u64,
 ) -> usize {
+    let Scratch {
+        pending,
+        queued,
+        rows,
+        ..
+    } = scratch;
     let wpr = planes.words_per_row;
     let mut opened = 0;
     let mut incoming = 0u64;
