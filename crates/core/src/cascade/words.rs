@@ -17,7 +17,7 @@ const NOT_QUEUED: Range = (usize::MAX, 0);
 /// Buffers of the word fill, kept by a game so cascades never allocate. Between cascades the
 /// pending plane is all zero and no row is queued; the span buffer keeps stale words, and
 /// each row opened clears the words it reads beyond those it writes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Scratch {
     /// Zero cells the cascade has reached but not yet opened, one bit per padded cell.
     pending: Vec<u64>,
@@ -28,6 +28,21 @@ pub(crate) struct Scratch {
     /// The run words of the row being opened, at `word - row start + 2`, with two spare
     /// words at each end.
     span: Vec<u64>,
+}
+
+/// A copy keeps the row stack's capacity (`Vec::clone` would drop it), so a copied game's
+/// cascades do not allocate either.
+impl Clone for Scratch {
+    fn clone(&self) -> Scratch {
+        let mut rows = Vec::with_capacity(self.rows.capacity());
+        rows.extend_from_slice(&self.rows);
+        Scratch {
+            pending: self.pending.clone(),
+            queued: self.queued.clone(),
+            rows,
+            span: self.span.clone(),
+        }
+    }
 }
 
 impl Scratch {
@@ -47,7 +62,8 @@ impl Scratch {
         Ok(Scratch {
             pending,
             queued,
-            rows: Vec::new(),
+            // Room for the rows of a small cascade, so its first reveal does not allocate.
+            rows: Vec::with_capacity(64),
             span: vec![0; geometry.words_per_row() + 4],
         })
     }
@@ -163,6 +179,7 @@ fn open_span_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, rang
 
 #[inline(always)]
 fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    let planes = &mut planes.same_length();
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
     let row = w / planes.words_per_row;
     scratch.pending[w] |= b;
@@ -196,6 +213,7 @@ fn open_span(
     row: usize,
     (first, last): Range,
 ) -> usize {
+    let planes = &mut planes.same_length();
     let wpr = planes.words_per_row;
     let base = row * wpr;
     let Scratch {
@@ -379,25 +397,33 @@ fn walk(
         if next == run && run & EDGES == 0 {
             // The same run one row on, and nothing else passable beside it, so the row
             // behind is already open under the dilation: open this row and look one further.
+            let (row_step, word_step) = if down {
+                (1, wpr)
+            } else {
+                (usize::MAX, wpr.wrapping_neg())
+            };
+            // The three planes as slices of one length, so one bounds check covers all three.
+            let len = planes.zero.len();
+            let (zero, flagged) = (&planes.zero[..len], &planes.flagged[..len]);
+            let revealed = &mut planes.revealed[..len];
             loop {
-                let new = wide & !(planes.revealed[w] | planes.flagged[w]);
-                planes.revealed[w] |= new;
+                let was = revealed[w];
+                let new = wide & !(was | flagged[w]);
+                revealed[w] = was | new;
                 opened += new.count_ones() as usize;
-                let (r, j) = if down {
-                    (row + 1, w + wpr)
-                } else {
-                    (row - 1, w - wpr)
-                };
-                let next = planes.passable(j) & wide;
-                if next == 0 {
-                    // Nothing passable ahead (or the sentinel row): only numbered cells open.
-                    return opened + open_side_queued(planes, pending, queued, rows, r, j, wide);
-                }
-                (row, w, seeds) = (r, j, next);
+                let j = w.wrapping_add(word_step);
+                let next = zero[j] & !(revealed[j] | flagged[j]) & wide;
                 if next != run {
-                    break; // The general step takes the row where the run changes.
+                    (row, w, seeds) = (row.wrapping_add(row_step), j, next);
+                    break;
                 }
+                (row, w) = (row.wrapping_add(row_step), j);
             }
+            if seeds == 0 {
+                // Nothing passable ahead (or the sentinel row): only numbered cells open.
+                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+            }
+            // Otherwise the general step takes the row where the run changes.
         }
     }
 }
@@ -457,6 +483,19 @@ fn widened(span: &[u64]) -> impl Iterator<Item = u64> + '_ {
 }
 
 impl Planes<'_> {
+    /// The same planes cut to one length, so that the compiler, seeing one index checked
+    /// against one plane, drops the checks against the others.
+    #[inline(always)]
+    fn same_length(&mut self) -> Planes<'_> {
+        let len = self.zero.len();
+        Planes {
+            zero: &self.zero[..len],
+            revealed: &mut self.revealed[..len],
+            flagged: &self.flagged[..len],
+            words_per_row: self.words_per_row,
+        }
+    }
+
     /// Cells a cascade may pass through in word `w`: zero, not revealed, not flagged.
     #[inline(always)]
     fn passable(&self, w: usize) -> u64 {
