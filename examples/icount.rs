@@ -120,20 +120,65 @@ fn case_names() -> Vec<String> {
     names
 }
 
-/// The shape a reveal case names, at 1000x1000.
-fn shape(name: &str) -> Option<shapes::Shape> {
-    let s = 1000;
+/// The shape a reveal case names, at `size` x `size`.
+fn shape(size: usize, name: &str) -> Option<shapes::Shape> {
     Some(match name {
-        "serpentine-rows" => shapes::serpentine(s, 4, false),
-        "serpentine-columns" => shapes::serpentine(s, 4, true),
-        "corridors-5-wide-down-columns" => shapes::serpentine(s, 6, true),
-        "spiral" => shapes::spiral(s),
-        "maze-1" => shapes::maze(s, 1),
+        "serpentine-rows" => shapes::serpentine(size, 4, false),
+        "serpentine-columns" => shapes::serpentine(size, 4, true),
+        "corridors-5-wide-down-columns" => shapes::serpentine(size, 6, true),
+        "spiral" => shapes::spiral(size),
+        "maze-1" => shapes::maze(size, 1),
         _ => {
+            if let Some(density) = name.strip_prefix("density-") {
+                return largest_opening(size, density.parse().ok()?);
+            }
             let density = name.strip_prefix("centre-density-")?.parse().ok()?;
-            shapes::random_from_centre(s, density, 7)
+            shapes::random_from_centre(size, density, 7)
         }
     })
+}
+
+/// The reveal benchmark's random board (seed 7) at `density`, clicked at the zero cell whose
+/// cascade opens the most.
+fn largest_opening(size: usize, density: f64) -> Option<shapes::Shape> {
+    let mines = (size as f64 * size as f64 * density).round() as usize;
+    let board = SeededPlacer::new(7).board(size, size, mines).ok()?;
+    let mut scan = Game::new(Arc::new(board.clone()));
+    let mut best = ((0, 0), 0);
+    for r in 0..size {
+        for c in 0..size {
+            if board.is_zero(r, c).ok()? && scan.cell(r, c).ok()? == Cell::Hidden {
+                let opened = scan.reveal(r, c).ok()?.opened;
+                if opened > best.1 {
+                    best = ((r, c), opened);
+                }
+            }
+        }
+    }
+    Some(shapes::Shape {
+        name: format!("density-{density}"),
+        board,
+        cell: best.0,
+    })
+}
+
+/// Cases `time` runs beside the counted ones: the reveal benchmark's largest openings on
+/// random boards, and the shapes at 4096x4096 (too slow to count in CI).
+fn timed_only() -> Vec<String> {
+    let mut names: Vec<String> = ["0.001", "0.05", "0.1", "0.2"]
+        .iter()
+        .map(|d| format!("reveal/1000x1000/density-{d}"))
+        .collect();
+    for shape in [
+        "serpentine-rows",
+        "serpentine-columns",
+        "corridors-5-wide-down-columns",
+        "spiral",
+        "maze-1",
+    ] {
+        names.push(format!("reveal/4096x4096/{shape}"));
+    }
+    names
 }
 
 /// The expert board of the reveal benchmark, its first click and its best chord.
@@ -148,8 +193,12 @@ fn expert() -> Arc<Board> {
 
 /// The reveal or chord a case measures, on `fill`, with the board it runs on.
 fn move_of(case: &str, fill: Fill) -> Option<(Arc<Board>, Move)> {
-    let (board, cell, chord) = if let Some(name) = case.strip_prefix("reveal/1000x1000/") {
-        let shape = shape(name)?;
+    let sized = [(1000, "reveal/1000x1000/"), (4096, "reveal/4096x4096/")]
+        .into_iter()
+        .find_map(|(size, prefix)| Some((size, case.strip_prefix(prefix)?)))
+        .filter(|&(_, name)| name != "empty");
+    let (board, cell, chord) = if let Some((size, name)) = sized {
+        let shape = shape(size, name)?;
         (Arc::new(shape.board), shape.cell, false)
     } else {
         match case {
@@ -630,7 +679,8 @@ fn time(filter: &str) -> Result<(), String> {
         "{:<46} {:>9} {:>11} {:>11} {:>11} {:>8}",
         "case", "opened", "words ns/c", "scalar ns/c", "naive ns/c", "naive/w"
     );
-    for case in case_names().into_iter().filter(|c| c.contains(filter)) {
+    let cases = case_names().into_iter().chain(timed_only());
+    for case in cases.filter(|c| c.contains(filter)) {
         let Some((board, mv)) = move_of(&case, Fill::Words) else {
             continue;
         };

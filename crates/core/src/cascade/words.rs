@@ -187,19 +187,29 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
     scratch.rows.push(row);
     let mut opened = 0;
     while let Some(row) = scratch.rows.pop() {
-        let (first, last) = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
-        if first == last {
-            // Most visits of a small cascade, and every visit of a narrow region: one word
-            // whose runs do not go on into the next word. The walk takes it from here.
-            let p = planes.passable(first);
-            let seeds = scratch.pending[first] & p;
-            if !crosses_edge(planes, first, close_down(p, close_up(p, seeds))) {
-                scratch.pending[first] = 0;
-                opened += walk(planes, scratch, row, first, seeds);
-                continue;
+        let (first, mut j) = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
+        let last = j;
+        // Each pending word on its own whose runs do not go on into the next word (every
+        // visit of a small cascade or a narrow region, and the scattered words of a row
+        // reached from several places) goes to the walk; from the first word whose runs do,
+        // or whose next word is pending too (a wide region's row), the row-wide path takes
+        // the rest of the range.
+        j = first;
+        while j <= last {
+            if scratch.pending[j] != 0 {
+                let p = planes.passable(j);
+                let seeds = scratch.pending[j] & p;
+                if (j < last && scratch.pending[j + 1] != 0)
+                    || crosses_edge(planes, j, close_down(p, close_up(p, seeds)))
+                {
+                    opened += I::open_span(planes, scratch, row, (j, last));
+                    break;
+                }
+                scratch.pending[j] = 0;
+                opened += walk(planes, scratch, row, j, seeds);
             }
+            j += 1;
         }
-        opened += I::open_span(planes, scratch, row, (first, last));
     }
     opened
 }
