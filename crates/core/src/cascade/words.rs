@@ -407,34 +407,60 @@ fn walk(
         if next == run && run & EDGES == 0 {
             // The same run one row on, and nothing else passable beside it, so the row
             // behind is already open under the dilation: open this row and look one further.
-            let (row_step, word_step) = if down {
-                (1, wpr)
+            let word_step = if down { wpr } else { wpr.wrapping_neg() };
+            let (rows_on, j, next, more) = if planes.unflagged {
+                straight::<false>(planes, w, word_step, wide, run)
             } else {
-                (usize::MAX, wpr.wrapping_neg())
+                straight::<true>(planes, w, word_step, wide, run)
             };
-            // The three planes as slices of one length, so one bounds check covers all three.
-            let len = planes.zero.len();
-            let (zero, flagged) = (&planes.zero[..len], &planes.flagged[..len]);
-            let revealed = &mut planes.revealed[..len];
-            loop {
-                let was = revealed[w];
-                let new = wide & !(was | flagged[w]);
-                revealed[w] = was | new;
-                opened += new.count_ones() as usize;
-                let j = w.wrapping_add(word_step);
-                let next = zero[j] & !(revealed[j] | flagged[j]) & wide;
-                if next != run {
-                    (row, w, seeds) = (row.wrapping_add(row_step), j, next);
-                    break;
-                }
-                (row, w) = (row.wrapping_add(row_step), j);
-            }
+            opened += more;
+            row = if down { row + rows_on } else { row - rows_on };
+            (w, seeds) = (j, next);
             if seeds == 0 {
                 // Nothing passable ahead (or the sentinel row): only numbered cells open.
                 return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
             }
             // Otherwise the general step takes the row where the run changes.
         }
+    }
+}
+
+/// Opens the rows of a straight run from word `w` on, `step` words a row (up or down): each
+/// row's passable cells under the dilation `wide` are exactly `run`, so each opens `wide`,
+/// until the first row where that fails. Returns how many rows that row is from `w`, its
+/// word, its passable cells under `wide`, and the cells opened. `FLAGS` false reads no flag
+/// plane, for a game with no flag: one cache line fewer a row on a board larger than the
+/// cache.
+#[inline(always)]
+fn straight<const FLAGS: bool>(
+    planes: &mut Planes<'_>,
+    mut w: usize,
+    step: usize,
+    wide: u64,
+    run: u64,
+) -> (usize, usize, u64, usize) {
+    // The three planes as slices of one length, so one bounds check covers all three.
+    let len = planes.zero.len();
+    let (zero, flagged) = (&planes.zero[..len], &planes.flagged[..len]);
+    let revealed = &mut planes.revealed[..len];
+    let closed = |revealed: &[u64], w: usize| {
+        if FLAGS {
+            revealed[w] | flagged[w]
+        } else {
+            revealed[w]
+        }
+    };
+    let (mut rows_on, mut opened) = (1, 0);
+    loop {
+        let new = wide & !closed(revealed, w);
+        revealed[w] |= new;
+        opened += new.count_ones() as usize;
+        let j = w.wrapping_add(step);
+        let next = zero[j] & !closed(revealed, j) & wide;
+        if next != run {
+            return (rows_on, j, next, opened);
+        }
+        (rows_on, w) = (rows_on + 1, j);
     }
 }
 
@@ -502,6 +528,7 @@ impl Planes<'_> {
             zero: &self.zero[..len],
             revealed: &mut self.revealed[..len],
             flagged: &self.flagged[..len],
+            unflagged: self.unflagged,
             words_per_row: self.words_per_row,
         }
     }
