@@ -560,9 +560,10 @@ impl Player {
         let (rows, cols, board_mines) = self.board;
         let mut hidden = Vec::new();
         let mut numbers = Vec::new();
+        let states = picture.rect(view, (r0, c0), (h, w))?;
         for r in 0..h {
             for c in 0..w {
-                let state = picture.cell(view, r0 + r, c0 + c)?;
+                let state = states[r * w + c];
                 // A number at the viewport's edge sees cells outside it (unless the edge is
                 // the board's): leave it out, so every constraint is whole.
                 let whole = (r > 0 || r0 == 0)

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async_with_config};
 
 use crate::protocol::{CHUNK, ClientMsg, DecodeError, ServerMsg, Welcome, cell};
 
@@ -53,7 +54,11 @@ pub struct Client {
 impl Client {
     /// Connects to `url` (`ws://HOST:PORT/room/NAME?...`) and waits for the welcome.
     pub async fn connect(url: &str) -> Result<Client, ClientError> {
-        let (mut ws, _) = connect_async(url).await.map_err(|e| ClientError::Connect {
+        // The largest frame is a chunk of about 2 KiB: a 16 KiB read buffer is plenty, and
+        // spares zeroing the default 128 KiB on every read.
+        let config = WebSocketConfig::default().read_buffer_size(16 << 10);
+        let connected = connect_async_with_config(url, Some(config), false).await;
+        let (mut ws, _) = connected.map_err(|e| ClientError::Connect {
             url: url.to_string(),
             reason: e.to_string(),
         })?;
@@ -210,6 +215,30 @@ impl Picture {
             .copied()
     }
 
+    /// The states of the `height x width` cells from `(row, col)` of `view`, row by row, or
+    /// `None` if a chunk they lie in was not sent.
+    pub fn rect(
+        &self,
+        view: u32,
+        (row, col): (usize, usize),
+        (height, width): (usize, usize),
+    ) -> Option<Vec<u8>> {
+        let mut out = Vec::with_capacity(height * width);
+        for r in row..row + height {
+            let mut c = col;
+            while c < col + width {
+                let chunk = self
+                    .chunks
+                    .get(&(view, (r / CHUNK) as u32, (c / CHUNK) as u32))?;
+                let start = (r % CHUNK) * chunk.width + c % CHUNK;
+                let take = (chunk.width - c % CHUNK).min(col + width - c);
+                out.extend_from_slice(chunk.cells.get(start..start + take)?);
+                c += take;
+            }
+        }
+        Some(out)
+    }
+
     /// Every cell held, as `(view, row, col, state)`.
     pub fn cells(&self) -> impl Iterator<Item = (u32, usize, usize, u8)> + '_ {
         self.chunks.iter().flat_map(|(&(view, cr, cc), chunk)| {
@@ -227,5 +256,43 @@ impl Picture {
     /// Whether a state is a revealed number.
     pub fn is_open(state: u8) -> bool {
         state <= cell::OPEN_MAX
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rectangle_reads_as_its_cells_across_chunks() {
+        let mut picture = Picture::default();
+        for (cr, cc, width) in [(0u32, 0u32, 64u8), (0, 1, 10), (1, 0, 64), (1, 1, 10)] {
+            let cells = (0..usize::from(width) * 3)
+                .map(|i| ((i + cr as usize * 5 + cc as usize * 3) % 14) as u8)
+                .collect();
+            picture.apply(&ServerMsg::Chunk {
+                view: 2,
+                chunk_row: cr,
+                chunk_col: cc,
+                height: if cr == 0 { 64 } else { 3 },
+                width,
+                cells,
+            });
+        }
+        // Chunk (0, x) claims 64 rows but holds 3: only rows 0 to 2 and 64 to 66 are whole.
+        for (row, col, h, w) in [(0, 0, 3, 74), (1, 60, 2, 10), (64, 5, 3, 60), (2, 63, 1, 2)] {
+            let rect = picture.rect(2, (row, col), (h, w)).unwrap();
+            let cells: Vec<u8> = (row..row + h)
+                .flat_map(|r| (col..col + w).map(move |c| (r, c)))
+                .map(|(r, c)| picture.cell(2, r, c).unwrap())
+                .collect();
+            assert_eq!(rect, cells, "({row}, {col}) {h}x{w}");
+        }
+        assert_eq!(
+            picture.rect(2, (0, 70), (1, 10)),
+            None,
+            "past the chunk's cells"
+        );
+        assert_eq!(picture.rect(3, (0, 0), (1, 1)), None, "another view");
     }
 }
