@@ -11,6 +11,9 @@ use std::sync::Arc;
 use bitmines_core::{Board, Cell, Fill, FirstClick, Game, Placement, Placer, SeededPlacer};
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+#[path = "support/shapes.rs"]
+mod shapes;
+
 #[path = "../tests/naive/mod.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod naive;
@@ -119,42 +122,14 @@ fn largest_opening(board: &Arc<Board>) -> (usize, usize) {
     best.0
 }
 
-/// Mine walls every fourth line, each with a three-cell gap at alternating ends, so the one
-/// zero region snakes through the board. Walls across rows keep runs a full row long; walls
-/// down columns make every run one cell wide, the word fill's worst case.
-fn serpentine(size: usize, walls_down_columns: bool) -> Case {
-    let mut mines = Vec::new();
-    for (k, line) in (0..size).step_by(4).enumerate() {
-        let span = if k % 2 == 0 {
-            0..size.saturating_sub(3)
-        } else {
-            3..size
-        };
-        for along in span {
-            mines.push(if walls_down_columns {
-                (along, line)
-            } else {
-                (line, along)
-            });
-        }
-    }
-    let board = Arc::new(Board::from_mines(size, size, mines).expect("valid board"));
-    let cell = if walls_down_columns {
-        (size / 2, 2)
-    } else {
-        (2, size / 2)
-    };
-    let name = if walls_down_columns {
-        "columns"
-    } else {
-        "rows"
-    };
+/// A shape of `benches/support/shapes.rs`, revealed at its own cell.
+fn shape_case(size: usize, shape: shapes::Shape) -> Case {
     Case {
-        group: format!("reveal/{size}x{size}/serpentine-{name}"),
-        board,
+        group: format!("reveal/{size}x{size}/{}", shape.name),
+        board: Arc::new(shape.board),
         prepare: nothing,
         action: Action::Reveal,
-        cell,
+        cell: shape.cell,
     }
 }
 
@@ -220,8 +195,19 @@ fn cases() -> Vec<Case> {
         action: Action::Reveal,
         cell: (0, 0),
     });
-    cases.push(serpentine(1000, false));
-    cases.push(serpentine(1000, true));
+    for size in [1000, 4096] {
+        cases.push(shape_case(size, shapes::serpentine(size, 4, false)));
+        cases.push(shape_case(size, shapes::serpentine(size, 4, true)));
+        cases.push(shape_case(size, shapes::serpentine(size, 6, true)));
+        cases.push(shape_case(size, shapes::spiral(size)));
+        cases.push(shape_case(size, shapes::maze(size, 1)));
+    }
+    for density in [0.001, 0.05, 0.10, 0.15, 0.20] {
+        cases.push(shape_case(
+            1000,
+            shapes::random_from_centre(1000, density, 7),
+        ));
+    }
     let board = expert();
     cases.push(Case {
         group: "reveal/expert/first-opening".into(),

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
-use bitmines_core::{Position, Status};
+use bitmines_core::Position;
 use bitmines_server::client::{Client, ClientError, Picture};
 use bitmines_server::protocol::{Action, CHUNK, ChunkRect, ClientMsg, ErrorCode, ServerMsg, cell};
 use bitmines_solve::Solver;
@@ -16,8 +16,6 @@ use hdrhistogram::Histogram;
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
-
-use crate::cli::{JsonArg, clock_seed, whole};
 
 /// Options of `bitmines loadtest`.
 #[derive(clap::Args, Debug)]
@@ -34,15 +32,23 @@ pub(crate) struct Args {
     /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
     #[arg(long, default_value = "64x128")]
     viewport: String,
-    /// Seed of the players' choices: viewport places, guesses, reconnect times (default: one
-    /// from the clock; the seed used is always printed, so a run can be made again).
-    #[arg(long, value_parser = whole::<u64>, allow_negative_numbers = true)]
-    seed: Option<u64>,
+    /// Seed of the players' choices (viewport places, guesses, reconnect times).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Share of the players that drop their connection once and resume with their token.
     #[arg(long, default_value_t = 0.1)]
     reconnects: f64,
-    #[command(flatten)]
-    json: JsonArg,
+    /// Moves a second each player makes (each waits for its last move's ack first); 0 plays
+    /// as fast as the acks come back.
+    #[arg(long, default_value_t = 10.0)]
+    rate: f64,
+    /// Rooms to spread the players over: NAME-0 to NAME-(N-1), player i in room i mod N. A
+    /// player whose game ends (a race's, or a classic co-op game's) stops.
+    #[arg(long, default_value_t = 1)]
+    rooms: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Default)]
@@ -55,18 +61,20 @@ struct Totals {
     reconnects: AtomicU64,
     bytes_in: AtomicU64,
     won: AtomicU64,
+    ended: AtomicU64,
 }
 
 /// What one pair of players who share a viewport sent, so that each can time the other's
 /// moves reaching it.
-type Sent = Arc<[Mutex<HashMap<(u32, u32), Instant>>; 2]>;
+type Sent = Arc<[Mutex<HashMap<(u32, u32, u32), Instant>>; 2]>;
 
 #[derive(Serialize)]
 struct Report {
     schema: &'static str,
     url: String,
-    seed: u64,
+    rooms: usize,
     clients: usize,
+    rate_per_client: f64,
     connected: usize,
     duration_s: f64,
     actions: u64,
@@ -78,6 +86,8 @@ struct Report {
     drops: u64,
     failed: u64,
     reconnects: u64,
+    games_ended: u64,
+    games_won: u64,
     bytes_in_per_s: f64,
     server_memory_before: u64,
     server_memory_after: u64,
@@ -171,6 +181,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 args.viewport
             )
         })?;
+    if !(args.rate >= 0.0 && args.rate <= 1000.0) {
+        bail!("--rate {} must be 0 to 1000 moves a second", args.rate);
+    }
+    if args.rooms == 0 || args.rooms > args.clients {
+        bail!(
+            "--rooms {} must be 1 to the number of players ({})",
+            args.rooms,
+            args.clients
+        );
+    }
     if args.clients == 0 || args.clients > 20_000 {
         bail!("--clients {} must be 1 to 20000", args.clients);
     }
@@ -189,24 +209,29 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let ack = Arc::new(Mutex::new(histogram()));
     let fanout = Arc::new(Mutex::new(histogram()));
     let connected = Arc::new(AtomicU64::new(0));
-    let separator = if args.url.contains('?') { '&' } else { '?' };
+    let (path, query) = args.url.split_once('?').unwrap_or((&args.url, ""));
+    let room_url = |k: usize| {
+        let name = if args.rooms > 1 {
+            format!("{path}-{k}")
+        } else {
+            path.to_string()
+        };
+        format!("{name}?{query}")
+    };
     // The first join makes the room (a large board takes a moment); the others follow.
     let first = runtime
-        .block_on(Client::connect(&format!(
-            "{}{separator}spectate=1",
-            args.url
-        )))
+        .block_on(Client::connect(&format!("{}&spectate=1", room_url(0))))
         .map_err(|e| anyhow!("{}: {e}", args.url))?;
     let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
+    let mines = first.welcome().mines as usize;
     runtime.block_on(first.close());
-    let seed = args.seed.unwrap_or_else(clock_seed);
     eprintln!(
-        "bitmines loadtest: {} players on a {rows}x{cols} room for {} s, seed {seed}",
-        args.clients, args.duration
+        "bitmines loadtest: {} players in {} {rows}x{cols} rooms for at most {} s",
+        args.clients, args.rooms, args.duration
     );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration);
-    let mut rng = Pcg64::seed_from_u64(seed);
+    let mut rng = Pcg64::seed_from_u64(args.seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
     let mut tasks = Vec::with_capacity(args.clients);
     for pair in 0..args.clients.div_ceil(2) {
@@ -225,11 +250,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                     start + Duration::from_secs_f64(args.duration * at)
                 });
             let player = Player {
-                url: format!("{}{separator}name=load-{index}", args.url),
+                url: format!("{}&name=load-{index}", room_url(pair % args.rooms)),
                 view: (r0, c0, vr.min(rows - r0), vc.min(cols - c0)),
                 side,
+                board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
-                seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                seed: args.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
                 reconnect_at,
             };
             let (totals, ack, fanout, connected, gate) = (
@@ -259,8 +286,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report {
         schema: "bitmines-loadtest/1",
         url: args.url.clone(),
-        seed,
+        rooms: args.rooms,
         clients: args.clients,
+        rate_per_client: args.rate,
         connected: connected.load(Relaxed) as usize,
         duration_s: elapsed,
         actions,
@@ -272,13 +300,15 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         drops: totals.closed_slow.load(Relaxed),
         failed: totals.failed.load(Relaxed),
         reconnects: totals.reconnects.load(Relaxed),
+        games_ended: totals.ended.load(Relaxed),
+        games_won: totals.won.load(Relaxed),
         bytes_in_per_s: totals.bytes_in.load(Relaxed) as f64 / elapsed,
         server_memory_before: memory_before,
         server_memory_after: memory_after,
         server_resyncs: server_metric(&authority, "bitmines_resyncs_total").unwrap_or(0),
         server_drops: server_metric(&authority, "bitmines_drops_total").unwrap_or(0),
     };
-    if args.json.json {
+    if args.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         let q = |q: &Quantiles| {
@@ -302,6 +332,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.errors, report.busy, report.drops
         );
         println!(
+            "games            {} ended, {} won",
+            report.games_ended, report.games_won
+        );
+        println!(
             "received         {:.1} MB a second",
             report.bytes_in_per_s / 1e6
         );
@@ -322,6 +356,10 @@ struct Player {
     /// First row, first column, rows, columns of its viewport.
     view: (usize, usize, usize, usize),
     side: usize,
+    /// The board's rows, columns and mines.
+    board: (usize, usize, usize),
+    /// Time between moves, or `None` to move as soon as the last is acknowledged.
+    pace: Option<Duration>,
     sent: Sent,
     seed: u64,
     reconnect_at: Option<Instant>,
@@ -373,6 +411,11 @@ impl Player {
             let mut in_flight: Option<(u32, Instant, (u32, u32))> = None;
             let chunks = usize::from(rect.rows) * usize::from(rect.cols);
             let mut got_chunks = 0;
+            // Players start at random points of their interval, so moves do not come in waves.
+            let mut next_at = Instant::now()
+                + self.pace.map_or(Duration::ZERO, |p| {
+                    p.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+                });
             loop {
                 let now = Instant::now();
                 if now >= deadline {
@@ -388,7 +431,13 @@ impl Player {
                     client.close().await;
                     continue 'session;
                 }
-                if in_flight.is_none() && got_chunks >= chunks {
+                let ready = in_flight.is_none() && got_chunks >= chunks;
+                if ready && now >= next_at {
+                    // Paced: the next move is due one interval after this one was (or now,
+                    // if this player fell behind).
+                    if let Some(pace) = self.pace {
+                        next_at = (next_at + pace).max(now);
+                    }
                     let Some((r, c)) = self.next_move(&picture, view_id, &mut queue, &mut rng)
                     else {
                         break 'session;
@@ -396,7 +445,7 @@ impl Player {
                     seq = seq.wrapping_add(1);
                     let at = Instant::now();
                     if let Ok(mut sent) = self.sent[self.side].lock() {
-                        sent.insert((r as u32, c as u32), at);
+                        sent.insert((view_id, r as u32, c as u32), at);
                     }
                     let msg = ClientMsg::Move {
                         seq,
@@ -409,9 +458,14 @@ impl Player {
                     }
                     in_flight = Some((seq, at, (r as u32, c as u32)));
                 }
-                let remaining = deadline.saturating_duration_since(Instant::now());
+                let wake = if in_flight.is_none() && got_chunks >= chunks {
+                    next_at.min(deadline)
+                } else {
+                    deadline
+                };
+                let remaining = wake.saturating_duration_since(Instant::now());
                 let msg = match tokio::time::timeout(remaining, client.recv()).await {
-                    Err(_) => break 'session,
+                    Err(_) => continue,
                     Ok(Err(ClientError::Closed(Some((1013, _))))) => {
                         totals.closed_slow.fetch_add(1, Relaxed);
                         continue 'session;
@@ -425,6 +479,7 @@ impl Player {
                 match &msg {
                     ServerMsg::Chunk { .. } => got_chunks += 1,
                     ServerMsg::Delta {
+                        view,
                         chunk_row,
                         chunk_col,
                         cells,
@@ -438,7 +493,7 @@ impl Player {
                             for &(offset, _) in cells {
                                 let r = *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
                                 let c = *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
-                                if let Some(at) = theirs.remove(&(r as u32, c as u32))
+                                if let Some(at) = theirs.remove(&(*view, r as u32, c as u32))
                                     && let Ok(mut h) = fanout_hist.lock()
                                 {
                                     let _ =
@@ -458,7 +513,10 @@ impl Player {
                             }
                         }
                         if *status != 0 {
+                            // This player's game is over (a race, or a classic co-op game).
                             totals.won.fetch_add(u64::from(*status == 1), Relaxed);
+                            totals.ended.fetch_add(1, Relaxed);
+                            break 'session;
                         }
                     }
                     ServerMsg::Error { seq: s, code, .. } => {
@@ -467,6 +525,8 @@ impl Player {
                             totals.busy.fetch_add(1, Relaxed);
                         }
                         if *code == ErrorCode::GameOver as u16 {
+                            // Someone else ended the shared game.
+                            totals.ended.fetch_add(1, Relaxed);
                             break 'session;
                         }
                         if in_flight.is_some_and(|(want, _, _)| want == *s) {
@@ -497,29 +557,37 @@ impl Player {
             }
         }
         let (r0, c0, h, w) = self.view;
+        let (rows, cols, board_mines) = self.board;
         let mut hidden = Vec::new();
-        let mut position = Position::new(h, w, 0).ok()?;
         let mut numbers = Vec::new();
         for r in 0..h {
             for c in 0..w {
-                match picture.cell(view, r0 + r, c0 + c)? {
-                    s if s <= cell::OPEN_MAX
-                        // Numbers at the viewport's edge see cells outside it: leave them out.
-                        && r > 0 && c > 0 && r + 1 < h && c + 1 < w =>
-                    {
-                        numbers.push((r, c, s));
-                    }
-                    cell::HIDDEN => hidden.push((r, c)),
-                    _ => {}
+                let state = picture.cell(view, r0 + r, c0 + c)?;
+                // A number at the viewport's edge sees cells outside it (unless the edge is
+                // the board's): leave it out, so every constraint is whole.
+                let whole = (r > 0 || r0 == 0)
+                    && (c > 0 || c0 == 0)
+                    && (r + 1 < h || r0 + h == rows)
+                    && (c + 1 < w || c0 + w == cols);
+                if state <= cell::OPEN_MAX && whole {
+                    numbers.push((r, c, state));
+                } else if state == cell::HIDDEN {
+                    hidden.push((r, c));
                 }
             }
         }
         if hidden.is_empty() {
             return None;
         }
-        // A mine count for the window: the board's usual density, which only the odds use.
-        let mines = (hidden.len() * 15 / 100).min(hidden.len());
-        position = Position::new(h, w, mines).unwrap_or(position);
+        // A mine count for the window, which only the odds use: the board's own when the
+        // viewport is the whole board, else the board's density.
+        let mines = if h == rows && w == cols {
+            board_mines
+        } else {
+            hidden.len() * board_mines / (rows * cols).max(1)
+        }
+        .min(hidden.len());
+        let mut position = Position::new(h, w, mines).ok()?;
         for (r, c, n) in numbers {
             let _ = position.reveal(r, c, n);
         }
@@ -549,7 +617,6 @@ impl Player {
             }
         }
         let (r, c) = hidden[rng.next_u64() as usize % hidden.len()];
-        let _ = Status::Playing;
         Some((r0 + r, c0 + c))
     }
 }

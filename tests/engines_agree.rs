@@ -572,3 +572,121 @@ fn engines_agree_on_one_big_cascade() {
         }
     }
 }
+
+#[path = "../benches/support/shapes.rs"]
+#[allow(dead_code)]
+mod shapes;
+
+/// The benchmark's twisting shapes at the word-edge sizes: the one cascade from the shape's
+/// cell, then flags on safe cells (which must stop later cascades) and more reveals.
+#[test]
+fn engines_agree_on_the_bench_shapes() {
+    for size in [5, 9, 61, 63, 64, 65, 127, 129, 200] {
+        let mut boards = vec![
+            shapes::serpentine(size, 4, false),
+            shapes::serpentine(size, 4, true),
+            shapes::serpentine(size, 6, true),
+            shapes::serpentine(size, 6, false),
+            shapes::spiral(size),
+        ];
+        for seed in 1..=3 {
+            boards.push(shapes::maze(size, seed));
+        }
+        if size >= 9 {
+            for density in [0.001, 0.05, 0.1, 0.15, 0.2] {
+                boards.push(shapes::random_from_centre(size, density, 7));
+            }
+        }
+        for (k, shape) in boards.into_iter().enumerate() {
+            let mut rng = Rng::new(size as u64 * 100 + k as u64);
+            let (r, c) = shape.cell;
+            let mut moves = vec![Move {
+                kind: Kind::Reveal,
+                pick: Pick::At(r, c),
+            }];
+            for _ in 0..6 {
+                moves.push(Move {
+                    kind: Kind::Flag,
+                    pick: Pick::Safe(rng.below(1 << 16)),
+                });
+            }
+            moves.extend((0..12).map(|_| Move {
+                kind: Kind::Reveal,
+                pick: Pick::Safe(rng.below(1 << 16)),
+            }));
+            if let Err(e) = play_all(shape.board, &moves) {
+                panic!("{size}x{size} {}: {e}", shape.name);
+            }
+        }
+    }
+}
+
+/// A board of walls and streaks that keep zero regions narrow and winding: walls of mines
+/// down random columns or across random rows with random gaps, and mines that mostly copy the
+/// cell above (or to the left), so runs are short across the walls' direction and long
+/// along it.
+fn twisty_board(rows: usize, cols: usize, style: u8, rng: &mut Rng) -> Board {
+    let mut mine = vec![false; rows * cols];
+    let density = [0.0, 0.03, 0.1, 0.2][rng.below(4)];
+    let down = style.is_multiple_of(2);
+    let (long, across) = if down { (rows, cols) } else { (cols, rows) };
+    let at = |l: usize, a: usize| if down { l * cols + a } else { a * cols + l };
+    match style / 2 {
+        0 => {
+            // Walls every few lines, each with one or two gaps.
+            let mut a = rng.below(4);
+            while a < across {
+                let gaps = [rng.below(long.max(1)), rng.below(long.max(1))];
+                let width = 1 + rng.below(3);
+                for l in 0..long {
+                    if !gaps.iter().any(|&g| (g..g + width).contains(&l)) {
+                        mine[at(l, a)] = true;
+                    }
+                }
+                a += 2 + rng.below(5);
+            }
+            for m in mine.iter_mut() {
+                *m |= rng.chance(density);
+            }
+        }
+        _ => {
+            // Streaks: each cell copies its predecessor along the line nine times in ten.
+            for a in 0..across {
+                for l in 0..long {
+                    mine[at(l, a)] = if l > 0 && rng.below(10) != 0 {
+                        mine[at(l - 1, a)]
+                    } else {
+                        rng.chance(0.15 + density)
+                    };
+                }
+            }
+        }
+    }
+    board_from_flags(rows, cols, &mine)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Random twisting boards at the word-edge widths: after every move of a game of
+    /// reveals and flags the three engines agree.
+    #[test]
+    fn engines_agree_on_twisty_boards(
+        rows in prop::sample::select(vec![1usize, 2, 3, 7, 20, 64, 65, 100]),
+        cols in prop::sample::select(WIDTHS.into_iter().chain(WIDER).collect::<Vec<_>>()),
+        style in 0u8..4,
+        seed in any::<u64>(),
+    ) {
+        let mut rng = Rng::new(seed);
+        let board = twisty_board(rows, cols, style, &mut rng);
+        let moves: Vec<Move> = (0..24)
+            .map(|i| Move {
+                kind: if i % 4 == 3 { Kind::Flag } else { Kind::Reveal },
+                pick: Pick::Safe(rng.below(1 << 16)),
+            })
+            .collect();
+        if let Err(e) = play_all(board, &moves) {
+            return Err(TestCaseError::fail(format!("{rows}x{cols} style {style}: {e}")));
+        }
+    }
+}

@@ -922,6 +922,8 @@ impl Game {
             zero: self.board.zero().words(),
             revealed: self.revealed.words_mut(),
             flagged: self.flagged.words(),
+            // `flag_count` counts the flag plane's bits (checked by `validate`).
+            unflagged: self.flag_count == 0,
             words_per_row: self.board.geometry().words_per_row(),
         };
         let opened = match self.fill {

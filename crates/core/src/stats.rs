@@ -114,6 +114,7 @@ fn count_regions(geometry: &Geometry, region: &Plane) -> Result<usize, Error> {
         zero: region.words(),
         revealed: visited.words_mut(),
         flagged: outside.words(),
+        unflagged: false,
         words_per_row: geometry.words_per_row(),
     };
     let wpr = geometry.words_per_row();

@@ -886,7 +886,7 @@ fn endless_pictures_read_or_are_refused() {
             "{text}"
         );
         assert_eq!(game.validate(), Ok(()), "{text}");
-        assert_eq!(game.to_saved().unwrap(), bytes, "{text}");
+        assert_eq!(saved_with(&game, None).unwrap(), bytes, "{text}");
     }
     let cases: Vec<(&str, &str, u8, Want)> = vec![
         (

@@ -12,6 +12,8 @@
 //! - [`server`] is the network side (axum): rooms on threads of their own, thin connection
 //!   tasks, bounded queues, rate limits, `/healthz` and `/metrics`. [`client`] speaks the
 //!   protocol for tests, the load tester and the terminal game.
+//! - [`web`] is the browser game, plain JavaScript modules embedded in the binary and served
+//!   at `/`.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), String> {
@@ -23,6 +25,10 @@
 //! # }
 //! ```
 
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct CrateReadme;
+
 pub mod client;
 pub mod log;
 pub mod metrics;
@@ -30,3 +36,4 @@ pub mod params;
 pub mod protocol;
 pub mod room;
 pub mod server;
+pub mod web;

@@ -218,6 +218,18 @@ impl Log {
     }
 }
 
+/// What a snapshot holds: a copy of a room's state after its first `records` records.
+pub struct SnapshotState {
+    /// Records the state includes.
+    pub records: u64,
+    /// The board.
+    pub board: Arc<Board>,
+    /// The views, by view id.
+    pub games: Vec<Game>,
+    /// The players as `(token, name, view)`.
+    pub players: Vec<([u8; 16], String, usize)>,
+}
+
 /// A room's folder.
 pub struct RoomDir {
     dir: PathBuf,
@@ -352,7 +364,7 @@ impl RoomDir {
         }
         Ok((
             Log {
-                file: BufWriter::with_capacity(1 << 16, file),
+                file: BufWriter::with_capacity(1 << 13, file),
                 sync,
                 records: records.len() as u64,
                 buffer: Vec::new(),
@@ -361,26 +373,25 @@ impl RoomDir {
         ))
     }
 
-    /// Writes a snapshot of `room` after `records` records, and keeps only the two newest.
-    pub fn snapshot(&self, room: &Room, records: u64) -> Result<(), String> {
+    /// Writes a snapshot, and keeps only the two newest.
+    pub fn write_snapshot(&self, state: &SnapshotState) -> Result<(), String> {
+        let records = state.records;
         let mut out = Vec::new();
         out.extend_from_slice(SNAPSHOT_MAGIC);
         out.extend_from_slice(&records.to_le_bytes());
-        let board = room.board().to_binary(None);
+        let board = state.board.to_binary(None);
         out.extend_from_slice(&(board.len() as u64).to_le_bytes());
         out.extend_from_slice(&board);
-        let players = room.player_table();
-        out.extend_from_slice(&(players.len() as u32).to_le_bytes());
-        for (token, name, view) in &players {
+        out.extend_from_slice(&(state.players.len() as u32).to_le_bytes());
+        for (token, name, view) in &state.players {
             out.extend_from_slice(token);
             out.extend_from_slice(&(*view as u32).to_le_bytes());
             let name = crate::protocol::truncate_utf8(name, 255);
             out.push(name.len() as u8);
             out.extend_from_slice(name.as_bytes());
         }
-        let games: Vec<&Game> = room.games().collect();
-        out.extend_from_slice(&(games.len() as u32).to_le_bytes());
-        for game in games {
+        out.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
+        for game in &state.games {
             let saved = game.to_saved().map_err(|e| e.to_string())?;
             out.extend_from_slice(&(saved.len() as u64).to_le_bytes());
             out.extend_from_slice(&saved);

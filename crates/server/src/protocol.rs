@@ -152,6 +152,16 @@ pub enum ClientMsg {
         /// Echoed in the pong.
         nonce: u64,
     },
+    /// Ask which flags of the window centred on `(row, col)` the view proves wrong (type
+    /// 0x0b).
+    WrongFlags {
+        /// Echoed in the answer.
+        seq: u32,
+        /// The row the window is centred on.
+        row: u32,
+        /// The column the window is centred on.
+        col: u32,
+    },
 }
 
 /// The room's game mode.
@@ -348,6 +358,14 @@ pub enum ServerMsg {
         /// Per cell: 0 to 200 the mine probability in half percents, 255 not hidden.
         cells: Vec<u8>,
     },
+    /// The answer to a wrong-flags request (type 0x8b): the flags of the window on cells
+    /// the view proves safe, as `(row, col)`.
+    WrongFlags {
+        /// The request's `seq`.
+        seq: u32,
+        /// The flags proven wrong, row by row.
+        cells: Vec<(u32, u32)>,
+    },
     /// The answer to a ping (type 0x8c).
     Pong {
         /// The ping's nonce.
@@ -447,6 +465,9 @@ impl ClientMsg {
             } => put_cell_frame(&mut out, action.code(), seq, row, col),
             ClientMsg::Hint { seq, row, col } => put_cell_frame(&mut out, 0x06, seq, row, col),
             ClientMsg::Odds { seq, row, col } => put_cell_frame(&mut out, 0x07, seq, row, col),
+            ClientMsg::WrongFlags { seq, row, col } => {
+                put_cell_frame(&mut out, 0x0b, seq, row, col)
+            }
             ClientMsg::Cursor { row, col } => {
                 out.put_u8(0x08);
                 out.put_u32_le(row);
@@ -517,6 +538,14 @@ impl ClientMsg {
             0x0a => {
                 r.exact(8)?;
                 ClientMsg::Ping { nonce: r.u64() }
+            }
+            0x0b => {
+                r.exact(12)?;
+                ClientMsg::WrongFlags {
+                    seq: r.u32(),
+                    row: r.u32(),
+                    col: r.u32(),
+                }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };
@@ -848,6 +877,16 @@ impl ServerMsg {
                 out.put_u16_le(*width);
                 out.put_slice(cells);
             }
+            ServerMsg::WrongFlags { seq, cells } => {
+                out.reserve(cells.len() * 8 + 8);
+                out.put_u8(0x8b);
+                out.put_u32_le(*seq);
+                out.put_u16_le(cells.len() as u16);
+                for &(row, col) in cells {
+                    out.put_u32_le(row);
+                    out.put_u32_le(col);
+                }
+            }
             ServerMsg::Pong { nonce } => {
                 out.put_u8(0x8c);
                 out.put_u64_le(*nonce);
@@ -1045,6 +1084,16 @@ impl ServerMsg {
                     height,
                     width,
                     cells: r.bytes(count)?.to_vec(),
+                }
+            }
+            0x8b => {
+                r.at_least(6)?;
+                let seq = r.u32();
+                let count = usize::from(r.u16());
+                r.exact(count * 8)?;
+                ServerMsg::WrongFlags {
+                    seq,
+                    cells: (0..count).map(|_| (r.u32(), r.u32())).collect(),
                 }
             }
             0x8c => {

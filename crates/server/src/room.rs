@@ -40,6 +40,9 @@ pub const MAX_RACE_PLAYERS: usize = 8;
 /// The most players a co-op room takes.
 pub const MAX_COOP_PLAYERS: usize = 20_000;
 
+/// The most players a players frame lists: the leaders of a larger co-op room.
+pub const MAX_LISTED: usize = 32;
+
 /// A refused request: its error code and message.
 pub type Refusal = (ErrorCode, String);
 
@@ -86,6 +89,24 @@ struct PlayerSlot {
     flags: u32,
     online: u32,
     cursor: Option<(u32, u32)>,
+    /// The chunk of the cursor last sent.
+    cursor_chunk: Option<u32>,
+}
+
+impl PlayerSlot {
+    fn new(token: [u8; 16], name: String, view: usize) -> PlayerSlot {
+        PlayerSlot {
+            token,
+            name,
+            view,
+            opened: 0,
+            mines_hit: 0,
+            flags: 0,
+            online: 0,
+            cursor: None,
+            cursor_chunk: None,
+        }
+    }
 }
 
 /// A frame waiting for the log to be durable.
@@ -93,6 +114,8 @@ enum Pending {
     Frame(ConnId, Bytes),
     /// A full chunk, encoded when released, so it shows the state after the batch.
     Snapshot(ConnId, usize, u32),
+    /// A frame for the connections watching a chunk of a view.
+    Chunk(usize, u32, Bytes),
     /// A frame for every connection that had joined when it was queued (those whose order
     /// is below the number), so nobody gets a frame before their welcome.
     All(Bytes, u64),
@@ -125,7 +148,7 @@ pub struct Room {
     /// Explicit cell changes (flags, explosions) by view and chunk.
     dirty: HashMap<(usize, u32), Vec<(u16, u8)>>,
     /// Chunks where a cascade may have revealed cells.
-    seeds: Vec<(usize, u32)>,
+    seeds: HashSet<(usize, u32)>,
     pending: Vec<Pending>,
     /// Acks waiting for the log, with when their move arrived.
     acks: Vec<(ConnId, Bytes, Instant)>,
@@ -187,7 +210,7 @@ impl Room {
             chunk_cols,
             max_chunks,
             dirty: HashMap::new(),
-            seeds: Vec::new(),
+            seeds: HashSet::new(),
             pending: Vec::new(),
             acks: Vec::new(),
             records: Vec::new(),
@@ -236,16 +259,7 @@ impl Room {
             {
                 slot.owner = Some(index);
             }
-            room.players.push(PlayerSlot {
-                token,
-                name,
-                view,
-                opened: 0,
-                mines_hit: 0,
-                flags: 0,
-                online: 0,
-                cursor: None,
-            });
+            room.players.push(PlayerSlot::new(token, name, view));
         }
         Ok(room)
     }
@@ -304,6 +318,16 @@ impl Room {
             .iter()
             .map(|p| (p.token, p.name.clone(), p.view))
             .collect()
+    }
+
+    /// A copy of the state for a snapshot after `records` records.
+    pub fn snapshot_state(&self, records: u64) -> crate::log::SnapshotState {
+        crate::log::SnapshotState {
+            records,
+            board: Arc::clone(&self.board),
+            games: self.views.iter().map(|v| v.game.clone()).collect(),
+            players: self.player_table(),
+        }
     }
 
     /// Connections in the room now.
@@ -419,15 +443,18 @@ impl Room {
         if let Some(p) = player {
             self.players[p].online += 1;
             self.players_dirty = true;
-            self.push_all(
-                ServerMsg::Event {
-                    kind: EventKind::Joined,
-                    player: p as u32 + 1,
-                    row: 0,
-                    col: 0,
-                }
-                .encode(),
-            );
+            // Comings and goings are news in a small room; a large one has its players list.
+            if self.players.len() <= MAX_LISTED {
+                self.push_all(
+                    ServerMsg::Event {
+                        kind: EventKind::Joined,
+                        player: p as u32 + 1,
+                        row: 0,
+                        col: 0,
+                    }
+                    .encode(),
+                );
+            }
         }
         Ok(())
     }
@@ -445,7 +472,7 @@ impl Room {
         if let Some(p) = c.player {
             self.players[p].online = self.players[p].online.saturating_sub(1);
             self.players_dirty = true;
-            if self.players[p].online == 0 {
+            if self.players[p].online == 0 && self.players.len() <= MAX_LISTED {
                 self.push_all(
                     ServerMsg::Event {
                         kind: EventKind::Left,
@@ -494,7 +521,10 @@ impl Room {
     ) {
         use crate::protocol::ClientMsg as M;
         let seq = match msg {
-            M::Move { seq, .. } | M::Hint { seq, .. } | M::Odds { seq, .. } => seq,
+            M::Move { seq, .. }
+            | M::Hint { seq, .. }
+            | M::Odds { seq, .. }
+            | M::WrongFlags { seq, .. } => seq,
             _ => 0,
         };
         let result = match msg {
@@ -508,6 +538,7 @@ impl Room {
             } => self.act(conn, seq, action, row, col, received, now),
             M::Hint { seq, row, col } => self.hint(conn, seq, row, col),
             M::Odds { seq, row, col } => self.odds(conn, seq, row, col),
+            M::WrongFlags { seq, row, col } => self.wrong_flags(conn, seq, row, col),
             M::Cursor { row, col } => self.cursor(conn, row, col),
             M::Watch { player } => self.watch(conn, player),
             M::Ping { nonce } => {
@@ -743,16 +774,8 @@ impl Room {
                     Mode::Coop => 0,
                     Mode::Race => self.add_view(Some(index), now)?,
                 };
-                self.players.push(PlayerSlot {
-                    token: *token,
-                    name: name.clone(),
-                    view,
-                    opened: 0,
-                    mines_hit: 0,
-                    flags: 0,
-                    online: 0,
-                    cursor: None,
-                });
+                self.players
+                    .push(PlayerSlot::new(*token, name.clone(), view));
                 self.players_dirty = true;
                 Ok(())
             }
@@ -838,19 +861,13 @@ impl Room {
                 outcome.opened = step.opened;
                 outcome.exploded = step.exploded;
                 if step.opened > 0 {
-                    for dr in -1i64..=1 {
-                        for dc in -1i64..=1 {
-                            let (r, c) = (row as i64 + dr, col as i64 + dc);
-                            if r >= 0
-                                && c >= 0
-                                && (r as usize) < self.params.rows
-                                && (c as usize) < self.params.cols
-                            {
-                                let chunk = self.chunk_of(r as usize, c as usize);
-                                if !self.seeds.contains(&(view, chunk)) {
-                                    self.seeds.push((view, chunk));
-                                }
-                            }
+                    // A reveal's cascade holds the cell itself; a chord's cascades each hold
+                    // one of its neighbours. The spread in `release` finds the rest.
+                    let span = if action == Action::Reveal { 0 } else { 1 };
+                    for r in row.saturating_sub(span)..=(row + span).min(self.params.rows - 1) {
+                        for c in col.saturating_sub(span)..=(col + span).min(self.params.cols - 1) {
+                            let chunk = self.chunk_of(r, c);
+                            self.seeds.insert((view, chunk));
                         }
                     }
                     self.players[player].opened += step.opened as u64;
@@ -868,15 +885,15 @@ impl Room {
                             .entry((view, chunk))
                             .or_default()
                             .push((Self::offset(r, c), cell::EXPLODED));
-                        self.push_all(
-                            ServerMsg::Event {
-                                kind: EventKind::MineHit,
-                                player: player as u32 + 1,
-                                row: r as u32,
-                                col: c as u32,
-                            }
-                            .encode(),
-                        );
+                        // Who set off a mine is news to those who can see it.
+                        let event = ServerMsg::Event {
+                            kind: EventKind::MineHit,
+                            player: player as u32 + 1,
+                            row: r as u32,
+                            col: c as u32,
+                        };
+                        self.pending
+                            .push(Pending::Chunk(view, chunk, event.encode()));
                     }
                 }
             }
@@ -1039,6 +1056,27 @@ impl Room {
         Ok(())
     }
 
+    /// The flags proven wrong in the window around the cell, from the player's own view (see
+    /// [`window_wrong_flags`]).
+    fn wrong_flags(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
+        let player = self.player_of(conn)?;
+        let (r, c) = self.check_cell(row, col)?;
+        let game = &self.views[self.players[player].view].game;
+        if game.status() != Status::Playing {
+            return refuse(ErrorCode::GameOver, "this game is over");
+        }
+        let cell = |r: usize, c: usize| game.cell(r, c).unwrap_or(Cell::Hidden);
+        let view = ViewCells {
+            params: &self.params,
+            cell: &cell,
+            revealed: game.revealed_count(),
+            exploded: game.exploded_count(),
+        };
+        let cells = window_wrong_flags(&view, r, c).map_err(|e| (ErrorCode::BadFrame, e))?;
+        self.reply(conn, ServerMsg::WrongFlags { seq, cells });
+        Ok(())
+    }
+
     /// Queues the players' list and the cursors if they changed and their time has come.
     pub fn tick(&mut self, now: Instant) {
         let due =
@@ -1051,19 +1089,44 @@ impl Room {
         }
         if !self.cursors_dirty.is_empty() && due(self.last_cursors, CURSORS_EVERY) {
             self.last_cursors = Some(now);
-            let cursors: Vec<(u32, u32, u32)> = std::mem::take(&mut self.cursors_dirty)
-                .into_iter()
-                .filter_map(|p| self.players[p].cursor.map(|(r, c)| (p as u32 + 1, r, c)))
-                .collect();
-            self.push_all(ServerMsg::Cursors(cursors).encode());
+            // A cursor goes to those watching the chunk it is in, and the one it left.
+            let mut by_chunk: HashMap<u32, Vec<(u32, u32, u32)>> = HashMap::new();
+            for p in std::mem::take(&mut self.cursors_dirty) {
+                let Some((r, c)) = self.players[p].cursor else {
+                    continue;
+                };
+                let chunk = self.chunk_of(r as usize, c as usize);
+                by_chunk
+                    .entry(chunk)
+                    .or_default()
+                    .push((p as u32 + 1, r, c));
+                if let Some(left) = self.players[p].cursor_chunk.replace(chunk)
+                    && left != chunk
+                {
+                    by_chunk.entry(left).or_default().push((p as u32 + 1, r, c));
+                }
+            }
+            for (chunk, cursors) in by_chunk {
+                let frame = ServerMsg::Cursors(cursors).encode();
+                self.pending.push(Pending::Chunk(0, chunk, frame));
+            }
         }
     }
 
     fn players_frame(&self, now: Instant) -> Bytes {
-        let players = self
-            .players
-            .iter()
-            .enumerate()
+        // A large co-op room lists its leaders only: every player to every player would grow
+        // with the square of the players.
+        let mut order: Vec<usize> = (0..self.players.len()).collect();
+        if order.len() > MAX_LISTED {
+            order.select_nth_unstable_by_key(MAX_LISTED - 1, |&i| {
+                (std::cmp::Reverse(self.players[i].opened), i)
+            });
+            order.truncate(MAX_LISTED);
+            order.sort_unstable();
+        }
+        let players = order
+            .into_iter()
+            .map(|i| (i, &self.players[i]))
             .map(|(i, p)| {
                 let slot = &self.views[p.view];
                 let elapsed = slot.ended.unwrap_or(now).duration_since(slot.started);
@@ -1124,15 +1187,19 @@ impl Room {
     }
 
     /// The cells of a chunk revealed since the shadow was last brought up to date, as
-    /// `(offset, number)`; brings it up to date.
-    fn revealed_since(&mut self, view: usize, chunk: u32) -> Vec<(u16, u8)> {
+    /// `(offset, number)`, and the chunks beside it that the new cells touch (where a
+    /// cascade may have gone on); brings the shadow up to date.
+    fn revealed_since(&mut self, view: usize, chunk: u32) -> (Vec<(u16, u8)>, Vec<u32>) {
         let (cr, cc) = (
             chunk as usize / self.chunk_cols,
             chunk as usize % self.chunk_cols,
         );
         let r0 = cr * CHUNK;
         let height = CHUNK.min(self.params.rows - r0);
+        let width = CHUNK.min(self.params.cols - cc * CHUNK);
         let mut out = Vec::new();
+        // Which of the eight chunks around this one a new cell touches, as (dr, dc) + 1.
+        let mut touched = [[false; 3]; 3];
         for r in r0..r0 + height {
             let now = revealed_word(&self.views[view].game, r, cc);
             let shadow = &mut self.views[view].shadow[r * self.chunk_cols + cc];
@@ -1144,9 +1211,26 @@ impl Room {
                 let c = cc * CHUNK + bit;
                 let number = self.board.number(r, c).unwrap_or(0);
                 out.push((((r - r0) * CHUNK + bit) as u16, number));
+                // A cell on an edge (or two) of the chunk touches the chunks past it.
+                let on_row = [r == r0, true, r + 1 == r0 + height];
+                let on_col = [bit == 0, true, bit + 1 == width];
+                for (dr, &a) in on_row.iter().enumerate() {
+                    for (dc, &b) in on_col.iter().enumerate() {
+                        touched[dr][dc] |= a && b;
+                    }
+                }
             }
         }
-        out
+        let mut beside = Vec::new();
+        for (dr, row) in touched.iter().enumerate() {
+            for (dc, &t) in row.iter().enumerate() {
+                let (r, c) = ((cr + dr).wrapping_sub(1), (cc + dc).wrapping_sub(1));
+                if t && (dr, dc) != (1, 1) && r < self.chunk_rows && c < self.chunk_cols {
+                    beside.push((r * self.chunk_cols + c) as u32);
+                }
+            }
+        }
+        (out, beside)
     }
 
     /// Sends everything the batch produced: call once its records are durable. Deltas go
@@ -1155,32 +1239,17 @@ impl Room {
         // The cascades: every chunk whose revealed cells changed, found by spreading from the
         // chunks around each move (the cells a cascade opens are 8-connected).
         let mut seen: HashSet<(usize, u32)> = HashSet::new();
-        let mut stack = std::mem::take(&mut self.seeds);
+        let mut stack: Vec<(usize, u32)> = self.seeds.drain().collect();
         while let Some((view, chunk)) = stack.pop() {
             if !seen.insert((view, chunk)) {
                 continue;
             }
-            let opened = self.revealed_since(view, chunk);
+            let (opened, beside) = self.revealed_since(view, chunk);
             if opened.is_empty() {
                 continue;
             }
             self.dirty.entry((view, chunk)).or_default().extend(opened);
-            let (cr, cc) = (
-                (chunk as usize / self.chunk_cols) as i64,
-                (chunk as usize % self.chunk_cols) as i64,
-            );
-            for dr in -1..=1 {
-                for dc in -1..=1 {
-                    let (r, c) = (cr + dr, cc + dc);
-                    if r >= 0
-                        && c >= 0
-                        && (r as usize) < self.chunk_rows
-                        && (c as usize) < self.chunk_cols
-                    {
-                        stack.push((view, (r as usize * self.chunk_cols + c as usize) as u32));
-                    }
-                }
-            }
+            stack.extend(beside.into_iter().map(|c| (view, c)));
         }
         let dirty = std::mem::take(&mut self.dirty);
         for ((view, chunk), mut cells) in dirty {
@@ -1226,6 +1295,12 @@ impl Room {
                     let truth = self.sees_truth(c, view);
                     let frame = self.snapshot_frame(view, chunk, truth);
                     self.send(conn, frame);
+                }
+                Pending::Chunk(view, chunk, frame) => {
+                    let watchers = self.subs.get(&(view, chunk)).cloned().unwrap_or_default();
+                    for conn in watchers {
+                        self.send(conn, frame.clone());
+                    }
                 }
                 Pending::All(frame, upto) => {
                     let conns: Vec<ConnId> = self
@@ -1439,6 +1514,27 @@ pub fn window_hint(
         );
         (sr as u32, sc as u32, reason)
     }))
+}
+
+/// The flags in the window around `(row, col)` that stand on cells the trivial and pair
+/// rules prove safe, row by row. Like [`window_hint`], it reads only the view's cells, and a
+/// flag is a hidden cell to the solver, so an answer is as sound on the whole board as a
+/// hint; a wrong flag that only the truth could tell is never named.
+pub fn window_wrong_flags(
+    view: &ViewCells<'_>,
+    row: usize,
+    col: usize,
+) -> Result<Vec<(u32, u32)>, String> {
+    let window = Window::around(view.params, row, col);
+    let mut solver = window.solver(view)?;
+    solver.deduce().map_err(|e| e.to_string())?;
+    let certain = solver.into_certain();
+    Ok(certain
+        .safe()
+        .map(|(wr, wc)| (wr + window.r0, wc + window.c0))
+        .filter(|&(r, c)| (view.cell)(r, c) == Cell::Flagged)
+        .map(|(r, c)| (r as u32, c as u32))
+        .collect())
 }
 
 /// The odds over the window around `(row, col)`: `(first row, first col, height, width,

@@ -118,11 +118,34 @@ struct CloseSlot {
 
 type Closer = Arc<CloseSlot>;
 
+/// The most requests waiting for one room; past it a move is refused as busy.
+const ROOM_QUEUE: usize = 65_536;
+
+/// A room's queue of requests from connections: unbounded underneath (so an idle room holds
+/// no slots), bounded by a count.
+#[derive(Clone)]
+struct MsgQueue {
+    tx: cb::Sender<Cmd>,
+    queued: Arc<AtomicUsize>,
+}
+
+impl MsgQueue {
+    fn try_send(&self, cmd: Cmd) -> Result<(), cb::TrySendError<Cmd>> {
+        if self.queued.fetch_add(1, Ordering::Relaxed) >= ROOM_QUEUE {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+            return Err(cb::TrySendError::Full(cmd));
+        }
+        self.tx.try_send(cmd).inspect_err(|_| {
+            self.queued.fetch_sub(1, Ordering::Relaxed);
+        })
+    }
+}
+
 struct RoomHandle {
     params: RoomParams,
     weight: u128,
     ctl: cb::Sender<Cmd>,
-    msgs: cb::Sender<Cmd>,
+    msgs: MsgQueue,
     players: Arc<AtomicUsize>,
 }
 
@@ -200,13 +223,17 @@ fn spawn_room(
     start: RoomStart,
 ) -> Result<(), String> {
     let (ctl_tx, ctl_rx) = cb::unbounded();
-    let (msg_tx, msg_rx) = cb::bounded(65_536);
+    let (msg_tx, msg_rx) = cb::unbounded();
+    let queued = Arc::new(AtomicUsize::new(0));
     let players = Arc::new(AtomicUsize::new(0));
     let handle = RoomHandle {
         params,
         weight: weight(&params),
         ctl: ctl_tx,
-        msgs: msg_tx,
+        msgs: MsgQueue {
+            tx: msg_tx,
+            queued: Arc::clone(&queued),
+        },
         players: Arc::clone(&players),
     };
     let thread_shared = Arc::clone(shared);
@@ -214,15 +241,13 @@ fn spawn_room(
     std::thread::Builder::new()
         .name(format!("room {name}"))
         .spawn(move || {
-            run_room(
-                &thread_shared,
-                &thread_name,
-                params,
-                start,
-                &ctl_rx,
-                &msg_rx,
-                &players,
-            )
+            let inbox = Inbox {
+                ctl: ctl_rx,
+                msgs: msg_rx,
+                queued,
+                players,
+            };
+            run_room(&thread_shared, &thread_name, params, start, &inbox)
         })
         .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
     rooms.insert(name, handle);
@@ -230,16 +255,24 @@ fn spawn_room(
     Ok(())
 }
 
+/// What a room's thread reads from, and the counts it keeps for others.
+struct Inbox {
+    ctl: cb::Receiver<Cmd>,
+    msgs: cb::Receiver<Cmd>,
+    /// Requests waiting in `msgs`.
+    queued: Arc<AtomicUsize>,
+    /// Players who joined, for `/rooms`.
+    players: Arc<AtomicUsize>,
+}
+
 /// The loop of one room's thread.
-fn run_room(
-    shared: &Arc<Shared>,
-    name: &str,
-    params: RoomParams,
-    start: RoomStart,
-    ctl: &cb::Receiver<Cmd>,
-    msgs: &cb::Receiver<Cmd>,
-    players: &AtomicUsize,
-) {
+fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomStart, inbox: &Inbox) {
+    let Inbox {
+        ctl,
+        msgs,
+        queued,
+        players,
+    } = inbox;
     let config = &shared.config;
     let dir = RoomDir::new(&config.data, name);
     let made = match start {
@@ -255,7 +288,7 @@ fn run_room(
                 Instant::now(),
             )?;
             let (log, _) = dir.open_log(config.sync)?;
-            dir.snapshot(&room, 0)?;
+            dir.write_snapshot(&room.snapshot_state(0))?;
             Ok::<_, String>((room, log))
         })(),
     };
@@ -275,6 +308,7 @@ fn run_room(
     let mut batch = Vec::with_capacity(4096);
     let mut replies = Vec::new();
     let mut shutdown: Option<oneshot::Sender<()>> = None;
+    let mut writer: Option<std::thread::JoinHandle<()>> = None;
     loop {
         cb::select! {
             recv(ctl) -> cmd => match cmd { Ok(c) => batch.push(c), Err(_) => break },
@@ -309,7 +343,10 @@ fn run_room(
                     conn,
                     msg,
                     received,
-                } => room.handle(conn, msg, received, now),
+                } => {
+                    queued.fetch_sub(1, Ordering::Relaxed);
+                    room.handle(conn, msg, received, now);
+                }
                 Cmd::Leave { conn } => {
                     room.leave(conn);
                     closers.remove(&conn);
@@ -341,10 +378,31 @@ fn run_room(
                 set_close(&closer, 1013, &reason);
             }
         }
-        if log.records() - last_snapshot >= config.snapshot_every || shutdown.is_some() {
-            match dir.snapshot(&room, log.records()) {
-                Ok(()) => last_snapshot = log.records(),
-                Err(e) => eprintln!("bitmines serve: room {name}: snapshot: {e}"),
+        // Snapshots are written on a thread of their own from a copy of the state, so a
+        // large board's write never holds up the moves; one at a time.
+        if writer.as_ref().is_some_and(|w| w.is_finished()) {
+            writer.take().map(std::thread::JoinHandle::join);
+        }
+        let due = log.records() - last_snapshot >= config.snapshot_every;
+        if (due && writer.is_none()) || shutdown.is_some() {
+            if let Some(w) = writer.take() {
+                let _ = w.join();
+            }
+            let state = room.snapshot_state(log.records());
+            last_snapshot = log.records();
+            let (data, name) = (config.data.clone(), name.to_string());
+            let write = move || {
+                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&state) {
+                    eprintln!("bitmines serve: room {name}: snapshot: {e}");
+                }
+            };
+            if shutdown.is_some() {
+                write();
+            } else {
+                writer = std::thread::Builder::new()
+                    .name("snapshot".into())
+                    .spawn(write)
+                    .ok();
             }
         }
         if let Some(reply) = shutdown.take() {
@@ -441,6 +499,7 @@ impl Server {
             .route("/metrics", get(metrics))
             .route("/rooms", get(rooms))
             .route("/room/{name}", get(ws))
+            .merge(crate::web::routes())
             .with_state(Arc::clone(&shared));
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
         let closing = Arc::clone(&shared);
@@ -524,7 +583,9 @@ async fn ws(
     RawQuery(query): RawQuery,
     State(shared): State<Arc<Shared>>,
 ) -> Response {
-    ws.max_message_size(1024)
+    // Client frames are tiny: a small read buffer saves zeroing a large one on every read.
+    ws.read_buffer_size(4096)
+        .max_message_size(1024)
         .max_frame_size(1024)
         .on_upgrade(move |socket| connection(socket, name, query.unwrap_or_default(), shared))
 }
@@ -663,7 +724,17 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
                 biased;
                 frame = rx.recv() => match frame {
                     Some(frame) => {
-                        if sink.send(send(frame)).await.is_err() {
+                        // Whatever else is queued goes in the same write: one flush (and
+                        // one system call) for a move's delta and ack together.
+                        if sink.feed(send(frame)).await.is_err() {
+                            return;
+                        }
+                        while let Ok(frame) = rx.try_recv() {
+                            if sink.feed(send(frame)).await.is_err() {
+                                return;
+                            }
+                        }
+                        if sink.flush().await.is_err() {
                             return;
                         }
                     }
@@ -697,7 +768,22 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
     let _ = ctl.send(Cmd::Leave { conn });
     drop(tx);
     // The writer ends when the room drops its sender (after the leave) or the socket fails.
-    let _ = tokio::time::timeout(Duration::from_secs(5), writer).await;
+    // Meanwhile the frames still arriving are read and dropped until the client answers the
+    // close, so the socket is not shut on unread data (which would reset it, and lose the
+    // close frame and the errors before it on the client's side).
+    let drain = async {
+        while let Ok(Some(Ok(message))) =
+            tokio::time::timeout(Duration::from_secs(2), stream.next()).await
+        {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(5), async {
+        let _ = tokio::join!(writer, drain);
+    })
+    .await;
 }
 
 /// A token bucket.
@@ -740,7 +826,7 @@ async fn read_loop(
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
     tx: &mpsc::Sender<Bytes>,
     closer: &Closer,
-    msgs: &cb::Sender<Cmd>,
+    msgs: &MsgQueue,
 ) {
     let config = &shared.config;
     let mut frames = Bucket::new(config.rate, config.burst);
@@ -827,7 +913,9 @@ async fn read_loop(
                 continue;
             }
         };
-        if let ClientMsg::Hint { seq, .. } | ClientMsg::Odds { seq, .. } = msg
+        if let ClientMsg::Hint { seq, .. }
+        | ClientMsg::Odds { seq, .. }
+        | ClientMsg::WrongFlags { seq, .. } = msg
             && !help.take(now)
         {
             strikes += 1;
@@ -870,7 +958,7 @@ fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
     requested: &Requested,
-) -> Result<(cb::Sender<Cmd>, cb::Sender<Cmd>), Refusal> {
+) -> Result<(cb::Sender<Cmd>, MsgQueue), Refusal> {
     let config = &shared.config;
     let mut rooms = shared
         .rooms

@@ -360,3 +360,61 @@ async fn a_client_that_never_reads_is_closed_and_holds_no_more_than_its_queue() 
     drop(slow);
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_resumes_the_same_player_view_and_score() {
+    let server = start().await;
+    let url = server.url("resume", "preset=expert&mode=race");
+    let mut first = Recorder::join(&url).await;
+    let _other = Recorder::join(&url).await;
+    let welcome = first.client.welcome().clone();
+    let ack = first
+        .act(ClientMsg::Move {
+            seq: 1,
+            action: Action::Flag,
+            row: 0,
+            col: 0,
+        })
+        .await;
+    assert!(
+        matches!(ack, ServerMsg::Ack { flagged: true, .. }),
+        "{ack:?}"
+    );
+    let token = first.client.token_hex();
+    first.client.close().await;
+    let mut again = Recorder::join(&format!("{url}&token={token}")).await;
+    let back = again.client.welcome().clone();
+    assert_eq!(
+        (back.player, back.view, back.token),
+        (welcome.player, welcome.view, welcome.token)
+    );
+    again
+        .send(ClientMsg::Subscribe(ChunkRect {
+            row: 0,
+            col: 0,
+            rows: 1,
+            cols: 1,
+        }))
+        .await;
+    again.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
+    assert_eq!(
+        again.picture.cell(back.view, 0, 0),
+        Some(bitmines_server::protocol::cell::FLAGGED)
+    );
+    let players = again
+        .frames
+        .iter()
+        .find_map(|f| match f {
+            ServerMsg::Players(list) => Some(list.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        players
+            .iter()
+            .find(|p| p.id == back.player)
+            .map(|p| p.flags),
+        Some(1)
+    );
+    server.stop().await;
+}

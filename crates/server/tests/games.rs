@@ -176,7 +176,6 @@ async fn a_race_to_the_end_with_a_spectator_and_help() {
                             col: c,
                         })
                         .await;
-                    // The hinted move may end this player's game as any move may.
                     let ServerMsg::Ack { status, .. } = ack else {
                         panic!("{ack:?}")
                     };

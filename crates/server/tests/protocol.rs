@@ -45,6 +45,8 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         (any::<u32>(), any::<u32>()).prop_map(|(row, col)| ClientMsg::Cursor { row, col }),
         any::<u32>().prop_map(|player| ClientMsg::Watch { player }),
         any::<u64>().prop_map(|nonce| ClientMsg::Ping { nonce }),
+        (any::<u32>(), any::<u32>(), any::<u32>())
+            .prop_map(|(seq, row, col)| { ClientMsg::WrongFlags { seq, row, col } }),
     ]
 }
 
@@ -187,6 +189,11 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 cells: vec![fill; usize::from(height) * usize::from(width)],
             }
         }),
+        (
+            any::<u32>(),
+            proptest::collection::vec((any::<u32>(), any::<u32>()), 0..64)
+        )
+            .prop_map(|(seq, cells)| ServerMsg::WrongFlags { seq, cells }),
         any::<u64>().prop_map(|nonce| ServerMsg::Pong { nonce }),
         (
             prop_oneof![

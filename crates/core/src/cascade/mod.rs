@@ -42,6 +42,8 @@ pub(crate) struct Planes<'a> {
     pub(crate) revealed: &'a mut [u64],
     /// Flagged cells; flags block both the reveal and the cascade.
     pub(crate) flagged: &'a [u64],
+    /// No cell is flagged, so a fill may leave the flag plane unread.
+    pub(crate) unflagged: bool,
     /// Words in one padded row.
     pub(crate) words_per_row: usize,
 }

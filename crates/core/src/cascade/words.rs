@@ -17,7 +17,7 @@ const NOT_QUEUED: Range = (usize::MAX, 0);
 /// Buffers of the word fill, kept by a game so cascades never allocate. Between cascades the
 /// pending plane is all zero and no row is queued; the span buffer keeps stale words, and
 /// each row opened clears the words it reads beyond those it writes.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Scratch {
     /// Zero cells the cascade has reached but not yet opened, one bit per padded cell.
     pending: Vec<u64>,
@@ -28,6 +28,21 @@ pub(crate) struct Scratch {
     /// The run words of the row being opened, at `word - row start + 2`, with two spare
     /// words at each end.
     span: Vec<u64>,
+}
+
+/// A copy keeps the row stack's capacity (`Vec::clone` would drop it), so a copied game's
+/// cascades do not allocate either.
+impl Clone for Scratch {
+    fn clone(&self) -> Scratch {
+        let mut rows = Vec::with_capacity(self.rows.capacity());
+        rows.extend_from_slice(&self.rows);
+        Scratch {
+            pending: self.pending.clone(),
+            queued: self.queued.clone(),
+            rows,
+            span: self.span.clone(),
+        }
+    }
 }
 
 impl Scratch {
@@ -47,7 +62,8 @@ impl Scratch {
         Ok(Scratch {
             pending,
             queued,
-            rows: Vec::new(),
+            // Room for the rows of a small cascade, so its first reveal does not allocate.
+            rows: Vec::with_capacity(64),
             span: vec![0; geometry.words_per_row() + 4],
         })
     }
@@ -102,18 +118,68 @@ pub(crate) fn fill(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) 
         // SAFETY: `fill_v3` only needs the CPU features checked just above.
         return unsafe { fill_v3(planes, scratch, seed) };
     }
-    fill_any(planes, scratch, seed)
+    fill_any::<Baseline>(planes, scratch, seed)
 }
 
 /// The fill compiled for x86-64-v3 CPUs: hardware popcount, and-not, and wider vectors.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
-    fill_any(planes, scratch, seed)
+    fill_any::<V3>(planes, scratch, seed)
+}
+
+/// The instruction set a copy of the fill is compiled for. The row-wide path is a function
+/// of its own in each copy, so that the walk, inlined beside it, does not crowd its loops'
+/// registers.
+trait Isa {
+    fn open_span(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range)
+    -> usize;
+}
+
+/// Any x86-64 (or other) CPU.
+struct Baseline;
+
+impl Isa for Baseline {
+    #[inline(never)]
+    fn open_span(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize {
+        open_span(planes, scratch, row, range)
+    }
+}
+
+/// x86-64-v3; only [`fill_v3`] uses it.
+#[cfg(target_arch = "x86_64")]
+struct V3;
+
+#[cfg(target_arch = "x86_64")]
+impl Isa for V3 {
+    #[inline(always)]
+    fn open_span(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize {
+        // SAFETY: `V3` is used only by `fill_v3`, which runs only after `fill` checked every
+        // feature `open_span_v3` is compiled for.
+        unsafe { open_span_v3(planes, scratch, row, range) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline(never)]
+fn open_span_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range) -> usize {
+    open_span(planes, scratch, row, range)
 }
 
 #[inline(always)]
-fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    let planes = &mut planes.same_length();
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
     let row = w / planes.words_per_row;
     scratch.pending[w] |= b;
@@ -121,21 +187,43 @@ fn fill_any(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usiz
     scratch.rows.push(row);
     let mut opened = 0;
     while let Some(row) = scratch.rows.pop() {
-        let range = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
-        opened += open_row(planes, scratch, row, range);
+        let (first, mut j) = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
+        let last = j;
+        // Each pending word on its own whose runs do not go on into the next word (every
+        // visit of a small cascade or a narrow region, and the scattered words of a row
+        // reached from several places) goes to the walk; from the first word whose runs do,
+        // or whose next word is pending too (a wide region's row), the row-wide path takes
+        // the rest of the range.
+        j = first;
+        while j <= last {
+            if scratch.pending[j] != 0 {
+                let p = planes.passable(j);
+                let seeds = scratch.pending[j] & p;
+                if (j < last && scratch.pending[j + 1] != 0)
+                    || crosses_edge(planes, j, close_down(p, close_up(p, seeds)))
+                {
+                    opened += I::open_span(planes, scratch, row, (j, last));
+                    break;
+                }
+                scratch.pending[j] = 0;
+                opened += walk(planes, scratch, row, j, seeds);
+            }
+            j += 1;
+        }
     }
     opened
 }
 
 /// Opens the runs through the pending cells of padded row `row`, whose pending words are
-/// `first..=last`.
+/// `first..=last`, across as many words as the runs go.
 #[inline(always)]
-fn open_row(
+fn open_span(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     row: usize,
     (first, last): Range,
 ) -> usize {
+    let planes = &mut planes.same_length();
     let wpr = planes.words_per_row;
     let base = row * wpr;
     let Scratch {
@@ -144,24 +232,6 @@ fn open_row(
         rows,
         span,
     } = scratch;
-    if first == last {
-        // Most visits of a small cascade: one word whose runs stay inside it.
-        let p = planes.passable(first);
-        let seeds = pending[first] & p;
-        let run = close_down(p, close_up(p, seeds));
-        if run & (1 | 1 << 63) == 0 {
-            pending[first] = 0;
-            let wide = run | run << 1 | run >> 1;
-            let new = wide & !(planes.revealed[first] | planes.flagged[first]);
-            planes.revealed[first] |= new;
-            let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
-            let opened = new.count_ones() as usize
-                + open_side(planes, pending, first - wpr, wide, &mut above)
-                + open_side(planes, pending, first + wpr, wide, &mut below);
-            queue_sides(queued, rows, row, above, below);
-            return opened;
-        }
-    }
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
     let (mut j, mut carry) = (first, 0u64);
     while j <= last || carry != 0 {
@@ -220,17 +290,195 @@ fn queue_sides(
     above: Range,
     below: Range,
 ) {
-    for (side, seeded) in [(row - 1, above), (row + 1, below)] {
-        if seeded.0 <= seeded.1 {
-            let queue = &mut queued[side];
-            if queue.0 > queue.1 {
-                rows.push(side);
-                *queue = seeded;
-            } else {
-                *queue = (queue.0.min(seeded.0), queue.1.max(seeded.1));
-            }
+    queue(queued, rows, row - 1, above);
+    queue(queued, rows, row + 1, below);
+}
+
+/// Queues row `row` for the words `seeded` (nothing when it is empty), merging with the
+/// range it is already queued for.
+#[inline(always)]
+fn queue(queued: &mut [Range], rows: &mut Vec<usize>, row: usize, seeded: Range) {
+    if seeded.0 <= seeded.1 {
+        let queue = &mut queued[row];
+        if queue.0 > queue.1 {
+            rows.push(row);
+            *queue = seeded;
+        } else {
+            *queue = (queue.0.min(seeded.0), queue.1.max(seeded.1));
         }
     }
+}
+
+/// The two edge bits of a word.
+const EDGES: u64 = 1 | 1 << 63;
+
+/// Whether a run of word `w` goes on into the word beside it: it holds an edge bit and the
+/// cell across that edge, in the same row, is passable. A row's first and last bits are
+/// sentinels, never in a run, so `w - 1` and `w + 1` are in the same row whenever read.
+#[inline(always)]
+fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+    run & EDGES != 0
+        && ((run >> 63 & planes.passable(w + 1)) | (run << 63 & planes.passable(w - 1))) != 0
+}
+
+/// Opens the region through `seeds` (passable bits of word `w`, row `row`, not pending)
+/// one word column at a time, for as long as its runs stay inside the word: a region that
+/// runs down the columns (a corridor, a thin arm of a random region) moves a row a step
+/// with no queue between. Each step opens the run through its seeds, dilated by one cell,
+/// with the numbered cells of the step before's dilation that fell in this row (`incoming`);
+/// it goes on into the row above or below where the dilation reaches passable cells,
+/// keeping its direction while it can, and queues the other side's zero cells as pending.
+/// While the run stays the same, a step is a few independent word operations: the next
+/// row's passable cells under the dilation are exactly the run again. A run that goes on
+/// into the next word is left pending for the row-wide path.
+#[inline(always)]
+fn walk(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    mut row: usize,
+    mut w: usize,
+    mut seeds: u64,
+) -> usize {
+    let Scratch {
+        pending,
+        queued,
+        rows,
+        ..
+    } = scratch;
+    let wpr = planes.words_per_row;
+    let mut opened = 0;
+    let mut incoming = 0u64;
+    let mut down = true;
+    loop {
+        let rf = planes.revealed[w] | planes.flagged[w];
+        let p = planes.zero[w] & !rf;
+        let run = close_down(p, close_up(p, seeds));
+        if run & EDGES != 0 {
+            if crosses_edge(planes, w, run) {
+                let numbered = incoming & !rf & !planes.zero[w];
+                planes.revealed[w] |= numbered;
+                opened += numbered.count_ones() as usize;
+                pending[w] |= seeds;
+                queue(queued, rows, row, (w, w));
+                return opened;
+            }
+            // The run ends at the edge: its dilation spills one cell into the word beside,
+            // in this row (where that cell is not passable) and the rows above and below.
+            for (j, spill) in [(w - 1, run << 63), (w + 1, run >> 63)] {
+                if spill != 0 {
+                    let new = spill & !(planes.revealed[j] | planes.flagged[j]);
+                    planes.revealed[j] |= new;
+                    opened += new.count_ones() as usize;
+                    opened +=
+                        open_side_queued(planes, pending, queued, rows, row - 1, j - wpr, spill);
+                    opened +=
+                        open_side_queued(planes, pending, queued, rows, row + 1, j + wpr, spill);
+                }
+            }
+        }
+        let wide = run | run << 1 | run >> 1;
+        let new = (wide | incoming) & !rf;
+        planes.revealed[w] |= new;
+        opened += new.count_ones() as usize;
+        let (mut ahead, mut behind) = if down {
+            ((row + 1, w + wpr), (row - 1, w - wpr))
+        } else {
+            ((row - 1, w - wpr), (row + 1, w + wpr))
+        };
+        let mut next = planes.passable(ahead.1) & wide;
+        if next == 0 {
+            let back = planes.passable(behind.1) & wide;
+            if back != 0 {
+                // The region turns: go back the way the step came.
+                down = !down;
+                std::mem::swap(&mut ahead, &mut behind);
+                next = back;
+            }
+        }
+        // The side not taken: its numbered cells under the dilation open, its zero cells
+        // are left pending for a later visit.
+        opened += open_side_queued(planes, pending, queued, rows, behind.0, behind.1, wide);
+        if next == 0 {
+            // Nothing passable ahead either: only its numbered cells open.
+            opened += open_side_queued(planes, pending, queued, rows, ahead.0, ahead.1, wide);
+            return opened;
+        }
+        (row, w, seeds, incoming) = (ahead.0, ahead.1, next, wide);
+        if next == run && run & EDGES == 0 {
+            // The same run one row on, and nothing else passable beside it, so the row
+            // behind is already open under the dilation: open this row and look one further.
+            let word_step = if down { wpr } else { wpr.wrapping_neg() };
+            let (rows_on, j, next, more) = if planes.unflagged {
+                straight::<false>(planes, w, word_step, wide, run)
+            } else {
+                straight::<true>(planes, w, word_step, wide, run)
+            };
+            opened += more;
+            row = if down { row + rows_on } else { row - rows_on };
+            (w, seeds) = (j, next);
+            if seeds == 0 {
+                // Nothing passable ahead (or the sentinel row): only numbered cells open.
+                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+            }
+            // Otherwise the general step takes the row where the run changes.
+        }
+    }
+}
+
+/// Opens the rows of a straight run from word `w` on, `step` words a row (up or down): each
+/// row's passable cells under the dilation `wide` are exactly `run`, so each opens `wide`,
+/// until the first row where that fails. Returns how many rows that row is from `w`, its
+/// word, its passable cells under `wide`, and the cells opened. `FLAGS` false reads no flag
+/// plane, for a game with no flag: one cache line fewer a row on a board larger than the
+/// cache.
+#[inline(always)]
+fn straight<const FLAGS: bool>(
+    planes: &mut Planes<'_>,
+    mut w: usize,
+    step: usize,
+    wide: u64,
+    run: u64,
+) -> (usize, usize, u64, usize) {
+    // The three planes as slices of one length, so one bounds check covers all three.
+    let len = planes.zero.len();
+    let (zero, flagged) = (&planes.zero[..len], &planes.flagged[..len]);
+    let revealed = &mut planes.revealed[..len];
+    let closed = |revealed: &[u64], w: usize| {
+        if FLAGS {
+            revealed[w] | flagged[w]
+        } else {
+            revealed[w]
+        }
+    };
+    let (mut rows_on, mut opened) = (1, 0);
+    loop {
+        let new = wide & !closed(revealed, w);
+        revealed[w] |= new;
+        opened += new.count_ones() as usize;
+        let j = w.wrapping_add(step);
+        let next = zero[j] & !closed(revealed, j) & wide;
+        if next != run {
+            return (rows_on, j, next, opened);
+        }
+        (rows_on, w) = (rows_on + 1, j);
+    }
+}
+
+/// [`open_side`] for one word of row `row`, queueing the row where zero cells were seeded.
+#[inline(always)]
+fn open_side_queued(
+    planes: &mut Planes<'_>,
+    pending: &mut [u64],
+    queued: &mut [Range],
+    rows: &mut Vec<usize>,
+    row: usize,
+    j: usize,
+    wide: u64,
+) -> usize {
+    let mut seeded = NOT_QUEUED;
+    let opened = open_side(planes, pending, j, wide, &mut seeded);
+    queue(queued, rows, row, seeded);
+    opened
 }
 
 /// Opens the cells of `wide` in word `j` of the row above or below a run: the numbered ones
@@ -271,6 +519,20 @@ fn widened(span: &[u64]) -> impl Iterator<Item = u64> + '_ {
 }
 
 impl Planes<'_> {
+    /// The same planes cut to one length, so that the compiler, seeing one index checked
+    /// against one plane, drops the checks against the others.
+    #[inline(always)]
+    fn same_length(&mut self) -> Planes<'_> {
+        let len = self.zero.len();
+        Planes {
+            zero: &self.zero[..len],
+            revealed: &mut self.revealed[..len],
+            flagged: &self.flagged[..len],
+            unflagged: self.unflagged,
+            words_per_row: self.words_per_row,
+        }
+    }
+
     /// Cells a cascade may pass through in word `w`: zero, not revealed, not flagged.
     #[inline(always)]
     fn passable(&self, w: usize) -> u64 {

@@ -176,7 +176,8 @@ impl Recorder {
         let seq = match msg {
             ClientMsg::Move { seq, .. }
             | ClientMsg::Hint { seq, .. }
-            | ClientMsg::Odds { seq, .. } => seq,
+            | ClientMsg::Odds { seq, .. }
+            | ClientMsg::WrongFlags { seq, .. } => seq,
             _ => 0,
         };
         self.send(msg).await;
@@ -184,7 +185,8 @@ impl Recorder {
             ServerMsg::Ack { seq: s, .. }
             | ServerMsg::Error { seq: s, .. }
             | ServerMsg::Hint { seq: s, .. }
-            | ServerMsg::Odds { seq: s, .. } => *s == seq,
+            | ServerMsg::Odds { seq: s, .. }
+            | ServerMsg::WrongFlags { seq: s, .. } => *s == seq,
             _ => false,
         })
         .await

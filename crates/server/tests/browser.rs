@@ -1,0 +1,546 @@
+//! The web game in a real browser: headless Chromium driven through chromedriver, against a
+//! server on a free loopback port. Every case plays by real pointer events and keys, reads
+//! the board back through the page's read-only test hook (`window.bitmines`), and ends with
+//! no console error and no error in the page.
+//!
+//! Screenshots go to `target/tmp/browser/`; the frame-time and first-paint figures are
+//! printed (run with `--nocapture` to see them) and written beside the screenshots. They are
+//! reported, never asserted.
+
+#[path = "browser/driver.rs"]
+mod driver;
+mod support;
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use bitmines_core::Position;
+use bitmines_server::client::Client;
+use bitmines_solve::Solver;
+use driver::{Driver, Session};
+use serde_json::{Value, json};
+
+/// One browser at a time: the machine's cores are few, and the figures are fairer alone.
+static BROWSER: Mutex<()> = Mutex::new(());
+
+const WAIT: Duration = Duration::from_secs(60);
+
+fn lock() -> std::sync::MutexGuard<'static, ()> {
+    BROWSER.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn shots() -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn report(line: &str) {
+    println!("{line}");
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(shots().join("figures.txt"))
+        .unwrap();
+    let _ = writeln!(f, "{line}");
+}
+
+/// Opens a room's link and waits until every chunk in view has arrived.
+fn join(s: &Session<'_>, base: &str, hash: &str) {
+    s.goto(&format!("{base}/#{hash}"));
+    s.wait_for(
+        "the board",
+        "return window.bitmines && bitmines.ready()",
+        WAIT,
+    );
+}
+
+/// Waits until every move the page sent is acknowledged and the view is whole.
+fn settle(s: &Session<'_>) {
+    s.wait_for(
+        "the acknowledgements",
+        "return bitmines.ready() && bitmines.pending() === 0",
+        WAIT,
+    );
+}
+
+fn welcome(s: &Session<'_>) -> Value {
+    s.eval("return bitmines.welcome()")
+}
+
+/// The board as the page holds it.
+fn cells(s: &Session<'_>) -> Vec<Vec<u8>> {
+    serde_json::from_value(s.eval("return bitmines.cells()")).expect("the page's cells")
+}
+
+/// A cell, `(row, col)`.
+type Cell = (usize, usize);
+
+/// What the solver makes of the page's picture: the proven safe hidden cells, and the
+/// hidden cells from the likeliest mine down.
+fn solve(picture: &[Vec<u8>], mines: usize) -> (Vec<Cell>, Vec<Cell>) {
+    let (rows, cols) = (picture.len(), picture[0].len());
+    let mut position = Position::new(rows, cols, mines).unwrap();
+    for (r, row) in picture.iter().enumerate() {
+        for (c, &state) in row.iter().enumerate() {
+            assert_ne!(state, 255, "cell ({r}, {c}) never arrived");
+            if state <= 8 {
+                position.reveal(r, c, state).unwrap();
+            }
+        }
+    }
+    let solution = Solver::new(&position).unwrap().solve().unwrap();
+    let hidden = |&(r, c): &(usize, usize)| picture[r][c] == 9;
+    let safe: Vec<_> = solution.certain.safe().filter(hidden).collect();
+    let mut risky: Vec<((usize, usize), f64)> = (0..rows)
+        .flat_map(|r| (0..cols).map(move |c| (r, c)))
+        .filter(hidden)
+        .map(|cell| {
+            let p = solution.probabilities.mine(cell.0, cell.1).unwrap();
+            (cell, p)
+        })
+        .collect();
+    risky.sort_by(|a, b| b.1.total_cmp(&a.1));
+    (safe, risky.into_iter().map(|(cell, _)| cell).collect())
+}
+
+/// Where cell `(row, col)` is on the page.
+fn point(s: &Session<'_>, row: usize, col: usize) -> (f64, f64) {
+    let p = s.eval_with(
+        "return bitmines.cellPoint(arguments[0], arguments[1])",
+        json!([row, col]),
+    );
+    (p[0].as_f64().unwrap(), p[1].as_f64().unwrap())
+}
+
+fn click_cells(s: &Session<'_>, cells: &[(usize, usize)], button: u32) {
+    let points: Vec<_> = cells.iter().map(|&(r, c)| point(s, r, c)).collect();
+    s.click_points(&points, button);
+}
+
+fn status(s: &Session<'_>) -> u64 {
+    s.eval("return bitmines.status()").as_u64().unwrap_or(0)
+}
+
+/// Clicks every cell the solver proves safe, once; returns how many.
+fn safe_round(s: &Session<'_>, mines: usize) -> usize {
+    settle(s);
+    let (safe, _) = solve(&cells(s), mines);
+    click_cells(s, &safe, 0);
+    settle(s);
+    safe.len()
+}
+
+/// Checks that the browser logged no error and the page caught none, but those `allowed`.
+fn no_errors(s: &Session<'_>, allowed: &[&str]) {
+    let problems = s.eval("return bitmines.problems()");
+    assert_eq!(problems, json!([]), "errors in the page's code");
+    for (level, message) in s.console() {
+        if level == "SEVERE" && !allowed.iter().any(|a| message.contains(a)) {
+            panic!("a console error: {message}");
+        }
+    }
+}
+
+fn click_element(s: &Session<'_>, selector: &str) {
+    let p = s.eval_with(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();
+         return [r.left + r.width / 2, r.top + r.height / 2]",
+        json!([selector]),
+    );
+    s.click_points(&[(p[0].as_f64().unwrap(), p[1].as_f64().unwrap())], 0);
+}
+
+#[test]
+fn create_an_expert_room_and_win_then_lose() {
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    // A room already open, so the lobby lists one.
+    let waiting = rt.block_on(async {
+        Client::connect(&server.url(
+            "friday-race",
+            "preset=intermediate&mode=race&noguess=1&name=ada",
+        ))
+        .await
+        .unwrap()
+    });
+    let driver = Driver::start();
+    let s = driver.session(1280, 800);
+
+    // The lobby: create an expert room by clicks (expert, co-op, no guessing are the
+    // defaults of the form).
+    s.goto(&format!("{base}/"));
+    s.wait_for(
+        "the list of rooms",
+        "return document.querySelectorAll('#rooms tbody tr').length",
+        WAIT,
+    );
+    s.screenshot(&shots().join("lobby.png"));
+    click_element(&s, "#create-room");
+    s.wait_for(
+        "the board",
+        "return window.bitmines && bitmines.ready()",
+        WAIT,
+    );
+    let w = welcome(&s);
+    assert_eq!(
+        (w["rows"].as_u64(), w["cols"].as_u64()),
+        (Some(16), Some(30))
+    );
+    assert_eq!(w["noguess"], json!(true));
+    let mines = w["mines"].as_u64().unwrap() as usize;
+    report(&format!(
+        "first paint, creating an expert no-guess room: {:.0} ms from the page's start",
+        s.eval("return bitmines.firstPaint().sincePageStart")
+            .as_f64()
+            .unwrap()
+    ));
+
+    // Play by the solver's safe cells, with the help on the way: a hint, the odds overlay
+    // (photographed), a wrong flag found.
+    safe_round(&s, mines);
+    s.keys("h");
+    let hint = s.wait_for("a hint", "return bitmines.hint()", WAIT);
+    let (hr, hc) = (
+        hint[0].as_u64().unwrap() as usize,
+        hint[1].as_u64().unwrap() as usize,
+    );
+    assert_eq!(cells(&s)[hr][hc], 9, "the hint names a hidden cell");
+    let said = s.eval("return document.getElementById('say').textContent");
+    assert!(
+        said.as_str().unwrap().contains("is safe"),
+        "the hint's reason in words: {said}"
+    );
+    // A flag on a cell the numbers prove safe is wrong, and the page says so.
+    click_cells(&s, &[(hr, hc)], 2);
+    settle(&s);
+    assert_eq!(cells(&s)[hr][hc], 10);
+    s.keys("w");
+    let wrong = s.wait_for(
+        "the wrong flags",
+        "return bitmines.wrongFlags().length && bitmines.wrongFlags()",
+        WAIT,
+    );
+    assert!(
+        wrong.as_array().unwrap().contains(&json!([hr, hc])),
+        "{wrong}"
+    );
+    s.keys("w");
+    click_cells(&s, &[(hr, hc)], 2);
+    settle(&s);
+    safe_round(&s, mines);
+    s.keys("pp");
+    s.wait_for("the odds", "return bitmines.odds()", WAIT);
+    std::thread::sleep(Duration::from_millis(300));
+    s.screenshot(&shots().join("odds.png"));
+    s.keys("p");
+
+    let mut rounds = 0;
+    while status(&s) == 0 {
+        rounds += 1;
+        assert!(rounds < 500, "no win after 500 rounds");
+        let clicked = safe_round(&s, mines);
+        assert!(
+            clicked > 0 || status(&s) != 0,
+            "a no-guess board with no safe cell"
+        );
+    }
+    assert_eq!(status(&s), 1, "the game was lost");
+    let over = s.wait_for("the end screen", "return bitmines.over()", WAIT);
+    assert_eq!(over["status"], json!(1));
+    assert!(over["bbbv"].as_u64().unwrap() > 0 && over["clicks"].as_u64().unwrap() > 0);
+    let end = s.eval(
+        "return document.getElementById('end').open && document.getElementById('end').innerText",
+    );
+    assert!(
+        end.as_str().unwrap().contains("3BV/s") && end.as_str().unwrap().contains("efficiency"),
+        "{end}"
+    );
+    s.screenshot(&shots().join("end.png"));
+    no_errors(&s, &[]);
+
+    // A loss: the likeliest mine, again and again, on a board that may need guessing.
+    join(&s, &base, "room=unlucky&preset=expert&mode=coop&noguess=0");
+    let mut tries = 0;
+    while status(&s) == 0 {
+        tries += 1;
+        assert!(tries < 100, "no mine hit in 100 tries");
+        settle(&s);
+        let (_, risky) = solve(&cells(&s), mines);
+        click_cells(&s, &risky[..1], 0);
+        settle(&s);
+    }
+    assert_eq!(status(&s), 2);
+    let over = s.wait_for("the end screen", "return bitmines.over()", WAIT);
+    assert_eq!(over["status"], json!(2));
+    // After a loss the player sees the mines.
+    s.wait_for(
+        "the mines shown",
+        "return bitmines.cells().some(row => row.some(c => c === 12))",
+        WAIT,
+    );
+    s.screenshot(&shots().join("lost.png"));
+    no_errors(&s, &[]);
+
+    drop(s);
+    drop(driver);
+    rt.block_on(async {
+        waiting.close().await;
+        server.stop().await
+    });
+}
+
+#[test]
+fn two_browsers_share_a_coop_room_and_race() {
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start();
+    let a = driver.session(1280, 800);
+    let b = driver.session(1280, 800);
+    let link = "room=team&preset=expert&mode=coop&noguess=1";
+
+    join(&a, &base, link);
+    // The second browser opens the link of a room that exists: the first paint of a joined
+    // expert room.
+    join(&b, &base, link);
+    report(&format!(
+        "first paint, joining an expert room: {:.0} ms from the page's start, {:.0} ms from the socket's opening",
+        b.eval("return bitmines.firstPaint().sincePageStart")
+            .as_f64()
+            .unwrap(),
+        b.eval("return bitmines.firstPaint().sinceConnect")
+            .as_f64()
+            .unwrap()
+    ));
+    let (pa, pb) = (welcome(&a)["player"].clone(), welcome(&b)["player"].clone());
+    assert_ne!(pa, pb, "two browsers, two players");
+    let mines = welcome(&a)["mines"].as_u64().unwrap() as usize;
+
+    // Each sees the other's move.
+    let (safe, _) = solve(&cells(&a), mines);
+    let (r, c) = safe[0];
+    click_cells(&a, &[(r, c)], 0);
+    settle(&a);
+    b.wait_for(
+        "the other player's move",
+        &format!("return bitmines.cells()[{r}][{c}] <= 8"),
+        WAIT,
+    );
+    let (safe, _) = solve(&cells(&b), mines);
+    let (r, c) = safe[0];
+    click_cells(&b, &[(r, c)], 0);
+    settle(&b);
+    a.wait_for(
+        "the other player's move",
+        &format!("return bitmines.cells()[{r}][{c}] <= 8"),
+        WAIT,
+    );
+    // And the other's cursor.
+    let (x, y) = point(&a, 2, 3);
+    a.hover(x, y);
+    b.wait_for(
+        "the other player's cursor",
+        "return bitmines.others().some(o => o.row === 2 && o.col === 3)",
+        WAIT,
+    );
+    // The scores: each player's opened cells.
+    b.wait_for(
+        "both scores",
+        "return bitmines.players().filter(p => p.revealed > 0).length === 2",
+        WAIT,
+    );
+    // The dark theme, photographed with the other player's cursor.
+    click_element(&b, "#theme");
+    b.wait_for(
+        "the dark theme",
+        "return document.documentElement.dataset.theme === 'dark'",
+        WAIT,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    b.screenshot(&shots().join("coop-dark.png"));
+    click_element(&b, "#theme");
+    s_no_errors(&a, &b);
+
+    // A race: both play; each sees the other's progress.
+    let race = "room=derby&preset=expert&mode=race&noguess=1";
+    join(&a, &base, race);
+    join(&b, &base, race);
+    for _ in 0..3 {
+        safe_round(&a, mines);
+        safe_round(&b, mines);
+    }
+    safe_round(&a, mines);
+    a.wait_for(
+        "the other racer's progress",
+        "return bitmines.players().length === 2 && bitmines.players().every(p => p.revealed > 0)",
+        WAIT,
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    a.screenshot(&shots().join("race.png"));
+    let bars = a.eval("return document.querySelectorAll('#players .bar-fill').length");
+    assert_eq!(bars, json!(2), "a progress bar a racer");
+    // A spectator sees the race and may not move.
+    let watcher = driver.session(1280, 800);
+    join(&watcher, &base, "room=derby&spectate=1");
+    assert_eq!(welcome(&watcher)["spectator"], json!(true));
+    watcher.wait_for("the racers", "return bitmines.players().length === 2", WAIT);
+    assert_eq!(
+        watcher.eval("return document.getElementById('hint').disabled"),
+        json!(true)
+    );
+    no_errors(&watcher, &[]);
+    drop(watcher);
+    s_no_errors(&a, &b);
+
+    drop(a);
+    drop(b);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+fn s_no_errors(a: &Session<'_>, b: &Session<'_>) {
+    no_errors(a, &[]);
+    no_errors(b, &[]);
+}
+
+#[test]
+fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let addr = server.addr;
+    let base = format!("http://{addr}");
+    let driver = Driver::start();
+    let s = driver.session(1280, 800);
+    let link = "room=stay&preset=intermediate&mode=coop&noguess=1";
+    join(&s, &base, link);
+    let player = welcome(&s)["player"].clone();
+    let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
+    safe_round(&s, mines);
+    let before = cells(&s);
+
+    s.reload();
+    s.wait_for(
+        "the board again",
+        "return window.bitmines && bitmines.ready()",
+        WAIT,
+    );
+    assert_eq!(
+        welcome(&s)["player"],
+        player,
+        "the same player after a reload"
+    );
+    assert_eq!(cells(&s), before, "the same view after a reload");
+    no_errors(&s, &[]);
+
+    // The server goes away: the page says so in words, and keeps trying.
+    let data = rt.block_on(server.stop());
+    s.wait_for(
+        "the reconnecting state",
+        "return bitmines.state() === 'reconnecting' && document.getElementById('connection').textContent.includes('reconnecting')",
+        WAIT,
+    );
+    let shown = s.wait_for(
+        "the lost connection in words",
+        "return bitmines.messages().find(m => m.includes('connection to the server was lost'))",
+        WAIT,
+    );
+    assert!(shown.as_str().unwrap().contains("Reconnecting"), "{shown}");
+    std::thread::sleep(Duration::from_millis(600));
+    s.screenshot(&shots().join("reconnecting.png"));
+
+    // It comes back on the same port with the same data: the page rejoins as the same
+    // player, and the message goes.
+    let server = rt.block_on(support::start_in(data, |c| {
+        bitmines_server::server::Config { listen: addr, ..c }
+    }));
+    s.wait_for(
+        "the rejoin",
+        "return bitmines.state() === 'open' && bitmines.ready()",
+        WAIT,
+    );
+    assert_eq!(
+        welcome(&s)["player"],
+        player,
+        "the same player after the restart"
+    );
+    assert_eq!(cells(&s), before, "the same view after the restart");
+    assert_eq!(s.eval("return bitmines.messages()"), json!([]));
+    safe_round(&s, mines);
+    // While the server was away, the browser itself logs each refused connection.
+    no_errors(&s, &["WebSocket connection to", "ERR_CONNECTION_REFUSED"]);
+
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+#[test]
+fn frame_time_scrolling_a_huge_coop_board() {
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    let driver = Driver::start();
+    let s = driver.session(1920, 1080);
+    join(
+        &s,
+        &base,
+        "room=huge&rows=10000&cols=10000&density=0.15&mode=coop&rule=endless",
+    );
+    s.screenshot(&shots().join("huge.png"));
+    // Diagonally across the board, a chunk every two or three frames, for 900 frames; first
+    // 300 frames that redraw in place, so the figure has a baseline without the network.
+    let measure = |frames: u32, dx: u32, dy: u32| {
+        let figures = s.eval_with(
+            "return bitmines.measureScroll(arguments[0], arguments[1], arguments[2])
+               .then(({draw, interval}) => {
+                 const q = (xs, p) => { const s = [...xs].sort((a, b) => a - b);
+                   return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+                 return {frames: draw.length, draw50: q(draw, 0.5), draw99: q(draw, 0.99),
+                   drawMax: Math.max(...draw), gap50: q(interval, 0.5),
+                   gap99: q(interval, 0.99)};
+               })",
+            json!([frames, dx, dy]),
+        );
+        let f = |k: &str| figures[k].as_f64().unwrap_or(f64::NAN);
+        format!(
+            "{} frames: drawing p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; \
+             frame interval p50 {:.1} ms, p99 {:.1} ms",
+            figures["frames"],
+            f("draw50"),
+            f("draw99"),
+            f("drawMax"),
+            f("gap50"),
+            f("gap99")
+        )
+    };
+    let still = measure(300, 0, 0);
+    let moving = measure(900, 41, 23);
+    report(&format!(
+        "frame time on a 10000x10000 co-op board at 1920x1080, redrawn in place, {still}"
+    ));
+    report(&format!(
+        "frame time on a 10000x10000 co-op board at 1920x1080, scrolling, {moving}"
+    ));
+    settle(&s);
+    s.screenshot(&shots().join("huge-scrolled.png"));
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
