@@ -17,6 +17,8 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
+use crate::cli::{JsonArg, clock_seed, whole};
+
 /// Options of `bitmines loadtest`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -32,9 +34,10 @@ pub(crate) struct Args {
     /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
     #[arg(long, default_value = "64x128")]
     viewport: String,
-    /// Seed of the players' choices (viewport places, guesses, reconnect times).
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of the players' choices: viewport places, guesses, reconnect times (default: one
+    /// from the clock; the seed used is always printed, so a run can be made again).
+    #[arg(long, value_parser = whole::<u64>, allow_negative_numbers = true)]
+    seed: Option<u64>,
     /// Share of the players that drop their connection once and resume with their token.
     #[arg(long, default_value_t = 0.1)]
     reconnects: f64,
@@ -46,9 +49,8 @@ pub(crate) struct Args {
     /// player whose game ends (a race's, or a classic co-op game's) stops.
     #[arg(long, default_value_t = 1)]
     rooms: usize,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
+    #[command(flatten)]
+    json: JsonArg,
 }
 
 #[derive(Default)]
@@ -72,6 +74,7 @@ type Sent = Arc<[Mutex<HashMap<(u32, u32, u32), Instant>>; 2]>;
 struct Report {
     schema: &'static str,
     url: String,
+    seed: u64,
     rooms: usize,
     clients: usize,
     rate_per_client: f64,
@@ -225,13 +228,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
     let mines = first.welcome().mines as usize;
     runtime.block_on(first.close());
+    let seed = args.seed.unwrap_or_else(clock_seed);
     eprintln!(
-        "bitmines loadtest: {} players in {} {rows}x{cols} rooms for at most {} s",
+        "bitmines loadtest: {} players in {} {rows}x{cols} rooms for at most {} s, seed {seed}",
         args.clients, args.rooms, args.duration
     );
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(args.duration);
-    let mut rng = Pcg64::seed_from_u64(args.seed);
+    let mut rng = Pcg64::seed_from_u64(seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
     let mut tasks = Vec::with_capacity(args.clients);
     for pair in 0..args.clients.div_ceil(2) {
@@ -255,7 +259,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 side,
                 board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
-                seed: args.seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+                seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
                 pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
                 reconnect_at,
             };
@@ -286,6 +290,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let report = Report {
         schema: "bitmines-loadtest/1",
         url: args.url.clone(),
+        seed,
         rooms: args.rooms,
         clients: args.clients,
         rate_per_client: args.rate,
@@ -308,7 +313,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         server_resyncs: server_metric(&authority, "bitmines_resyncs_total").unwrap_or(0),
         server_drops: server_metric(&authority, "bitmines_drops_total").unwrap_or(0),
     };
-    if args.json {
+    if args.json.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         let q = |q: &Quantiles| {
