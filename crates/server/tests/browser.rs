@@ -544,3 +544,258 @@ fn frame_time_scrolling_a_huge_coop_board() {
     drop(driver);
     rt.block_on(server.stop());
 }
+
+/// The page's `protocol.js` against the server's `protocol.rs`: every server message the
+/// Rust encoder writes decodes in the page to the same fields, and every client frame the
+/// page writes decodes in Rust to the message meant.
+#[test]
+fn the_pages_codec_agrees_with_the_servers() {
+    use bitmines_server::protocol::{
+        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, Over, PlayerInfo, ServerMsg,
+        Welcome,
+    };
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let driver = Driver::start();
+    let s = driver.session(800, 600);
+    s.goto(&format!("http://{}/", server.addr));
+    let decode = |msg: &ServerMsg| -> Value {
+        let bytes: Vec<u8> = msg.encode().to_vec();
+        s.eval_with(
+            "return import('/web/protocol.js').then(p => {
+               const m = p.decode(new Uint8Array(arguments[0]).buffer);
+               return JSON.parse(JSON.stringify(m, (k, v) =>
+                 v instanceof Uint8Array ? Array.from(v) : v));
+             })",
+            json!([bytes]),
+        )
+    };
+    let chunk = |cells: Vec<u8>, height: u8, width: u8| ServerMsg::Chunk {
+        view: 3,
+        chunk_row: 70_000,
+        chunk_col: 2,
+        height,
+        width,
+        cells,
+    };
+    let varied: Vec<u8> = (0..64 * 64).map(|i| (i * 7 % 14) as u8).collect();
+    let mut runs = vec![9u8; 40 * 33];
+    runs[5] = 3;
+    runs[1000] = 10;
+    let cases: Vec<(ServerMsg, Value)> = vec![
+        (
+            ServerMsg::Welcome(Welcome {
+                version: 1,
+                spectator: false,
+                player: 7,
+                token: [0xab; 16],
+                rows: 10_000,
+                cols: 9_999,
+                mines: 15_000_000,
+                mode: Mode::Coop,
+                rule: MineRule::Endless,
+                no_guess: true,
+                first: (5000, 4999),
+                max_chunks: 256,
+                view: 0,
+            }),
+            json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
+                   "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
+                   "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
+                   "maxChunks": 256, "view": 0}),
+        ),
+        (
+            ServerMsg::Ack {
+                seq: 9,
+                opened: 40,
+                exploded: 1,
+                status: 2,
+                flagged: true,
+            },
+            json!({"type": "ack", "seq": 9, "opened": 40, "exploded": 1, "status": 2,
+                   "flagged": true}),
+        ),
+        (
+            ServerMsg::Error {
+                seq: 4,
+                code: 6,
+                message: "wätching 300 chunks".into(),
+            },
+            json!({"type": "error", "seq": 4, "code": 6, "message": "wätching 300 chunks"}),
+        ),
+        (
+            chunk(vec![9; 64 * 64], 64, 64),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 64,
+                   "width": 64, "cells": vec![9; 64 * 64]}),
+        ),
+        (
+            chunk(varied.clone(), 64, 64),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 64,
+                   "width": 64, "cells": varied}),
+        ),
+        (
+            chunk(runs.clone(), 40, 33),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 40,
+                   "width": 33, "cells": runs}),
+        ),
+        (
+            chunk(vec![1, 2, 3], 1, 3),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 1,
+                   "width": 3, "cells": [1, 2, 3]}),
+        ),
+        (
+            ServerMsg::Delta {
+                view: 1,
+                chunk_row: 2,
+                chunk_col: 3,
+                cells: vec![(4095, 13), (0, 0)],
+            },
+            json!({"type": "delta", "view": 1, "chunkRow": 2, "chunkCol": 3,
+                   "cells": [[4095, 13], [0, 0]]}),
+        ),
+        (
+            ServerMsg::Players(vec![PlayerInfo {
+                id: 2,
+                name: "Zoë".into(),
+                online: true,
+                status: 1,
+                revealed: 5_000_000_000,
+                mines_hit: 3,
+                flags: 4,
+                elapsed_ms: 61_000,
+            }]),
+            json!({"type": "players", "players": [{"id": 2, "online": true, "status": 1,
+                   "revealed": 5000000000u64, "minesHit": 3, "flags": 4, "elapsedMs": 61000,
+                   "name": "Zoë"}]}),
+        ),
+        (
+            ServerMsg::Cursors(vec![(1, 2, 3), (4, 5, 6)]),
+            json!({"type": "cursors", "cursors": [{"player": 1, "row": 2, "col": 3},
+                   {"player": 4, "row": 5, "col": 6}]}),
+        ),
+        (
+            ServerMsg::Over(Over {
+                view: 2,
+                status: 1,
+                elapsed_ms: 12_345,
+                bbbv: 150,
+                clicks: 170,
+                correct_flags: vec![(1, 10), (2, 0)],
+            }),
+            json!({"type": "over", "view": 2, "status": 1, "elapsedMs": 12345, "bbbv": 150,
+                   "clicks": 170, "correctFlags": [{"player": 1, "correct": 10},
+                   {"player": 2, "correct": 0}]}),
+        ),
+        (
+            ServerMsg::Hint {
+                seq: 5,
+                found: Some((3, 4, "the 1 at (2, 3) is satisfied".into())),
+            },
+            json!({"type": "hint", "seq": 5, "found": {"row": 3, "col": 4,
+                   "reason": "the 1 at (2, 3) is satisfied"}}),
+        ),
+        (
+            ServerMsg::Hint {
+                seq: 6,
+                found: None,
+            },
+            json!({"type": "hint", "seq": 6, "found": null}),
+        ),
+        (
+            ServerMsg::Odds {
+                seq: 7,
+                row: 1,
+                col: 2,
+                height: 2,
+                width: 3,
+                cells: vec![0, 200, 255, 1, 2, 3],
+            },
+            json!({"type": "odds", "seq": 7, "row": 1, "col": 2, "height": 2, "width": 3,
+                   "cells": [0, 200, 255, 1, 2, 3]}),
+        ),
+        (
+            ServerMsg::WrongFlags {
+                seq: 8,
+                cells: vec![(1, 2), (70_000, 3)],
+            },
+            json!({"type": "wrongFlags", "seq": 8, "cells": [[1, 2], [70000, 3]]}),
+        ),
+        (
+            ServerMsg::Pong {
+                nonce: 1_700_000_000_000,
+            },
+            json!({"type": "pong", "nonce": 1700000000000u64}),
+        ),
+        (
+            ServerMsg::Event {
+                kind: EventKind::MineHit,
+                player: 3,
+                row: 4,
+                col: 5,
+            },
+            json!({"type": "event", "kind": 1, "player": 3, "row": 4, "col": 5}),
+        ),
+    ];
+    for (msg, expected) in &cases {
+        assert_eq!(&decode(msg), expected, "{msg:?}");
+    }
+
+    let encoded = s.eval(
+        "return import('/web/protocol.js').then(({encode}) => [
+           encode.subscribe({row: 1, col: 2, rows: 3, cols: 4}),
+           encode.unsubscribe({row: 70000, col: 0, rows: 1, cols: 1}),
+           encode.reveal(1, 2, 3), encode.flag(4, 5, 6), encode.chord(7, 8, 9),
+           encode.hint(10, 11, 12), encode.odds(13, 14, 15), encode.cursor(16, 17),
+           encode.watch(18), encode.ping(1700000000000), encode.wrongFlags(19, 20, 21),
+         ].map(b => Array.from(new Uint8Array(b))))",
+    );
+    let rect = |row, col, rows, cols| ChunkRect {
+        row,
+        col,
+        rows,
+        cols,
+    };
+    let mv = |seq, action, row, col| ClientMsg::Move {
+        seq,
+        action,
+        row,
+        col,
+    };
+    let expected = [
+        ClientMsg::Subscribe(rect(1, 2, 3, 4)),
+        ClientMsg::Unsubscribe(rect(70_000, 0, 1, 1)),
+        mv(1, Action::Reveal, 2, 3),
+        mv(4, Action::Flag, 5, 6),
+        mv(7, Action::Chord, 8, 9),
+        ClientMsg::Hint {
+            seq: 10,
+            row: 11,
+            col: 12,
+        },
+        ClientMsg::Odds {
+            seq: 13,
+            row: 14,
+            col: 15,
+        },
+        ClientMsg::Cursor { row: 16, col: 17 },
+        ClientMsg::Watch { player: 18 },
+        ClientMsg::Ping {
+            nonce: 1_700_000_000_000,
+        },
+        ClientMsg::WrongFlags {
+            seq: 19,
+            row: 20,
+            col: 21,
+        },
+    ];
+    let frames: Vec<Vec<u8>> = serde_json::from_value(encoded).unwrap();
+    assert_eq!(frames.len(), expected.len());
+    for (bytes, want) in frames.iter().zip(&expected) {
+        assert_eq!(ClientMsg::decode(bytes).as_ref(), Ok(want), "{bytes:?}");
+    }
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
