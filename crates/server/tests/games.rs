@@ -176,7 +176,11 @@ async fn a_race_to_the_end_with_a_spectator_and_help() {
                             col: c,
                         })
                         .await;
-                    assert!(matches!(ack, ServerMsg::Ack { .. }), "{ack:?}");
+                    // The hinted cell may be the last safe one: the race is over then.
+                    let ServerMsg::Ack { status, .. } = ack else {
+                        panic!("{ack:?}")
+                    };
+                    done[i] = status != 0;
                     continue;
                 }
             }
