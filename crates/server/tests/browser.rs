@@ -431,6 +431,31 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
     let player = welcome(&s)["player"].clone();
     let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
     safe_round(&s, mines);
+    // The keys: a hint moves the cursor to a safe cell, Space reveals it.
+    s.keys("h");
+    let hint = s.wait_for("a hint", "return bitmines.hint()", WAIT);
+    let (hr, hc) = (hint[0].as_u64().unwrap(), hint[1].as_u64().unwrap());
+    s.keys(" ");
+    settle(&s);
+    assert!(
+        cells(&s)[hr as usize][hc as usize] <= 8,
+        "Space revealed the hint"
+    );
+    // Touch: a long press flags, a tap reveals.
+    let (safe, risky) = solve(&cells(&s), mines);
+    let (fr, fc) = risky[0];
+    let (x, y) = point(&s, fr, fc);
+    s.touch(x, y, Duration::from_millis(700));
+    settle(&s);
+    assert_eq!(cells(&s)[fr][fc], 10, "a long press flags");
+    s.touch(x, y, Duration::from_millis(700));
+    settle(&s);
+    assert_eq!(cells(&s)[fr][fc], 9, "and unflags");
+    let (tr, tc) = safe[0];
+    let (x, y) = point(&s, tr, tc);
+    s.touch(x, y, Duration::from_millis(0));
+    settle(&s);
+    assert!(cells(&s)[tr][tc] <= 8, "a tap reveals");
     let before = cells(&s);
 
     s.reload();
@@ -539,6 +564,29 @@ fn frame_time_scrolling_a_huge_coop_board() {
     ));
     settle(&s);
     s.screenshot(&shots().join("huge-scrolled.png"));
+    // A drag scrolls (and reveals nothing), as does the wheel.
+    let offset = |s: &Session<'_>| -> Vec<f64> {
+        serde_json::from_value(s.eval("return bitmines.offset()")).unwrap()
+    };
+    let before = offset(&s);
+    s.drag((900.0, 500.0), (600.0, 300.0));
+    let after = offset(&s);
+    assert_eq!(
+        (after[0] - before[0], after[1] - before[1]),
+        (300.0, 200.0),
+        "the drag scrolled"
+    );
+    assert_eq!(
+        s.eval("return bitmines.pending()"),
+        json!(0),
+        "and made no move"
+    );
+    s.wheel(900.0, 500.0, 0, 240);
+    s.wait_for(
+        "the wheel's scroll",
+        &format!("return bitmines.offset()[1] > {}", after[1] + 100.0),
+        WAIT,
+    );
     no_errors(&s, &[]);
     drop(s);
     drop(driver);

@@ -1132,6 +1132,8 @@ window.bitmines = {
   wrongFlags: () => game?.view.wrong ?? [],
   others: () => [...(game?.view.others.values() ?? [])],
   firstPaint: () => game?.firstPaint ?? null,
+  // The view's scroll offset and cell size: [x, y, cell].
+  offset: () => (game ? [game.view.x, game.view.y, game.view.cell] : null),
   problems: () => problems.slice(),
   messages: () => [...document.querySelectorAll("#messages .msg")].map((m) => m.firstChild.textContent),
   // Every cell of the board row by row (255 for a chunk not received): for small boards.
