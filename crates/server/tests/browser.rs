@@ -141,6 +141,78 @@ fn safe_round(s: &Session<'_>, mines: usize) -> usize {
     safe.len()
 }
 
+/// Flags the proven mines around an open number that has a proven safe hidden neighbour,
+/// then chords it with the middle button: the safe neighbours open.
+fn chord_once(s: &Session<'_>, mines: usize) {
+    settle(s);
+    let picture = cells(s);
+    let (rows, cols) = (picture.len(), picture[0].len());
+    let mut position = Position::new(rows, cols, mines).unwrap();
+    for (r, row) in picture.iter().enumerate() {
+        for (c, &state) in row.iter().enumerate() {
+            if state <= 8 {
+                position.reveal(r, c, state).unwrap();
+            }
+        }
+    }
+    let certain = Solver::new(&position).unwrap().solve().unwrap().certain;
+    let around = |r: usize, c: usize| {
+        let mut out = Vec::new();
+        for nr in r.saturating_sub(1)..=(r + 1).min(rows - 1) {
+            for nc in c.saturating_sub(1)..=(c + 1).min(cols - 1) {
+                if (nr, nc) != (r, c) && picture[nr][nc] == 9 {
+                    out.push((nr, nc));
+                }
+            }
+        }
+        out
+    };
+    for r in 0..rows {
+        for c in 0..cols {
+            let n = picture[r][c];
+            if n == 0 || n > 8 {
+                continue;
+            }
+            let hidden = around(r, c);
+            let verdicts: Vec<_> = hidden
+                .iter()
+                .map(|&(hr, hc)| certain.verdict(hr, hc).unwrap())
+                .collect();
+            let proven_mines: Vec<_> = hidden
+                .iter()
+                .zip(&verdicts)
+                .filter(|(_, v)| **v == Some(true))
+                .map(|(&cell, _)| cell)
+                .collect();
+            let safe: Vec<_> = hidden
+                .iter()
+                .zip(&verdicts)
+                .filter(|(_, v)| **v == Some(false))
+                .map(|(&cell, _)| cell)
+                .collect();
+            if proven_mines.len() != usize::from(n) || safe.is_empty() || verdicts.contains(&None) {
+                continue;
+            }
+            click_cells(s, &proven_mines, 2);
+            settle(s);
+            click_cells(s, &[(r, c)], 1);
+            settle(s);
+            let after = cells(s);
+            for (sr, sc) in safe {
+                assert!(
+                    after[sr][sc] <= 8,
+                    "the chord at ({r}, {c}) opened ({sr}, {sc})"
+                );
+            }
+            // The flags go again, so the rest of the game plays on without them.
+            click_cells(s, &proven_mines, 2);
+            settle(s);
+            return;
+        }
+    }
+    panic!("no number to chord after the first round");
+}
+
 /// Checks that the browser logged no error and the page caught none, but those `allowed`.
 fn no_errors(s: &Session<'_>, allowed: &[&str]) {
     let problems = s.eval("return bitmines.problems()");
@@ -208,9 +280,10 @@ fn create_an_expert_room_and_win_then_lose() {
             .unwrap()
     ));
 
-    // Play by the solver's safe cells, with the help on the way: a hint, the odds overlay
-    // (photographed), a wrong flag found.
+    // Play by the solver's safe cells, with the help on the way: a chord, a hint, the odds
+    // overlay (photographed), a wrong flag found.
     safe_round(&s, mines);
+    chord_once(&s, mines);
     s.keys("h");
     let hint = s.wait_for("a hint", "return bitmines.hint()", WAIT);
     let (hr, hc) = (
@@ -403,6 +476,19 @@ fn two_browsers_share_a_coop_room_and_race() {
         json!(true)
     );
     no_errors(&watcher, &[]);
+    // A link whose parameters differ from the room's is refused, in words on the page.
+    watcher.goto(&format!("{base}/#room=derby&preset=beginner"));
+    let refused = watcher.wait_for(
+        "the refusal in words",
+        "return bitmines.messages().find(m => m.includes('refused'))",
+        WAIT,
+    );
+    assert!(
+        refused.as_str().unwrap().contains("room mismatch")
+            && refused.as_str().unwrap().contains("rows=16"),
+        "{refused}"
+    );
+    assert_eq!(watcher.eval("return bitmines.state()"), json!("refused"));
     drop(watcher);
     s_no_errors(&a, &b);
 
