@@ -157,58 +157,59 @@ fn chord_once(s: &Session<'_>, mines: usize) {
     }
     let certain = Solver::new(&position).unwrap().solve().unwrap().certain;
     let around = |r: usize, c: usize| {
+        let (r0, c0) = (r.saturating_sub(1), c.saturating_sub(1));
         let mut out = Vec::new();
-        for nr in r.saturating_sub(1)..=(r + 1).min(rows - 1) {
-            for nc in c.saturating_sub(1)..=(c + 1).min(cols - 1) {
-                if (nr, nc) != (r, c) && picture[nr][nc] == 9 {
+        for (nr, row) in picture.iter().enumerate().skip(r0).take(r + 2 - r0) {
+            for (nc, &state) in row.iter().enumerate().skip(c0).take(c + 2 - c0) {
+                if (nr, nc) != (r, c) && state == 9 {
                     out.push((nr, nc));
                 }
             }
         }
         out
     };
-    for r in 0..rows {
-        for c in 0..cols {
-            let n = picture[r][c];
-            if n == 0 || n > 8 {
-                continue;
-            }
-            let hidden = around(r, c);
-            let verdicts: Vec<_> = hidden
-                .iter()
-                .map(|&(hr, hc)| certain.verdict(hr, hc).unwrap())
-                .collect();
-            let proven_mines: Vec<_> = hidden
-                .iter()
-                .zip(&verdicts)
-                .filter(|(_, v)| **v == Some(true))
-                .map(|(&cell, _)| cell)
-                .collect();
-            let safe: Vec<_> = hidden
-                .iter()
-                .zip(&verdicts)
-                .filter(|(_, v)| **v == Some(false))
-                .map(|(&cell, _)| cell)
-                .collect();
-            if proven_mines.len() != usize::from(n) || safe.is_empty() || verdicts.contains(&None) {
-                continue;
-            }
-            click_cells(s, &proven_mines, 2);
-            settle(s);
-            click_cells(s, &[(r, c)], 1);
-            settle(s);
-            let after = cells(s);
-            for (sr, sc) in safe {
-                assert!(
-                    after[sr][sc] <= 8,
-                    "the chord at ({r}, {c}) opened ({sr}, {sc})"
-                );
-            }
-            // The flags go again, so the rest of the game plays on without them.
-            click_cells(s, &proven_mines, 2);
-            settle(s);
-            return;
+    let numbers: Vec<(usize, usize, u8)> = picture
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &n)| (r, c, n)))
+        .filter(|&(_, _, n)| (1..=8).contains(&n))
+        .collect();
+    for (r, c, n) in numbers {
+        let hidden = around(r, c);
+        let verdicts: Vec<_> = hidden
+            .iter()
+            .map(|&(hr, hc)| certain.verdict(hr, hc).unwrap())
+            .collect();
+        let proven_mines: Vec<_> = hidden
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| **v == Some(true))
+            .map(|(&cell, _)| cell)
+            .collect();
+        let safe: Vec<_> = hidden
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| **v == Some(false))
+            .map(|(&cell, _)| cell)
+            .collect();
+        if proven_mines.len() != usize::from(n) || safe.is_empty() || verdicts.contains(&None) {
+            continue;
         }
+        click_cells(s, &proven_mines, 2);
+        settle(s);
+        click_cells(s, &[(r, c)], 1);
+        settle(s);
+        let after = cells(s);
+        for (sr, sc) in safe {
+            assert!(
+                after[sr][sc] <= 8,
+                "the chord at ({r}, {c}) opened ({sr}, {sc})"
+            );
+        }
+        // The flags go again, so the rest of the game plays on without them.
+        click_cells(s, &proven_mines, 2);
+        settle(s);
+        return;
     }
     panic!("no number to chord after the first round");
 }
