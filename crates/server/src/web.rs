@@ -105,9 +105,11 @@ mod tests {
                         "{name} imports {target}, not served"
                     );
                 }
-                if let Some(src) = line.split("src=\"/web/").nth(1) {
-                    let target = src.split('"').next().unwrap_or("");
-                    assert!(file(target).is_some(), "{name} loads {target}, not served");
+                for attribute in ["src=\"/web/", "href=\"/web/"] {
+                    if let Some(src) = line.split(attribute).nth(1) {
+                        let target = src.split('"').next().unwrap_or("");
+                        assert!(file(target).is_some(), "{name} loads {target}, not served");
+                    }
                 }
             }
         }

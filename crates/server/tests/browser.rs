@@ -141,6 +141,79 @@ fn safe_round(s: &Session<'_>, mines: usize) -> usize {
     safe.len()
 }
 
+/// Flags the proven mines around an open number that has a proven safe hidden neighbour,
+/// then chords it with the middle button: the safe neighbours open.
+fn chord_once(s: &Session<'_>, mines: usize) {
+    settle(s);
+    let picture = cells(s);
+    let (rows, cols) = (picture.len(), picture[0].len());
+    let mut position = Position::new(rows, cols, mines).unwrap();
+    for (r, row) in picture.iter().enumerate() {
+        for (c, &state) in row.iter().enumerate() {
+            if state <= 8 {
+                position.reveal(r, c, state).unwrap();
+            }
+        }
+    }
+    let certain = Solver::new(&position).unwrap().solve().unwrap().certain;
+    let around = |r: usize, c: usize| {
+        let (r0, c0) = (r.saturating_sub(1), c.saturating_sub(1));
+        let mut out = Vec::new();
+        for (nr, row) in picture.iter().enumerate().skip(r0).take(r + 2 - r0) {
+            for (nc, &state) in row.iter().enumerate().skip(c0).take(c + 2 - c0) {
+                if (nr, nc) != (r, c) && state == 9 {
+                    out.push((nr, nc));
+                }
+            }
+        }
+        out
+    };
+    let numbers: Vec<(usize, usize, u8)> = picture
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &n)| (r, c, n)))
+        .filter(|&(_, _, n)| (1..=8).contains(&n))
+        .collect();
+    for (r, c, n) in numbers {
+        let hidden = around(r, c);
+        let verdicts: Vec<_> = hidden
+            .iter()
+            .map(|&(hr, hc)| certain.verdict(hr, hc).unwrap())
+            .collect();
+        let proven_mines: Vec<_> = hidden
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| **v == Some(true))
+            .map(|(&cell, _)| cell)
+            .collect();
+        let safe: Vec<_> = hidden
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, v)| **v == Some(false))
+            .map(|(&cell, _)| cell)
+            .collect();
+        if proven_mines.len() != usize::from(n) || safe.is_empty() || verdicts.contains(&None) {
+            continue;
+        }
+        click_cells(s, &proven_mines, 2);
+        settle(s);
+        click_cells(s, &[(r, c)], 1);
+        settle(s);
+        let after = cells(s);
+        for (sr, sc) in safe {
+            assert!(
+                after[sr][sc] <= 8,
+                "the chord at ({r}, {c}) opened ({sr}, {sc})"
+            );
+        }
+        // The flags go again, so the rest of the game plays on without them.
+        click_cells(s, &proven_mines, 2);
+        settle(s);
+        return;
+    }
+    panic!("no number to chord after the first round");
+}
+
 /// Checks that the browser logged no error and the page caught none, but those `allowed`.
 fn no_errors(s: &Session<'_>, allowed: &[&str]) {
     let problems = s.eval("return bitmines.problems()");
@@ -208,9 +281,10 @@ fn create_an_expert_room_and_win_then_lose() {
             .unwrap()
     ));
 
-    // Play by the solver's safe cells, with the help on the way: a hint, the odds overlay
-    // (photographed), a wrong flag found.
+    // Play by the solver's safe cells, with the help on the way: a chord, a hint, the odds
+    // overlay (photographed), a wrong flag found.
     safe_round(&s, mines);
+    chord_once(&s, mines);
     s.keys("h");
     let hint = s.wait_for("a hint", "return bitmines.hint()", WAIT);
     let (hr, hc) = (
@@ -403,6 +477,19 @@ fn two_browsers_share_a_coop_room_and_race() {
         json!(true)
     );
     no_errors(&watcher, &[]);
+    // A link whose parameters differ from the room's is refused, in words on the page.
+    watcher.goto(&format!("{base}/#room=derby&preset=beginner"));
+    let refused = watcher.wait_for(
+        "the refusal in words",
+        "return bitmines.messages().find(m => m.includes('refused'))",
+        WAIT,
+    );
+    assert!(
+        refused.as_str().unwrap().contains("room mismatch")
+            && refused.as_str().unwrap().contains("rows=16"),
+        "{refused}"
+    );
+    assert_eq!(watcher.eval("return bitmines.state()"), json!("refused"));
     drop(watcher);
     s_no_errors(&a, &b);
 
@@ -431,6 +518,31 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
     let player = welcome(&s)["player"].clone();
     let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
     safe_round(&s, mines);
+    // The keys: a hint moves the cursor to a safe cell, Space reveals it.
+    s.keys("h");
+    let hint = s.wait_for("a hint", "return bitmines.hint()", WAIT);
+    let (hr, hc) = (hint[0].as_u64().unwrap(), hint[1].as_u64().unwrap());
+    s.keys(" ");
+    settle(&s);
+    assert!(
+        cells(&s)[hr as usize][hc as usize] <= 8,
+        "Space revealed the hint"
+    );
+    // Touch: a long press flags, a tap reveals.
+    let (safe, risky) = solve(&cells(&s), mines);
+    let (fr, fc) = risky[0];
+    let (x, y) = point(&s, fr, fc);
+    s.touch(x, y, Duration::from_millis(700));
+    settle(&s);
+    assert_eq!(cells(&s)[fr][fc], 10, "a long press flags");
+    s.touch(x, y, Duration::from_millis(700));
+    settle(&s);
+    assert_eq!(cells(&s)[fr][fc], 9, "and unflags");
+    let (tr, tc) = safe[0];
+    let (x, y) = point(&s, tr, tc);
+    s.touch(x, y, Duration::from_millis(0));
+    settle(&s);
+    assert!(cells(&s)[tr][tc] <= 8, "a tap reveals");
     let before = cells(&s);
 
     s.reload();
@@ -539,6 +651,284 @@ fn frame_time_scrolling_a_huge_coop_board() {
     ));
     settle(&s);
     s.screenshot(&shots().join("huge-scrolled.png"));
+    // A drag scrolls (and reveals nothing), as does the wheel.
+    let offset = |s: &Session<'_>| -> Vec<f64> {
+        serde_json::from_value(s.eval("return bitmines.offset()")).unwrap()
+    };
+    let before = offset(&s);
+    s.drag((900.0, 500.0), (600.0, 300.0));
+    let after = offset(&s);
+    assert_eq!(
+        (after[0] - before[0], after[1] - before[1]),
+        (300.0, 200.0),
+        "the drag scrolled"
+    );
+    assert_eq!(
+        s.eval("return bitmines.pending()"),
+        json!(0),
+        "and made no move"
+    );
+    s.wheel(900.0, 500.0, 0, 240);
+    s.wait_for(
+        "the wheel's scroll",
+        &format!("return bitmines.offset()[1] > {}", after[1] + 100.0),
+        WAIT,
+    );
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// The page's `protocol.js` against the server's `protocol.rs`: every server message the
+/// Rust encoder writes decodes in the page to the same fields, and every client frame the
+/// page writes decodes in Rust to the message meant.
+#[test]
+fn the_pages_codec_agrees_with_the_servers() {
+    use bitmines_server::protocol::{
+        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, Over, PlayerInfo, ServerMsg,
+        Welcome,
+    };
+    let _one = lock();
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let driver = Driver::start();
+    let s = driver.session(800, 600);
+    s.goto(&format!("http://{}/", server.addr));
+    let decode = |msg: &ServerMsg| -> Value {
+        let bytes: Vec<u8> = msg.encode().to_vec();
+        s.eval_with(
+            "return import('/web/protocol.js').then(p => {
+               const m = p.decode(new Uint8Array(arguments[0]).buffer);
+               return JSON.parse(JSON.stringify(m, (k, v) =>
+                 v instanceof Uint8Array ? Array.from(v) : v));
+             })",
+            json!([bytes]),
+        )
+    };
+    let chunk = |cells: Vec<u8>, height: u8, width: u8| ServerMsg::Chunk {
+        view: 3,
+        chunk_row: 70_000,
+        chunk_col: 2,
+        height,
+        width,
+        cells,
+    };
+    let varied: Vec<u8> = (0..64 * 64).map(|i| (i * 7 % 14) as u8).collect();
+    let mut runs = vec![9u8; 40 * 33];
+    runs[5] = 3;
+    runs[1000] = 10;
+    let cases: Vec<(ServerMsg, Value)> = vec![
+        (
+            ServerMsg::Welcome(Welcome {
+                version: 1,
+                spectator: false,
+                player: 7,
+                token: [0xab; 16],
+                rows: 10_000,
+                cols: 9_999,
+                mines: 15_000_000,
+                mode: Mode::Coop,
+                rule: MineRule::Endless,
+                no_guess: true,
+                first: (5000, 4999),
+                max_chunks: 256,
+                view: 0,
+            }),
+            json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
+                   "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
+                   "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
+                   "maxChunks": 256, "view": 0}),
+        ),
+        (
+            ServerMsg::Ack {
+                seq: 9,
+                opened: 40,
+                exploded: 1,
+                status: 2,
+                flagged: true,
+            },
+            json!({"type": "ack", "seq": 9, "opened": 40, "exploded": 1, "status": 2,
+                   "flagged": true}),
+        ),
+        (
+            ServerMsg::Error {
+                seq: 4,
+                code: 6,
+                message: "wätching 300 chunks".into(),
+            },
+            json!({"type": "error", "seq": 4, "code": 6, "message": "wätching 300 chunks"}),
+        ),
+        (
+            chunk(vec![9; 64 * 64], 64, 64),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 64,
+                   "width": 64, "cells": vec![9; 64 * 64]}),
+        ),
+        (
+            chunk(varied.clone(), 64, 64),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 64,
+                   "width": 64, "cells": varied}),
+        ),
+        (
+            chunk(runs.clone(), 40, 33),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 40,
+                   "width": 33, "cells": runs}),
+        ),
+        (
+            chunk(vec![1, 2, 3], 1, 3),
+            json!({"type": "chunk", "view": 3, "chunkRow": 70000, "chunkCol": 2, "height": 1,
+                   "width": 3, "cells": [1, 2, 3]}),
+        ),
+        (
+            ServerMsg::Delta {
+                view: 1,
+                chunk_row: 2,
+                chunk_col: 3,
+                cells: vec![(4095, 13), (0, 0)],
+            },
+            json!({"type": "delta", "view": 1, "chunkRow": 2, "chunkCol": 3,
+                   "cells": [[4095, 13], [0, 0]]}),
+        ),
+        (
+            ServerMsg::Players(vec![PlayerInfo {
+                id: 2,
+                name: "Zoë".into(),
+                online: true,
+                status: 1,
+                revealed: 5_000_000_000,
+                mines_hit: 3,
+                flags: 4,
+                elapsed_ms: 61_000,
+            }]),
+            json!({"type": "players", "players": [{"id": 2, "online": true, "status": 1,
+                   "revealed": 5000000000u64, "minesHit": 3, "flags": 4, "elapsedMs": 61000,
+                   "name": "Zoë"}]}),
+        ),
+        (
+            ServerMsg::Cursors(vec![(1, 2, 3), (4, 5, 6)]),
+            json!({"type": "cursors", "cursors": [{"player": 1, "row": 2, "col": 3},
+                   {"player": 4, "row": 5, "col": 6}]}),
+        ),
+        (
+            ServerMsg::Over(Over {
+                view: 2,
+                status: 1,
+                elapsed_ms: 12_345,
+                bbbv: 150,
+                clicks: 170,
+                correct_flags: vec![(1, 10), (2, 0)],
+            }),
+            json!({"type": "over", "view": 2, "status": 1, "elapsedMs": 12345, "bbbv": 150,
+                   "clicks": 170, "correctFlags": [{"player": 1, "correct": 10},
+                   {"player": 2, "correct": 0}]}),
+        ),
+        (
+            ServerMsg::Hint {
+                seq: 5,
+                found: Some((3, 4, "the 1 at (2, 3) is satisfied".into())),
+            },
+            json!({"type": "hint", "seq": 5, "found": {"row": 3, "col": 4,
+                   "reason": "the 1 at (2, 3) is satisfied"}}),
+        ),
+        (
+            ServerMsg::Hint {
+                seq: 6,
+                found: None,
+            },
+            json!({"type": "hint", "seq": 6, "found": null}),
+        ),
+        (
+            ServerMsg::Odds {
+                seq: 7,
+                row: 1,
+                col: 2,
+                height: 2,
+                width: 3,
+                cells: vec![0, 200, 255, 1, 2, 3],
+            },
+            json!({"type": "odds", "seq": 7, "row": 1, "col": 2, "height": 2, "width": 3,
+                   "cells": [0, 200, 255, 1, 2, 3]}),
+        ),
+        (
+            ServerMsg::WrongFlags {
+                seq: 8,
+                cells: vec![(1, 2), (70_000, 3)],
+            },
+            json!({"type": "wrongFlags", "seq": 8, "cells": [[1, 2], [70000, 3]]}),
+        ),
+        (
+            ServerMsg::Pong {
+                nonce: 1_700_000_000_000,
+            },
+            json!({"type": "pong", "nonce": 1700000000000u64}),
+        ),
+        (
+            ServerMsg::Event {
+                kind: EventKind::MineHit,
+                player: 3,
+                row: 4,
+                col: 5,
+            },
+            json!({"type": "event", "kind": 1, "player": 3, "row": 4, "col": 5}),
+        ),
+    ];
+    for (msg, expected) in &cases {
+        assert_eq!(&decode(msg), expected, "{msg:?}");
+    }
+
+    let encoded = s.eval(
+        "return import('/web/protocol.js').then(({encode}) => [
+           encode.subscribe({row: 1, col: 2, rows: 3, cols: 4}),
+           encode.unsubscribe({row: 70000, col: 0, rows: 1, cols: 1}),
+           encode.reveal(1, 2, 3), encode.flag(4, 5, 6), encode.chord(7, 8, 9),
+           encode.hint(10, 11, 12), encode.odds(13, 14, 15), encode.cursor(16, 17),
+           encode.watch(18), encode.ping(1700000000000), encode.wrongFlags(19, 20, 21),
+         ].map(b => Array.from(new Uint8Array(b))))",
+    );
+    let rect = |row, col, rows, cols| ChunkRect {
+        row,
+        col,
+        rows,
+        cols,
+    };
+    let mv = |seq, action, row, col| ClientMsg::Move {
+        seq,
+        action,
+        row,
+        col,
+    };
+    let expected = [
+        ClientMsg::Subscribe(rect(1, 2, 3, 4)),
+        ClientMsg::Unsubscribe(rect(70_000, 0, 1, 1)),
+        mv(1, Action::Reveal, 2, 3),
+        mv(4, Action::Flag, 5, 6),
+        mv(7, Action::Chord, 8, 9),
+        ClientMsg::Hint {
+            seq: 10,
+            row: 11,
+            col: 12,
+        },
+        ClientMsg::Odds {
+            seq: 13,
+            row: 14,
+            col: 15,
+        },
+        ClientMsg::Cursor { row: 16, col: 17 },
+        ClientMsg::Watch { player: 18 },
+        ClientMsg::Ping {
+            nonce: 1_700_000_000_000,
+        },
+        ClientMsg::WrongFlags {
+            seq: 19,
+            row: 20,
+            col: 21,
+        },
+    ];
+    let frames: Vec<Vec<u8>> = serde_json::from_value(encoded).unwrap();
+    assert_eq!(frames.len(), expected.len());
+    for (bytes, want) in frames.iter().zip(&expected) {
+        assert_eq!(ClientMsg::decode(bytes).as_ref(), Ok(want), "{bytes:?}");
+    }
     no_errors(&s, &[]);
     drop(s);
     drop(driver);

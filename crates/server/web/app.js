@@ -284,6 +284,11 @@ class Game {
             }
           }
         }
+        if (this.watching === NOBODY && msg.players.length > 0) {
+          // A spectator who came before the racers watches the first one.
+          this.watchPlayer(msg.players[0].id);
+          this.syncChunks(true);
+        }
         this.renderPlayers();
         this.updateBar();
         return;
@@ -357,6 +362,10 @@ class Game {
       `${this.name} · ${w.rows}x${w.cols}, ${w.mines} mines · ${mode}${w.noguess ? " · no guessing" : ""} · ${who}`;
     for (const id of ["hint", "odds", "wrong"]) $(id).disabled = w.spectator;
     if (again) this.say("Reconnected: the same player, the same view.");
+    if (w.view === NOBODY) {
+      this.say("Nobody plays in this race yet: the board appears when someone joins.");
+      return;
+    }
     this.syncChunks(true);
     this.dirty = true;
   }
@@ -647,6 +656,8 @@ class Game {
     if (!this.running) return;
     requestAnimationFrame((next) => this.frame(next));
     if (this.syncLater) this.syncChunks();
+    if (this.oddsLater && this.oddsMode && this.status === 0) this.askOdds(true);
+    if (this.wrongLater && this.showWrong && this.status === 0) this.askWrong();
     if (this.dirty) this.render();
   }
 
@@ -735,6 +746,7 @@ class Game {
       this.view.odds = null;
       this.say("Probabilities off.");
     } else {
+      if (this.view.odds) this.view.odds.digits = this.oddsMode === 2;
       this.askOdds(true);
       this.say(
         this.oddsMode === 1
@@ -752,8 +764,13 @@ class Game {
     const [r, c] = this.helpCentre();
     const o = this.view.odds;
     if (!force && o && r >= o.row + 8 && r < o.row + o.height - 8 && c >= o.col + 8 && c < o.col + o.width - 8) return;
+    // The server answers 5 help requests a second: fast play asks again once it pauses.
     const now = performance.now();
-    if (!force && now - (this.oddsAt || 0) < 400) return;
+    if (now - (this.oddsAt || 0) < 400) {
+      this.oddsLater = true;
+      return;
+    }
+    this.oddsLater = false;
     this.oddsAt = now;
     this.send(encode.odds(this.seq++, r, c));
   }
@@ -771,6 +788,13 @@ class Game {
   }
 
   askWrong() {
+    const now = performance.now();
+    if (now - (this.wrongAt || 0) < 400) {
+      this.wrongLater = true;
+      return;
+    }
+    this.wrongLater = false;
+    this.wrongAt = now;
     const [r, c] = this.helpCentre();
     this.send(encode.wrongFlags(this.seq++, r, c));
   }
@@ -1108,6 +1132,8 @@ window.bitmines = {
   wrongFlags: () => game?.view.wrong ?? [],
   others: () => [...(game?.view.others.values() ?? [])],
   firstPaint: () => game?.firstPaint ?? null,
+  // The view's scroll offset and cell size: [x, y, cell].
+  offset: () => (game ? [game.view.x, game.view.y, game.view.cell] : null),
   problems: () => problems.slice(),
   messages: () => [...document.querySelectorAll("#messages .msg")].map((m) => m.firstChild.textContent),
   // Every cell of the board row by row (255 for a chunk not received): for small boards.

@@ -298,6 +298,55 @@ impl Session<'_> {
         self.pointer(actions);
     }
 
+    /// Touches a point: a tap, or a press held for `hold`.
+    pub(crate) fn touch(&self, x: f64, y: f64, hold: Duration) {
+        let actions = vec![
+            json!({"type": "pointerMove", "duration": 0, "origin": "viewport",
+                "x": x.round() as i64, "y": y.round() as i64}),
+            json!({"type": "pointerDown", "button": 0}),
+            json!({"type": "pause", "duration": hold.as_millis() as u64}),
+            json!({"type": "pointerUp", "button": 0}),
+        ];
+        self.call(
+            "POST",
+            "/actions",
+            Some(json!({"actions": [{"type": "pointer", "id": "finger",
+                "parameters": {"pointerType": "touch"}, "actions": actions}]})),
+        )
+        .expect("touch actions");
+        let _ = self.call("DELETE", "/actions", None);
+    }
+
+    /// Drags the mouse from one point to another with the left button held.
+    pub(crate) fn drag(&self, from: (f64, f64), to: (f64, f64)) {
+        let at = |(x, y): (f64, f64), duration: u64| {
+            json!({"type": "pointerMove", "duration": duration, "origin": "viewport",
+                "x": x.round() as i64, "y": y.round() as i64})
+        };
+        self.pointer(vec![
+            at(from, 0),
+            json!({"type": "pointerDown", "button": 0}),
+            at(((from.0 + to.0) / 2.0, (from.1 + to.1) / 2.0), 100),
+            at(to, 100),
+            json!({"type": "pointerUp", "button": 0}),
+        ]);
+    }
+
+    /// Turns the mouse wheel over a point by `dx`, `dy` pixels.
+    pub(crate) fn wheel(&self, x: f64, y: f64, dx: i64, dy: i64) {
+        self.call(
+            "POST",
+            "/actions",
+            Some(
+                json!({"actions": [{"type": "wheel", "id": "wheel", "actions": [
+                {"type": "scroll", "x": x.round() as i64, "y": y.round() as i64,
+                 "deltaX": dx, "deltaY": dy, "duration": 0, "origin": "viewport"}]}]}),
+            ),
+        )
+        .expect("wheel actions");
+        let _ = self.call("DELETE", "/actions", None);
+    }
+
     /// Moves the mouse to a point without clicking.
     pub(crate) fn hover(&self, x: f64, y: f64) {
         self.pointer(vec![
