@@ -7,7 +7,10 @@
 //! - [`Fill::Words`] (the default) works on whole 64-bit words: it closes the run of passable
 //!   cells around its seed bits with one addition upward and a shift-or fill downward, opens
 //!   that run dilated by one cell in the rows above, at and below, and queues the words whose
-//!   zero cells were just reached. Each revealed zero cell is expanded once, as part of one run.
+//!   zero cells were just reached. A run that stays inside its word is walked up or down its
+//!   word column a row a step, with no queue between rows, so a region that runs down the
+//!   columns costs a few word operations a row. Each revealed zero cell is expanded once, as
+//!   part of one run.
 //! - [`Fill::Scalar`] is the Windows design: an explicit stack of cell indices, the eight
 //!   neighbour offsets of the padded plane, and a sentinel border that is already "revealed",
 //!   so no neighbour is ever bounds-checked. It is the reference the word fill is tested
