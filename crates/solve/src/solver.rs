@@ -199,6 +199,51 @@ impl Solver {
         Ok(())
     }
 
+    /// Takes in the view after the cells this solver proved safe were revealed, cascades
+    /// included (as [`Game::reveal_words`](bitmines_core::Game::reveal_words) of
+    /// [`Solver::safe_words`] or [`Game::reveal_cells`](bitmines_core::Game::reveal_cells)
+    /// of [`Solver::safe_plane`] do): as [`Solver::update`], but reading only the words of
+    /// the cells proven safe and, from each word that changed, the words around it, so that
+    /// its cost grows with what the reveal opened rather than with the board. A cell
+    /// revealed elsewhere is not seen: the solver then knows less than the view shows,
+    /// never anything false, and a later [`Solver::update`] takes it in. Errors as
+    /// [`Solver::update`], for the words it reads.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game, Status};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let mut game = Game::new("..*.\n....\n.*..\n....\n".parse::<Board>()?);
+    /// game.reveal(0, 0)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// while game.status() == Status::Playing {
+    ///     solver.deduce()?;
+    ///     if !solver.proves_safe() {
+    ///         break;
+    ///     }
+    ///     game.reveal_words(&solver.safe_words())?;
+    ///     if game.status() == Status::Playing {
+    ///         solver.update_revealed(&game)?;
+    ///     }
+    /// }
+    /// assert!(game.revealed_count() > 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update_revealed(&mut self, position: &(impl AsView + ?Sized)) -> Result<(), Error> {
+        let view = position.view();
+        self.same_game(&view)?;
+        self.planes.update_near(&view).map_err(|(index, what)| {
+            let (row, col) = self.planes.cell(index);
+            Error::NotLater {
+                reason: format!("{what} at ({row}, {col})"),
+            }
+        })?;
+        let planes = &self.planes;
+        self.reasons
+            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        Ok(())
+    }
+
     /// Refuses a lost view, or one of another size or mine count.
     fn same_game(&self, view: &View<'_>) -> Result<(), Error> {
         if view.status() == Status::Lost {
@@ -308,6 +353,29 @@ impl Solver {
     pub fn safe_plane(&self) -> &[u64] {
         let safe = &self.planes.safe;
         safe.get(1..safe.len() - 1).unwrap_or_default()
+    }
+
+    /// The hidden cells proven safe so far, as `(word, cells)` pairs in increasing word
+    /// order, laid out like [`Solver::safe_plane`]: the form
+    /// [`Game::reveal_words`](bitmines_core::Game::reveal_words) takes. The solver keeps a
+    /// list of the words where it proved a cell safe, so this costs what was proven, not a
+    /// pass over the board.
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::Solver;
+    ///
+    /// let position: Position = "bitmines view 1x3 mines 0\n0##\n".parse()?;
+    /// let mut solver = Solver::new(&position)?;
+    /// solver.sweep()?;
+    /// let words = solver.safe_words();
+    /// assert_eq!(words.len(), 1);
+    /// let plane = solver.safe_plane();
+    /// assert_eq!(plane[words[0].0], words[0].1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn safe_words(&self) -> Vec<(usize, u64)> {
+        self.planes.safe_words()
     }
 
     /// The cells proven to be mines so far, as a plane laid out like

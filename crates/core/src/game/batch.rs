@@ -76,15 +76,84 @@ impl Game {
     pub fn reveal_cells(&mut self, cells: &[u64]) -> Result<Reveal, Error> {
         self.check_playing()?;
         self.check_cells(cells)?;
+        // Most words of a set are empty: a run of them is skipped with one vector OR.
+        let words = cells
+            .chunks(SKIP)
+            .enumerate()
+            .filter(|(_, chunk)| chunk.iter().fold(0, |any, &set| any | set) != 0)
+            .flat_map(|(c, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &set)| (c * SKIP + i, set))
+            });
+        self.reveal_set(words)
+    }
+
+    /// Reveals every cell of `words`, a set of cells given as `(word, cells)` pairs: bits
+    /// `cells` of word `word` of the board's padded layout, as in a plane for
+    /// [`reveal_cells`](Game::reveal_cells). The pairs may come in any order, and a word
+    /// may come twice; the result is exactly that of `reveal_cells` on the plane holding
+    /// them all, but the work grows with the pairs given rather than with the board, so a
+    /// player that proves a few cells at a time on a huge board reveals them cheaply.
+    ///
+    /// # Errors
+    /// As for [`reveal_cells`](Game::reveal_cells), with `StrayBits` naming a word off the
+    /// plane, or one whose cells lie outside the board.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Cell, Game, Geometry};
+    ///
+    /// let board: Board = "..*\n...\n*..\n".parse()?;
+    /// let geometry = Geometry::new(3, 3)?;
+    /// let mut game = Game::new(board);
+    /// let bit = geometry.bit(1, 1)?;
+    /// let step = game.reveal_words(&[(bit / 64, 1 << (bit % 64))])?;
+    /// assert_eq!(step.opened, 1);
+    /// assert_eq!(game.cell(1, 1)?, Cell::Open(2));
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn reveal_words(&mut self, words: &[(usize, u64)]) -> Result<Reveal, Error> {
+        self.check_playing()?;
+        let geometry = *self.geometry();
+        let wpr = geometry.words_per_row();
+        let mut sorted = words.to_vec();
+        sorted.sort_unstable_by_key(|&(w, _)| w);
+        // Each word once, its cells joined.
+        sorted.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 |= next.1;
+            }
+            same
+        });
+        for &(w, set) in &sorted {
+            let row = w / wpr;
+            let board = if w >= geometry.words() || row == 0 || row > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+            if set & !board != 0 {
+                return Err(Error::StrayBits { word: w });
+            }
+        }
+        self.reveal_set(sorted.into_iter())
+    }
+
+    /// Reveals the cells of `words`, `(word, cells)` pairs in increasing word order, each
+    /// word once, every bit on the board (checked by the caller).
+    fn reveal_set(
+        &mut self,
+        words: impl Iterator<Item = (usize, u64)> + Clone,
+    ) -> Result<Reveal, Error> {
         if self.deferred.is_some() {
             // Nothing is revealed before the first click, so the first unflagged cell of the
             // set is the first one a reveal would not leave alone.
-            let first = cells.iter().zip(self.flagged.words()).enumerate().find_map(
-                |(w, (&set, &flagged))| {
-                    let open = set & !flagged;
-                    (open != 0).then(|| w * WORD_BITS + open.trailing_zeros() as usize)
-                },
-            );
+            let first = words.clone().find_map(|(w, set)| {
+                let open = set & !self.flagged.words()[w];
+                (open != 0).then(|| w * WORD_BITS + open.trailing_zeros() as usize)
+            });
             let Some(first) = first else {
                 return Ok(self.result(0));
             };
@@ -93,44 +162,37 @@ impl Game {
         }
         let before = self.revealed_count;
         let mut stop = None;
-        // Most words of a set are empty: a run of them is skipped with one vector OR.
-        'chunks: for (c, chunk) in cells.chunks(SKIP).enumerate() {
-            if chunk.iter().fold(0, |any, &set| any | set) == 0 {
+        for (w, set) in words {
+            if set == 0 {
                 continue;
             }
-            for (i, &set) in chunk.iter().enumerate() {
-                let w = c * SKIP + i;
-                if set == 0 {
-                    continue;
+            let mut todo = set & !self.flagged.words()[w];
+            if todo & !self.revealed.words()[w] == 0 {
+                continue;
+            }
+            let mines = todo & self.board.mines().words()[w];
+            if mines != 0 {
+                // The cell-by-cell loop ends at this mine: keep only the cells below it.
+                let at = mines.trailing_zeros();
+                todo &= (1u64 << at) - 1;
+                stop = Some(w * WORD_BITS + at as usize);
+            }
+            let zero = self.board.zero().words()[w];
+            // Numbered cells never cascade, so they open together.
+            let numbered = todo & !zero & !self.revealed.words()[w];
+            self.revealed.words_mut()[w] |= numbered;
+            self.revealed_count += numbered.count_ones() as usize;
+            // Each zero cell still hidden seeds a cascade, which may open later cells of the
+            // set, in this word or beyond, so the revealed word is read again every time.
+            loop {
+                let seeds = todo & zero & !self.revealed.words()[w];
+                if seeds == 0 {
+                    break;
                 }
-                let mut todo = set & !self.flagged.words()[w];
-                if todo & !self.revealed.words()[w] == 0 {
-                    continue;
-                }
-                let mines = todo & self.board.mines().words()[w];
-                if mines != 0 {
-                    // The cell-by-cell loop ends at this mine: keep only the cells below it.
-                    let at = mines.trailing_zeros();
-                    todo &= (1u64 << at) - 1;
-                    stop = Some(w * WORD_BITS + at as usize);
-                }
-                let zero = self.board.zero().words()[w];
-                // Numbered cells never cascade, so they open together.
-                let numbered = todo & !zero & !self.revealed.words()[w];
-                self.revealed.words_mut()[w] |= numbered;
-                self.revealed_count += numbered.count_ones() as usize;
-                // Each zero cell still hidden seeds a cascade, which may open later cells of the
-                // set, in this word or beyond, so the revealed word is read again every time.
-                loop {
-                    let seeds = todo & zero & !self.revealed.words()[w];
-                    if seeds == 0 {
-                        break;
-                    }
-                    self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
-                }
-                if stop.is_some() {
-                    break 'chunks;
-                }
+                self.open(w * WORD_BITS + seeds.trailing_zeros() as usize);
+            }
+            if stop.is_some() {
+                break;
             }
         }
         // Winning ends the loop too: if the cells before the mine opened the last safe cell,
