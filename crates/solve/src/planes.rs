@@ -126,6 +126,15 @@ impl Planes {
     /// Cells the view revealed elsewhere are not read: the planes then know less than the
     /// view shows, never something false. Errors as [`Planes::update`], for the words read.
     pub(crate) fn update_near(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        if self.geometry.words() < BANDED_WORDS {
+            // A small board is read whole quicker than its words are looked up one by one.
+            return self.update(view);
+        }
+        self.update_words(view)
+    }
+
+    /// [`Planes::update_near`] word by word, whatever the board's size.
+    fn update_words(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
         let geometry = self.geometry;
         let wpr = geometry.words_per_row();
         // Plane indices of the layout words of the board's rows.
@@ -265,15 +274,15 @@ impl Planes {
 
     /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
     pub(crate) fn safe_words(&self) -> Vec<(usize, u64)> {
-        let mut words: Vec<usize> = self
+        let mut words: Vec<(usize, u64)> = self
             .safe_words
             .iter()
-            .copied()
-            .filter(|&w| self.safe[w] != 0)
+            .filter(|&&w| self.safe[w] != 0)
+            .map(|&w| (w - 1, self.safe[w]))
             .collect();
-        words.sort_unstable();
-        words.dedup();
-        words.into_iter().map(|w| (w - 1, self.safe[w])).collect()
+        words.sort_unstable_by_key(|&(w, _)| w);
+        words.dedup_by_key(|&mut (w, _)| w);
+        words
     }
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
@@ -536,10 +545,12 @@ impl Planes {
         } else {
             j
         };
+        let (top, bottom) = (row.saturating_sub(2).max(1), (row + 2).min(rows));
+        if top > bottom {
+            return;
+        }
         for strip in ja / STRIP..=jb / STRIP {
-            for r in row.saturating_sub(2).max(1)..=(row + 2).min(rows) {
-                self.dirty.set(strip, r);
-            }
+            self.dirty.set_rows(strip, top, bottom);
         }
     }
 
@@ -824,7 +835,9 @@ impl Fresh<'_> {
             // Layout words of the row, and their offset in these slices.
             let words = row * wpr..(row + 1) * wpr;
             let at = i * wpr;
-            if revealed[words.clone()] == *old_row {
+            // A wide row is compared whole first (a vector compare); a narrow one word by
+            // word below, where a call to compare a word or two would cost more than it saves.
+            if wpr >= 8 && revealed[words.clone()] == *old_row {
                 continue;
             }
             for (j, w) in words.enumerate() {
@@ -902,9 +915,20 @@ impl Dirty {
     }
 
     /// Marks padded row `row` of strip `strip`.
-    #[inline]
+    #[cfg(test)]
     fn set(&mut self, strip: usize, row: usize) {
         self.bits[strip * self.per + row / 64] |= 1 << (row % 64);
+    }
+
+    /// Marks padded rows `top..=bottom` (at most five) of strip `strip`.
+    #[inline]
+    fn set_rows(&mut self, strip: usize, top: usize, bottom: usize) {
+        let run = (1u64 << (bottom - top + 1)) - 1;
+        let at = strip * self.per + top / 64;
+        self.bits[at] |= run << (top % 64);
+        if top % 64 + (bottom - top) >= 64 {
+            self.bits[at + 1] |= run >> (64 - top % 64);
+        }
     }
 
     /// The runs of consecutive marked rows of strip `strip` within rows `lo..=hi`, as
@@ -1845,7 +1869,7 @@ mod tests {
                 }
                 let view = game.view();
                 assert_eq!(
-                    near.update_near(&view).expect("a later view"),
+                    near.update_words(&view).expect("a later view"),
                     whole.update_in(&view, false).expect("a later view")
                 );
                 assert!(near.revealed == whole.revealed && near.numbers == whole.numbers);

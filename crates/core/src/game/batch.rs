@@ -117,17 +117,24 @@ impl Game {
         self.check_playing()?;
         let geometry = *self.geometry();
         let wpr = geometry.words_per_row();
-        let mut sorted = words.to_vec();
-        sorted.sort_unstable_by_key(|&(w, _)| w);
-        // Each word once, its cells joined.
-        sorted.dedup_by(|next, kept| {
-            let same = next.0 == kept.0;
-            if same {
-                kept.1 |= next.1;
-            }
-            same
-        });
-        for &(w, set) in &sorted {
+        // Pairs in increasing word order, each word once (as a solver hands them over), are
+        // taken as they are; others are sorted first, each word's cells joined.
+        let in_order = words.windows(2).all(|pair| pair[0].0 < pair[1].0);
+        let sorted: std::borrow::Cow<'_, [(usize, u64)]> = if in_order {
+            words.into()
+        } else {
+            let mut sorted = words.to_vec();
+            sorted.sort_unstable_by_key(|&(w, _)| w);
+            sorted.dedup_by(|next, kept| {
+                let same = next.0 == kept.0;
+                if same {
+                    kept.1 |= next.1;
+                }
+                same
+            });
+            sorted.into()
+        };
+        for &(w, set) in sorted.iter() {
             let row = w / wpr;
             let board = if w >= geometry.words() || row == 0 || row > geometry.rows() {
                 0
@@ -138,7 +145,7 @@ impl Game {
                 return Err(Error::StrayBits { word: w });
             }
         }
-        self.reveal_set(sorted.into_iter())
+        self.reveal_set(sorted.iter().copied())
     }
 
     /// Reveals the cells of `words`, `(word, cells)` pairs in increasing word order, each
