@@ -106,8 +106,8 @@ impl Planes {
     }
 
     /// Takes in what `view` shows beyond what the planes hold: a later view of the same
-    /// game. Rows whose revealed cells changed are copied and marked for the trivial rule,
-    /// and proven safe cells now revealed leave the safe plane. Returns the rows that
+    /// game. Words whose revealed cells changed are copied and marked for the trivial rule,
+    /// and proven safe cells now revealed leave the safe plane. Returns the words that
     /// changed, or the first cell that shows `view` is not a later view of this position
     /// (a revealed cell hidden again or showing another number, or a proven mine revealed).
     pub(crate) fn update(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
@@ -362,8 +362,8 @@ impl Planes {
         Ok(changed)
     }
 
-    /// Forgets whether plane index `index` is a mine or safe, and marks its rows for the
-    /// trivial rule, which may prove it again.
+    /// Forgets whether plane index `index` is a mine or safe, and marks the words around it
+    /// for the trivial rule, which may prove it again.
     pub(crate) fn unprove(&mut self, index: usize) {
         let bit = 1u64 << (index % 64);
         let word = index / 64;
@@ -554,7 +554,8 @@ impl Planes {
         }
     }
 
-    /// One pass of the trivial rule over the rows marked dirty (all rows the first time):
+    /// One pass of the trivial rule over the rows of each strip marked dirty (all of them
+    /// the first time):
     /// every revealed number whose proven mines meet it clears its other unknown
     /// neighbours, and every number that needs all its unknown neighbours makes them mines.
     /// Returns the cells newly proven, or the first revealed cell the proven cells around it
@@ -703,8 +704,9 @@ impl Planes {
         (fixed, &mut self.mines, &mut self.safe)
     }
 
-    /// Takes in what a band's sweep proved: counts its safe cells and marks the rows
-    /// around its proofs for the next sweep. Returns the cells it proved.
+    /// Takes in what a band's sweep proved: counts its safe cells, lists the words where it
+    /// proved a cell safe and marks the words around its proofs for the next sweep.
+    /// Returns the cells it proved.
     fn take(&mut self, swept: &Swept) -> usize {
         self.safe_count += swept.found_safe;
         for &(w, bits) in &swept.marks {

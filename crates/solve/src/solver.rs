@@ -153,9 +153,10 @@ impl Solver {
 
     /// Takes in a later view of the same game (more cells revealed, say after revealing
     /// the cells this solver proved safe), keeping everything proven so far, so that the
-    /// next [`Solver::trivial`] or [`Solver::deduce`] looks only at the rows that changed.
-    /// Much cheaper than a new solver on a large board: only rows whose revealed cells
-    /// changed are read. A view of another size or mine count, or one that hides a
+    /// next [`Solver::trivial`] or [`Solver::deduce`] looks only at the words that changed.
+    /// Much cheaper than a new solver on a large board: only words whose revealed cells
+    /// changed are copied ([`Solver::update_revealed`] goes further and reads only the words
+    /// a reveal of the proven cells can have opened). A view of another size or mine count, or one that hides a
     /// revealed cell, changes a number or reveals a proven mine in those rows, is
     /// `Error::NotLater`; a lost game is `Error::Finished`. Flagged cells stay hidden when
     /// [`Game::reveal_cells`](bitmines_core::Game::reveal_cells) is given the safe plane, so
@@ -467,8 +468,9 @@ impl Solver {
         self.tally
     }
 
-    /// One word-parallel pass of the trivial rule over the rows where something may have
-    /// changed (every row, the first time); returns the cells it proved. On a board of 2^19
+    /// One word-parallel pass of the trivial rule over the words where something may have
+    /// changed (kept by strips of four words across the board: every strip of every row,
+    /// the first time); returns the cells it proved. On a board of 2^19
     /// cells or more (and 512 rows or more) the pass runs in bands of 128 rows on the
     /// current rayon pool, the even bands at once and then the odd ones; what it proves
     /// depends on the board alone, never on the number of threads.
