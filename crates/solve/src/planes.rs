@@ -162,7 +162,7 @@ impl Planes {
             for (i, &w) in round.iter().enumerate() {
                 // The words of a later entry, asked for now: entries lie far apart.
                 if let Some(&ahead) = round.get(i + UPDATE_AHEAD) {
-                    prefetch(revealed, ahead - 1);
+                    view.prefetch_number_words(ahead - 1);
                     prefetch(&self.revealed, ahead);
                     prefetch(&self.safe, ahead);
                     prefetch(&self.mines, ahead);
