@@ -157,8 +157,10 @@ pub(crate) fn play(
         }
         let mut guessed_from = None;
         if safe {
+            // Only the words of the proven cells go to the game, so a move costs what it
+            // reveals rather than a pass over the board.
             let mut opened = table
-                .reveal_cells(solver.safe_plane())
+                .reveal_words(&solver.safe_words())
                 .map_err(Stop::Disagreement)?;
             if opened == 0 {
                 // Only flagged cells are proven safe (a resumed game's wrong flags): the
@@ -228,9 +230,14 @@ pub(crate) fn play(
             break;
         }
         if table.game.status() == Status::Playing {
-            solver
-                .update(&table.game)
-                .map_err(|e| failed("to read the view", &e))?;
+            // After a move of proven cells only, the words they opened are all that changed;
+            // guesses open cells the solver did not prove, so the whole view is read.
+            let read = if safe {
+                solver.update_revealed(&table.game)
+            } else {
+                solver.update(&table.game)
+            };
+            read.map_err(|e| failed("to read the view", &e))?;
         }
     }
     sound(&solver, board)?;

@@ -146,6 +146,19 @@ impl Table {
         Ok(reveal.opened)
     }
 
+    /// Reveals the cells of `(word, cells)` pairs (one batch call), on the engine alone, as
+    /// [`Table::reveal_cells`] does a plane. Returns the cells opened.
+    pub(crate) fn reveal_words(&mut self, words: &[(usize, u64)]) -> Result<usize, String> {
+        let reveal = self
+            .game
+            .reveal_words(words)
+            .map_err(|e| format!("a batch reveal failed: {e}"))?;
+        self.calls.reveal += 1;
+        self.calls.opened += reveal.opened as u64;
+        self.calls.largest_opening = self.calls.largest_opening.max(reveal.opened as u64);
+        Ok(reveal.opened)
+    }
+
     /// Flags the hidden unflagged cells of a plane (one batch call), on the engine alone.
     /// Returns the flags placed.
     pub(crate) fn flag_cells(&mut self, cells: &[u64]) -> Result<usize, String> {

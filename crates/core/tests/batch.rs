@@ -225,6 +225,23 @@ fn run_case(
                 let got = batch.flag_cells(&set);
                 assert_eq!(got, twin_flag(&mut twin, &set), "{context}: flag_cells");
             }
+            5 => {
+                // The same move given as (word, cells) pairs, out of order and with a word
+                // split in two.
+                let set = random_set(&mut rng, &batch);
+                let mut pairs: Vec<(usize, u64)> = set
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &cells)| cells != 0)
+                    .flat_map(|(w, &cells)| {
+                        let low = cells & cells.wrapping_neg();
+                        [(w, cells & !low), (w, low)]
+                    })
+                    .collect();
+                pairs.reverse();
+                let got = batch.reveal_words(&pairs).map(|r| (r.opened, r.status));
+                assert_eq!(got, twin_reveal(&mut twin, &set), "{context}: reveal_words");
+            }
             _ => {
                 let set = random_set(&mut rng, &batch);
                 let before = twin.exploded_count();
@@ -389,10 +406,21 @@ fn bad_planes_are_errors_and_change_nothing() {
         }
         for (cells, error) in cases {
             let mut changed = game.clone();
+            if let Error::StrayBits { .. } = error {
+                let pairs: Vec<(usize, u64)> = cells.iter().copied().enumerate().collect();
+                assert_eq!(changed.reveal_words(&pairs).err(), Some(error.clone()));
+            }
             assert_eq!(changed.reveal_cells(&cells).err(), Some(error.clone()));
             assert_eq!(changed.flag_cells(&cells).err(), Some(error));
             assert_same(&changed, &game, "bad plane");
         }
+        // A word off the plane, for the pairs form.
+        let mut changed = game.clone();
+        assert_eq!(
+            changed.reveal_words(&[(words, 1)]).err(),
+            Some(Error::StrayBits { word: words })
+        );
+        assert_same(&changed, &game, "a word off the plane");
     }
 }
 

@@ -507,7 +507,13 @@ fn replay(
 /// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
 /// rule, then the exact tier with the mine count.
 fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessError> {
-    let mut kept: Option<Solver> = replay.solver.take();
+    let mut solver = match replay.solver.take() {
+        Some(mut solver) => {
+            solver.update(&replay.game)?;
+            solver
+        }
+        None => Solver::new(&replay.game)?,
+    };
     loop {
         match replay.game.status() {
             Status::Won => {
@@ -519,13 +525,6 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             Status::Lost => return Ok(()),
             Status::Playing => {}
         }
-        let mut solver = match kept.take() {
-            Some(mut solver) => {
-                solver.update(&replay.game)?;
-                solver
-            }
-            None => Solver::new(&replay.game)?,
-        };
         // Sweep until a sweep proves a safe cell (reveal it at once: its number feeds the
         // next sweep) or proves nothing.
         while solver.sweep()? > 0 && !solver.proves_safe() {}
@@ -534,7 +533,9 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             solver.deduce()?;
             tier = Tier::Pair;
         }
-        if !solver.proves_safe() {
+        let safe = if solver.proves_safe() {
+            solver.safe_words()
+        } else {
             // The exact tier, in place. The pair rule is at its fixed point already: the
             // exact tier without it proves the same cells with the same reasons.
             solver.weigh()?;
@@ -543,15 +544,27 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
                 return Ok(());
             }
             tier = Tier::Global;
+            let safe = solver.safe_words();
             let geometry = *replay.game.view().geometry();
-            for (r, c) in cells_of(&geometry, solver.safe_plane()) {
-                if let Some(reason) = solver.reason(r, c)? {
-                    tier = tier.min(reason.tier());
+            let stride = geometry.words_per_row() * 64;
+            for &(w, cells) in &safe {
+                let mut bits = cells;
+                while bits != 0 {
+                    let bit = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Some(reason) = solver.reason(bit / stride - 1, bit % stride - 1)? {
+                        tier = tier.min(reason.tier());
+                    }
                 }
             }
+            safe
+        };
+        // Only the words of the proven cells are handed over, and only the words they
+        // opened are read back: a move costs what it reveals, not a pass over the board.
+        let opened = replay.game.reveal_words(&safe)?.opened;
+        if replay.game.status() == Status::Playing {
+            solver.update_revealed(&replay.game)?;
         }
-        let opened = replay.game.reveal_cells(solver.safe_plane())?.opened;
-        kept = Some(solver);
         replay.moves += 1;
         moved(replay.game.revealed_count());
         match tier {

@@ -34,10 +34,16 @@ pub(crate) struct Planes {
     eights: bool,
     /// A row of zero words.
     zeros: Vec<u64>,
-    /// Rows (padded index) where the trivial rule may find something new.
-    dirty: Vec<bool>,
+    /// Where the trivial rule may find something new: rows of strips of [`STRIP`] words.
+    dirty: Dirty,
     /// A buffer for the next sweep's marks, kept to save an allocation a sweep.
-    spare: Vec<bool>,
+    spare: Dirty,
+    /// Plane words that may hold proven safe cells, in no order, perhaps twice: every
+    /// word where a cell was proven safe since the last update, and those left over from
+    /// before it.
+    safe_words: Vec<usize>,
+    /// Plane words [`Planes::update_near`] has looked at (a bit each), cleared after.
+    seen: Vec<u64>,
     /// How many cells the safe plane holds.
     pub(crate) safe_count: usize,
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
@@ -78,8 +84,9 @@ impl Planes {
         }
         let ring = Ring::new(wpr);
         let eights = numbers[3].iter().any(|&w| w != 0);
-        let mut dirty = vec![false; geometry.rows() + 2];
-        dirty[1..=geometry.rows()].fill(true);
+        let mut dirty = Dirty::default();
+        dirty.reset(geometry.rows() + 2, wpr.div_ceil(STRIP));
+        dirty.bits.fill(!0);
         Ok(Planes {
             geometry,
             revealed,
@@ -90,19 +97,192 @@ impl Planes {
             eights,
             zeros: vec![0; wpr],
             dirty,
-            spare: Vec::new(),
+            spare: Dirty::default(),
+            safe_words: Vec::new(),
+            seen: Vec::new(),
             safe_count: 0,
             ring,
         })
     }
 
     /// Takes in what `view` shows beyond what the planes hold: a later view of the same
-    /// game. Rows whose revealed cells changed are copied and marked for the trivial rule,
-    /// and proven safe cells now revealed leave the safe plane. Returns the rows that
+    /// game. Words whose revealed cells changed are copied and marked for the trivial rule,
+    /// and proven safe cells now revealed leave the safe plane. Returns the words that
     /// changed, or the first cell that shows `view` is not a later view of this position
     /// (a revealed cell hidden again or showing another number, or a proven mine revealed).
     pub(crate) fn update(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
-        self.update_in(view, self.banded())
+        let changed = self.update_in(view, self.banded())?;
+        self.tidy_safe_words();
+        Ok(changed)
+    }
+
+    /// [`Planes::update`] for a view reached from the one the planes hold by revealing
+    /// cells of the safe plane, cascades included (as
+    /// [`Game::reveal_words`](bitmines_core::Game::reveal_words) of the solver's safe
+    /// words does): the words that may hold proven safe cells are compared with the view,
+    /// and, from each word that changed, the eight words around it, so the work grows with
+    /// what changed rather than with the board. A cell revealed there was proven safe or
+    /// lies next to a zero cell revealed with it, so every word that changed is reached.
+    /// Cells the view revealed elsewhere are not read: the planes then know less than the
+    /// view shows, never something false. Errors as [`Planes::update`], for the words read.
+    pub(crate) fn update_near(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        if self.geometry.words() < BANDED_WORDS {
+            // A small board is read whole quicker than its words are looked up one by one.
+            return self.update(view);
+        }
+        self.update_words(view)
+    }
+
+    /// [`Planes::update_near`] word by word, whatever the board's size.
+    fn update_words(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        let geometry = self.geometry;
+        let wpr = geometry.words_per_row();
+        // Plane indices of the layout words of the board's rows.
+        let (lo, hi) = (wpr + 1, (geometry.rows() + 1) * wpr + 1);
+        let seen_words = (geometry.words() + 2).div_ceil(64);
+        if self.seen.len() != seen_words {
+            self.seen = vec![0; seen_words];
+        }
+        // The words are read round by round, each round in increasing order, so that words
+        // side by side share their cache lines and the reads run forward through memory:
+        // first the words that may hold proven safe cells, then the unread words around
+        // each word that changed in the round before.
+        let mut round = std::mem::take(&mut self.safe_words);
+        round.sort_unstable();
+        round.dedup();
+        let mut visited: Vec<usize> = Vec::with_capacity(round.len() * 4);
+        for &w in &round {
+            self.seen[w / 64] |= 1 << (w % 64);
+        }
+        let mut next: Vec<usize> = Vec::new();
+        let revealed = view.revealed_words();
+        let mut changed = 0;
+        let mut result = Ok(());
+        'rounds: while !round.is_empty() {
+            for (i, &w) in round.iter().enumerate() {
+                // The words of a later entry, asked for now: entries lie far apart.
+                if let Some(&ahead) = round.get(i + UPDATE_AHEAD) {
+                    view.prefetch_number_words(ahead - 1);
+                    prefetch(&self.revealed, ahead);
+                    prefetch(&self.safe, ahead);
+                    prefetch(&self.mines, ahead);
+                    for plane in &self.numbers {
+                        prefetch(plane, ahead);
+                    }
+                }
+                let new = revealed[w - 1];
+                if new == self.revealed[w] {
+                    continue;
+                }
+                let zeros = match self.take_word(view, w, new) {
+                    Ok(zeros) => zeros,
+                    Err(error) => {
+                        result = Err(error);
+                        break 'rounds;
+                    }
+                };
+                changed += 1;
+                if zeros == 0 {
+                    continue;
+                }
+                // A cascade leaves a word only through the zero cells it opened there: to
+                // the rows above and below, and across the word's ends from its end bits.
+                let (left, right) = (zeros & 1 != 0, zeros >> 63 != 0);
+                let mut near = [w - wpr, w + wpr, 0, 0, 0, 0, 0, 0];
+                let mut count = 2;
+                if left {
+                    near[count..count + 3].copy_from_slice(&[w - wpr - 1, w - 1, w + wpr - 1]);
+                    count += 3;
+                }
+                if right {
+                    near[count..count + 3].copy_from_slice(&[w - wpr + 1, w + 1, w + wpr + 1]);
+                    count += 3;
+                }
+                for &near in &near[..count] {
+                    if (lo..hi).contains(&near) && self.seen[near / 64] >> (near % 64) & 1 == 0 {
+                        self.seen[near / 64] |= 1 << (near % 64);
+                        next.push(near);
+                    }
+                }
+            }
+            visited.append(&mut round);
+            std::mem::swap(&mut round, &mut next);
+            round.sort_unstable();
+        }
+        // (After an error, words of both rounds may be marked.)
+        visited.append(&mut round);
+        visited.append(&mut next);
+        for &w in &visited {
+            self.seen[w / 64] = 0;
+        }
+        let mut queue = round;
+        queue.clear();
+        // The words that may still hold proven safe cells: those read, less the emptied.
+        queue.extend(visited.iter().copied().filter(|&w| self.safe[w] != 0));
+        self.safe_words = queue;
+        result.map(|()| changed)
+    }
+
+    /// Takes in plane word `w` of the view, whose revealed cells now read `new`: checks
+    /// that it is a later view there, copies the revealed cells and their numbers, takes
+    /// the revealed cells out of the safe plane and marks the word for the next sweep.
+    /// Returns the newly revealed cells that show 0.
+    fn take_word(
+        &mut self,
+        view: &View<'_>,
+        w: usize,
+        new: u64,
+    ) -> Result<u64, (usize, &'static str)> {
+        let old = self.revealed[w];
+        let first = |bits: u64| w * 64 + bits.trailing_zeros() as usize;
+        if old & !new != 0 {
+            return Err((first(old & !new), "a revealed cell is hidden again"));
+        }
+        let wpr = self.geometry.words_per_row();
+        let slices = view.number_words(w - 1);
+        let kept = old & self.geometry.cell_mask((w - 1) % wpr);
+        for (plane, &slice) in self.numbers.iter().zip(&slices) {
+            if (plane[w] ^ slice) & kept != 0 {
+                return Err((
+                    first((plane[w] ^ slice) & kept),
+                    "a revealed cell shows another number",
+                ));
+            }
+        }
+        if self.mines[w] & new != 0 {
+            return Err((first(self.mines[w] & new), "a proven mine is revealed"));
+        }
+        self.revealed[w] = new;
+        for (plane, slice) in self.numbers.iter_mut().zip(slices) {
+            plane[w] = slice;
+        }
+        self.eights |= slices[3] != 0;
+        self.safe_count -= (self.safe[w] & new).count_ones() as usize;
+        self.safe[w] &= !new;
+        self.mark_word(w, new & !old);
+        let numbered = slices[0] | slices[1] | slices[2] | slices[3];
+        Ok(new & !old & !numbered & self.geometry.cell_mask((w - 1) % wpr))
+    }
+
+    /// Keeps in the list of safe words only those that hold a proven safe cell, once each.
+    fn tidy_safe_words(&mut self) {
+        let safe = &self.safe;
+        self.safe_words.retain(|&w| safe[w] != 0);
+        self.safe_words.sort_unstable();
+        self.safe_words.dedup();
+    }
+
+    /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
+    pub(crate) fn safe_words(&self) -> Vec<(usize, u64)> {
+        let mut words: Vec<(usize, u64)> = self
+            .safe_words
+            .iter()
+            .filter(|&&w| self.safe[w] != 0)
+            .map(|&w| (w - 1, self.safe[w]))
+            .collect();
+        words.sort_unstable_by_key(|&(w, _)| w);
+        words.dedup_by_key(|&mut (w, _)| w);
+        words
     }
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
@@ -148,18 +328,19 @@ impl Planes {
     }
 
     /// Takes in what a piece's update took in: the eights, the proven safe cells now
-    /// revealed, and the rows that changed, marked for the next sweep. Returns those rows.
+    /// revealed, and the words that changed, marked for the next sweep. Returns how many
+    /// words changed.
     fn take_fresh(&mut self, taken: &Taken) -> usize {
         self.eights |= taken.eights;
         self.safe_count -= taken.revealed_safe;
-        for &row in &taken.rows {
-            self.mark_dirty(row);
+        for &(w, bits) in &taken.words {
+            self.mark_word(w, bits);
         }
-        taken.rows.len()
+        taken.words.len()
     }
 
     /// [`Planes::update`] of the whole board as one piece, on this thread, with no vector
-    /// of pieces: the rows that changed are kept in the ring's buffer of marks.
+    /// of pieces: the words that changed are kept in the ring's buffer of marks.
     fn update_whole(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
         let words = self.bound(1)..self.bound(self.geometry.rows() + 1);
         let [n0, n1, n2, n3] = &mut self.numbers;
@@ -174,15 +355,15 @@ impl Planes {
             ],
             safe: &mut self.safe[words],
         };
-        let rows = std::mem::take(&mut self.ring.marks);
-        let taken = piece.update(&self.geometry, &self.mines, view, rows)?;
+        let marks = std::mem::take(&mut self.ring.marks);
+        let taken = piece.update(&self.geometry, &self.mines, view, marks)?;
         let changed = self.take_fresh(&taken);
-        self.ring.marks = taken.rows; // the buffer, for the next update or sweep
+        self.ring.marks = taken.words; // the buffer, for the next update or sweep
         Ok(changed)
     }
 
-    /// Forgets whether plane index `index` is a mine or safe, and marks its rows for the
-    /// trivial rule, which may prove it again.
+    /// Forgets whether plane index `index` is a mine or safe, and marks the words around it
+    /// for the trivial rule, which may prove it again.
     pub(crate) fn unprove(&mut self, index: usize) {
         let bit = 1u64 << (index % 64);
         let word = index / 64;
@@ -194,7 +375,7 @@ impl Planes {
         }
         self.safe[word] &= !bit;
         self.mines[word] &= !bit;
-        self.mark_dirty(self.padded_row(index));
+        self.mark_word(word, bit);
     }
 
     /// Forgets what is proven of plane index `index`, a hidden cell whose mine changed
@@ -204,8 +385,11 @@ impl Planes {
         self.unprove(index);
         let wpr = self.geometry.words_per_row();
         let row = self.padded_row(index);
+        let j = (index / 64 - 1) % wpr;
+        // The words of the cells around it: its own word and those beside it.
+        let (ja, jb) = (j.saturating_sub(1), (j + 1).min(wpr - 1));
         for r in row.saturating_sub(1).max(1)..=(row + 1).min(self.geometry.rows()) {
-            for w in r * wpr..(r + 1) * wpr {
+            for w in r * wpr + ja..=r * wpr + jb {
                 let kept = self.revealed[w + 1] & self.geometry.cell_mask(w % wpr);
                 if kept == 0 {
                     continue;
@@ -217,12 +401,15 @@ impl Planes {
                 self.eights |= slices[3] & kept != 0;
             }
         }
-        self.mark_dirty(row);
+        self.mark_word(index / 64, !0);
     }
 
     /// Heap bytes of the planes (seven planes, plus the ring and row marks).
     pub(crate) fn heap_bytes(&self) -> usize {
-        8 * self.revealed.len() * 7 + self.ring.heap_bytes() + self.dirty.len()
+        8 * self.revealed.len() * 7
+            + self.ring.heap_bytes()
+            + 8 * (self.dirty.bits.len() + self.spare.bits.len() + self.seen.len())
+            + 8 * self.safe_words.capacity()
     }
 
     /// Plane index of a cell.
@@ -333,20 +520,42 @@ impl Planes {
         let bit = 1 << (index % 64);
         if !mine && plane[index / 64] & bit == 0 {
             self.safe_count += 1;
+            self.safe_words.push(index / 64);
         }
         plane[index / 64] |= bit;
-        let row = self.padded_row(index);
-        self.mark_dirty(row);
+        self.mark_word(index / 64, bit);
     }
 
-    fn mark_dirty(&mut self, row: usize) {
-        let rows = self.geometry.rows();
-        for r in row.saturating_sub(2).max(1)..=(row + 2).min(rows) {
-            self.dirty[r] = true;
+    /// Marks for the trivial rule the cells within two rows and two columns of the cells
+    /// `bits` of plane word `w` (which changed): a number beside a changed cell may now
+    /// prove the cells beside it.
+    fn mark_word(&mut self, w: usize, bits: u64) {
+        let (rows, wpr) = (self.geometry.rows(), self.geometry.words_per_row());
+        let Some(layout) = w.checked_sub(1) else {
+            return;
+        };
+        let (row, j) = (layout / wpr, layout % wpr);
+        let ja = if bits & 0b11 != 0 {
+            j.saturating_sub(1)
+        } else {
+            j
+        };
+        let jb = if bits >> 62 != 0 {
+            (j + 1).min(wpr - 1)
+        } else {
+            j
+        };
+        let (top, bottom) = (row.saturating_sub(2).max(1), (row + 2).min(rows));
+        if top > bottom {
+            return;
+        }
+        for strip in ja / STRIP..=jb / STRIP {
+            self.dirty.set_rows(strip, top, bottom);
         }
     }
 
-    /// One pass of the trivial rule over the rows marked dirty (all rows the first time):
+    /// One pass of the trivial rule over the rows of each strip marked dirty (all of them
+    /// the first time):
     /// every revealed number whose proven mines meet it clears its other unknown
     /// neighbours, and every number that needs all its unknown neighbours makes them mines.
     /// Returns the cells newly proven, or the first revealed cell the proven cells around it
@@ -392,8 +601,7 @@ impl Planes {
         let rows = self.geometry.rows();
         // The marks to work on, and a cleared buffer (last call's) for the new ones.
         let mut dirty = std::mem::take(&mut self.spare);
-        dirty.clear();
-        dirty.resize(rows + 2, false);
+        dirty.reset(rows + 2, self.dirty.strips());
         std::mem::swap(&mut dirty, &mut self.dirty);
         let result = if self.geometry.words_per_row() == 1 {
             self.sweep_narrow(&dirty)
@@ -407,20 +615,20 @@ impl Planes {
     }
 
     /// The sweep of a board of one word a row, run by run.
-    fn sweep_narrow(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+    fn sweep_narrow(&mut self, dirty: &Dirty) -> Result<usize, Bad> {
         let mut found = 0;
-        for (first, last) in runs(dirty, 1, self.geometry.rows()) {
+        for (first, last) in dirty.runs(0, 1, self.geometry.rows()) {
             found += self.sweep_rows_narrow(first, last)?;
         }
         Ok(found)
     }
 
     /// The sweep of the whole board as one band, on this thread.
-    fn sweep_whole(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+    fn sweep_whole(&mut self, dirty: &Dirty) -> Result<usize, Bad> {
         let mut ring = std::mem::take(&mut self.ring);
         let mut runs_of = std::mem::take(&mut ring.runs);
         runs_of.clear();
-        runs_of.extend(runs(dirty, 1, self.geometry.rows()));
+        dirty.runs_of(1, self.geometry.rows(), &mut runs_of);
         let (fixed, mines, safe) = self.parts();
         let whole = |own| Rows {
             above: &[],
@@ -437,7 +645,8 @@ impl Planes {
         ring.runs = runs_of;
         let found = swept.map(|swept| {
             let found = self.take(&swept);
-            ring.marks = swept.marks; // the buffer, for the next sweep
+            ring.marks = swept.marks; // the buffers, for the next sweep
+            ring.safe_words = swept.safe_words;
             found
         });
         self.ring = ring;
@@ -447,7 +656,7 @@ impl Planes {
     /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
     /// ones. A contradiction is reported from the first band (in row order) of the first
     /// half that finds one.
-    fn sweep_bands(&mut self, dirty: &[bool]) -> Result<usize, Bad> {
+    fn sweep_bands(&mut self, dirty: &Dirty) -> Result<usize, Bad> {
         let wpr = self.geometry.words_per_row();
         let tops = self.tops(true);
         if tops.len() < 3 {
@@ -457,11 +666,12 @@ impl Planes {
         let mut found = 0;
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
-            let work: Vec<(Vec<(usize, usize)>, Band<'_>)> = bands_of(mines, &bounds, half)
+            let work: Vec<(Vec<Run>, Band<'_>)> = bands_of(mines, &bounds, half)
                 .into_iter()
                 .zip(bands_of(safe, &bounds, half))
                 .filter_map(|((k, mines), (_, safe))| {
-                    let runs: Vec<_> = runs(dirty, tops[k], tops[k + 1] - 1).collect();
+                    let mut runs = Vec::new();
+                    dirty.runs_of(tops[k], tops[k + 1] - 1, &mut runs);
                     let band = Band { fixed, mines, safe };
                     (!runs.is_empty()).then_some((runs, band))
                 })
@@ -494,13 +704,15 @@ impl Planes {
         (fixed, &mut self.mines, &mut self.safe)
     }
 
-    /// Takes in what a band's sweep proved: counts its safe cells and marks the rows
-    /// around its proofs for the next sweep. Returns the cells it proved.
+    /// Takes in what a band's sweep proved: counts its safe cells, lists the words where it
+    /// proved a cell safe and marks the words around its proofs for the next sweep.
+    /// Returns the cells it proved.
     fn take(&mut self, swept: &Swept) -> usize {
         self.safe_count += swept.found_safe;
-        for &row in &swept.marks {
-            self.mark_dirty(row);
+        for &(w, bits) in &swept.marks {
+            self.mark_word(w, bits);
         }
+        self.safe_words.extend_from_slice(&swept.safe_words);
         swept.found
     }
 
@@ -567,7 +779,10 @@ impl Planes {
                     self.safe[a + 1] |= to_safe & !both;
                     self.mines[a + 1] |= to_mine & !both;
                     found += new.count_ones() as usize;
-                    self.mark_dirty(a);
+                    self.mark_word(a + 1, new);
+                    if to_safe & !both != 0 {
+                        self.safe_words.push(a + 1);
+                    }
                 }
             }
             spread = [spread[1], here];
@@ -584,10 +799,10 @@ struct Fresh<'a> {
     safe: &'a mut [u64],
 }
 
-/// What [`Fresh::update`] took in: the rows that changed, the proven safe cells now
-/// revealed, and whether a revealed cell shows 8.
+/// What [`Fresh::update`] took in: the words that changed (plane index, newly revealed
+/// cells), the proven safe cells now revealed, and whether a revealed cell shows 8.
 struct Taken {
-    rows: Vec<usize>,
+    words: Vec<(usize, u64)>,
     revealed_safe: usize,
     eights: bool,
 }
@@ -595,19 +810,19 @@ struct Taken {
 impl Fresh<'_> {
     /// [`Planes::update`] over these rows: copies in the rows of `view` whose revealed
     /// cells changed, or returns the first cell that shows it is not a later view. The
-    /// rows that changed are put in `rows` (cleared first).
+    /// words that changed are put in `words` (cleared first).
     fn update(
         self,
         geometry: &Geometry,
         mines: &[u64],
         view: &View<'_>,
-        mut rows: Vec<usize>,
+        mut words_changed: Vec<(usize, u64)>,
     ) -> Result<Taken, (usize, &'static str)> {
         let wpr = geometry.words_per_row();
         let revealed = view.revealed_words();
-        rows.clear();
+        words_changed.clear();
         let mut taken = Taken {
-            rows,
+            words: words_changed,
             revealed_safe: 0,
             eights: false,
         };
@@ -622,7 +837,9 @@ impl Fresh<'_> {
             // Layout words of the row, and their offset in these slices.
             let words = row * wpr..(row + 1) * wpr;
             let at = i * wpr;
-            if revealed[words.clone()] == *old_row {
+            // A wide row is compared whole first (a vector compare); a narrow one word by
+            // word below, where a call to compare a word or two would cost more than it saves.
+            if wpr >= 8 && revealed[words.clone()] == *old_row {
                 continue;
             }
             for (j, w) in words.enumerate() {
@@ -652,8 +869,8 @@ impl Fresh<'_> {
                 taken.eights |= slices[3] != 0;
                 taken.revealed_safe += (safe[at + j] & new).count_ones() as usize;
                 safe[at + j] &= !new;
+                taken.words.push((w + 1, new & !old));
             }
-            taken.rows.push(row);
         }
         Ok(taken)
     }
@@ -670,23 +887,98 @@ const _: () = assert!(BAND > 3);
 /// out the work would cost more than it saves.
 const BANDED_WORDS: usize = 1 << 13;
 
-/// The runs of consecutive marked rows of `dirty` within rows `lo..=hi`, as `(first,
-/// last)`, found as they are taken.
-fn runs(dirty: &[bool], lo: usize, hi: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut r = lo;
-    std::iter::from_fn(move || {
-        while r <= hi && !dirty[r] {
-            r += 1;
+/// Words of a row in a strip of the sweep: the unit of its marks across the board. A
+/// strip reads a word past it on each side, so narrower strips would read more than they
+/// prove; wider ones would sweep words far from any change.
+const STRIP: usize = 4;
+const _: () = assert!(STRIP > 0);
+
+/// Where the trivial rule may find something new: for each strip of [`STRIP`] words
+/// across the board, a bit per padded row.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub(crate) struct Dirty {
+    /// Words of bits a strip.
+    per: usize,
+    /// Strip by strip, a bit per padded row.
+    bits: Vec<u64>,
+}
+
+impl Dirty {
+    /// Clears the marks, for `rows` padded rows in `strips` strips.
+    fn reset(&mut self, rows: usize, strips: usize) {
+        self.per = rows.div_ceil(64);
+        self.bits.clear();
+        self.bits.resize(self.per * strips, 0);
+    }
+
+    /// Strips across the board.
+    fn strips(&self) -> usize {
+        self.bits.len().checked_div(self.per).unwrap_or(0)
+    }
+
+    /// Marks padded row `row` of strip `strip`.
+    #[cfg(test)]
+    fn set(&mut self, strip: usize, row: usize) {
+        self.bits[strip * self.per + row / 64] |= 1 << (row % 64);
+    }
+
+    /// Marks padded rows `top..=bottom` (at most five) of strip `strip`.
+    #[inline]
+    fn set_rows(&mut self, strip: usize, top: usize, bottom: usize) {
+        let run = (1u64 << (bottom - top + 1)) - 1;
+        let at = strip * self.per + top / 64;
+        self.bits[at] |= run << (top % 64);
+        if top % 64 + (bottom - top) >= 64 {
+            self.bits[at + 1] |= run >> (64 - top % 64);
         }
-        if r > hi {
-            return None;
+    }
+
+    /// The runs of consecutive marked rows of strip `strip` within rows `lo..=hi`, as
+    /// `(first, last)`, found as they are taken.
+    fn runs(
+        &self,
+        strip: usize,
+        lo: usize,
+        hi: usize,
+    ) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let bits = &self.bits[strip * self.per..(strip + 1) * self.per];
+        let mut r = lo;
+        std::iter::from_fn(move || {
+            // The next marked row, skipping clear words whole.
+            while r <= hi {
+                let word = bits[r / 64] >> (r % 64);
+                if word != 0 {
+                    r += word.trailing_zeros() as usize;
+                    break;
+                }
+                r = (r / 64 + 1) * 64;
+            }
+            if r > hi {
+                return None;
+            }
+            let start = r;
+            // Then the end of its run.
+            while r <= hi {
+                let shift = r % 64;
+                let ones = (!(bits[r / 64] >> shift)).trailing_zeros() as usize;
+                r += ones.min(64 - shift);
+                if ones < 64 - shift {
+                    break;
+                }
+            }
+            Some((start, r.min(hi + 1) - 1))
+        })
+    }
+
+    /// Every run of rows `lo..=hi`, strip by strip, appended to `out`.
+    fn runs_of(&self, lo: usize, hi: usize, out: &mut Vec<Run>) {
+        for strip in 0..self.strips() {
+            out.extend(
+                self.runs(strip, lo, hi)
+                    .map(|(first, last)| Run { strip, first, last }),
+            );
         }
-        let start = r;
-        while r <= hi && dirty[r] {
-            r += 1;
-        }
-        Some((start, r - 1))
-    })
+    }
 }
 
 /// `plane` cut at the plane indices `bounds` (each band's start, then where the last one
@@ -806,7 +1098,10 @@ impl Rows<'_> {
 struct Swept {
     found: usize,
     found_safe: usize,
-    marks: Vec<usize>,
+    /// Plane words where it proved something, with the cells it proved there.
+    marks: Vec<(usize, u64)>,
+    /// Plane words where it proved a cell safe.
+    safe_words: Vec<usize>,
 }
 
 /// One band of a sweep: the fixed planes and its part of the proven mines and safe cells.
@@ -818,7 +1113,7 @@ struct Band<'a> {
 
 impl Band<'_> {
     /// The trivial rule over each run of rows (padded rows, all in this band).
-    fn sweep(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep(&mut self, runs: &[Run], ring: &mut Ring) -> Result<Swept, Bad> {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: `sweep_v3` only needs the CPU feature checked just above.
@@ -830,7 +1125,7 @@ impl Band<'_> {
     /// The sweep compiled for AVX2, which the row loops vectorise to four words at a time.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    fn sweep_v3(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep_v3(&mut self, runs: &[Run], ring: &mut Ring) -> Result<Swept, Bad> {
         self.sweep_any(runs, ring)
     }
 
@@ -840,37 +1135,43 @@ impl Band<'_> {
     /// back onto row `q - 2`. Knowledge only grows along the way, so a stage that reads a
     /// row before a later stage adds to it is merely behind, never wrong.
     #[inline(always)]
-    fn sweep_any(&mut self, runs: &[(usize, usize)], ring: &mut Ring) -> Result<Swept, Bad> {
+    fn sweep_any(&mut self, runs: &[Run], ring: &mut Ring) -> Result<Swept, Bad> {
         let rows = self.fixed.rows as isize;
         let mut marks = std::mem::take(&mut ring.marks);
         marks.clear();
+        let mut safe_words = std::mem::take(&mut ring.safe_words);
+        safe_words.clear();
         let mut swept = Swept {
             found: 0,
             found_safe: 0,
             marks,
+            safe_words,
         };
-        for &(first, last) in runs {
+        for &Run { strip, first, last } in runs {
+            let span = Span::of(strip, self.fixed.wpr);
+
             let (first, last) = (first as isize, last as isize);
             for q in first - 2..=last + 2 {
                 if (0..=rows + 1).contains(&q) {
-                    self.sums_row(q as usize, ring);
+                    self.sums_row(q as usize, span, ring);
                 } else {
-                    ring.sums[slot(q)].iter_mut().for_each(|v| v.fill(0));
+                    ring.sums[slot(q)]
+                        .iter_mut()
+                        .for_each(|v| v[..span.m()].fill(0));
                 }
                 let rb = q - 1;
                 if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
-                    self.rule_row(rb as usize, ring)?;
+                    self.rule_row(rb as usize, span, ring)?;
                 } else {
-                    ring.spread[slot(rb)].iter_mut().for_each(|v| v.fill(0));
+                    ring.spread[slot(rb)]
+                        .iter_mut()
+                        .for_each(|v| v[..span.n()].fill(0));
                 }
                 let rd = q - 2;
                 if rd >= first && rd <= last {
-                    let (new, new_safe) = self.apply_row(rd as usize, ring);
-                    if new != 0 {
-                        swept.marks.push(rd as usize);
-                        swept.found += new;
-                        swept.found_safe += new_safe;
-                    }
+                    let (new, new_safe) = self.apply_row(rd as usize, span, ring, &mut swept);
+                    swept.found += new;
+                    swept.found_safe += new_safe;
                 }
             }
         }
@@ -878,43 +1179,65 @@ impl Band<'_> {
     }
 
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
-    /// mines (neither revealed nor proven safe): each cell's left, centre and right
-    /// neighbours (`three`), and left and right only (`two`), as two-bit slices.
+    /// mines (neither revealed nor proven safe), over the words the rule reads for `span`:
+    /// each cell's left, centre and right neighbours (`three`), and left and right only
+    /// (`two`), as two-bit slices.
     #[inline(always)]
-    fn sums_row(&self, q: usize, ring: &mut Ring) {
-        let wpr = self.fixed.wpr;
-        let (lo, hi) = (q * wpr, q * wpr + wpr + 1); // the words on each side of the row
+    fn sums_row(&self, q: usize, span: Span, ring: &mut Ring) {
+        let m = span.m();
+        // The plane index of the word before the first summed word, and of the word after
+        // the last: the words beside the row's own at its ends.
+        let lo = q * self.fixed.wpr + span.ja;
+        let hi = lo + m + 1;
         let revealed = self.fixed.revealed;
+        // A strip's rows lie a row's width apart, too far for the hardware to see a
+        // stream: ask for the words of a later row now, so that they have arrived when
+        // their turn comes.
+        let ahead = lo + PREFETCH_ROWS * self.fixed.wpr;
+        for plane in [
+            revealed,
+            self.fixed.numbers[0],
+            self.fixed.numbers[1],
+            self.fixed.numbers[2],
+        ] {
+            prefetch(plane, ahead);
+            prefetch(plane, ahead + m + 1);
+        }
+        for rows in [&self.safe, &self.mines] {
+            prefetch(rows.own, ahead.wrapping_sub(rows.start));
+            prefetch(rows.own, (ahead + m + 1).wrapping_sub(rows.start));
+        }
         let Ring {
             sums, open, lined, ..
         } = ring;
-        let open = &mut open[..wpr + 2];
+        let open = &mut open[..m + 2];
         open[0] = !(revealed[lo] | self.safe.word(lo));
-        for ((x, r), s) in open[1..=wpr]
+        for ((x, r), s) in open[1..=m]
             .iter_mut()
             .zip(&revealed[lo + 1..hi])
-            .zip(self.safe.words(lo + 1, wpr))
+            .zip(self.safe.words(lo + 1, m))
         {
             *x = !(r | s);
         }
-        open[wpr + 1] = !(revealed[hi] | self.safe.word(hi));
+        open[m + 1] = !(revealed[hi] | self.safe.word(hi));
         // The mines of the row with a word on each side, in one piece for `row_sums`.
-        let lined = &mut lined[..wpr + 2];
+        let lined = &mut lined[..m + 2];
         lined[0] = self.mines.word(lo);
-        lined[1..=wpr].copy_from_slice(self.mines.words(lo + 1, wpr));
-        lined[wpr + 1] = self.mines.word(hi);
+        lined[1..=m].copy_from_slice(self.mines.words(lo + 1, m));
+        lined[m + 1] = self.mines.word(hi);
         let [k3lo, k3hi, k2lo, k2hi, x3lo, x3hi, x2lo, x2hi] = &mut sums[q % 3];
-        row_sums(lined, wpr, [k3lo, k3hi, k2lo, k2hi]);
-        row_sums(open, wpr, [x3lo, x3hi, x2lo, x2hi]);
+        row_sums(lined, m, [k3lo, k3hi, k2lo, k2hi]);
+        row_sums(open, m, [x3lo, x3hi, x2lo, x2hi]);
     }
 
-    /// The rule at each revealed cell of padded row `r`: `sat` marks numbers met by their
-    /// proven mines, `full` numbers that need every cell that may still be a mine; both
-    /// are then dilated along the row into the ring.
+    /// The rule at each revealed cell of padded row `r` in the words `span` reads: `sat`
+    /// marks numbers met by their proven mines, `full` numbers that need every cell that may
+    /// still be a mine; both are then dilated along the row into the ring, over the span's
+    /// own words.
     #[inline(always)]
-    fn rule_row(&self, r: usize, ring: &mut Ring) -> Result<(), Bad> {
-        let wpr = self.fixed.wpr;
-        let base = r * wpr + 1;
+    fn rule_row(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
+        let m = span.m();
+        let base = r * self.fixed.wpr + 1 + span.ja;
         let Ring {
             sums,
             sat,
@@ -922,38 +1245,38 @@ impl Band<'_> {
             spread,
             ..
         } = ring;
-        // Every slice cut to the row's length, so the loop runs without bounds checks.
+        // Every slice cut to the span's length, so the loop runs without bounds checks.
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
         let (uk0, uk1, ux0, ux1) = (
-            cut(&up[0], wpr),
-            cut(&up[1], wpr),
-            cut(&up[4], wpr),
-            cut(&up[5], wpr),
+            cut(&up[0], m),
+            cut(&up[1], m),
+            cut(&up[4], m),
+            cut(&up[5], m),
         );
         let (mk0, mk1, mx0, mx1) = (
-            cut(&mid[2], wpr),
-            cut(&mid[3], wpr),
-            cut(&mid[6], wpr),
-            cut(&mid[7], wpr),
+            cut(&mid[2], m),
+            cut(&mid[3], m),
+            cut(&mid[6], m),
+            cut(&mid[7], m),
         );
         let (dk0, dk1, dx0, dx1) = (
-            cut(&down[0], wpr),
-            cut(&down[1], wpr),
-            cut(&down[4], wpr),
-            cut(&down[5], wpr),
+            cut(&down[0], m),
+            cut(&down[1], m),
+            cut(&down[4], m),
+            cut(&down[5], m),
         );
-        let [n0, n1, n2, n3] = self.fixed.numbers.map(|n| &n[base..base + wpr]);
+        let [n0, n1, n2, n3] = self.fixed.numbers.map(|n| &n[base..base + m]);
         // Without an 8 anywhere, the top bit plane is all zero and need not be read.
         let n3 = if self.fixed.eights {
             n3
         } else {
-            &self.fixed.zeros[..wpr]
+            &self.fixed.zeros[..m]
         };
-        let shown = &self.fixed.revealed[base..base + wpr];
-        let masks = &self.fixed.cell_masks[..wpr];
-        let (sat_row, full_row) = (&mut sat[1..=wpr], &mut full[1..=wpr]);
+        let shown = &self.fixed.revealed[base..base + m];
+        let masks = &self.fixed.cell_masks[span.ja..span.jb];
+        let (sat_row, full_row) = (&mut sat[1..=m], &mut full[1..=m]);
         let mut bad = 0;
-        for j in 0..wpr {
+        for j in 0..m {
             let k = add3([uk0[j], uk1[j]], [mk0[j], mk1[j]], [dk0[j], dk1[j]]);
             let x = add3([ux0[j], ux1[j]], [mx0[j], mx1[j]], [dx0[j], dx1[j]]);
             let n = [n0[j], n1[j], n2[j], n3[j]];
@@ -963,21 +1286,27 @@ impl Band<'_> {
             full_row[j] = cells & equal(n, x);
         }
         if bad != 0 {
-            return Err(self.first_bad(r, sums));
+            return Err(self.first_bad(r, span, sums));
         }
+        // The verdicts of the words beside the summed ones are zero: a sentinel beyond the
+        // row's ends, or a word the span's own words do not reach.
+        sat[0] = 0;
+        full[0] = 0;
+        sat[m + 1] = 0;
+        full[m + 1] = 0;
+        let (at, n) = (span.j0 - span.ja, span.n());
         let [to_safe, to_mine] = &mut spread[r % 3];
-        spread_row(sat, wpr, to_safe);
-        spread_row(full, wpr, to_mine);
+        spread_row(&sat[at..at + n + 2], n, to_safe);
+        spread_row(&full[at..at + n + 2], n, to_mine);
         Ok(())
     }
 
     /// The first revealed cell of padded row `r` that its neighbours contradict.
     #[cold]
-    fn first_bad(&self, r: usize, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
-        let wpr = self.fixed.wpr;
-        let base = r * wpr + 1;
+    fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
+        let base = r * self.fixed.wpr + 1 + span.ja;
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
-        for j in 0..wpr {
+        for j in 0..span.m() {
             let k = add3(
                 [up[0][j], up[1][j]],
                 [mid[2][j], mid[3][j]],
@@ -990,7 +1319,7 @@ impl Band<'_> {
             );
             let n = self.fixed.numbers.map(|n| n[base + j]);
             let bad = self.fixed.revealed[base + j]
-                & self.fixed.cell_masks[j]
+                & self.fixed.cell_masks[span.ja + j]
                 & (less(n, k) | less(x, n));
             if bad != 0 {
                 return Bad((base + j) * 64 + bad.trailing_zeros() as usize);
@@ -1002,43 +1331,123 @@ impl Band<'_> {
     /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
     /// `r - 1`, `r` and `r + 1` reach; returns how many, and how many of them are safe.
     #[inline(always)]
-    fn apply_row(&mut self, r: usize, ring: &Ring) -> (usize, usize) {
-        let wpr = self.fixed.wpr;
-        let base = r * wpr + 1;
+    fn apply_row(
+        &mut self,
+        r: usize,
+        span: Span,
+        ring: &Ring,
+        swept: &mut Swept,
+    ) -> (usize, usize) {
+        let n = span.n();
+        let base = r * self.fixed.wpr + 1 + span.j0;
         let [a, b, c] = [
             &ring.spread[(r + 2) % 3],
             &ring.spread[r % 3],
             &ring.spread[(r + 1) % 3],
         ];
         let (a0, a1, b0, b1, c0, c1) = (
-            cut(&a[0], wpr),
-            cut(&a[1], wpr),
-            cut(&b[0], wpr),
-            cut(&b[1], wpr),
-            cut(&c[0], wpr),
-            cut(&c[1], wpr),
+            cut(&a[0], n),
+            cut(&a[1], n),
+            cut(&b[0], n),
+            cut(&b[1], n),
+            cut(&c[0], n),
+            cut(&c[1], n),
         );
-        let revealed = &self.fixed.revealed[base..base + wpr];
-        let safe = self.safe.own_mut(base, wpr);
-        let mines = self.mines.own_mut(base, wpr);
+        let revealed = &self.fixed.revealed[base..base + n];
+        let safe = self.safe.own_mut(base, n);
+        let mines = self.mines.own_mut(base, n);
         let (mut found, mut found_safe) = (0, 0);
-        for j in 0..wpr {
+        for j in 0..n {
             let undecided = !(revealed[j] | safe[j] | mines[j]);
             let to_safe = (a0[j] | b0[j] | c0[j]) & undecided;
             let to_mine = (a1[j] | b1[j] | c1[j]) & undecided;
             // A cell forced both ways is left undecided; the consistency check of the next
             // sweep, or the exact tier, reports the number that cannot be met.
             let both = to_safe & to_mine;
+            let new = (to_safe | to_mine) & !both;
             // Most words prove nothing: leave their cache lines clean.
-            if (to_safe | to_mine) & !both != 0 {
-                safe[j] |= to_safe & !both;
+            if new != 0 {
+                let new_safe = to_safe & !both;
+                safe[j] |= new_safe;
                 mines[j] |= to_mine & !both;
-                found += ((to_safe | to_mine) & !both).count_ones() as usize;
-                found_safe += (to_safe & !both).count_ones() as usize;
+                found += new.count_ones() as usize;
+                found_safe += new_safe.count_ones() as usize;
+                swept.marks.push((base + j, new));
+                if new_safe != 0 {
+                    swept.safe_words.push(base + j);
+                }
             }
         }
         (found, found_safe)
     }
+}
+
+/// A strip of [`STRIP`] words across the board (fewer at the right edge): the words
+/// `j0..j1` of each row a run of the sweep proves, and the words `ja..jb` (one more on each
+/// side, within the row) whose verdicts reach them.
+#[derive(Clone, Copy)]
+struct Span {
+    j0: usize,
+    j1: usize,
+    ja: usize,
+    jb: usize,
+}
+
+impl Span {
+    /// The span of strip `strip` of rows of `wpr` words.
+    #[inline(always)]
+    fn of(strip: usize, wpr: usize) -> Span {
+        let j0 = strip * STRIP;
+        let j1 = (j0 + STRIP).min(wpr);
+        Span {
+            j0,
+            j1,
+            ja: j0.saturating_sub(1),
+            jb: (j1 + 1).min(wpr),
+        }
+    }
+
+    /// Words the strip proves.
+    #[inline(always)]
+    fn n(self) -> usize {
+        self.j1 - self.j0
+    }
+
+    /// Words whose verdicts reach them.
+    #[inline(always)]
+    fn m(self) -> usize {
+        self.jb - self.ja
+    }
+}
+
+/// Entries ahead of the one being read whose words [`Planes::update_near`] asks for.
+const UPDATE_AHEAD: usize = 8;
+
+/// Rows ahead of the one being summed whose words [`Band::sums_row`] asks for.
+const PREFETCH_ROWS: usize = 4;
+
+/// Asks the processor to bring word `i` of `plane` into the cache, if `plane` has it.
+#[inline(always)]
+fn prefetch(plane: &[u64], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(word) = plane.get(i) {
+        // SAFETY: a prefetch only hints at an address, and this one is of a live word.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                std::ptr::from_ref(word).cast(),
+            );
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (plane, i);
+}
+
+/// A run of the sweep: padded rows `first..=last` of one strip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Run {
+    strip: usize,
+    first: usize,
+    last: usize,
 }
 
 /// Row buffers of the sweep, three rows deep (row `q` in slot `q % 3`).
@@ -1056,11 +1465,13 @@ pub(crate) struct Ring {
     /// The current row's verdicts, with a zero word on each side.
     sat: Vec<u64>,
     full: Vec<u64>,
-    /// A buffer of rows lent to each sweep for its marks (and to each update for the rows
-    /// it changed), so that neither allocates one.
-    marks: Vec<usize>,
-    /// A buffer for the runs of rows a sweep of the whole board works on.
-    runs: Vec<(usize, usize)>,
+    /// A buffer of words lent to each sweep for its marks (and to each update for the
+    /// words it changed), so that neither allocates one.
+    marks: Vec<(usize, u64)>,
+    /// A buffer lent to each sweep for the words where it proves a cell safe.
+    safe_words: Vec<usize>,
+    /// A buffer for the runs a sweep of the whole board works on.
+    runs: Vec<Run>,
 }
 
 thread_local! {
@@ -1123,6 +1534,7 @@ impl Ring {
             sat: vec![0; wpr + 2],
             full: vec![0; wpr + 2],
             marks: Vec::new(),
+            safe_words: Vec::new(),
             runs: Vec::new(),
         }
     }
@@ -1134,8 +1546,9 @@ impl Ring {
             + self.lined.len()
             + self.sat.len()
             + self.full.len()
-            + self.marks.capacity()
-            + 2 * self.runs.capacity())
+            + 2 * self.marks.capacity()
+            + self.safe_words.capacity()
+            + 3 * self.runs.capacity())
     }
 }
 
@@ -1360,6 +1773,116 @@ mod tests {
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
             assert!(numbers > 0, "{rows}x{cols}: no frontier numbers to compare");
+        }
+    }
+
+    /// The runs of marked rows, found a word at a time, are those a row-by-row walk finds,
+    /// at word edges and bounds of every kind.
+    #[test]
+    fn runs_of_marked_rows_match_a_row_by_row_walk() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for rows in [1, 2, 63, 64, 65, 127, 128, 129, 300] {
+            for density in [0, 1, 8, 32, 60, 64] {
+                let mut dirty = Dirty::default();
+                dirty.reset(rows + 2, 3);
+                let mut naive = vec![vec![false; rows + 2]; 3];
+                for (strip, marks) in naive.iter_mut().enumerate() {
+                    for row in 1..=rows {
+                        // Runs of every length: a mark repeats the last one half the time.
+                        let mark = if row > 1 && next() % 2 == 0 {
+                            marks[row - 1]
+                        } else {
+                            next() % 64 < density
+                        };
+                        if mark {
+                            dirty.set(strip, row);
+                            marks[row] = true;
+                        }
+                    }
+                }
+                for (lo, hi) in [(1, rows), (2, rows), (1, rows / 2), (rows / 3 + 1, rows)] {
+                    if lo > hi {
+                        continue;
+                    }
+                    for (strip, marks) in naive.iter().enumerate() {
+                        let mut want = Vec::new();
+                        let mut r = lo;
+                        while r <= hi {
+                            if marks[r] {
+                                let start = r;
+                                while r <= hi && marks[r] {
+                                    r += 1;
+                                }
+                                want.push((start, r - 1));
+                            } else {
+                                r += 1;
+                            }
+                        }
+                        let got: Vec<_> = dirty.runs(strip, lo, hi).collect();
+                        assert_eq!(got, want, "{rows} rows, strip {strip}, {lo}..={hi}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reading back only the words around the cells a reveal of the safe words opened
+    /// takes in exactly what reading the whole view does, marks for the next sweep
+    /// included, move after move, on boards of one word a row and of many strips.
+    #[test]
+    fn an_update_near_the_reveals_matches_a_whole_update() {
+        for (rows, cols, density, seed) in [
+            (40, 1100, 0.12, 1),
+            (90, 300, 0.15, 2),
+            (60, 40, 0.10, 5),
+            (300, 129, 0.12, 4),
+        ] {
+            let start = (rows / 2, cols / 2);
+            let zone = bitmines_core::FirstClick::Opening
+                .zone(rows, cols, start.0, start.1)
+                .expect("on the board");
+            let mines = (rows as f64 * cols as f64 * density).round() as usize;
+            let board = bitmines_core::Placer::place(
+                &SeededPlacer::new(seed),
+                &bitmines_core::Placement::new(rows, cols, mines, zone),
+            )
+            .expect("a valid placement");
+            let mut game = Game::new(board);
+            game.reveal(start.0, start.1).expect("a safe cell");
+            let mut near = Planes::new(&game.view()).expect("planes");
+            let mut moves = 0;
+            while game.status() == Status::Playing {
+                while near
+                    .sweep_in(false)
+                    .unwrap_or_else(|Bad(at)| panic!("unsound at {at}"))
+                    > 0
+                {}
+                let words = near.safe_words();
+                if words.is_empty() {
+                    break;
+                }
+                let mut whole = near.clone();
+                game.reveal_words(&words).expect("proven safe");
+                if game.status() != Status::Playing {
+                    break;
+                }
+                let view = game.view();
+                assert_eq!(
+                    near.update_words(&view).expect("a later view"),
+                    whole.update_in(&view, false).expect("a later view")
+                );
+                assert!(near.revealed == whole.revealed && near.numbers == whole.numbers);
+                assert!(near.safe == whole.safe && near.dirty == whole.dirty);
+                assert_eq!(near.safe_count, whole.safe_count);
+                moves += 1;
+            }
+            assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
         }
     }
 

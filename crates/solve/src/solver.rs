@@ -153,9 +153,10 @@ impl Solver {
 
     /// Takes in a later view of the same game (more cells revealed, say after revealing
     /// the cells this solver proved safe), keeping everything proven so far, so that the
-    /// next [`Solver::trivial`] or [`Solver::deduce`] looks only at the rows that changed.
-    /// Much cheaper than a new solver on a large board: only rows whose revealed cells
-    /// changed are read. A view of another size or mine count, or one that hides a
+    /// next [`Solver::trivial`] or [`Solver::deduce`] looks only at the words that changed.
+    /// Much cheaper than a new solver on a large board: only words whose revealed cells
+    /// changed are copied ([`Solver::update_revealed`] goes further and reads only the words
+    /// a reveal of the proven cells can have opened). A view of another size or mine count, or one that hides a
     /// revealed cell, changes a number or reveals a proven mine in those rows, is
     /// `Error::NotLater`; a lost game is `Error::Finished`. Flagged cells stay hidden when
     /// [`Game::reveal_cells`](bitmines_core::Game::reveal_cells) is given the safe plane, so
@@ -188,6 +189,51 @@ impl Solver {
         let view = position.view();
         self.same_game(&view)?;
         self.planes.update(&view).map_err(|(index, what)| {
+            let (row, col) = self.planes.cell(index);
+            Error::NotLater {
+                reason: format!("{what} at ({row}, {col})"),
+            }
+        })?;
+        let planes = &self.planes;
+        self.reasons
+            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        Ok(())
+    }
+
+    /// Takes in the view after the cells this solver proved safe were revealed, cascades
+    /// included (as [`Game::reveal_words`](bitmines_core::Game::reveal_words) of
+    /// [`Solver::safe_words`] or [`Game::reveal_cells`](bitmines_core::Game::reveal_cells)
+    /// of [`Solver::safe_plane`] do): as [`Solver::update`], but reading only the words of
+    /// the cells proven safe and, from each word that changed, the words around it, so that
+    /// its cost grows with what the reveal opened rather than with the board. A cell
+    /// revealed elsewhere is not seen: the solver then knows less than the view shows,
+    /// never anything false, and a later [`Solver::update`] takes it in. Errors as
+    /// [`Solver::update`], for the words it reads.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game, Status};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let mut game = Game::new("..*.\n....\n.*..\n....\n".parse::<Board>()?);
+    /// game.reveal(0, 0)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// while game.status() == Status::Playing {
+    ///     solver.deduce()?;
+    ///     if !solver.proves_safe() {
+    ///         break;
+    ///     }
+    ///     game.reveal_words(&solver.safe_words())?;
+    ///     if game.status() == Status::Playing {
+    ///         solver.update_revealed(&game)?;
+    ///     }
+    /// }
+    /// assert!(game.revealed_count() > 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn update_revealed(&mut self, position: &(impl AsView + ?Sized)) -> Result<(), Error> {
+        let view = position.view();
+        self.same_game(&view)?;
+        self.planes.update_near(&view).map_err(|(index, what)| {
             let (row, col) = self.planes.cell(index);
             Error::NotLater {
                 reason: format!("{what} at ({row}, {col})"),
@@ -310,6 +356,29 @@ impl Solver {
         safe.get(1..safe.len() - 1).unwrap_or_default()
     }
 
+    /// The hidden cells proven safe so far, as `(word, cells)` pairs in increasing word
+    /// order, laid out like [`Solver::safe_plane`]: the form
+    /// [`Game::reveal_words`](bitmines_core::Game::reveal_words) takes. The solver keeps a
+    /// list of the words where it proved a cell safe, so this costs what was proven, not a
+    /// pass over the board.
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::Solver;
+    ///
+    /// let position: Position = "bitmines view 1x3 mines 0\n0##\n".parse()?;
+    /// let mut solver = Solver::new(&position)?;
+    /// solver.sweep()?;
+    /// let words = solver.safe_words();
+    /// assert_eq!(words.len(), 1);
+    /// let plane = solver.safe_plane();
+    /// assert_eq!(plane[words[0].0], words[0].1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn safe_words(&self) -> Vec<(usize, u64)> {
+        self.planes.safe_words()
+    }
+
     /// The cells proven to be mines so far, as a plane laid out like
     /// [`Solver::safe_plane`], the form
     /// [`Game::flag_cells`](bitmines_core::Game::flag_cells) takes.
@@ -399,8 +468,9 @@ impl Solver {
         self.tally
     }
 
-    /// One word-parallel pass of the trivial rule over the rows where something may have
-    /// changed (every row, the first time); returns the cells it proved. On a board of 2^19
+    /// One word-parallel pass of the trivial rule over the words where something may have
+    /// changed (kept by strips of four words across the board: every strip of every row,
+    /// the first time); returns the cells it proved. On a board of 2^19
     /// cells or more (and 512 rows or more) the pass runs in bands of 128 rows on the
     /// current rayon pool, the even bands at once and then the odd ones; what it proves
     /// depends on the board alone, never on the number of threads.

@@ -231,9 +231,10 @@ proptest! {
     /// The word sweep and its per-cell twin on boards many words wide and tall, where the
     /// sweep's row pipeline and its revisits of changed rows matter.
     #[test]
-    fn trivial_tier_matches_its_twin_on_larger_boards(seed in any::<u64>(), shape in 0..9usize, density in 0.05f64..0.3) {
-        // The last three are one word a row, which the sweep runs on a path of its own.
-        let (rows, cols) = [(30, 130), (64, 64), (17, 200), (100, 1), (1, 300), (45, 129), (16, 30), (40, 62), (200, 7)][shape];
+    fn trivial_tier_matches_its_twin_on_larger_boards(seed in any::<u64>(), shape in 0..10usize, density in 0.05f64..0.3) {
+        // The last three are one word a row, which the sweep runs on a path of its own; the
+        // first is wide enough for several strips of words.
+        let (rows, cols) = [(12, 700), (30, 130), (64, 64), (17, 200), (100, 1), (1, 300), (45, 129), (16, 30), (40, 62), (200, 7)][shape];
         let mut rng = Rng(seed);
         let mines = ((rows * cols) as f64 * density) as usize;
         let (_, game) = played(&mut rng, rows, cols, mines, rows * cols / 2);
@@ -339,6 +340,52 @@ proptest! {
                 break;
             }
             kept.update(&game).unwrap();
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// A solver that hands over its safe cells as words (`safe_words`, `reveal_words`) and
+    /// reads back only the words they opened (`update_revealed`) proves exactly what a new
+    /// solver of each later view proves, and its words are its safe plane.
+    #[test]
+    fn a_solver_updated_from_its_reveals_matches_a_new_one(seed in any::<u64>(), shape in 0..9usize, density in 0.05f64..0.3) {
+        let (rows, cols) = [(9, 9), (16, 30), (1, 70), (70, 1), (20, 65), (12, 128), (6, 1100), (30, 700), (3, 1600)][shape];
+        let mut rng = Rng(seed);
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let (_, mut game) = played(&mut rng, rows, cols, mines, rows * cols * 9 / 10);
+        if game.status() != bitmines_core::Status::Playing {
+            return Ok(());
+        }
+        let mut kept = Solver::new(&game).unwrap();
+        loop {
+            kept.deduce().unwrap();
+            let mut fresh = Solver::new(&game).unwrap();
+            fresh.deduce().unwrap();
+            prop_assert_eq!(kept.safe_plane(), fresh.safe_plane());
+            prop_assert_eq!(kept.mine_plane(), fresh.mine_plane());
+            let words = kept.safe_words();
+            let from_plane: Vec<(usize, u64)> = kept
+                .safe_plane()
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|&(_, cells)| cells != 0)
+                .collect();
+            prop_assert_eq!(&words, &from_plane);
+            if !kept.proves_safe() || game.status() != bitmines_core::Status::Playing {
+                break;
+            }
+            if game.reveal_words(&words).unwrap().opened == 0 {
+                break;
+            }
+            prop_assert!(game.status() != bitmines_core::Status::Lost);
+            if game.status() != bitmines_core::Status::Playing {
+                break;
+            }
+            kept.update_revealed(&game).unwrap();
         }
     }
 }

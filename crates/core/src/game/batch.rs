@@ -89,15 +89,91 @@ impl Game {
     pub fn reveal_cells(&mut self, cells: &[u64]) -> Result<Reveal, Error> {
         self.check_playing()?;
         self.check_cells(cells)?;
+        // Most words of a set are empty: a run of them is skipped with one vector OR.
+        let words = cells
+            .chunks(SKIP)
+            .enumerate()
+            .filter(|(_, chunk)| chunk.iter().fold(0, |any, &set| any | set) != 0)
+            .flat_map(|(c, chunk)| {
+                chunk
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &set)| (c * SKIP + i, set))
+            });
+        self.reveal_set(words)
+    }
+
+    /// Reveals every cell of `words`, a set of cells given as `(word, cells)` pairs: bits
+    /// `cells` of word `word` of the board's padded layout, as in a plane for
+    /// [`reveal_cells`](Game::reveal_cells). The pairs may come in any order, and a word
+    /// may come twice; the result is exactly that of `reveal_cells` on the plane holding
+    /// them all, but the work grows with the pairs given rather than with the board, so a
+    /// player that proves a few cells at a time on a huge board reveals them cheaply.
+    ///
+    /// # Errors
+    /// As for [`reveal_cells`](Game::reveal_cells), with `StrayBits` naming a word off the
+    /// plane, or one whose cells lie outside the board.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Cell, Game, Geometry};
+    ///
+    /// let board: Board = "..*\n...\n*..\n".parse()?;
+    /// let geometry = Geometry::new(3, 3)?;
+    /// let mut game = Game::new(board);
+    /// let bit = geometry.bit(1, 1)?;
+    /// let step = game.reveal_words(&[(bit / 64, 1 << (bit % 64))])?;
+    /// assert_eq!(step.opened, 1);
+    /// assert_eq!(game.cell(1, 1)?, Cell::Open(2));
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn reveal_words(&mut self, words: &[(usize, u64)]) -> Result<Reveal, Error> {
+        self.check_playing()?;
+        let geometry = *self.geometry();
+        let wpr = geometry.words_per_row();
+        // Pairs in increasing word order, each word once (as a solver hands them over), are
+        // taken as they are; others are sorted first, each word's cells joined.
+        let in_order = words.windows(2).all(|pair| pair[0].0 < pair[1].0);
+        let sorted: std::borrow::Cow<'_, [(usize, u64)]> = if in_order {
+            words.into()
+        } else {
+            let mut sorted = words.to_vec();
+            sorted.sort_unstable_by_key(|&(w, _)| w);
+            sorted.dedup_by(|next, kept| {
+                let same = next.0 == kept.0;
+                if same {
+                    kept.1 |= next.1;
+                }
+                same
+            });
+            sorted.into()
+        };
+        for &(w, set) in sorted.iter() {
+            let row = w / wpr;
+            let board = if w >= geometry.words() || row == 0 || row > geometry.rows() {
+                0
+            } else {
+                geometry.cell_mask(w % wpr)
+            };
+            if set & !board != 0 {
+                return Err(Error::StrayBits { word: w });
+            }
+        }
+        self.reveal_set(sorted.iter().copied())
+    }
+
+    /// Reveals the cells of `words`, `(word, cells)` pairs in increasing word order, each
+    /// word once, every bit on the board (checked by the caller).
+    fn reveal_set(
+        &mut self,
+        words: impl Iterator<Item = (usize, u64)> + Clone,
+    ) -> Result<Reveal, Error> {
         if self.deferred.is_some() {
             // Nothing is revealed before the first click, so the first unflagged cell of the
             // set is the first one a reveal would not leave alone.
-            let first = cells.iter().zip(self.flagged.words()).enumerate().find_map(
-                |(w, (&set, &flagged))| {
-                    let open = set & !flagged;
-                    (open != 0).then(|| w * WORD_BITS + open.trailing_zeros() as usize)
-                },
-            );
+            let first = words.clone().find_map(|(w, set)| {
+                let open = set & !self.flagged.words()[w];
+                (open != 0).then(|| w * WORD_BITS + open.trailing_zeros() as usize)
+            });
             let Some(first) = first else {
                 return Ok(self.result(0, 0));
             };
@@ -105,45 +181,38 @@ impl Game {
             self.place_mines(row, col)?;
         }
         let (revealed_before, exploded_before) = (self.revealed_count, self.exploded.len());
-        // Most words of a set are empty: a run of them is skipped with one vector OR.
-        'chunks: for (c, chunk) in cells.chunks(SKIP).enumerate() {
-            if chunk.iter().fold(0, |any, &set| any | set) == 0 {
+        'words: for (w, set) in words {
+            if set == 0 {
                 continue;
             }
-            for (i, &set) in chunk.iter().enumerate() {
-                let w = c * SKIP + i;
-                if set == 0 {
-                    continue;
+            let mut todo = set & !self.flagged.words()[w];
+            if todo & !self.revealed.words()[w] == 0 {
+                continue;
+            }
+            let mut mines = todo & self.board.mines().words()[w];
+            loop {
+                // The safe cells before the next mine reached (all of them if none is).
+                let before = match mines {
+                    0 => !0,
+                    _ => (1u64 << mines.trailing_zeros()) - 1,
+                };
+                self.open_in_word(w, todo & before);
+                if mines == 0 {
+                    break;
                 }
-                let mut todo = set & !self.flagged.words()[w];
-                if todo & !self.revealed.words()[w] == 0 {
-                    continue;
+                let at = mines.trailing_zeros();
+                mines &= mines - 1;
+                todo &= !before & !(1u64 << at);
+                // Winning ends the loop: if the cells before this mine opened the last safe
+                // cell, the mine is never reached.
+                if self.revealed_count == self.safe_count() {
+                    break 'words;
                 }
-                let mut mines = todo & self.board.mines().words()[w];
-                loop {
-                    // The safe cells before the next mine reached (all of them if none is).
-                    let before = match mines {
-                        0 => !0,
-                        _ => (1u64 << mines.trailing_zeros()) - 1,
-                    };
-                    self.open_in_word(w, todo & before);
-                    if mines == 0 {
-                        break;
-                    }
-                    let at = mines.trailing_zeros();
-                    mines &= mines - 1;
-                    todo &= !before & !(1u64 << at);
-                    // Winning ends the loop: if the cells before this mine opened the last
-                    // safe cell, the mine is never reached.
-                    if self.revealed_count == self.safe_count() {
-                        break 'chunks;
-                    }
-                    let bit = w * WORD_BITS + at as usize;
-                    if !self.is_exploded(bit) {
-                        self.explode(bit);
-                        if self.rule == Rule::Classic {
-                            break 'chunks;
-                        }
+                let bit = w * WORD_BITS + at as usize;
+                if !self.is_exploded(bit) {
+                    self.explode(bit);
+                    if self.rule == Rule::Classic {
+                        break 'words;
                     }
                 }
             }
