@@ -970,13 +970,30 @@ impl Dirty {
         })
     }
 
-    /// Every run of rows `lo..=hi`, strip by strip, appended to `out`.
+    /// Every run of rows `lo..=hi`, strip by strip, appended to `out`. A run that spans the
+    /// same rows as the last one of the strip before joins it, so a sweep of whole rows
+    /// (the first, on a new solver) is one run as wide as the board, not one a strip.
     fn runs_of(&self, lo: usize, hi: usize, out: &mut Vec<Run>) {
+        let start = out.len();
         for strip in 0..self.strips() {
-            out.extend(
-                self.runs(strip, lo, hi)
-                    .map(|(first, last)| Run { strip, first, last }),
-            );
+            for (first, last) in self.runs(strip, lo, hi) {
+                let mine = out.len() > start;
+                match out.last_mut() {
+                    Some(run)
+                        if mine
+                            && run.strip + run.strips == strip
+                            && (run.first, run.last) == (first, last) =>
+                    {
+                        run.strips += 1;
+                    }
+                    _ => out.push(Run {
+                        strip,
+                        strips: 1,
+                        first,
+                        last,
+                    }),
+                }
+            }
         }
     }
 }
@@ -1147,8 +1164,14 @@ impl Band<'_> {
             marks,
             safe_words,
         };
-        for &Run { strip, first, last } in runs {
-            let span = Span::of(strip, self.fixed.wpr);
+        for &Run {
+            strip,
+            strips,
+            first,
+            last,
+        } in runs
+        {
+            let span = Span::of(strip, strips, self.fixed.wpr);
 
             let (first, last) = (first as isize, last as isize);
             for q in first - 2..=last + 2 {
@@ -1394,11 +1417,11 @@ struct Span {
 }
 
 impl Span {
-    /// The span of strip `strip` of rows of `wpr` words.
+    /// The span of `strips` strips from strip `strip`, in rows of `wpr` words.
     #[inline(always)]
-    fn of(strip: usize, wpr: usize) -> Span {
+    fn of(strip: usize, strips: usize, wpr: usize) -> Span {
         let j0 = strip * STRIP;
-        let j1 = (j0 + STRIP).min(wpr);
+        let j1 = (j0 + strips * STRIP).min(wpr);
         Span {
             j0,
             j1,
@@ -1442,10 +1465,12 @@ fn prefetch(plane: &[u64], i: usize) {
     let _ = (plane, i);
 }
 
-/// A run of the sweep: padded rows `first..=last` of one strip.
+/// A run of the sweep: padded rows `first..=last` of `strips` strips side by side from
+/// strip `strip`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Run {
     strip: usize,
+    strips: usize,
     first: usize,
     last: usize,
 }
