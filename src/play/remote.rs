@@ -452,7 +452,7 @@ impl Remote {
                 self.link = LinkState::Reconnecting(attempt);
                 self.asked.clear();
                 self.note(format!(
-                    "connection lost ({reason}); reconnecting (try {attempt})…"
+                    "reconnecting (try {attempt}) with this player's token; the connection was lost: {reason}"
                 ));
             }
             NetEvent::Closed(reason) => {

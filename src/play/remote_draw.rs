@@ -293,7 +293,7 @@ fn player_line(remote: &Remote, player: &PlayerInfo, co_op: bool) -> Line<'stati
     );
     let figures = if co_op {
         format!(
-            "{:>5} open {:>2} hit {:>2}F",
+            "{:>6}{:>4}{:>4}",
             player.revealed, player.mines_hit, player.flags
         )
     } else {
@@ -306,7 +306,7 @@ fn player_line(remote: &Remote, player: &PlayerInfo, co_op: bool) -> Line<'stati
             _ => "",
         };
         format!(
-            "{:>3}% {:>4}s {status}",
+            "{:>4}%{:>5}s {status}",
             (player.revealed * 100).checked_div(safe).unwrap_or(0),
             player.elapsed_ms / 1000
         )
@@ -320,9 +320,9 @@ fn players_panel(remote: &Remote, glyphs: &Glyphs) -> Paragraph<'static> {
     let co_op = remote.welcome().is_some_and(|w| w.mode == Mode::Coop);
     let mut lines = vec![Line::styled(
         if co_op {
-            "Players: opened, mines, flags"
+            format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
         } else {
-            "Players: revealed, time"
+            format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
         },
         bold,
     )];
