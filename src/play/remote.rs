@@ -983,3 +983,225 @@ impl Remote {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEvent;
+
+    fn welcome(mode: Mode, spectator: bool) -> Welcome {
+        Welcome {
+            version: 1,
+            spectator,
+            player: if spectator { NOBODY } else { 1 },
+            token: [0; 16],
+            rows: 100,
+            cols: 200,
+            mines: 2000,
+            mode,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (70, 100),
+            max_chunks: 256,
+            view: if mode == Mode::Coop { 0 } else { 1 },
+        }
+    }
+
+    fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
+        let now = Instant::now();
+        let mut remote = Remote::new(
+            "ws://127.0.0.1:1/room/r?mode=race",
+            spectate,
+            Rect::new(0, 0, 100, 30),
+            now,
+        );
+        remote.receive(
+            NetEvent::Joined {
+                welcome: welcome(mode, spectate.is_some()),
+                token: (spectate.is_none()).then(|| "ab".repeat(16)),
+            },
+            now,
+        );
+        (remote, now)
+    }
+
+    fn key(remote: &mut Remote, now: Instant, c: char) -> Action {
+        remote.handle(
+            &Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            now,
+        )
+    }
+
+    /// A join subscribes the chunks in view, one by one, and sends the cursor; the view's
+    /// chunks follow the cursor to the board's end, and those left are unsubscribed.
+    #[test]
+    fn the_view_decides_what_is_watched() {
+        let (mut remote, now) = joined(Mode::Coop, None);
+        assert_eq!(remote.url(), "ws://127.0.0.1:1/room/r");
+        assert_eq!(remote.cursor(), (70, 100));
+        let one = |row, col| ChunkRect {
+            row,
+            col,
+            rows: 1,
+            cols: 1,
+        };
+        remote.tick(now);
+        assert_eq!(
+            remote.take_outbox(),
+            [
+                ClientMsg::Subscribe(one(0, 1)),
+                ClientMsg::Subscribe(one(1, 1)),
+                ClientMsg::Cursor { row: 70, col: 100 },
+            ]
+        );
+        key(&mut remote, now, 'G');
+        // Too soon for another cursor frame: it waits for the next tick after the throttle.
+        remote.tick(now);
+        assert_eq!(
+            remote.take_outbox(),
+            [
+                ClientMsg::Unsubscribe(one(0, 1)),
+                ClientMsg::Unsubscribe(one(1, 1)),
+                ClientMsg::Subscribe(one(1, 2)),
+                ClientMsg::Subscribe(one(1, 3)),
+            ]
+        );
+        remote.tick(now + CURSOR_EVERY);
+        assert_eq!(
+            remote.take_outbox(),
+            [ClientMsg::Cursor { row: 99, col: 199 }]
+        );
+    }
+
+    /// Frames from the room: players, cursors, events, the end screen; a lost connection
+    /// and keys that cannot be sent meanwhile.
+    #[test]
+    fn the_room_is_shown_as_its_frames_tell() {
+        let (mut remote, now) = joined(Mode::Coop, None);
+        let player = |id, name: &str| PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed: 12,
+            mines_hit: 0,
+            flags: 3,
+            elapsed_ms: 4000,
+        };
+        for frame in [
+            ServerMsg::Players(vec![player(1, "ann"), player(2, "bo")]),
+            ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
+            ServerMsg::Event {
+                kind: EventKind::MineHit,
+                player: 2,
+                row: 7,
+                col: 9,
+            },
+        ] {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+        assert_eq!(remote.cursors().iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
+        assert_eq!(remote.events(), ["bo hit a mine at (7, 9)"]);
+        remote.tick(now + Duration::from_millis(1500));
+        assert_eq!(remote.elapsed(), Duration::from_millis(5500));
+
+        // A move and the server's refusal of it.
+        remote.take_outbox();
+        key(&mut remote, now, ' ');
+        assert!(matches!(
+            remote.take_outbox()[..],
+            [ClientMsg::Move {
+                seq: 1,
+                action: protocol::Action::Reveal,
+                ..
+            }]
+        ));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Error {
+                seq: 1,
+                code: 5,
+                message: "the game is over".into(),
+            }),
+            now,
+        );
+        assert_eq!(remote.message(), Some("game over: the game is over"));
+
+        // The end screen, and any key closes it.
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Over(Over {
+                view: 0,
+                status: 1,
+                elapsed_ms: 20_000,
+                bbbv: 40,
+                clicks: 50,
+                correct_flags: vec![(1, 3)],
+            })),
+            now,
+        );
+        assert_eq!(remote.status(), Status::Won);
+        assert!(remote.end_screen().is_some());
+        key(&mut remote, now, 'x');
+        assert!(remote.end_screen().is_none());
+
+        // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
+        remote.receive(
+            NetEvent::Reconnecting {
+                attempt: 2,
+                reason: "reset".into(),
+            },
+            now,
+        );
+        assert_eq!(remote.link(), &LinkState::Reconnecting(2));
+        remote.take_outbox();
+        key(&mut remote, now, 'f');
+        assert!(remote.take_outbox().is_empty());
+        assert!(
+            remote
+                .message()
+                .is_some_and(|m| m.starts_with("not connected"))
+        );
+        remote.receive(
+            NetEvent::Joined {
+                welcome: welcome(Mode::Coop, false),
+                token: Some("cd".repeat(16)),
+            },
+            now,
+        );
+        assert_eq!(remote.token(), Some("cd".repeat(16).as_str()));
+        assert!(
+            remote
+                .message()
+                .is_some_and(|m| m.starts_with("reconnected"))
+        );
+        assert!(
+            remote
+                .take_outbox()
+                .iter()
+                .any(|m| matches!(m, ClientMsg::Subscribe(_)))
+        );
+        assert_eq!(key(&mut remote, now, 'q'), Action::Quit);
+    }
+
+    /// A race spectator naming a player sends a watch first, and takes the view of the
+    /// chunks that answer it.
+    #[test]
+    fn a_spectator_watches_the_player_named() {
+        let (mut remote, now) = joined(Mode::Race, Some(Some(3)));
+        let sent = remote.take_outbox();
+        assert_eq!(sent.first(), Some(&ClientMsg::Watch { player: 3 }));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Chunk {
+                view: 3,
+                chunk_row: 1,
+                chunk_col: 1,
+                height: 36,
+                width: 64,
+                cells: vec![cell::HIDDEN; 36 * 64],
+            }),
+            now,
+        );
+        assert_eq!(remote.view(), 3);
+        assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
+        assert_eq!(remote.token(), None);
+    }
+}
