@@ -116,7 +116,8 @@ pub(crate) struct Remote {
     players_at: Instant,
     /// Other co-op players' cursors, by player id.
     cursors: BTreeMap<u32, (usize, usize)>,
-    events: Vec<String>,
+    /// The room's last events, named when drawn, so a name that came after its event shows.
+    events: Vec<(EventKind, u32, u32, u32)>,
     message: Option<String>,
     hint: Option<(usize, usize)>,
     overlay: Overlay,
@@ -273,9 +274,24 @@ impl Remote {
         &self.cursors
     }
 
-    /// The room's last events, oldest first.
-    pub(crate) fn events(&self) -> &[String] {
-        &self.events
+    /// The room's last events in words, oldest first.
+    pub(crate) fn events(&self) -> Vec<String> {
+        let co_op = self.welcome.as_ref().is_some_and(|w| w.mode == Mode::Coop);
+        self.events
+            .iter()
+            .map(|&(kind, player, row, col)| {
+                let name = self.name_of(player);
+                match kind {
+                    EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
+                    EventKind::Joined => format!("{name} joined"),
+                    EventKind::Left => format!("{name} left"),
+                    EventKind::Won if co_op => "the room cleared the board".to_owned(),
+                    EventKind::Won => format!("{name} cleared the board"),
+                    EventKind::Lost if co_op => format!("{name} lost the game for the room"),
+                    EventKind::Lost => format!("{name} lost"),
+                }
+            })
+            .collect()
     }
 
     /// The message line's text, if any.
@@ -502,7 +518,7 @@ impl Remote {
         let mut note = if again {
             format!("reconnected {who}")
         } else {
-            format!("joined {} {who} ({room})", self.url)
+            format!("joined {who}: {room}")
         };
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
@@ -657,21 +673,10 @@ impl Remote {
                 row,
                 col,
             } => {
-                let name = self.name_of(player);
-                let co_op = self.welcome.as_ref().is_some_and(|w| w.mode == Mode::Coop);
-                let line = match kind {
-                    EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
-                    EventKind::Joined => format!("{name} joined"),
-                    EventKind::Left => {
-                        self.cursors.remove(&player);
-                        format!("{name} left")
-                    }
-                    EventKind::Won if co_op => "the room cleared the board".to_owned(),
-                    EventKind::Won => format!("{name} cleared the board"),
-                    EventKind::Lost if co_op => format!("{name} lost the game for the room"),
-                    EventKind::Lost => format!("{name} lost"),
-                };
-                self.events.push(line);
+                if kind == EventKind::Left {
+                    self.cursors.remove(&player);
+                }
+                self.events.push((kind, player, row, col));
                 if self.events.len() > EVENTS_KEPT {
                     self.events.remove(0);
                 }

@@ -238,16 +238,19 @@ fn cursor_readout(remote: &Remote, glyphs: &Glyphs) -> String {
 
 /// The last message, else the room's last event.
 fn message_line(remote: &Remote) -> Line<'static> {
-    let text = remote
-        .message()
-        .or_else(|| remote.events().last().map(String::as_str))
-        .unwrap_or("");
-    Line::raw(text.to_owned())
+    let text = match remote.message() {
+        Some(message) => message.to_owned(),
+        None => remote.events().pop().unwrap_or_default(),
+    };
+    Line::raw(text)
 }
 
 /// The keys.
 fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
-    let keys: &[(&str, &str)] = if remote.status() == Status::Playing {
+    let spectator = remote.welcome().is_some_and(|w| w.spectator);
+    let keys: &[(&str, &str)] = if spectator {
+        &[(glyphs.arrows, "move"), ("c", "centre"), ("q", "quit")]
+    } else if remote.status() == Status::Playing {
         &[
             ("Space", "open"),
             ("f", "flag"),
@@ -337,7 +340,7 @@ fn players_panel(remote: &Remote, glyphs: &Glyphs) -> Paragraph<'static> {
     lines.extend(
         remote
             .events()
-            .iter()
+            .into_iter()
             .map(|event| Line::raw(format!("{}{event}", glyphs.dot.trim_start()))),
     );
     Paragraph::new(lines).wrap(Wrap { trim: false })
