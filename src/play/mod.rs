@@ -48,6 +48,19 @@ pub(crate) use app::{Action, App};
 pub(crate) struct Args {
     #[command(flatten)]
     board: BoardArgs,
+    /// A board the solver clears from the first click without a guess, made when the first
+    /// click lands (fast up to about 10^5 cells; about 3.5 s for 1000x1000).
+    #[arg(long)]
+    no_guess: bool,
+    /// Draw with ASCII characters only, for terminals without Unicode.
+    #[arg(long)]
+    ascii: bool,
+    /// Continue a saved game (saved with the save key or --save).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click_rule"])]
+    resume: Option<PathBuf>,
+    /// Save the game to FILE when quitting, and with the save key (replaced atomically).
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
     /// Play in a room of a `bitmines serve` server instead: ws://HOST:PORT/room/NAME, with
     /// the room's parameters in the query if this join makes it (?mode=race&preset=beginner).
     #[arg(long, value_name = "URL", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click_rule", "no_guess", "resume", "save"])]
@@ -64,19 +77,6 @@ pub(crate) struct Args {
         conflicts_with = "spectate"
     )]
     token: Option<String>,
-    /// A board the solver clears from the first click without a guess, made when the first
-    /// click lands (fast up to about 10^5 cells; about 3.5 s for 1000x1000).
-    #[arg(long)]
-    no_guess: bool,
-    /// Draw with ASCII characters only, for terminals without Unicode.
-    #[arg(long)]
-    ascii: bool,
-    /// Continue a saved game (saved with the save key or --save).
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click_rule"])]
-    resume: Option<PathBuf>,
-    /// Save the game to FILE when quitting, and with the save key (replaced atomically).
-    #[arg(long, value_name = "FILE")]
-    save: Option<PathBuf>,
 }
 
 /// How a game was set up, so the next one can be set up the same way.
@@ -320,11 +320,20 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         token: args.token.clone(),
     })
     .context("cannot start the network thread")?;
+    // The first answer comes before the terminal is taken, so a server that is not there or
+    // a refused join is one line on the normal screen, not a screen to quit.
+    let first = link.wait(Duration::from_secs(10));
+    if let Some(net::NetEvent::Closed(reason)) = &first {
+        bail!("--connect {url}: {reason}");
+    }
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let size = term.0.size()?;
     let area = Rect::new(0, 0, size.width, size.height);
     let mut remote =
         remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
+    if let Some(event) = first {
+        remote.receive(event, Instant::now());
+    }
     let played = play_remote(&mut term, &mut remote, &link);
     drop(term);
     drop(link);

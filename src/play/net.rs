@@ -123,7 +123,6 @@ impl Link {
     }
 
     /// Waits up to `timeout` for the next event.
-    #[cfg(test)]
     pub(crate) fn wait(&self, timeout: Duration) -> Option<NetEvent> {
         self.events.recv_timeout(timeout).ok()
     }

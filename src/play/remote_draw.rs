@@ -52,15 +52,17 @@ pub(crate) fn draw(frame: &mut Frame<'_>, remote: &Remote) {
     };
     frame.render_widget(status_line(remote, glyphs), screen.status);
     board(frame, &screen, remote, glyphs);
-    frame.render_widget(message_line(remote), screen.message);
-    frame.render_widget(key_line(remote, glyphs), screen.keys);
+    // The message and key lines take the terminal's whole width, under the panel.
+    let wide = |line: Rect| Rect::new(area.x, line.y, area.width, line.height);
+    frame.render_widget(message_line(remote), wide(screen.message));
+    frame.render_widget(key_line(remote, glyphs), wide(screen.keys));
     if remote.shows_panel() {
         let board_area = remote.board_area();
         let panel = Rect::new(
             board_area.x + board_area.width,
             area.y + 1,
             PANEL_WIDTH,
-            area.height.saturating_sub(1),
+            screen.message.y.saturating_sub(area.y + 1),
         );
         frame.render_widget(players_panel(remote, glyphs), panel);
     }
