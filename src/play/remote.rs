@@ -21,7 +21,7 @@ use crossterm::event::{
 };
 use ratatui::layout::Rect;
 
-use super::app::{Action, Overlay};
+use super::app::{Action, Overlay, Page};
 use super::net::{NetEvent, error_name};
 use super::viewport::{self, Screen};
 
@@ -126,6 +126,7 @@ pub(crate) struct Remote {
     wrong_flags: Vec<(usize, usize)>,
     over: Option<Over>,
     end_shown: bool,
+    page: Page,
     seq: u32,
     asked: HashMap<u32, Asked>,
     outbox: Vec<ClientMsg>,
@@ -165,6 +166,7 @@ impl Remote {
             wrong_flags: Vec::new(),
             over: None,
             end_shown: false,
+            page: Page::Board,
             seq: 0,
             asked: HashMap::new(),
             outbox: Vec::new(),
@@ -317,6 +319,11 @@ impl Remote {
     /// Whether `(row, col)` holds a flag the server proved wrong, while they are shown.
     pub(crate) fn proven_wrong(&self, row: usize, col: usize) -> bool {
         self.show_wrong_flags && self.wrong_flags.contains(&(row, col))
+    }
+
+    /// The page in front.
+    pub(crate) fn page(&self) -> Page {
+        self.page
     }
 
     /// The end of the game, while its screen is shown.
@@ -738,6 +745,10 @@ impl Remote {
         if self.screen().is_none() {
             return Action::Continue;
         }
+        if self.page == Page::Keys {
+            self.page = Page::Board;
+            return Action::Continue;
+        }
         if self.end_shown {
             self.end_shown = false;
             return Action::Continue;
@@ -767,6 +778,7 @@ impl Remote {
             KeyCode::Char('h') => self.ask_hint(),
             KeyCode::Char('p') => self.cycle_overlay(),
             KeyCode::Char('w') => self.toggle_wrong_flags(),
+            KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {
                 self.message = None;
                 self.hint = None;
@@ -789,8 +801,9 @@ impl Remote {
             MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
             MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
             MouseEventKind::Down(button) => {
-                if self.end_shown {
+                if self.end_shown || self.page == Page::Keys {
                     self.end_shown = false;
+                    self.page = Page::Board;
                     return;
                 }
                 let Some((row, col)) = self

@@ -10,7 +10,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 
-use super::app::Overlay;
+use super::app::{Overlay, Page};
 use super::draw::{ASCII, Glyphs, Symbol, UNICODE, look, odds_colour, odds_tenths};
 use super::remote::{LinkState, PANEL_WIDTH, Remote};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
@@ -50,6 +50,10 @@ pub(crate) fn draw(frame: &mut Frame<'_>, remote: &Remote) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
+    if remote.page() == Page::Keys {
+        frame.render_widget(keys_page(glyphs), area);
+        return;
+    }
     frame.render_widget(status_line(remote, glyphs), screen.status);
     board(frame, &screen, remote, glyphs);
     // The message and key lines take the terminal's whole width, under the panel.
@@ -251,7 +255,12 @@ fn message_line(remote: &Remote) -> Line<'static> {
 fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
     let spectator = remote.welcome().is_some_and(|w| w.spectator);
     let keys: &[(&str, &str)] = if spectator {
-        &[(glyphs.arrows, "move"), ("c", "centre"), ("q", "quit")]
+        &[
+            (glyphs.arrows, "move"),
+            ("c", "centre"),
+            ("?", "keys"),
+            ("q", "quit"),
+        ]
     } else if remote.status() == Status::Playing {
         &[
             ("Space", "open"),
@@ -259,10 +268,11 @@ fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
             ("h", "hint"),
             ("p", "odds"),
             ("w", "wrong flags"),
+            ("?", "keys"),
             ("q", "quit"),
         ]
     } else {
-        &[("Esc", "board"), ("q", "quit")]
+        &[("Esc", "board"), ("?", "keys"), ("q", "quit")]
     };
     let bold = Style::new().add_modifier(Modifier::BOLD);
     let mut spans = Vec::new();
@@ -274,6 +284,58 @@ fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
         spans.push(Span::raw(format!(" {what}")));
     }
     Line::from(spans)
+}
+
+/// The `?` page: every key of a game in a room.
+fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
+    let rows: [(&str, &str); 12] = [
+        (
+            glyphs.arrows,
+            "move the cursor (with Shift: a screen at a time)",
+        ),
+        ("PgUp PgDn", "a screen up or down"),
+        ("Home End", "the first or last column"),
+        ("g G", "the first or the last cell of the board"),
+        ("c", "centre the view on the cursor"),
+        ("Space Enter", "reveal the cell, or chord an open number"),
+        ("f", "flag or unflag the cell"),
+        ("h", "hint: a cell proven safe near the cursor, and why"),
+        (
+            "p",
+            "the odds around the cursor: colours, then digits, then off",
+        ),
+        ("w", "show the flags near the cursor proven wrong"),
+        ("Esc", "clear the message and the hint"),
+        (
+            "q Ctrl-C",
+            "quit (the game goes on on the server; the token brings you back)",
+        ),
+    ];
+    let key = Style::new().add_modifier(Modifier::BOLD);
+    let mut lines = vec![
+        Line::styled("bitmines play --connect: keys", key),
+        Line::raw(""),
+    ];
+    for (name, what) in rows {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{name:<13}"), key),
+            Span::raw(what),
+        ]));
+    }
+    lines.extend([
+        Line::raw(""),
+        Line::raw(
+            "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
+             (with Shift: sideways).",
+        ),
+        Line::raw(
+            "The others' cursors show in their colours, as in the panel; help is the \
+             server's, on the 48x48 cells around the cursor.",
+        ),
+        Line::raw(""),
+        Line::raw("Any key goes back to the game."),
+    ]);
+    Paragraph::new(lines).wrap(Wrap { trim: false })
 }
 
 /// One player's line in the panel: co-op scores, or race progress.
@@ -424,4 +486,148 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, remote: &Remote, over: &Over, g
         .title_top(Span::styled(title, key.fg(colour)));
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Instant;
+
+    use bitmines_server::protocol::{EventKind, MineRule, ServerMsg, Welcome, cell};
+    use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::play::net::NetEvent;
+
+    /// The screen of `remote` as text, one line per terminal row.
+    fn text(remote: &Remote) -> String {
+        let area = remote.area();
+        let mut terminal = Terminal::new(TestBackend::new(area.width, area.height)).unwrap();
+        terminal.draw(|frame| draw(frame, remote)).unwrap();
+        let buffer = terminal.backend().buffer().clone();
+        (0..area.height)
+            .map(|y| {
+                (0..area.width)
+                    .map(|x| buffer.cell((x, y)).map_or(" ", |c| c.symbol()))
+                    .collect::<String>()
+                    .trim_end()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    /// A co-op room of 9x9 with two players: the board from a chunk frame, the panel, the
+    /// other player's cursor, an event on the message line, the keys page and the end screen.
+    #[test]
+    fn a_room_on_the_screen() {
+        let now = Instant::now();
+        let mut remote = Remote::new(
+            "ws://127.0.0.1:1/room/r",
+            None,
+            Rect::new(0, 0, 80, 16),
+            now,
+        );
+        let welcome = Welcome {
+            version: 1,
+            spectator: false,
+            player: 1,
+            token: [7; 16],
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            mode: Mode::Coop,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (4, 4),
+            max_chunks: 256,
+            view: 0,
+        };
+        remote.receive(
+            NetEvent::Joined {
+                welcome,
+                token: Some("07".repeat(16)),
+            },
+            now,
+        );
+        let mut cells = vec![cell::HIDDEN; 81];
+        cells[4 * 9 + 4] = 0;
+        cells[4 * 9 + 5] = 2;
+        cells[0] = cell::FLAGGED;
+        let player = |id, name: &str, flags| PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed: 2,
+            mines_hit: 0,
+            flags,
+            elapsed_ms: 3000,
+        };
+        for frame in [
+            ServerMsg::Chunk {
+                view: 0,
+                chunk_row: 0,
+                chunk_col: 0,
+                height: 9,
+                width: 9,
+                cells,
+            },
+            ServerMsg::Players(vec![player(1, "ann", 1), player(2, "bo", 0)]),
+            ServerMsg::Cursors(vec![(2, 1, 1)]),
+            ServerMsg::Event {
+                kind: EventKind::Joined,
+                player: 2,
+                row: 0,
+                col: 0,
+            },
+        ] {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+        let press = |remote: &mut Remote, code| {
+            remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now);
+        };
+        press(&mut remote, KeyCode::Esc);
+        let screen = text(&remote);
+        for part in [
+            "9 mines left · 3 s · co-op 9x9 · you: ann",
+            "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
+            "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
+            "● ann*",
+            "● bo",
+            "· bo joined",
+            "\nbo joined\n",
+            "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
+        ] {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
+        press(&mut remote, KeyCode::Char('?'));
+        assert!(text(&remote).contains("bitmines play --connect: keys"));
+        press(&mut remote, KeyCode::Char('x'));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Over(Over {
+                view: 0,
+                status: 1,
+                elapsed_ms: 8000,
+                bbbv: 12,
+                clicks: 16,
+                correct_flags: vec![(1, 1), (2, 0)],
+            })),
+            now,
+        );
+        let screen = text(&remote);
+        for part in [
+            "The room won",
+            "time        8.00 s",
+            "3BV         12",
+            "3BV/s       1.500",
+            "clicks      16",
+            "efficiency  75%",
+            "flags right ann: 1",
+            "flags right bo: 0",
+        ] {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
+    }
 }
