@@ -104,6 +104,10 @@ pub(crate) struct Remote {
     has_view: bool,
     /// A watch was sent and its chunks have not come yet.
     watch_sent: bool,
+    /// The player whose view is watched in a race, when not one's own; and the one before
+    /// the last watch, to go back to if the server refuses it.
+    watching: Option<u32>,
+    watched_before: Option<u32>,
     /// The chunks watched, `(chunk_row, chunk_col)`.
     subscribed: BTreeSet<(u32, u32)>,
     /// Always on the board (once joined).
@@ -149,6 +153,8 @@ impl Remote {
             view: 0,
             has_view: false,
             watch_sent: false,
+            watching: None,
+            watched_before: None,
             subscribed: BTreeSet::new(),
             cursor: (0, 0),
             origin: (0, 0),
@@ -334,9 +340,9 @@ impl Remote {
     /// The player this screen follows: oneself, or the player watched.
     pub(crate) fn followed(&self) -> Option<&PlayerInfo> {
         let welcome = self.welcome.as_ref()?;
-        let id = match (welcome.spectator, self.spectate) {
+        let id = match (welcome.spectator, self.watching) {
+            (_, Some(target)) if welcome.mode == Mode::Race => target,
             (false, _) => welcome.player,
-            (true, Some(Some(target))) if welcome.mode == Mode::Race => target,
             _ => return self.players.first(),
         };
         self.players.iter().find(|p| p.id == id)
@@ -345,8 +351,8 @@ impl Remote {
     /// The game's status on the view drawn.
     pub(crate) fn status(&self) -> Status {
         let code = match &self.over {
-            Some(over) => over.status,
-            None => self.followed().map_or(0, |p| p.status),
+            Some(over) if over.view == self.view => over.status,
+            _ => self.followed().map_or(0, |p| p.status),
         };
         match code {
             1 => Status::Won,
@@ -501,6 +507,7 @@ impl Remote {
         self.subscribed.clear();
         self.asked.clear();
         self.watch_sent = false;
+        self.watching = None;
         self.view = welcome.view;
         self.has_view = welcome.view != NOBODY;
         if !same_board {
@@ -532,6 +539,7 @@ impl Remote {
                 (Mode::Race, Some(player)) => {
                     self.outbox.push(ClientMsg::Watch { player });
                     self.watch_sent = true;
+                    self.watching = Some(player);
                     self.has_view = true;
                     self.picture.clear();
                     note += &format!(", watching player {player}");
@@ -585,6 +593,11 @@ impl Remote {
                 seq, code, message, ..
             } => {
                 self.asked.remove(&seq);
+                if seq == 0 && self.watch_sent && matches!(code, 3 | 14) {
+                    // The watch was refused: the view stays the one watched before.
+                    self.watch_sent = false;
+                    self.watching = self.watched_before;
+                }
                 self.note(format!("{}: {message}", error_name(code)));
             }
             ServerMsg::Players(players) => {
@@ -601,6 +614,7 @@ impl Remote {
                     let player = self.spectate.flatten().unwrap_or(first.id);
                     self.outbox.push(ClientMsg::Watch { player });
                     self.watch_sent = true;
+                    self.watching = Some(player);
                     self.has_view = true;
                 }
             }
@@ -779,6 +793,7 @@ impl Remote {
             KeyCode::Char('p') => self.cycle_overlay(),
             KeyCode::Char('w') => self.toggle_wrong_flags(),
             KeyCode::Char('?') => self.page = Page::Keys,
+            KeyCode::Tab => self.watch_next(),
             KeyCode::Esc => {
                 self.message = None;
                 self.hint = None;
@@ -959,6 +974,35 @@ impl Remote {
 
     fn ask_wrong_flags(&mut self) -> bool {
         self.help_request(|seq, row, col| ClientMsg::WrongFlags { seq, row, col })
+    }
+
+    /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
+    /// over; the server refuses a racer still playing, in words).
+    fn watch_next(&mut self) {
+        let Some(welcome) = &self.welcome else {
+            return;
+        };
+        if welcome.mode != Mode::Race {
+            self.note("a co-op room has one view, watched by all");
+            return;
+        }
+        if self.link != LinkState::Connected {
+            self.note("not connected: the view cannot change now");
+            return;
+        }
+        let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
+        let current = self.followed().map(|p| p.id);
+        let at = current.and_then(|id| ids.iter().position(|&p| p == id));
+        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len().max(1))) else {
+            self.note("nobody plays in this race yet");
+            return;
+        };
+        self.outbox.push(ClientMsg::Watch { player });
+        self.watch_sent = true;
+        self.watched_before = self.watching;
+        self.watching = Some(player);
+        self.has_view = true;
+        self.note(format!("watching {}", self.name_of(player)));
     }
 
     /// `p`: colours, then digits, then off; the window is asked for around the cursor.

@@ -288,7 +288,7 @@ fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
 
 /// The `?` page: every key of a game in a room.
 fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
-    let rows: [(&str, &str); 12] = [
+    let rows: [(&str, &str); 13] = [
         (
             glyphs.arrows,
             "move the cursor (with Shift: a screen at a time)",
@@ -305,6 +305,10 @@ fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
             "the odds around the cursor: colours, then digits, then off",
         ),
         ("w", "show the flags near the cursor proven wrong"),
+        (
+            "Tab",
+            "a race: watch the next player (once your own game is over)",
+        ),
         ("Esc", "clear the message and the hint"),
         (
             "q Ctrl-C",

@@ -141,6 +141,7 @@ impl Session {
                 "up" => KeyCode::Up,
                 "down" => KeyCode::Down,
                 "esc" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
                 key => KeyCode::Char(key.chars().next().expect("a key")),
             };
             let event = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
@@ -379,7 +380,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
 fn a_spectator_watches_and_cannot_move() {
     let server = TestServer::start();
     let url = server.url("race", "mode=race&preset=intermediate");
-    let racer = Session::join(&url, None, None);
+    let mut racer = Session::join(&url, None, None);
     let racer_id = racer.remote.welcome().expect("welcomed").player;
 
     let mut watcher = Session::join(&url, Some(Some(racer_id)), None);
@@ -399,6 +400,26 @@ fn a_spectator_watches_and_cannot_move() {
     let (row, col) = watcher.remote.cursor();
     assert_eq!(watcher.remote.state(row, col), racer.remote.state(row, col));
     assert_eq!(watcher.remote.view(), racer.remote.view());
+
+    // Tab goes to the next racer's view; a racer still playing is refused, in words.
+    let second = Session::join(&url, None, None);
+    watcher.until("both racers listed", |r| r.players().len() == 2);
+    watcher.keys("tab");
+    let view = second.remote.view();
+    watcher.until("the second racer's view", |r| r.view() == view);
+    racer.until("both racers listed", |r| r.players().len() == 2);
+    let own = racer.remote.view();
+    racer.keys("tab");
+    racer.until("the refusal", |r| {
+        r.message()
+            .is_some_and(|m| m.starts_with("not allowed: a racer may watch others"))
+    });
+    assert_eq!(racer.remote.view(), own);
+    assert_eq!(
+        racer.remote.followed().map(|p| p.id),
+        Some(racer_id),
+        "the racer still follows its own game"
+    );
 
     // In co-op the player named is ignored, with a word: there is one view.
     let coop = server.url("shared", "preset=beginner");
