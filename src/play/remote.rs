@@ -348,6 +348,13 @@ impl Remote {
         self.players.iter().find(|p| p.id == id)
     }
 
+    /// Whether the view drawn is not one's own to play: a spectator's, or another racer's.
+    pub(crate) fn only_watching(&self) -> bool {
+        self.welcome
+            .as_ref()
+            .is_some_and(|w| w.spectator || self.watching.is_some_and(|player| player != w.player))
+    }
+
     /// The game's status on the view drawn.
     pub(crate) fn status(&self) -> Status {
         let code = match &self.over {

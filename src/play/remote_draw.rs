@@ -253,8 +253,15 @@ fn message_line(remote: &Remote) -> Line<'static> {
 
 /// The keys.
 fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
-    let spectator = remote.welcome().is_some_and(|w| w.spectator);
-    let keys: &[(&str, &str)] = if spectator {
+    let race = remote.welcome().is_some_and(|w| w.mode == Mode::Race);
+    let keys: &[(&str, &str)] = if remote.only_watching() && race {
+        &[
+            (glyphs.arrows, "move"),
+            ("Tab", "next player"),
+            ("?", "keys"),
+            ("q", "quit"),
+        ]
+    } else if remote.only_watching() {
         &[
             (glyphs.arrows, "move"),
             ("c", "centre"),
