@@ -34,10 +34,14 @@ struct TestServer {
 
 impl TestServer {
     fn start() -> TestServer {
-        let runtime = Runtime::new().expect("a runtime");
         let data = tempfile::tempdir().expect("a temp folder");
+        TestServer::start_in(data, "127.0.0.1:0".parse().expect("an address"))
+    }
+
+    fn start_in(data: tempfile::TempDir, listen: std::net::SocketAddr) -> TestServer {
+        let runtime = Runtime::new().expect("a runtime");
         let config = Config {
-            listen: "127.0.0.1:0".parse().expect("an address"),
+            listen,
             data: data.path().to_path_buf(),
             sync: Sync::Os,
             ..Config::default()
@@ -59,13 +63,16 @@ impl TestServer {
         }
     }
 
-    fn url(&self, room: &str, query: &str) -> String {
-        format!("ws://{}/room/{room}?{query}", self.addr)
+    /// Stops the server the graceful way and starts another on the same address and data.
+    fn restart(mut self) -> TestServer {
+        let addr = self.addr;
+        self.stop_now();
+        let data = std::mem::replace(&mut self._data, tempfile::tempdir().expect("a folder"));
+        drop(self);
+        TestServer::start_in(data, addr)
     }
-}
 
-impl Drop for TestServer {
-    fn drop(&mut self) {
+    fn stop_now(&mut self) {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -74,6 +81,16 @@ impl Drop for TestServer {
                 .runtime
                 .block_on(async { tokio::time::timeout(PATIENCE, done).await });
         }
+    }
+
+    fn url(&self, room: &str, query: &str) -> String {
+        format!("ws://{}/room/{room}?{query}", self.addr)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop_now();
     }
 }
 
@@ -300,11 +317,8 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     a.keys("space");
     assert!(a.remote.message().is_some_and(|m| m.contains("is flagged")));
 
-    // The odds of the window around the cursor, and the wrong flags.
-    a.keys("p");
-    a.until("the odds", |r| r.odds().is_some());
-    a.keys("p p w");
-    assert!(a.remote.odds().is_none());
+    // The wrong flags of the window around the cursor.
+    a.keys("w");
     a.until("the wrong flags", |r| {
         r.message().is_some_and(|m| m.contains("proven wrong"))
     });
@@ -460,4 +474,62 @@ fn a_refused_join_is_shown_in_words() {
     assert_eq!(remote.link(), &LinkState::Lost);
     let message = remote.message().unwrap_or_default().to_owned();
     assert!(message.contains("room mismatch"), "{message}");
+}
+
+/// A server that stops and comes back on the same address: the app joins again on its own
+/// with its token, as the same player, whose flag is still there.
+#[test]
+fn a_dropped_connection_is_joined_again_with_the_token() {
+    let server = TestServer::start();
+    let url = server.url("again", "preset=intermediate");
+    let mut a = Session::join(&url, None, None);
+    let player = a.remote.welcome().expect("welcomed").player;
+    let flagged = a.hidden_in_view(None);
+    a.go(flagged);
+    a.keys("f");
+    a.until("the flag", |r| {
+        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
+    });
+
+    let server = server.restart();
+    a.until("a join again", |r| {
+        r.link() == &LinkState::Connected
+            && r.message().is_some_and(|m| m.starts_with("reconnected"))
+    });
+    assert_eq!(a.remote.welcome().map(|w| w.player), Some(player));
+    a.until("the flag, still there", |r| {
+        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
+    });
+    drop(a);
+    drop(server);
+}
+
+/// The odds of the window around the cursor come as a window the overlay draws: a chance for
+/// each hidden cell, none for an open one. The board fits in one window, so the server's
+/// mine count for it is the board's own.
+#[test]
+fn the_odds_cover_the_window_around_the_cursor() {
+    let server = TestServer::start();
+    let url = server.url("odds", "rows=30&cols=40&mines=150&noguess=1");
+    let mut a = Session::join(&url, None, None);
+    a.keys("p");
+    a.until("the odds", |r| r.odds().is_some());
+    let screen = a.remote.screen().expect("a screen");
+    let (r0, c0) = a.remote.origin();
+    let mut hidden = 0;
+    for row in r0..r0 + screen.span_rows {
+        for col in c0..c0 + screen.span_cols {
+            let chance = a.remote.odds().and_then(|odds| odds.mine(row, col));
+            match a.remote.state(row, col) {
+                Some(cell::HIDDEN) => {
+                    assert!(chance.is_some_and(|p| (0.0..=1.0).contains(&p)));
+                    hidden += 1;
+                }
+                _ => assert_eq!(chance, None, "({row}, {col})"),
+            }
+        }
+    }
+    assert!(hidden > 0);
+    a.keys("p p");
+    assert!(a.remote.odds().is_none());
 }
