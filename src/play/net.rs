@@ -157,7 +157,13 @@ async fn run(
     let mut failures = 0;
     loop {
         let address = join.address(token.as_deref());
-        let reason = match Client::connect(&address).await {
+        // A connection that takes long to make (a far host that does not answer) must not
+        // hold up quitting: the app going away ends the try.
+        let connected = tokio::select! {
+            connected = Client::connect(&address) => connected,
+            () = closed(&mut out) => return,
+        };
+        let reason = match connected {
             Ok(client) => {
                 failures = 0;
                 joined_once = true;
@@ -221,6 +227,12 @@ async fn run(
             }
         }
     }
+}
+
+/// Returns once the app has dropped its end, discarding what it sends meanwhile (there is
+/// no connection to send it on).
+async fn closed(out: &mut tmpsc::UnboundedReceiver<ClientMsg>) {
+    while out.recv().await.is_some() {}
 }
 
 /// Forwards the app's messages to the socket and the socket's frames to the app until one
