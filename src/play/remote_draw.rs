@@ -54,10 +54,11 @@ pub(crate) fn draw(frame: &mut Frame<'_>, remote: &Remote) {
         frame.render_widget(keys_page(glyphs), area);
         return;
     }
-    frame.render_widget(status_line(remote, glyphs), screen.status);
-    board(frame, &screen, remote, glyphs);
-    // The message and key lines take the terminal's whole width, under the panel.
+    // The status, message and key lines take the terminal's whole width, above and under
+    // the panel.
     let wide = |line: Rect| Rect::new(area.x, line.y, area.width, line.height);
+    frame.render_widget(status_line(remote, glyphs), wide(screen.status));
+    board(frame, &screen, remote, glyphs);
     frame.render_widget(message_line(remote), wide(screen.message));
     frame.render_widget(key_line(remote, glyphs), wide(screen.keys));
     if remote.shows_panel() {
