@@ -58,6 +58,7 @@ enum Command {
     /// (the library's `SeededPlacer`), so the result is the same on any number of threads.
     Winrate(winrate::Args),
     /// Plays Minesweeper in the terminal, on boards of any size. With no options: expert.
+    /// With --connect: in a room of `bitmines serve`, with others.
     Play(play::Args),
     /// Serves multiplayer rooms over WebSocket (loopback by default), keeping every
     /// acknowledged move in a log under --data.

@@ -13,28 +13,28 @@ use super::app::{App, Overlay, Page, Summary};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
 /// The characters a game is drawn with.
-struct Glyphs {
-    hidden: &'static str,
-    flag: &'static str,
-    mine: &'static str,
-    exploded: &'static str,
-    wrong_flag: &'static str,
-    zero: &'static str,
+pub(super) struct Glyphs {
+    pub(super) hidden: &'static str,
+    pub(super) flag: &'static str,
+    pub(super) mine: &'static str,
+    pub(super) exploded: &'static str,
+    pub(super) wrong_flag: &'static str,
+    pub(super) zero: &'static str,
     /// The probability overlay's digits, set apart from the numbers of open cells.
-    tenths: [&'static str; 10],
+    pub(super) tenths: [&'static str; 10],
     /// What else sets those digits apart.
-    tenths_mark: Modifier,
+    pub(super) tenths_mark: Modifier,
     /// The arrow keys, on the key page.
-    arrows: &'static str,
-    border: border::Set<'static>,
+    pub(super) arrows: &'static str,
+    pub(super) border: border::Set<'static>,
     /// Between a range's two ends.
-    to: &'static str,
+    pub(super) to: &'static str,
     /// Between the parts of a line.
-    dot: &'static str,
+    pub(super) dot: &'static str,
 }
 
 /// Unicode glyphs, each one column wide.
-const UNICODE: Glyphs = Glyphs {
+pub(super) const UNICODE: Glyphs = Glyphs {
     hidden: "■",
     flag: "⚑",
     mine: "●",
@@ -50,7 +50,7 @@ const UNICODE: Glyphs = Glyphs {
 };
 
 /// ASCII glyphs: those of `bitmines show` (see `render::glyph`), so the two read alike.
-const ASCII: Glyphs = Glyphs {
+pub(super) const ASCII: Glyphs = Glyphs {
     hidden: "#",
     flag: "F",
     mine: "*",
@@ -90,7 +90,7 @@ const NUMBER_COLOURS: [Color; 8] = [
 ];
 
 /// The colour of a hidden cell's glyph under the probability overlay.
-fn odds_colour(mine: f64) -> Color {
+pub(super) fn odds_colour(mine: f64) -> Color {
     if mine <= 0.0 {
         Color::Green
     } else if mine >= 1.0 {
@@ -107,7 +107,7 @@ fn odds_colour(mine: f64) -> Color {
 /// The digit a hidden cell shows under the probability overlay: the chance of a mine is at
 /// most that many tenths; 0 only when the cell is proven safe. A proven mine shows the mine
 /// glyph instead.
-fn odds_tenths(mine: f64) -> usize {
+pub(super) fn odds_tenths(mine: f64) -> usize {
     (mine * 10.0).ceil().clamp(0.0, 9.0) as usize
 }
 
@@ -271,13 +271,13 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
 
 /// A cell's text: a fixed glyph or a digit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Symbol {
+pub(super) enum Symbol {
     Static(&'static str),
     Digit(char),
 }
 
 /// The glyph and style of a cell. On a won board every hidden cell is a mine, drawn flagged.
-fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Style) {
+pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Style) {
     let bold = Style::new().add_modifier(Modifier::BOLD);
     match cell {
         Cell::Hidden if status == Status::Won => (Symbol::Static(glyphs.flag), bold.fg(Color::Red)),

@@ -9,6 +9,11 @@
 mod app;
 mod draw;
 mod help;
+mod net;
+mod remote;
+mod remote_draw;
+#[cfg(test)]
+mod remote_tests;
 #[cfg(test)]
 mod screens;
 #[cfg(test)]
@@ -56,6 +61,22 @@ pub(crate) struct Args {
     /// Save the game to FILE when quitting, and with the save key (replaced atomically).
     #[arg(long, value_name = "FILE")]
     save: Option<PathBuf>,
+    /// Play in a room of a `bitmines serve` server instead: ws://HOST:PORT/room/NAME, with
+    /// the room's parameters in the query if this join makes it (?mode=race&preset=beginner).
+    #[arg(long, value_name = "URL", conflicts_with_all = ["preset", "rows", "cols", "mines", "density", "seed", "first_click_rule", "no_guess", "resume", "save"])]
+    connect: Option<String>,
+    /// With --connect: only watch, following PLAYER's view in a race (the first player's if
+    /// none is named; a co-op room has one view).
+    #[arg(long, value_name = "PLAYER", num_args = 0..=1, requires = "connect")]
+    spectate: Option<Option<u32>>,
+    /// With --connect: come back as the player this token was given to (printed on quitting).
+    #[arg(
+        long,
+        value_name = "HEX",
+        requires = "connect",
+        conflicts_with = "spectate"
+    )]
+    token: Option<String>,
 }
 
 /// How a game was set up, so the next one can be set up the same way.
@@ -154,6 +175,9 @@ impl Setup {
 
 /// Plays a game in the terminal until the player quits.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
+    if let Some(url) = &args.connect {
+        return run_remote(url, args);
+    }
     if args.no_guess && args.resume.is_some() {
         bail!("--no-guess makes a new board; a resumed game keeps its own");
     }
@@ -273,6 +297,93 @@ fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
             if !event::poll(Duration::ZERO)? {
                 break;
             }
+        }
+    }
+}
+
+/// Plays in a room of a server until the player quits, then says how to come back.
+fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
+    if !url.starts_with("ws://") {
+        bail!("--connect {url}: the address must start with ws:// (ws://HOST:PORT/room/NAME)");
+    }
+    if let Some(token) = &args.token
+        && (token.len() != 32 || !token.chars().all(|c| c.is_ascii_hexdigit()))
+    {
+        bail!("--token {token}: a token is 32 hexadecimal digits");
+    }
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        bail!("play needs a terminal: standard input and output must both be one");
+    }
+    let link = net::Link::open(net::Join {
+        url: url.to_owned(),
+        spectate: args.spectate.is_some(),
+        token: args.token.clone(),
+    })
+    .context("cannot start the network thread")?;
+    // The first answer comes before the terminal is taken, so a server that is not there or
+    // a refused join is one line on the normal screen, not a screen to quit.
+    let first = link.wait(Duration::from_secs(10));
+    if let Some(net::NetEvent::Closed(reason)) = &first {
+        bail!("--connect {url}: {reason}");
+    }
+    let mut term = Term::enter().context("cannot set up the terminal")?;
+    let size = term.0.size()?;
+    let area = Rect::new(0, 0, size.width, size.height);
+    let mut remote =
+        remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
+    if let Some(event) = first {
+        remote.receive(event, Instant::now());
+    }
+    let played = play_remote(&mut term, &mut remote, &link);
+    drop(term);
+    drop(link);
+    played?;
+    if let Some(token) = remote.token() {
+        let base = url.split('?').next().unwrap_or(url);
+        println!(
+            "bitmines: to come back as this player: bitmines play --connect {base} --token {token}"
+        );
+    }
+    Ok(())
+}
+
+/// Draws, takes the server's frames and the terminal's events, and sends what they ask,
+/// until the player quits. The socket is another thread's: nothing here waits on it.
+fn play_remote(
+    term: &mut Term,
+    remote: &mut remote::Remote,
+    link: &net::Link,
+) -> anyhow::Result<()> {
+    loop {
+        let size = term.0.size()?;
+        let area = Rect::new(0, 0, size.width, size.height);
+        if remote.area() != area {
+            remote.resize(area);
+        }
+        let now = Instant::now();
+        for event in link.poll() {
+            remote.receive(event, now);
+        }
+        remote.tick(now);
+        for msg in remote.take_outbox() {
+            link.send(msg);
+        }
+        term.0.draw(|frame| remote_draw::draw(frame, remote))?;
+        // Wake often enough to show the server's frames soon after they come.
+        if !event::poll(Duration::from_millis(30))? {
+            continue;
+        }
+        loop {
+            let event = event::read()?;
+            if remote.handle(&event, Instant::now()) == Action::Quit {
+                return Ok(());
+            }
+            if !event::poll(Duration::ZERO)? {
+                break;
+            }
+        }
+        for msg in remote.take_outbox() {
+            link.send(msg);
         }
     }
 }

@@ -204,6 +204,17 @@ impl Picture {
         }
     }
 
+    /// Drops what is held of chunk `(chunk_row, chunk_col)` of `view`, for a client that
+    /// stopped watching it: its deltas stop coming, so what is held would go stale.
+    pub fn forget(&mut self, view: u32, chunk_row: u32, chunk_col: u32) {
+        self.chunks.remove(&(view, chunk_row, chunk_col));
+    }
+
+    /// Drops every chunk held, for a client that starts watching another view.
+    pub fn clear(&mut self) {
+        self.chunks.clear();
+    }
+
     /// The state of cell `(row, col)` of `view`, if its chunk was sent.
     pub fn cell(&self, view: u32, row: usize, col: usize) -> Option<u8> {
         let chunk = self

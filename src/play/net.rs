@@ -1,0 +1,327 @@
+//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own
+//! holds the WebSocket, and two channels join it to the terminal's loop, so the loop never
+//! waits on the socket.
+//!
+//! Messages the app sends go down an unbounded channel (the app sends a handful a key
+//! press); what the server says comes back as [`NetEvent`]s, which the loop takes with
+//! [`Link::poll`] between frames. A dropped connection is joined again with the player's
+//! token, as [`NetEvent::Reconnecting`] tells the app, until [`GIVE_UP_AFTER`] tries fail in
+//! a row.
+
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use bitmines_server::client::{Client, ClientError};
+use bitmines_server::protocol::{ClientMsg, ServerMsg, Welcome};
+use tokio::sync::mpsc as tmpsc;
+
+/// Failed tries in a row after which a lost connection is given up.
+pub(crate) const GIVE_UP_AFTER: u32 = 20;
+
+/// How often a ping keeps a quiet connection from the server's idle timeout.
+const PING_EVERY: Duration = Duration::from_secs(30);
+
+/// What the network thread tells the app.
+#[derive(Debug)]
+pub(crate) enum NetEvent {
+    /// The room took the join (the first time, or again after a drop): the welcome, and the
+    /// token to come back with (`None` for a spectator).
+    Joined {
+        /// The welcome frame.
+        welcome: Welcome,
+        /// The player's token in hexadecimal.
+        token: Option<String>,
+    },
+    /// A frame from the server.
+    Frame(ServerMsg),
+    /// The connection dropped; joining again is being tried.
+    Reconnecting {
+        /// Tries so far, from 1.
+        attempt: u32,
+        /// Why the last connection ended, in words.
+        reason: String,
+    },
+    /// The connection is gone for good: refused, or lost and not recovered. Nothing follows.
+    Closed(String),
+}
+
+/// How to join: the room's address and who joins.
+#[derive(Debug, Clone)]
+pub(crate) struct Join {
+    /// `ws://HOST:PORT/room/NAME`, with any room parameters in its query.
+    pub(crate) url: String,
+    /// Join as a spectator.
+    pub(crate) spectate: bool,
+    /// Resume the player of this token (32 hex digits).
+    pub(crate) token: Option<String>,
+}
+
+impl Join {
+    /// The address to connect to: the room's, with `spectate=1` or `token=` added and any
+    /// `token` or `spectate` of the given query replaced.
+    pub(crate) fn address(&self, token: Option<&str>) -> String {
+        let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
+        let mut pairs: Vec<String> = query
+            .split('&')
+            .filter(|pair| !pair.is_empty())
+            .filter(|pair| {
+                let key = pair.split('=').next().unwrap_or("");
+                key != "token" && key != "spectate"
+            })
+            .map(str::to_owned)
+            .collect();
+        if self.spectate {
+            pairs.push("spectate=1".into());
+        } else if let Some(token) = token {
+            pairs.push(format!("token={token}"));
+        }
+        if pairs.is_empty() {
+            base.to_owned()
+        } else {
+            format!("{base}?{}", pairs.join("&"))
+        }
+    }
+}
+
+/// The terminal loop's end of the connection. Dropping it stops the network thread.
+pub(crate) struct Link {
+    out: Option<tmpsc::UnboundedSender<ClientMsg>>,
+    events: mpsc::Receiver<NetEvent>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Link {
+    /// Starts the network thread, which connects at once.
+    pub(crate) fn open(join: Join) -> std::io::Result<Link> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let (out, out_rx) = tmpsc::unbounded_channel();
+        let (events_tx, events) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("bitmines-net".into())
+            .spawn(move || runtime.block_on(run(join, out_rx, events_tx)))?;
+        Ok(Link {
+            out: Some(out),
+            events,
+            thread: Some(thread),
+        })
+    }
+
+    /// Sends a message; while the connection is down it is dropped (the app knows, from the
+    /// events, and says so).
+    pub(crate) fn send(&self, msg: ClientMsg) {
+        if let Some(out) = &self.out {
+            let _ = out.send(msg);
+        }
+    }
+
+    /// What the server said since the last call, without waiting.
+    pub(crate) fn poll(&self) -> Vec<NetEvent> {
+        self.events.try_iter().collect()
+    }
+
+    /// Waits up to `timeout` for the next event.
+    pub(crate) fn wait(&self, timeout: Duration) -> Option<NetEvent> {
+        self.events.recv_timeout(timeout).ok()
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // Closing the channel ends the network task, which closes the socket politely.
+        self.out = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Why a connection's pump stopped.
+enum Ended {
+    /// The app is gone: stop.
+    Quit,
+    /// The connection dropped, for this reason.
+    Lost(String),
+}
+
+/// Joins, pumps frames both ways, and joins again with the token when the connection drops.
+async fn run(
+    join: Join,
+    mut out: tmpsc::UnboundedReceiver<ClientMsg>,
+    events: mpsc::Sender<NetEvent>,
+) {
+    let mut token = join.token.clone();
+    let mut joined_once = false;
+    let mut failures = 0;
+    loop {
+        let address = join.address(token.as_deref());
+        // A connection that takes long to make (a far host that does not answer) must not
+        // hold up quitting: the app going away ends the try.
+        let connected = tokio::select! {
+            connected = Client::connect(&address) => connected,
+            () = closed(&mut out) => return,
+        };
+        let reason = match connected {
+            Ok(client) => {
+                failures = 0;
+                joined_once = true;
+                let welcome = client.welcome().clone();
+                let own = (!welcome.spectator).then(|| client.token_hex());
+                if own.is_some() {
+                    token.clone_from(&own);
+                }
+                if events
+                    .send(NetEvent::Joined {
+                        welcome,
+                        token: own,
+                    })
+                    .is_err()
+                {
+                    client.close().await;
+                    return;
+                }
+                match pump(client, &mut out, &events).await {
+                    Ended::Quit => return,
+                    Ended::Lost(reason) => reason,
+                }
+            }
+            Err(ClientError::Refused { code, message }) => {
+                let _ = events.send(NetEvent::Closed(format!(
+                    "the server refused the join: {} ({message})",
+                    error_name(code)
+                )));
+                return;
+            }
+            Err(error) if !joined_once => {
+                let _ = events.send(NetEvent::Closed(error.to_string()));
+                return;
+            }
+            Err(error) => error.to_string(),
+        };
+        failures += 1;
+        if failures > GIVE_UP_AFTER {
+            let _ = events.send(NetEvent::Closed(format!(
+                "the connection was lost and {GIVE_UP_AFTER} tries to join again failed: {reason}"
+            )));
+            return;
+        }
+        if events
+            .send(NetEvent::Reconnecting {
+                attempt: failures,
+                reason,
+            })
+            .is_err()
+        {
+            return;
+        }
+        // Wait a little longer after each failure, dropping what the app sends meanwhile,
+        // and stop at once if the app goes.
+        let pause = tokio::time::sleep(Duration::from_millis(250 * u64::from(failures.min(8))));
+        tokio::pin!(pause);
+        loop {
+            tokio::select! {
+                () = &mut pause => break,
+                msg = out.recv() => if msg.is_none() { return },
+            }
+        }
+    }
+}
+
+/// Returns once the app has dropped its end, discarding what it sends meanwhile (there is
+/// no connection to send it on).
+async fn closed(out: &mut tmpsc::UnboundedReceiver<ClientMsg>) {
+    while out.recv().await.is_some() {}
+}
+
+/// Forwards the app's messages to the socket and the socket's frames to the app until one
+/// side ends.
+async fn pump(
+    mut client: Client,
+    out: &mut tmpsc::UnboundedReceiver<ClientMsg>,
+    events: &mpsc::Sender<NetEvent>,
+) -> Ended {
+    let mut ping = tokio::time::interval(PING_EVERY);
+    ping.tick().await;
+    let mut nonce = 0;
+    loop {
+        tokio::select! {
+            msg = out.recv() => match msg {
+                Some(msg) => {
+                    if let Err(error) = client.send(&msg).await {
+                        return Ended::Lost(error.to_string());
+                    }
+                }
+                None => {
+                    client.close().await;
+                    return Ended::Quit;
+                }
+            },
+            frame = client.recv() => match frame {
+                Ok(frame) => {
+                    if events.send(NetEvent::Frame(frame)).is_err() {
+                        client.close().await;
+                        return Ended::Quit;
+                    }
+                }
+                Err(error) => return Ended::Lost(error.to_string()),
+            },
+            _ = ping.tick() => {
+                nonce += 1;
+                if let Err(error) = client.send(&ClientMsg::Ping { nonce }).await {
+                    return Ended::Lost(error.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// An error code's name, in the words of the protocol's table.
+pub(crate) fn error_name(code: u16) -> &'static str {
+    match code {
+        1 => "bad frame",
+        2 => "off the board",
+        3 => "not allowed",
+        4 => "rate limited",
+        5 => "game over",
+        6 => "too many chunks",
+        7 => "room mismatch",
+        8 => "limit",
+        9 => "bad token",
+        10 => "bad parameter",
+        11 => "shutting down",
+        12 => "busy",
+        13 => "storage",
+        14 => "no such player",
+        _ => "error",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_join_address_carries_the_token_or_spectate() {
+        let join = |url: &str, spectate| Join {
+            url: url.into(),
+            spectate,
+            token: None,
+        };
+        #[rustfmt::skip]
+        let cases: &[(&str, bool, Option<&str>, &str)] = &[
+            // the url given, spectate, token -> the address
+            ("ws://h:1/room/a", false, None, "ws://h:1/room/a"),
+            ("ws://h:1/room/a", false, Some("ab"), "ws://h:1/room/a?token=ab"),
+            ("ws://h:1/room/a?mode=race", false, Some("ab"), "ws://h:1/room/a?mode=race&token=ab"),
+            ("ws://h:1/room/a?token=00&mode=race", false, Some("ab"), "ws://h:1/room/a?mode=race&token=ab"),
+            ("ws://h:1/room/a?mode=race", true, Some("ab"), "ws://h:1/room/a?mode=race&spectate=1"),
+            ("ws://h:1/room/a?spectate=1", true, None, "ws://h:1/room/a?spectate=1"),
+            ("ws://h:1/room/a?", false, None, "ws://h:1/room/a"),
+        ];
+        for &(url, spectate, token, address) in cases {
+            assert_eq!(join(url, spectate).address(token), address, "{url}");
+        }
+    }
+}

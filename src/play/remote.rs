@@ -1,0 +1,1276 @@
+//! `bitmines play --connect`: the game's state for a room on a server, and what each key,
+//! mouse event and server frame does to it, with no terminal and no socket.
+//!
+//! The board is the server's: [`Remote`] holds a [`Picture`] of the chunks it watches and
+//! never decides a move's outcome itself. A key press becomes a message in the outbox
+//! ([`Remote::take_outbox`]), which the loop hands to the network thread; what comes back
+//! arrives as [`NetEvent`]s through [`Remote::receive`]. Time is passed in, as in the local
+//! game, so tests replay a session to the same state.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+use bitmines_core::{Cell, Status};
+use bitmines_server::client::Picture;
+use bitmines_server::protocol::{
+    self, CHUNK, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NOBODY, Over, PlayerInfo,
+    ServerMsg, Welcome, cell,
+};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use ratatui::layout::Rect;
+
+use super::app::{Action, Overlay, Page};
+use super::net::{NetEvent, error_name};
+use super::viewport::{self, Screen};
+
+/// The least time between two cursor frames: the server passes cursors on at most ten
+/// times a second, so sending more would only spend the rate limit.
+const CURSOR_EVERY: Duration = Duration::from_millis(100);
+
+/// Terminal columns of the players' panel, right of the board, on terminals wide enough.
+pub(crate) const PANEL_WIDTH: u16 = 30;
+
+/// The narrowest terminal that shows the panel beside the board.
+const PANEL_FROM: u16 = 64;
+
+/// Room events kept for the panel.
+const EVENTS_KEPT: usize = 8;
+
+/// Rows (or columns) one turn of the mouse wheel scrolls.
+const WHEEL_STEP: isize = 3;
+
+/// The connection as the player sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkState {
+    /// Before the first welcome.
+    Connecting,
+    /// Joined.
+    Connected,
+    /// Lost, joining again (the try's number).
+    Reconnecting(u32),
+    /// Gone for good.
+    Lost,
+}
+
+/// A request waiting for its answer, by `seq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    /// A move on a cell.
+    Move(protocol::Action, (usize, usize)),
+    /// A hint, odds or wrong flags: their answers say what they are.
+    Help,
+}
+
+/// The mine probabilities of a window of the board, as the server sent them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OddsWindow {
+    row: usize,
+    col: usize,
+    height: usize,
+    width: usize,
+    cells: Vec<u8>,
+}
+
+impl OddsWindow {
+    /// The chance of a mine on `(row, col)`, if the window holds it and it was hidden.
+    pub(crate) fn mine(&self, row: usize, col: usize) -> Option<f64> {
+        let (dr, dc) = (row.checked_sub(self.row)?, col.checked_sub(self.col)?);
+        if dr >= self.height || dc >= self.width {
+            return None;
+        }
+        match self.cells.get(dr * self.width + dc) {
+            Some(&half_percent) if half_percent <= 200 => Some(f64::from(half_percent) / 200.0),
+            _ => None,
+        }
+    }
+}
+
+/// Everything the screen shows of a room, and how events change it.
+#[derive(Debug)]
+pub(crate) struct Remote {
+    /// The room's address as given, for the status line.
+    url: String,
+    /// `Some` when spectating: the player to watch, if one was named.
+    spectate: Option<Option<u32>>,
+    welcome: Option<Welcome>,
+    token: Option<String>,
+    link: LinkState,
+    picture: Picture,
+    /// The view drawn; after a watch request, the view of the chunk frames that answer it.
+    view: u32,
+    /// Whether the connection has a view to subscribe to.
+    has_view: bool,
+    /// A watch was sent and its chunks have not come yet.
+    watch_sent: bool,
+    /// The player whose view is watched in a race, when not one's own; and the one before
+    /// the last watch, to go back to if the server refuses it.
+    watching: Option<u32>,
+    watched_before: Option<u32>,
+    /// The chunks watched, `(chunk_row, chunk_col)`.
+    subscribed: BTreeSet<(u32, u32)>,
+    /// Always on the board (once joined).
+    cursor: (usize, usize),
+    origin: (usize, usize),
+    area: Rect,
+    ascii: bool,
+    players: Vec<PlayerInfo>,
+    /// When the players frame came, to run their clocks on from it.
+    players_at: Instant,
+    /// Other co-op players' cursors, by player id.
+    cursors: BTreeMap<u32, (usize, usize)>,
+    /// The room's last events, named when drawn, so a name that came after its event shows.
+    events: Vec<(EventKind, u32, u32, u32)>,
+    message: Option<String>,
+    hint: Option<(usize, usize)>,
+    overlay: Overlay,
+    odds: Option<OddsWindow>,
+    show_wrong_flags: bool,
+    wrong_flags: Vec<(usize, usize)>,
+    over: Option<Over>,
+    end_shown: bool,
+    page: Page,
+    seq: u32,
+    asked: HashMap<u32, Asked>,
+    outbox: Vec<ClientMsg>,
+    cursor_moved: bool,
+    cursor_sent: Option<Instant>,
+    now: Instant,
+}
+
+impl Remote {
+    /// A session about to join `url` in a terminal of `area`; `spectate` is `Some` to watch
+    /// (naming the player to watch, in a race).
+    pub(crate) fn new(url: &str, spectate: Option<Option<u32>>, area: Rect, now: Instant) -> Self {
+        Remote {
+            url: url.split('?').next().unwrap_or(url).to_owned(),
+            spectate,
+            welcome: None,
+            token: None,
+            link: LinkState::Connecting,
+            picture: Picture::default(),
+            view: 0,
+            has_view: false,
+            watch_sent: false,
+            watching: None,
+            watched_before: None,
+            subscribed: BTreeSet::new(),
+            cursor: (0, 0),
+            origin: (0, 0),
+            area,
+            ascii: false,
+            players: Vec::new(),
+            players_at: now,
+            cursors: BTreeMap::new(),
+            events: Vec::new(),
+            message: Some("connecting…".into()),
+            hint: None,
+            overlay: Overlay::Off,
+            odds: None,
+            show_wrong_flags: false,
+            wrong_flags: Vec::new(),
+            over: None,
+            end_shown: false,
+            page: Page::Board,
+            seq: 0,
+            asked: HashMap::new(),
+            outbox: Vec::new(),
+            cursor_moved: false,
+            cursor_sent: None,
+            now,
+        }
+    }
+
+    /// The same session drawn with ASCII glyphs only.
+    pub(crate) fn with_ascii(mut self, ascii: bool) -> Self {
+        self.ascii = ascii;
+        self
+    }
+
+    // ---- What the screen reads ----
+
+    /// The welcome of the last join.
+    pub(crate) fn welcome(&self) -> Option<&Welcome> {
+        self.welcome.as_ref()
+    }
+
+    /// The player's token (hexadecimal), to come back as the same player.
+    pub(crate) fn token(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// The room's address without its query.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The connection's state.
+    pub(crate) fn link(&self) -> &LinkState {
+        &self.link
+    }
+
+    /// The chunks held.
+    #[cfg(test)]
+    pub(crate) fn picture(&self) -> &Picture {
+        &self.picture
+    }
+
+    /// The view drawn.
+    #[cfg(test)]
+    pub(crate) fn view(&self) -> u32 {
+        self.view
+    }
+
+    /// The chunks watched.
+    #[cfg(test)]
+    pub(crate) fn subscribed(&self) -> &BTreeSet<(u32, u32)> {
+        &self.subscribed
+    }
+
+    /// The state of a cell of the view drawn, if its chunk is here.
+    pub(crate) fn state(&self, row: usize, col: usize) -> Option<u8> {
+        self.picture.cell(self.view, row, col)
+    }
+
+    /// A cell of the view drawn as the core's [`Cell`], if its chunk is here.
+    pub(crate) fn cell(&self, row: usize, col: usize) -> Option<Cell> {
+        Some(match self.state(row, col)? {
+            n @ 0..=cell::OPEN_MAX => Cell::Open(n),
+            cell::FLAGGED => Cell::Flagged,
+            cell::EXPLODED => Cell::Exploded,
+            cell::MINE => Cell::Mine,
+            cell::WRONG_FLAG => Cell::WrongFlag,
+            _ => Cell::Hidden,
+        })
+    }
+
+    /// Board rows and columns (zero before the welcome).
+    pub(crate) fn size(&self) -> (usize, usize) {
+        self.welcome
+            .as_ref()
+            .map_or((0, 0), |w| (w.rows as usize, w.cols as usize))
+    }
+
+    /// The cursor, `(row, col)`.
+    pub(crate) fn cursor(&self) -> (usize, usize) {
+        self.cursor
+    }
+
+    /// The top-left cell shown.
+    pub(crate) fn origin(&self) -> (usize, usize) {
+        self.origin
+    }
+
+    /// The terminal's size as last seen.
+    pub(crate) fn area(&self) -> Rect {
+        self.area
+    }
+
+    /// Whether to draw with ASCII glyphs only.
+    pub(crate) fn ascii(&self) -> bool {
+        self.ascii
+    }
+
+    /// The players, as the last players frame listed them.
+    pub(crate) fn players(&self) -> &[PlayerInfo] {
+        &self.players
+    }
+
+    /// Other co-op players' cursors, by player id.
+    pub(crate) fn cursors(&self) -> &BTreeMap<u32, (usize, usize)> {
+        &self.cursors
+    }
+
+    /// The room's last events in words, oldest first.
+    pub(crate) fn events(&self) -> Vec<String> {
+        let co_op = self.welcome.as_ref().is_some_and(|w| w.mode == Mode::Coop);
+        self.events
+            .iter()
+            .map(|&(kind, player, row, col)| {
+                let name = self.name_of(player);
+                match kind {
+                    EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
+                    EventKind::Joined => format!("{name} joined"),
+                    EventKind::Left => format!("{name} left"),
+                    EventKind::Won if co_op => "the room cleared the board".to_owned(),
+                    EventKind::Won => format!("{name} cleared the board"),
+                    EventKind::Lost if co_op => format!("{name} lost the game for the room"),
+                    EventKind::Lost => format!("{name} lost"),
+                }
+            })
+            .collect()
+    }
+
+    /// The message line's text, if any.
+    pub(crate) fn message(&self) -> Option<&str> {
+        self.message.as_deref()
+    }
+
+    /// The cell of the last hint, until the next move.
+    pub(crate) fn hint(&self) -> Option<(usize, usize)> {
+        self.hint
+    }
+
+    /// How the probabilities are shown.
+    pub(crate) fn overlay(&self) -> Overlay {
+        self.overlay
+    }
+
+    /// The probabilities of the window around the cursor, while the overlay is on.
+    pub(crate) fn odds(&self) -> Option<&OddsWindow> {
+        self.odds.as_ref().filter(|_| self.overlay != Overlay::Off)
+    }
+
+    /// Whether `(row, col)` holds a flag the server proved wrong, while they are shown.
+    pub(crate) fn proven_wrong(&self, row: usize, col: usize) -> bool {
+        self.show_wrong_flags && self.wrong_flags.contains(&(row, col))
+    }
+
+    /// The page in front.
+    pub(crate) fn page(&self) -> Page {
+        self.page
+    }
+
+    /// The end of the game, while its screen is shown.
+    pub(crate) fn end_screen(&self) -> Option<&Over> {
+        self.over.as_ref().filter(|_| self.end_shown)
+    }
+
+    /// The player this screen follows: oneself, or the player watched.
+    pub(crate) fn followed(&self) -> Option<&PlayerInfo> {
+        let welcome = self.welcome.as_ref()?;
+        let id = match (welcome.spectator, self.watching) {
+            (_, Some(target)) if welcome.mode == Mode::Race => target,
+            (false, _) => welcome.player,
+            _ => return self.players.first(),
+        };
+        self.players.iter().find(|p| p.id == id)
+    }
+
+    /// Whether the view drawn is not one's own to play: a spectator's, or another racer's.
+    pub(crate) fn only_watching(&self) -> bool {
+        self.welcome
+            .as_ref()
+            .is_some_and(|w| w.spectator || self.watching.is_some_and(|player| player != w.player))
+    }
+
+    /// The game's status on the view drawn.
+    pub(crate) fn status(&self) -> Status {
+        let code = match &self.over {
+            Some(over) if over.view == self.view => over.status,
+            _ => self.followed().map_or(0, |p| p.status),
+        };
+        match code {
+            1 => Status::Won,
+            2 => Status::Lost,
+            _ => Status::Playing,
+        }
+    }
+
+    /// Time played by the player followed, run on from the last players frame.
+    pub(crate) fn elapsed(&self) -> Duration {
+        let Some(player) = self.followed() else {
+            return Duration::ZERO;
+        };
+        let at = Duration::from_millis(u64::from(player.elapsed_ms));
+        if player.status == 0 && player.elapsed_ms > 0 {
+            at + self.now.saturating_duration_since(self.players_at)
+        } else {
+            at
+        }
+    }
+
+    /// Whether the players' panel is drawn beside the board.
+    pub(crate) fn shows_panel(&self) -> bool {
+        self.area.width >= PANEL_FROM
+    }
+
+    /// The part of the terminal the board's screen lays out in: all of it, less the panel.
+    pub(crate) fn board_area(&self) -> Rect {
+        let mut area = self.area;
+        if self.shows_panel() {
+            area.width -= PANEL_WIDTH;
+        }
+        area
+    }
+
+    /// The layout of the board's part of the screen, or `None` before the welcome or when
+    /// the terminal is too small.
+    pub(crate) fn screen(&self) -> Option<Screen> {
+        let (rows, cols) = self.size();
+        if rows == 0 {
+            return None;
+        }
+        Screen::new(self.board_area(), rows, cols)
+    }
+
+    fn spans(&self) -> (usize, usize) {
+        self.screen()
+            .map_or((1, 1), |screen| (screen.span_rows, screen.span_cols))
+    }
+
+    /// A player's name, or `player N`.
+    pub(crate) fn name_of(&self, id: u32) -> String {
+        self.players
+            .iter()
+            .find(|p| p.id == id)
+            .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+    }
+
+    // ---- What the loop calls ----
+
+    /// The messages to send, in order, emptied.
+    pub(crate) fn take_outbox(&mut self) -> Vec<ClientMsg> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Shows `text` on the message line.
+    pub(crate) fn note(&mut self, text: impl Into<String>) {
+        self.message = Some(text.into());
+    }
+
+    /// Takes the terminal's new size, keeping the cursor in view.
+    pub(crate) fn resize(&mut self, area: Rect) {
+        self.area = area;
+        self.follow();
+        self.sync_subscriptions();
+    }
+
+    /// Moves the clock to `now` and sends the cursor if it moved and the last one was sent
+    /// long enough ago.
+    pub(crate) fn tick(&mut self, now: Instant) {
+        self.now = now;
+        let co_op_player = self
+            .welcome
+            .as_ref()
+            .is_some_and(|w| w.mode == Mode::Coop && !w.spectator);
+        let due = self
+            .cursor_sent
+            .is_none_or(|sent| now.saturating_duration_since(sent) >= CURSOR_EVERY);
+        if self.cursor_moved && co_op_player && self.link == LinkState::Connected && due {
+            let (row, col) = self.cursor;
+            self.outbox.push(ClientMsg::Cursor {
+                row: row as u32,
+                col: col as u32,
+            });
+            self.cursor_sent = Some(now);
+            self.cursor_moved = false;
+        }
+    }
+
+    /// Applies `event`, which arrived at `now`.
+    pub(crate) fn handle(&mut self, event: &Event, now: Instant) -> Action {
+        self.now = now;
+        let action = match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
+            Event::Mouse(mouse) => {
+                self.mouse(mouse);
+                Action::Continue
+            }
+            Event::Resize(width, height) => {
+                self.resize(Rect::new(0, 0, *width, *height));
+                Action::Continue
+            }
+            _ => Action::Continue,
+        };
+        self.sync_subscriptions();
+        action
+    }
+
+    /// Takes what the network thread said, at `now`.
+    pub(crate) fn receive(&mut self, event: NetEvent, now: Instant) {
+        self.now = now;
+        match event {
+            NetEvent::Joined { welcome, token } => self.joined(welcome, token),
+            NetEvent::Frame(frame) => self.frame(frame),
+            NetEvent::Reconnecting { attempt, reason } => {
+                self.link = LinkState::Reconnecting(attempt);
+                self.asked.clear();
+                self.note(format!(
+                    "reconnecting (try {attempt}) with this player's token; the connection was lost: {reason}"
+                ));
+            }
+            NetEvent::Closed(reason) => {
+                self.link = LinkState::Lost;
+                self.note(format!("disconnected: {reason}; q quits"));
+            }
+        }
+        self.sync_subscriptions();
+    }
+
+    // ---- Joining and frames ----
+
+    fn joined(&mut self, welcome: Welcome, token: Option<String>) {
+        let again = self.welcome.is_some();
+        let same_board = self
+            .welcome
+            .as_ref()
+            .is_some_and(|w| (w.rows, w.cols) == (welcome.rows, welcome.cols));
+        self.link = LinkState::Connected;
+        self.token = token.or(self.token.take());
+        // The new connection watches nothing yet: everything is asked for again, and
+        // answers to requests of the old one will not come.
+        self.subscribed.clear();
+        self.asked.clear();
+        self.watch_sent = false;
+        self.watching = None;
+        self.view = welcome.view;
+        self.has_view = welcome.view != NOBODY;
+        if !same_board {
+            self.cursor = (welcome.first.0 as usize, welcome.first.1 as usize);
+        }
+        let who = if welcome.spectator {
+            "as a spectator".to_owned()
+        } else {
+            format!("as player {}", welcome.player)
+        };
+        let room = format!(
+            "{}, {}x{}, {} mines",
+            match (welcome.mode, welcome.rule) {
+                (Mode::Race, _) => "race",
+                (Mode::Coop, MineRule::Classic) => "co-op, classic",
+                (Mode::Coop, MineRule::Endless) => "co-op, endless",
+            },
+            welcome.rows,
+            welcome.cols,
+            welcome.mines
+        );
+        let mut note = if again {
+            format!("reconnected {who}")
+        } else {
+            format!("joined {who}: {room}")
+        };
+        if welcome.spectator {
+            match (welcome.mode, self.spectate.flatten()) {
+                (Mode::Race, Some(player)) => {
+                    self.outbox.push(ClientMsg::Watch { player });
+                    self.watch_sent = true;
+                    self.watching = Some(player);
+                    self.has_view = true;
+                    self.picture.clear();
+                    note += &format!(", watching player {player}");
+                }
+                (Mode::Coop, Some(_)) => note += "; a co-op room has one view, watched by all",
+                _ => {}
+            }
+        }
+        self.welcome = Some(welcome);
+        self.note(note);
+        if !same_board {
+            self.centre();
+        }
+        self.cursor_moved = true;
+    }
+
+    fn frame(&mut self, frame: ServerMsg) {
+        match frame {
+            ServerMsg::Chunk { view, .. } | ServerMsg::Delta { view, .. } => {
+                if let ServerMsg::Chunk { .. } = frame
+                    && self.watch_sent
+                {
+                    // The first chunk after a watch names the view watched.
+                    self.watch_sent = false;
+                    self.view = view;
+                }
+                self.picture.apply(&frame);
+            }
+            ServerMsg::Ack {
+                seq,
+                opened,
+                exploded,
+                ..
+            } => {
+                let Some(Asked::Move(action, (row, col))) = self.asked.remove(&seq) else {
+                    return;
+                };
+                self.hint = None;
+                if exploded > 0 {
+                    self.note(format!("({row}, {col}) was a mine"));
+                } else if action != protocol::Action::Flag && opened == 0 {
+                    self.note(format!("nothing opened at ({row}, {col})"));
+                } else {
+                    self.message = None;
+                }
+                if opened > 0 || exploded > 0 {
+                    self.refresh_help();
+                }
+            }
+            ServerMsg::Error {
+                seq, code, message, ..
+            } => {
+                self.asked.remove(&seq);
+                if seq == 0 && self.watch_sent && matches!(code, 3 | 14) {
+                    // The watch was refused: the view stays the one watched before.
+                    self.watch_sent = false;
+                    self.watching = self.watched_before;
+                }
+                self.note(format!("{}: {message}", error_name(code)));
+            }
+            ServerMsg::Players(players) => {
+                self.players = players;
+                self.players_at = self.now;
+                if self
+                    .welcome
+                    .as_ref()
+                    .is_some_and(|w| w.spectator && w.mode == Mode::Race)
+                    && !self.has_view
+                    && let Some(first) = self.players.first()
+                {
+                    // A spectator who came before any player watches the first to come.
+                    let player = self.spectate.flatten().unwrap_or(first.id);
+                    self.outbox.push(ClientMsg::Watch { player });
+                    self.watch_sent = true;
+                    self.watching = Some(player);
+                    self.has_view = true;
+                }
+            }
+            ServerMsg::Cursors(cursors) => {
+                let me = self.welcome.as_ref().map_or(NOBODY, |w| w.player);
+                for (player, row, col) in cursors {
+                    if player != me {
+                        self.cursors.insert(player, (row as usize, col as usize));
+                    }
+                }
+            }
+            ServerMsg::Over(over) => {
+                if over.view == self.view {
+                    self.overlay = Overlay::Off;
+                    self.show_wrong_flags = false;
+                    self.hint = None;
+                    self.end_shown = true;
+                    self.over = Some(over);
+                }
+            }
+            ServerMsg::Hint { seq, found } => {
+                if self.asked.remove(&seq).is_none() {
+                    return;
+                }
+                match found {
+                    Some((row, col, reason)) => {
+                        let cell = (row as usize, col as usize);
+                        self.hint = Some(cell);
+                        self.cursor = cell;
+                        self.follow();
+                        self.cursor_moved = true;
+                        self.note(format!("({row}, {col}) is safe: {reason}"));
+                    }
+                    None => {
+                        let (row, col) = self.cursor;
+                        self.note(format!(
+                            "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
+                        ));
+                    }
+                }
+            }
+            ServerMsg::Odds {
+                seq,
+                row,
+                col,
+                height,
+                width,
+                cells,
+            } => {
+                if self.asked.remove(&seq).is_some() && self.overlay != Overlay::Off {
+                    self.odds = Some(OddsWindow {
+                        row: row as usize,
+                        col: col as usize,
+                        height: usize::from(height),
+                        width: usize::from(width),
+                        cells,
+                    });
+                }
+            }
+            ServerMsg::WrongFlags { seq, cells } => {
+                if self.asked.remove(&seq).is_none() || !self.show_wrong_flags {
+                    return;
+                }
+                self.wrong_flags = cells
+                    .iter()
+                    .map(|&(r, c)| (r as usize, c as usize))
+                    .collect();
+                self.note(match cells.len() {
+                    0 => "no flag near the cursor is proven wrong".to_owned(),
+                    1 => "1 flag is proven wrong".to_owned(),
+                    n => format!("{n} flags are proven wrong"),
+                });
+            }
+            ServerMsg::Event {
+                kind,
+                player,
+                row,
+                col,
+            } => {
+                if kind == EventKind::Left {
+                    self.cursors.remove(&player);
+                }
+                self.events.push((kind, player, row, col));
+                if self.events.len() > EVENTS_KEPT {
+                    self.events.remove(0);
+                }
+            }
+            ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
+        }
+    }
+
+    /// Watches the chunks in view and only those (up to the welcome's limit): new ones are
+    /// subscribed, those that left the view unsubscribed and dropped from the picture.
+    fn sync_subscriptions(&mut self) {
+        let Some(welcome) = &self.welcome else {
+            return;
+        };
+        if self.link != LinkState::Connected || !self.has_view {
+            return;
+        }
+        let Some(screen) = self.screen() else {
+            return;
+        };
+        let max = welcome.max_chunks as usize;
+        let (rows, cols) = (
+            self.origin.0..self.origin.0 + screen.span_rows,
+            self.origin.1..self.origin.1 + screen.span_cols,
+        );
+        let mut wanted = BTreeSet::new();
+        for chunk_row in rows.start / CHUNK..=(rows.end - 1) / CHUNK {
+            for chunk_col in cols.start / CHUNK..=(cols.end - 1) / CHUNK {
+                if wanted.len() < max {
+                    wanted.insert((chunk_row as u32, chunk_col as u32));
+                }
+            }
+        }
+        let one = |(row, col): (u32, u32)| ChunkRect {
+            row,
+            col,
+            rows: 1,
+            cols: 1,
+        };
+        for &chunk in self.subscribed.difference(&wanted) {
+            self.outbox.push(ClientMsg::Unsubscribe(one(chunk)));
+            self.picture.forget(self.view, chunk.0, chunk.1);
+        }
+        for &chunk in wanted.difference(&self.subscribed) {
+            self.outbox.push(ClientMsg::Subscribe(one(chunk)));
+        }
+        self.subscribed = wanted;
+    }
+
+    // ---- Keys and the mouse ----
+
+    fn key(&mut self, key: &KeyEvent) -> Action {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        if (ctrl && key.code == KeyCode::Char('c')) || matches!(key.code, KeyCode::Char('q' | 'Q'))
+        {
+            return Action::Quit;
+        }
+        if self.screen().is_none() {
+            return Action::Continue;
+        }
+        if self.page == Page::Keys {
+            self.page = Page::Board;
+            return Action::Continue;
+        }
+        if self.end_shown {
+            self.end_shown = false;
+            return Action::Continue;
+        }
+        let (span_rows, span_cols) = self.spans();
+        let (page_rows, page_cols) = (span_rows as isize, span_cols as isize);
+        let (one_rows, one_cols) = if shift {
+            (page_rows, page_cols)
+        } else {
+            (1, 1)
+        };
+        let (rows, cols) = self.size();
+        match key.code {
+            KeyCode::Up => self.move_by(-one_rows, 0, shift),
+            KeyCode::Down => self.move_by(one_rows, 0, shift),
+            KeyCode::Left => self.move_by(0, -one_cols, shift),
+            KeyCode::Right => self.move_by(0, one_cols, shift),
+            KeyCode::PageUp => self.move_by(-page_rows, 0, true),
+            KeyCode::PageDown => self.move_by(page_rows, 0, true),
+            KeyCode::Home => self.move_to(self.cursor.0, 0),
+            KeyCode::End => self.move_to(self.cursor.0, cols - 1),
+            KeyCode::Char('g') => self.move_to(0, 0),
+            KeyCode::Char('G') => self.move_to(rows - 1, cols - 1),
+            KeyCode::Char('c') => self.centre(),
+            KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
+            KeyCode::Char('f') => self.act(protocol::Action::Flag, self.cursor),
+            KeyCode::Char('h') => self.ask_hint(),
+            KeyCode::Char('p') => self.cycle_overlay(),
+            KeyCode::Char('w') => self.toggle_wrong_flags(),
+            KeyCode::Char('?') => self.page = Page::Keys,
+            KeyCode::Tab => self.watch_next(),
+            KeyCode::Esc => {
+                self.message = None;
+                self.hint = None;
+            }
+            _ => {}
+        }
+        Action::Continue
+    }
+
+    fn mouse(&mut self, mouse: &MouseEvent) {
+        if self.screen().is_none() {
+            return;
+        }
+        let sideways = mouse.modifiers.contains(KeyModifiers::SHIFT);
+        match mouse.kind {
+            MouseEventKind::ScrollUp if sideways => self.scroll(0, -WHEEL_STEP),
+            MouseEventKind::ScrollDown if sideways => self.scroll(0, WHEEL_STEP),
+            MouseEventKind::ScrollUp => self.scroll(-WHEEL_STEP, 0),
+            MouseEventKind::ScrollDown => self.scroll(WHEEL_STEP, 0),
+            MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
+            MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
+            MouseEventKind::Down(button) => {
+                if self.end_shown || self.page == Page::Keys {
+                    self.end_shown = false;
+                    self.page = Page::Board;
+                    return;
+                }
+                let Some((row, col)) = self
+                    .screen()
+                    .and_then(|screen| screen.cell_at(mouse.column, mouse.row))
+                else {
+                    return;
+                };
+                let cell = (self.origin.0 + row, self.origin.1 + col);
+                let (rows, cols) = self.size();
+                if cell.0 >= rows || cell.1 >= cols {
+                    return;
+                }
+                self.cursor = cell;
+                self.cursor_moved = true;
+                match button {
+                    MouseButton::Left => self.open(cell),
+                    MouseButton::Right => self.act(protocol::Action::Flag, cell),
+                    MouseButton::Middle => self.act(protocol::Action::Chord, cell),
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn move_by(&mut self, rows: isize, cols: isize, page: bool) {
+        let (board_rows, board_cols) = self.size();
+        self.cursor = (
+            viewport::step(self.cursor.0, rows, board_rows),
+            viewport::step(self.cursor.1, cols, board_cols),
+        );
+        if page {
+            let (span_rows, span_cols) = self.spans();
+            self.origin = (
+                viewport::clamp(
+                    viewport::step(self.origin.0, rows, board_rows),
+                    board_rows,
+                    span_rows,
+                ),
+                viewport::clamp(
+                    viewport::step(self.origin.1, cols, board_cols),
+                    board_cols,
+                    span_cols,
+                ),
+            );
+        }
+        self.cursor_moved = true;
+        self.follow();
+    }
+
+    fn move_to(&mut self, row: usize, col: usize) {
+        self.cursor = (row, col);
+        self.cursor_moved = true;
+        self.follow();
+    }
+
+    fn scroll(&mut self, rows: isize, cols: isize) {
+        let (span_rows, span_cols) = self.spans();
+        let (board_rows, board_cols) = self.size();
+        self.origin = (
+            viewport::clamp(
+                viewport::step(self.origin.0, rows, board_rows),
+                board_rows,
+                span_rows,
+            ),
+            viewport::clamp(
+                viewport::step(self.origin.1, cols, board_cols),
+                board_cols,
+                span_cols,
+            ),
+        );
+    }
+
+    fn follow(&mut self) {
+        let (span_rows, span_cols) = self.spans();
+        let (rows, cols) = self.size();
+        self.origin = (
+            viewport::follow(self.origin.0, self.cursor.0, rows, span_rows),
+            viewport::follow(self.origin.1, self.cursor.1, cols, span_cols),
+        );
+    }
+
+    fn centre(&mut self) {
+        let (span_rows, span_cols) = self.spans();
+        let (rows, cols) = self.size();
+        self.origin = (
+            viewport::centre(self.cursor.0, rows, span_rows),
+            viewport::centre(self.cursor.1, cols, span_cols),
+        );
+    }
+
+    /// Space or a left click: chords an open number, reveals a hidden cell.
+    fn open(&mut self, (row, col): (usize, usize)) {
+        match self.state(row, col) {
+            Some(1..=cell::OPEN_MAX) => self.act(protocol::Action::Chord, (row, col)),
+            Some(cell::FLAGGED) => {
+                self.note(if self.proven_wrong(row, col) {
+                    format!(
+                        "the flag on ({row}, {col}) is proven wrong: f takes it off, then Space opens the cell"
+                    )
+                } else {
+                    format!("({row}, {col}) is flagged: f takes the flag off first")
+                });
+            }
+            // A hidden cell, or one whose chunk has not come: the server decides.
+            Some(cell::HIDDEN) | None => self.act(protocol::Action::Reveal, (row, col)),
+            Some(_) => {}
+        }
+    }
+
+    /// The next `seq`, recording what it asks.
+    fn next_seq(&mut self, asked: Asked) -> Option<u32> {
+        if self.link != LinkState::Connected {
+            self.note(match self.link {
+                LinkState::Lost => "not connected: the connection is lost; q quits",
+                _ => "not connected yet: waiting for the server",
+            });
+            return None;
+        }
+        self.seq = self.seq.wrapping_add(1);
+        self.asked.insert(self.seq, asked);
+        Some(self.seq)
+    }
+
+    fn act(&mut self, action: protocol::Action, (row, col): (usize, usize)) {
+        let Some(seq) = self.next_seq(Asked::Move(action, (row, col))) else {
+            return;
+        };
+        self.outbox.push(ClientMsg::Move {
+            seq,
+            action,
+            row: row as u32,
+            col: col as u32,
+        });
+    }
+
+    fn help_request(&mut self, make: fn(u32, u32, u32) -> ClientMsg) -> bool {
+        let Some(seq) = self.next_seq(Asked::Help) else {
+            return false;
+        };
+        let (row, col) = self.cursor;
+        self.outbox.push(make(seq, row as u32, col as u32));
+        true
+    }
+
+    fn ask_hint(&mut self) {
+        self.help_request(|seq, row, col| ClientMsg::Hint { seq, row, col });
+    }
+
+    fn ask_odds(&mut self) -> bool {
+        self.help_request(|seq, row, col| ClientMsg::Odds { seq, row, col })
+    }
+
+    fn ask_wrong_flags(&mut self) -> bool {
+        self.help_request(|seq, row, col| ClientMsg::WrongFlags { seq, row, col })
+    }
+
+    /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
+    /// over; the server refuses a racer still playing, in words).
+    fn watch_next(&mut self) {
+        let Some(welcome) = &self.welcome else {
+            return;
+        };
+        if welcome.mode != Mode::Race {
+            self.note("a co-op room has one view, watched by all");
+            return;
+        }
+        if self.link != LinkState::Connected {
+            self.note("not connected: the view cannot change now");
+            return;
+        }
+        let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
+        let current = self.followed().map(|p| p.id);
+        let at = current.and_then(|id| ids.iter().position(|&p| p == id));
+        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len().max(1))) else {
+            self.note("nobody plays in this race yet");
+            return;
+        };
+        self.outbox.push(ClientMsg::Watch { player });
+        self.watch_sent = true;
+        self.watched_before = self.watching;
+        self.watching = Some(player);
+        self.has_view = true;
+        self.note(format!("watching {}", self.name_of(player)));
+    }
+
+    /// `p`: colours, then digits, then off; the window is asked for around the cursor.
+    fn cycle_overlay(&mut self) {
+        self.overlay = match self.overlay {
+            Overlay::Off => {
+                if !self.ask_odds() {
+                    return;
+                }
+                Overlay::Colour
+            }
+            Overlay::Colour => {
+                // The cursor may have moved: ask again for the window around it.
+                self.ask_odds();
+                Overlay::Digits
+            }
+            Overlay::Digits => {
+                self.odds = None;
+                Overlay::Off
+            }
+        };
+    }
+
+    fn toggle_wrong_flags(&mut self) {
+        if self.show_wrong_flags {
+            self.show_wrong_flags = false;
+            self.wrong_flags.clear();
+        } else if self.ask_wrong_flags() {
+            self.show_wrong_flags = true;
+        }
+    }
+
+    /// Asks again for what is shown, after a move of one's own opened cells.
+    fn refresh_help(&mut self) {
+        if self.overlay != Overlay::Off {
+            self.ask_odds();
+        }
+        if self.show_wrong_flags {
+            self.ask_wrong_flags();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEvent;
+
+    fn welcome(mode: Mode, spectator: bool) -> Welcome {
+        Welcome {
+            version: 1,
+            spectator,
+            player: if spectator { NOBODY } else { 1 },
+            token: [0; 16],
+            rows: 100,
+            cols: 200,
+            mines: 2000,
+            mode,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (70, 100),
+            max_chunks: 256,
+            view: if mode == Mode::Coop { 0 } else { 1 },
+        }
+    }
+
+    fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
+        let now = Instant::now();
+        let mut remote = Remote::new(
+            "ws://127.0.0.1:1/room/r?mode=race",
+            spectate,
+            Rect::new(0, 0, 100, 30),
+            now,
+        );
+        remote.receive(
+            NetEvent::Joined {
+                welcome: welcome(mode, spectate.is_some()),
+                token: (spectate.is_none()).then(|| "ab".repeat(16)),
+            },
+            now,
+        );
+        (remote, now)
+    }
+
+    fn key(remote: &mut Remote, now: Instant, c: char) -> Action {
+        remote.handle(
+            &Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
+            now,
+        )
+    }
+
+    /// A join subscribes the chunks in view, one by one, and sends the cursor; the view's
+    /// chunks follow the cursor to the board's end, and those left are unsubscribed.
+    #[test]
+    fn the_view_decides_what_is_watched() {
+        let (mut remote, now) = joined(Mode::Coop, None);
+        assert_eq!(remote.url(), "ws://127.0.0.1:1/room/r");
+        assert_eq!(remote.cursor(), (70, 100));
+        let one = |row, col| ChunkRect {
+            row,
+            col,
+            rows: 1,
+            cols: 1,
+        };
+        remote.tick(now);
+        assert_eq!(
+            remote.take_outbox(),
+            [
+                ClientMsg::Subscribe(one(0, 1)),
+                ClientMsg::Subscribe(one(1, 1)),
+                ClientMsg::Cursor { row: 70, col: 100 },
+            ]
+        );
+        key(&mut remote, now, 'G');
+        // Too soon for another cursor frame: it waits for the next tick after the throttle.
+        remote.tick(now);
+        assert_eq!(
+            remote.take_outbox(),
+            [
+                ClientMsg::Unsubscribe(one(0, 1)),
+                ClientMsg::Unsubscribe(one(1, 1)),
+                ClientMsg::Subscribe(one(1, 2)),
+                ClientMsg::Subscribe(one(1, 3)),
+            ]
+        );
+        remote.tick(now + CURSOR_EVERY);
+        assert_eq!(
+            remote.take_outbox(),
+            [ClientMsg::Cursor { row: 99, col: 199 }]
+        );
+    }
+
+    /// Frames from the room: players, cursors, events, the end screen; a lost connection
+    /// and keys that cannot be sent meanwhile.
+    #[test]
+    fn the_room_is_shown_as_its_frames_tell() {
+        let (mut remote, now) = joined(Mode::Coop, None);
+        let player = |id, name: &str| PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed: 12,
+            mines_hit: 0,
+            flags: 3,
+            elapsed_ms: 4000,
+        };
+        for frame in [
+            ServerMsg::Players(vec![player(1, "ann"), player(2, "bo")]),
+            ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
+            ServerMsg::Event {
+                kind: EventKind::MineHit,
+                player: 2,
+                row: 7,
+                col: 9,
+            },
+        ] {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+        assert_eq!(remote.cursors().iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
+        assert_eq!(remote.events(), ["bo hit a mine at (7, 9)"]);
+        remote.tick(now + Duration::from_millis(1500));
+        assert_eq!(remote.elapsed(), Duration::from_millis(5500));
+
+        // A move and the server's refusal of it.
+        remote.take_outbox();
+        key(&mut remote, now, ' ');
+        assert!(matches!(
+            remote.take_outbox()[..],
+            [ClientMsg::Move {
+                seq: 1,
+                action: protocol::Action::Reveal,
+                ..
+            }]
+        ));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Error {
+                seq: 1,
+                code: 5,
+                message: "the game is over".into(),
+            }),
+            now,
+        );
+        assert_eq!(remote.message(), Some("game over: the game is over"));
+
+        // The end screen, and any key closes it.
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Over(Over {
+                view: 0,
+                status: 1,
+                elapsed_ms: 20_000,
+                bbbv: 40,
+                clicks: 50,
+                correct_flags: vec![(1, 3)],
+            })),
+            now,
+        );
+        assert_eq!(remote.status(), Status::Won);
+        assert!(remote.end_screen().is_some());
+        key(&mut remote, now, 'x');
+        assert!(remote.end_screen().is_none());
+
+        // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
+        remote.receive(
+            NetEvent::Reconnecting {
+                attempt: 2,
+                reason: "reset".into(),
+            },
+            now,
+        );
+        assert_eq!(remote.link(), &LinkState::Reconnecting(2));
+        remote.take_outbox();
+        key(&mut remote, now, 'f');
+        assert!(remote.take_outbox().is_empty());
+        assert!(
+            remote
+                .message()
+                .is_some_and(|m| m.starts_with("not connected"))
+        );
+        remote.receive(
+            NetEvent::Joined {
+                welcome: welcome(Mode::Coop, false),
+                token: Some("cd".repeat(16)),
+            },
+            now,
+        );
+        assert_eq!(remote.token(), Some("cd".repeat(16).as_str()));
+        assert!(
+            remote
+                .message()
+                .is_some_and(|m| m.starts_with("reconnected"))
+        );
+        assert!(
+            remote
+                .take_outbox()
+                .iter()
+                .any(|m| matches!(m, ClientMsg::Subscribe(_)))
+        );
+        assert_eq!(key(&mut remote, now, 'q'), Action::Quit);
+    }
+
+    /// A race spectator naming a player sends a watch first, and takes the view of the
+    /// chunks that answer it.
+    #[test]
+    fn a_spectator_watches_the_player_named() {
+        let (mut remote, now) = joined(Mode::Race, Some(Some(3)));
+        let sent = remote.take_outbox();
+        assert_eq!(sent.first(), Some(&ClientMsg::Watch { player: 3 }));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Chunk {
+                view: 3,
+                chunk_row: 1,
+                chunk_col: 1,
+                height: 36,
+                width: 64,
+                cells: vec![cell::HIDDEN; 36 * 64],
+            }),
+            now,
+        );
+        assert_eq!(remote.view(), 3);
+        assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
+        assert_eq!(remote.token(), None);
+    }
+}

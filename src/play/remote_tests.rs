@@ -1,0 +1,535 @@
+//! `play --connect` against a real server in this process, on a free loopback port: key
+//! presses go through the app state and the network thread to the server, and what the app
+//! then shows is checked against a second protocol client's picture of the same room.
+//!
+//! Every wait is bounded (a test fails with what it was waiting for, never hangs) and no
+//! assertion is about time.
+
+use std::time::{Duration, Instant};
+
+use bitmines_server::client::{Client, Picture};
+use bitmines_server::log::Sync;
+use bitmines_server::protocol::{Action as Move, ChunkRect, ClientMsg, ServerMsg, cell};
+use bitmines_server::server::{Config, Server};
+use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use tokio::runtime::Runtime;
+use tokio::sync::oneshot;
+
+use super::app::Action;
+use super::net::{Join, Link};
+use super::remote::{LinkState, Remote};
+
+/// The longest any one wait lasts before the test gives up.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A server on a free loopback port, stopped (gracefully) when dropped.
+struct TestServer {
+    runtime: Runtime,
+    addr: std::net::SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    done: Option<tokio::task::JoinHandle<Result<(), String>>>,
+    _data: tempfile::TempDir,
+}
+
+impl TestServer {
+    fn start() -> TestServer {
+        let data = tempfile::tempdir().expect("a temp folder");
+        TestServer::start_in(data, "127.0.0.1:0".parse().expect("an address"))
+    }
+
+    fn start_in(data: tempfile::TempDir, listen: std::net::SocketAddr) -> TestServer {
+        let runtime = Runtime::new().expect("a runtime");
+        let config = Config {
+            listen,
+            data: data.path().to_path_buf(),
+            sync: Sync::Os,
+            ..Config::default()
+        };
+        let server = runtime
+            .block_on(Server::bind(config))
+            .expect("the server binds");
+        let addr = server.local_addr().expect("an address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let done = runtime.spawn(server.run(async {
+            let _ = stopped.await;
+        }));
+        TestServer {
+            runtime,
+            addr,
+            stop: Some(stop),
+            done: Some(done),
+            _data: data,
+        }
+    }
+
+    /// Stops the server the graceful way and starts another on the same address and data.
+    fn restart(mut self) -> TestServer {
+        let addr = self.addr;
+        self.stop_now();
+        let data = std::mem::replace(&mut self._data, tempfile::tempdir().expect("a folder"));
+        drop(self);
+        TestServer::start_in(data, addr)
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(done) = self.done.take() {
+            let _ = self
+                .runtime
+                .block_on(async { tokio::time::timeout(PATIENCE, done).await });
+        }
+    }
+
+    fn url(&self, room: &str, query: &str) -> String {
+        format!("ws://{}/room/{room}?{query}", self.addr)
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        self.stop_now();
+    }
+}
+
+/// The app and its network thread, pumped as the terminal's loop pumps them.
+struct Session {
+    remote: Remote,
+    link: Link,
+    now: Instant,
+}
+
+impl Session {
+    fn join(url: &str, spectate: Option<Option<u32>>, token: Option<String>) -> Session {
+        let link = Link::open(Join {
+            url: url.into(),
+            spectate: spectate.is_some(),
+            token,
+        })
+        .expect("the network thread starts");
+        let now = Instant::now();
+        let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
+        let mut session = Session { remote, link, now };
+        session.until("the welcome and the first chunk", |r| {
+            r.link() == &LinkState::Connected && r.state(r.cursor().0, r.cursor().1).is_some()
+        });
+        session
+    }
+
+    /// One turn of the loop: the server's events in, the app's messages out.
+    fn pump(&mut self) {
+        self.now += Duration::from_millis(10);
+        for event in self.link.poll() {
+            self.remote.receive(event, self.now);
+        }
+        self.remote.tick(self.now);
+        for msg in self.remote.take_outbox() {
+            self.link.send(msg);
+        }
+    }
+
+    /// Pumps until `done` holds, or fails naming `what`.
+    fn until(&mut self, what: &str, done: impl Fn(&Remote) -> bool) {
+        let give_up = Instant::now() + PATIENCE;
+        loop {
+            self.pump();
+            if done(&self.remote) {
+                return;
+            }
+            assert!(
+                Instant::now() < give_up,
+                "waited in vain for {what}; the message line says {:?}",
+                self.remote.message()
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// Presses the keys of `script` (`space`, `left`, `right`, `up`, `down`, or a character).
+    fn keys(&mut self, script: &str) -> Vec<Action> {
+        let mut actions = Vec::new();
+        for word in script.split_whitespace() {
+            let code = match word {
+                "space" => KeyCode::Char(' '),
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "esc" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
+                key => KeyCode::Char(key.chars().next().expect("a key")),
+            };
+            let event = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
+            actions.push(self.remote.handle(&event, self.now));
+            self.pump();
+        }
+        actions
+    }
+
+    /// Moves the cursor to `(row, col)` with the arrow keys.
+    fn go(&mut self, (row, col): (usize, usize)) {
+        let (at_row, at_col) = self.remote.cursor();
+        let mut script = Vec::new();
+        script.extend(std::iter::repeat_n(
+            if row < at_row { "up" } else { "down" },
+            row.abs_diff(at_row),
+        ));
+        script.extend(std::iter::repeat_n(
+            if col < at_col { "left" } else { "right" },
+            col.abs_diff(at_col),
+        ));
+        self.keys(&script.join(" "));
+        assert_eq!(self.remote.cursor(), (row, col));
+    }
+
+    /// A hidden cell in view, other than `not`.
+    fn hidden_in_view(&self, not: Option<(usize, usize)>) -> (usize, usize) {
+        let screen = self.remote.screen().expect("a screen");
+        let (r0, c0) = self.remote.origin();
+        (r0..r0 + screen.span_rows)
+            .flat_map(|r| (c0..c0 + screen.span_cols).map(move |c| (r, c)))
+            .find(|&(r, c)| self.remote.state(r, c) == Some(cell::HIDDEN) && Some((r, c)) != not)
+            .expect("a hidden cell in view")
+    }
+}
+
+/// A second connection's picture of the whole shared view: a fresh join that subscribes to
+/// every chunk and waits for them all.
+fn observe(server: &TestServer, url: &str, chunks: (u16, u16)) -> Picture {
+    server.runtime.block_on(async {
+        let mut client = Client::connect(url).await.expect("the observer joins");
+        client
+            .send(&ClientMsg::Subscribe(ChunkRect {
+                row: 0,
+                col: 0,
+                rows: chunks.0,
+                cols: chunks.1,
+            }))
+            .await
+            .expect("subscribes");
+        let mut picture = Picture::default();
+        let mut got = 0;
+        while got < usize::from(chunks.0) * usize::from(chunks.1) {
+            let frame = tokio::time::timeout(PATIENCE, client.recv())
+                .await
+                .expect("a frame in time")
+                .expect("a frame");
+            if matches!(frame, ServerMsg::Chunk { .. }) {
+                got += 1;
+            }
+            picture.apply(&frame);
+        }
+        client.close().await;
+        picture
+    })
+}
+
+/// The chunks the view shows, worked out from the screen's layout.
+fn chunks_in_view(remote: &Remote) -> std::collections::BTreeSet<(u32, u32)> {
+    let screen = remote.screen().expect("a screen");
+    let (r0, c0) = remote.origin();
+    let chunk = |cell: usize| (cell / 64) as u32;
+    (chunk(r0)..=chunk(r0 + screen.span_rows - 1))
+        .flat_map(|r| (chunk(c0)..=chunk(c0 + screen.span_cols - 1)).map(move |c| (r, c)))
+        .collect()
+}
+
+/// Every cell the app holds equals the observer's.
+fn same_cells(remote: &Remote, observer: &Picture) {
+    let mut compared = 0;
+    for (view, row, col, state) in remote.picture().cells() {
+        assert_eq!(
+            observer.cell(view, row, col),
+            Some(state),
+            "cell ({row}, {col}) of view {view}"
+        );
+        compared += 1;
+    }
+    assert!(compared > 0, "the app holds no cell to compare");
+}
+
+/// Reveal, flag and hint by key in a co-op room, the view scrolled over chunks it
+/// subscribes and unsubscribes, another player's cursor and flag seen, and a reconnect with
+/// the token resuming the same player.
+#[test]
+fn keys_play_on_the_server_and_the_app_shows_its_view() {
+    let server = TestServer::start();
+    let query = "rows=40&cols=100&mines=400&noguess=1";
+    let url = server.url("together", query);
+    let mut a = Session::join(&url, None, None);
+    let welcome = a.remote.welcome().expect("welcomed").clone();
+    assert_eq!((welcome.rows, welcome.cols), (40, 100));
+    let first = (welcome.first.0 as usize, welcome.first.1 as usize);
+    assert_eq!(a.remote.cursor(), first);
+    assert!(
+        a.remote
+            .state(first.0, first.1)
+            .is_some_and(Picture::is_open),
+        "the first click is open"
+    );
+
+    // Only the chunks in view are watched, and they follow the view.
+    assert_eq!(a.remote.subscribed(), &chunks_in_view(&a.remote));
+    a.keys("G");
+    assert_eq!(
+        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
+        [(0, 1)]
+    );
+    a.until("the chunk of the board's end", |r| {
+        r.state(39, 99).is_some()
+    });
+    assert_eq!(a.remote.state(0, 0), None, "a chunk out of view is dropped");
+    a.keys("g");
+    assert_eq!(
+        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
+        [(0, 0)]
+    );
+    a.until("the first chunk again", |r| r.state(0, 0).is_some());
+    a.go(first);
+
+    // A hint moves the cursor to a cell proven safe and says why; Space opens it.
+    a.keys("h");
+    a.until("the hint", |r| r.hint().is_some());
+    let hinted = a.remote.cursor();
+    assert_eq!(a.remote.hint(), Some(hinted));
+    assert!(
+        a.remote
+            .message()
+            .is_some_and(|m| m.starts_with(&format!("({}, {}) is safe", hinted.0, hinted.1))),
+        "{:?}",
+        a.remote.message()
+    );
+    a.keys("space");
+    a.until("the hinted cell open", |r| {
+        r.state(hinted.0, hinted.1).is_some_and(Picture::is_open)
+    });
+
+    // A flag on a hidden cell.
+    let flagged = a.hidden_in_view(None);
+    a.go(flagged);
+    a.keys("f");
+    a.until("the flag", |r| {
+        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
+    });
+    // Space on a flag opens nothing and says why, without asking the server.
+    a.keys("space");
+    assert!(a.remote.message().is_some_and(|m| m.contains("is flagged")));
+
+    // The wrong flags of the window around the cursor.
+    a.keys("w");
+    a.until("the wrong flags", |r| {
+        r.message().is_some_and(|m| m.contains("proven wrong"))
+    });
+
+    // What the app shows is what a second connection is sent.
+    let observer = observe(&server, &format!("{url}&spectate=1"), (1, 2));
+    same_cells(&a.remote, &observer);
+
+    // Another player: their cursor and their flag reach the app.
+    let other_flag = a.hidden_in_view(Some(flagged));
+    let mut b = server
+        .runtime
+        .block_on(Client::connect(&url))
+        .expect("b joins");
+    let b_id = b.welcome().player;
+    server.runtime.block_on(async {
+        b.send(&ClientMsg::Cursor { row: 1, col: 2 })
+            .await
+            .expect("sends");
+        b.send(&ClientMsg::Move {
+            seq: 1,
+            action: Move::Flag,
+            row: other_flag.0 as u32,
+            col: other_flag.1 as u32,
+        })
+        .await
+        .expect("sends");
+        loop {
+            let frame = tokio::time::timeout(PATIENCE, b.recv())
+                .await
+                .expect("a frame in time")
+                .expect("a frame");
+            if let ServerMsg::Ack { seq: 1, .. } = frame {
+                break;
+            }
+        }
+    });
+    a.until("the other player's cursor", |r| {
+        r.cursors().get(&b_id) == Some(&(1, 2))
+    });
+    a.until("the other player's flag", |r| {
+        r.state(other_flag.0, other_flag.1) == Some(cell::FLAGGED)
+    });
+    a.until("both players listed", |r| r.players().len() == 2);
+    let me = a
+        .remote
+        .players()
+        .iter()
+        .find(|p| p.id == welcome.player)
+        .expect("listed")
+        .clone();
+    assert!(me.revealed > 0 && me.flags == 1, "{me:?}");
+    server.runtime.block_on(b.close());
+    a.until("the other player's leaving", |r| {
+        r.events().iter().any(|e| e.contains("left"))
+    });
+    assert!(a.remote.name_of(b_id).starts_with("player"));
+
+    // The token resumes the same player.
+    let token = a.remote.token().expect("a token").to_owned();
+    assert_eq!(a.keys("q"), [Action::Quit]);
+    drop(a);
+    let again = Session::join(&url, None, Some(token));
+    assert_eq!(
+        again.remote.welcome().map(|w| w.player),
+        Some(welcome.player)
+    );
+}
+
+/// A spectator watches a racer's view and cannot move: its keys give the server's refusal
+/// in words.
+#[test]
+fn a_spectator_watches_and_cannot_move() {
+    let server = TestServer::start();
+    let url = server.url("race", "mode=race&preset=intermediate");
+    let mut racer = Session::join(&url, None, None);
+    let racer_id = racer.remote.welcome().expect("welcomed").player;
+
+    let mut watcher = Session::join(&url, Some(Some(racer_id)), None);
+    assert!(watcher.remote.welcome().is_some_and(|w| w.spectator));
+    assert_eq!(watcher.remote.token(), None);
+    let hidden = watcher.hidden_in_view(None);
+    watcher.go(hidden);
+    for key in ["space", "f", "h"] {
+        watcher.keys("esc");
+        watcher.keys(key);
+        watcher.until("the refusal", |r| {
+            r.message()
+                .is_some_and(|m| m.starts_with("not allowed: spectators cannot move"))
+        });
+    }
+    // What it shows is the racer's view.
+    let (row, col) = watcher.remote.cursor();
+    assert_eq!(watcher.remote.state(row, col), racer.remote.state(row, col));
+    assert_eq!(watcher.remote.view(), racer.remote.view());
+
+    // Tab goes to the next racer's view; a racer still playing is refused, in words.
+    let second = Session::join(&url, None, None);
+    watcher.until("both racers listed", |r| r.players().len() == 2);
+    watcher.keys("tab");
+    let view = second.remote.view();
+    watcher.until("the second racer's view", |r| r.view() == view);
+    racer.until("both racers listed", |r| r.players().len() == 2);
+    let own = racer.remote.view();
+    racer.keys("tab");
+    racer.until("the refusal", |r| {
+        r.message()
+            .is_some_and(|m| m.starts_with("not allowed: a racer may watch others"))
+    });
+    assert_eq!(racer.remote.view(), own);
+    assert_eq!(
+        racer.remote.followed().map(|p| p.id),
+        Some(racer_id),
+        "the racer still follows its own game"
+    );
+
+    // In co-op the player named is ignored, with a word: there is one view.
+    let coop = server.url("shared", "preset=beginner");
+    let _player = Session::join(&coop, None, None);
+    let mut watcher = Session::join(&coop, Some(Some(7)), None);
+    let hidden = watcher.hidden_in_view(None);
+    assert!(
+        watcher
+            .remote
+            .message()
+            .is_some_and(|m| m.contains("one view")),
+        "{:?}",
+        watcher.remote.message()
+    );
+    watcher.go(hidden);
+    watcher.keys("space");
+    watcher.until("the refusal", |r| {
+        r.message().is_some_and(|m| m.starts_with("not allowed"))
+    });
+}
+
+/// A join the server refuses ends the session with the server's words, and keys then say
+/// there is no connection.
+#[test]
+fn a_refused_join_is_shown_in_words() {
+    let server = TestServer::start();
+    let _first = Session::join(&server.url("sized", "preset=beginner"), None, None);
+    let url = server.url("sized", "preset=expert");
+    let link = Link::open(Join {
+        url: url.clone(),
+        spectate: false,
+        token: None,
+    })
+    .expect("starts");
+    let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
+    let event = link.wait(PATIENCE).expect("an answer");
+    remote.receive(event, Instant::now());
+    assert_eq!(remote.link(), &LinkState::Lost);
+    let message = remote.message().unwrap_or_default().to_owned();
+    assert!(message.contains("room mismatch"), "{message}");
+}
+
+/// A server that stops and comes back on the same address: the app joins again on its own
+/// with its token, as the same player, whose flag is still there.
+#[test]
+fn a_dropped_connection_is_joined_again_with_the_token() {
+    let server = TestServer::start();
+    let url = server.url("again", "preset=intermediate");
+    let mut a = Session::join(&url, None, None);
+    let player = a.remote.welcome().expect("welcomed").player;
+    let flagged = a.hidden_in_view(None);
+    a.go(flagged);
+    a.keys("f");
+    a.until("the flag", |r| {
+        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
+    });
+
+    let server = server.restart();
+    a.until("a join again", |r| {
+        r.link() == &LinkState::Connected
+            && r.message().is_some_and(|m| m.starts_with("reconnected"))
+    });
+    assert_eq!(a.remote.welcome().map(|w| w.player), Some(player));
+    a.until("the flag, still there", |r| {
+        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
+    });
+    drop(a);
+    drop(server);
+}
+
+/// The odds of the window around the cursor come as a window the overlay draws: a chance for
+/// each hidden cell, none for an open one. The board fits in one window, so the server's
+/// mine count for it is the board's own.
+#[test]
+fn the_odds_cover_the_window_around_the_cursor() {
+    let server = TestServer::start();
+    let url = server.url("odds", "rows=30&cols=40&mines=150&noguess=1");
+    let mut a = Session::join(&url, None, None);
+    a.keys("p");
+    a.until("the odds", |r| r.odds().is_some());
+    let screen = a.remote.screen().expect("a screen");
+    let (r0, c0) = a.remote.origin();
+    let mut hidden = 0;
+    for row in r0..r0 + screen.span_rows {
+        for col in c0..c0 + screen.span_cols {
+            let chance = a.remote.odds().and_then(|odds| odds.mine(row, col));
+            match a.remote.state(row, col) {
+                Some(cell::HIDDEN) => {
+                    assert!(chance.is_some_and(|p| (0.0..=1.0).contains(&p)));
+                    hidden += 1;
+                }
+                _ => assert_eq!(chance, None, "({row}, {col})"),
+            }
+        }
+    }
+    assert!(hidden > 0);
+    a.keys("p p");
+    assert!(a.remote.odds().is_none());
+}
