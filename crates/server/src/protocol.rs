@@ -416,6 +416,8 @@ pub enum ErrorCode {
     Storage = 13,
     /// No such player to watch.
     NoSuchPlayer = 14,
+    /// The solver found no answer for the window asked about (its numbers contradict).
+    NoAnswer = 15,
 }
 
 /// Cell states as they travel in chunk and delta frames.

@@ -1041,7 +1041,7 @@ impl Room {
             exploded: game.exploded_count(),
         };
         let (row, col, height, width, cells) =
-            window_odds(&view, r, c).map_err(|e| (ErrorCode::BadFrame, e))?;
+            window_odds(&view, r, c).map_err(|e| (ErrorCode::NoAnswer, e))?;
         self.reply(
             conn,
             ServerMsg::Odds {
@@ -1448,6 +1448,11 @@ impl Window {
     /// and pair rules is therefore true of the whole board. The mine count it is given (for
     /// the odds) is the window's hidden cells times the board's density of mines left.
     fn solver(&self, view: &ViewCells<'_>) -> Result<Solver, String> {
+        self.solver_with(view, None)
+    }
+
+    /// The same, with the window's mine count given instead of estimated.
+    fn solver_with(&self, view: &ViewCells<'_>, count: Option<usize>) -> Result<Solver, String> {
         let (rows, cols) = (view.params.rows, view.params.cols);
         let mut hidden = 0usize;
         let mut numbers = Vec::new();
@@ -1477,7 +1482,9 @@ impl Window {
             .saturating_sub(view.revealed + view.exploded)
             .max(1);
         let estimate = (hidden as f64 * left_mines as f64 / left_cells as f64).round() as usize;
-        let mines = (estimate + exploded.len()).min(hidden + exploded.len());
+        let mines = count
+            .unwrap_or(estimate + exploded.len())
+            .min(hidden + exploded.len());
         let mut position =
             Position::new(self.height, self.width, mines).map_err(|e| e.to_string())?;
         for (wr, wc, n) in numbers {
@@ -1545,8 +1552,15 @@ pub fn window_odds(
     col: usize,
 ) -> Result<(u32, u32, u16, u16, Vec<u8>), String> {
     let window = Window::around(view.params, row, col);
-    let solver = window.solver(view)?;
-    let solution = solver.solve_with(false).map_err(|e| e.to_string())?;
+    // The window's mine count is only an estimate, and its numbers may need more mines (or
+    // fewer) than it says: then the nearest count they allow is taken.
+    let solution = match window.solver_with(view, None)?.solve_with(false) {
+        Err(bitmines_solve::Error::MineCount { mines, min, max }) => window
+            .solver_with(view, Some(mines.clamp(min, max)))?
+            .solve_with(false),
+        other => other,
+    }
+    .map_err(|e| e.to_string())?;
     let mut cells = Vec::with_capacity(window.height * window.width);
     for wr in 0..window.height {
         for wc in 0..window.width {
@@ -1603,5 +1617,50 @@ mod tests {
         let (r, c, reason) = found.unwrap();
         assert_eq!((r, c), (3, 1), "{reason}");
         assert!(reason.contains("(2, 2)"), "{reason}");
+    }
+
+    #[test]
+    fn odds_come_back_when_the_window_needs_more_mines_than_the_density_says() {
+        // A 200x200 board whose mines all lie in a 12x12 block, opened beside the block:
+        // the window's numbers need far more mines than the board's density gives it.
+        let mut text = String::new();
+        for r in 0..200 {
+            for c in 0..200 {
+                let mine = (60..72).contains(&r) && (60..72).contains(&c) && (r + c) % 3 != 0;
+                text.push(if mine { '*' } else { '.' });
+            }
+            text.push('\n');
+        }
+        let board: Board = text.parse().unwrap();
+        let mines = board.mine_count();
+        let mut game = Game::new(board);
+        game.reveal(0, 0).unwrap();
+        let params = RoomParams {
+            rows: 200,
+            cols: 200,
+            mines,
+            mode: Mode::Coop,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (0, 0),
+        };
+        let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
+        let view = ViewCells {
+            params: &params,
+            cell: &cell,
+            revealed: game.revealed_count(),
+            exploded: 0,
+        };
+        let (r0, c0, h, w, cells) = window_odds(&view, 66, 66).unwrap();
+        assert_eq!(cells.len(), usize::from(h) * usize::from(w));
+        // Every hidden cell of the window has a chance, every open one none.
+        for (i, &odds) in cells.iter().enumerate() {
+            let (r, c) = (
+                r0 as usize + i / usize::from(w),
+                c0 as usize + i % usize::from(w),
+            );
+            let hidden = game.cell(r, c).unwrap() == Cell::Hidden;
+            assert_eq!(odds <= 200, hidden, "({r}, {c}): {odds}");
+        }
     }
 }
