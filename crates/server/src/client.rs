@@ -241,8 +241,12 @@ impl Picture {
                 let chunk = self
                     .chunks
                     .get(&(view, (r / CHUNK) as u32, (c / CHUNK) as u32))?;
-                let start = (r % CHUNK) * chunk.width + c % CHUNK;
-                let take = (chunk.width - c % CHUNK).min(col + width - c);
+                let offset = c % CHUNK;
+                if offset >= chunk.width {
+                    return None; // Past the chunk's last column: off the board.
+                }
+                let start = (r % CHUNK) * chunk.width + offset;
+                let take = (chunk.width - offset).min(col + width - c);
                 out.extend_from_slice(chunk.cells.get(start..start + take)?);
                 c += take;
             }

@@ -9,8 +9,8 @@
 //!   `fdatasync`ed) before any of its moves is acknowledged: one flush for a whole batch is
 //!   the group commit.
 //! - `snapshot-NNNNNNNNNNNNNNNNNNNN`: the state after the first N records: the board in the
-//!   binary board format, every view in the saved-game format, the players; a CRC-32 at the
-//!   end. Written to a temporary file, synced and renamed, so a snapshot is whole or absent.
+//!   binary board format, every view in the saved-game format, the players with their
+//!   scores and who placed each standing flag; a CRC-32 at the end. Written to a temporary file, synced and renamed, so a snapshot is whole or absent.
 //!
 //! Recovery is the same code the live room runs: the newest snapshot that reads back (one
 //! that does not is named in a log line, and the one before it is tried), then every record
@@ -226,8 +226,25 @@ pub struct SnapshotState {
     pub board: Arc<Board>,
     /// The views, by view id.
     pub games: Vec<Game>,
-    /// The players as `(token, name, view)`.
-    pub players: Vec<([u8; 16], String, usize)>,
+    /// The players, by index.
+    pub players: Vec<SavedPlayer>,
+    /// Who placed each standing flag of a co-op view: `(view, cell index, player index)`.
+    pub flag_owners: Vec<(usize, usize, usize)>,
+}
+
+/// A player as a snapshot keeps them: who they are and their score.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedPlayer {
+    /// The secret token that resumes them.
+    pub token: [u8; 16],
+    /// Their name.
+    pub name: String,
+    /// The view they play on.
+    pub view: usize,
+    /// Safe cells their moves opened.
+    pub opened: u64,
+    /// Mines they set off.
+    pub mines_hit: u32,
 }
 
 /// A room's folder.
@@ -251,7 +268,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     Ok(())
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP1\n";
+const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
 
 impl RoomDir {
     /// The folder of room `name` under `data`.
@@ -383,12 +400,20 @@ impl RoomDir {
         out.extend_from_slice(&(board.len() as u64).to_le_bytes());
         out.extend_from_slice(&board);
         out.extend_from_slice(&(state.players.len() as u32).to_le_bytes());
-        for (token, name, view) in &state.players {
-            out.extend_from_slice(token);
-            out.extend_from_slice(&(*view as u32).to_le_bytes());
-            let name = crate::protocol::truncate_utf8(name, 255);
+        for p in &state.players {
+            out.extend_from_slice(&p.token);
+            out.extend_from_slice(&(p.view as u32).to_le_bytes());
+            let name = crate::protocol::truncate_utf8(&p.name, 255);
             out.push(name.len() as u8);
             out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(&p.opened.to_le_bytes());
+            out.extend_from_slice(&p.mines_hit.to_le_bytes());
+        }
+        out.extend_from_slice(&(state.flag_owners.len() as u64).to_le_bytes());
+        for &(view, cell, player) in &state.flag_owners {
+            out.extend_from_slice(&(view as u32).to_le_bytes());
+            out.extend_from_slice(&(cell as u64).to_le_bytes());
+            out.extend_from_slice(&(player as u32).to_le_bytes());
         }
         out.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
         for game in &state.games {
@@ -551,7 +576,23 @@ fn read_snapshot(
         let view = u32_of(take(4)?) as usize;
         let len = usize::from(take(1)?[0]);
         let name = String::from_utf8_lossy(take(len)?).into_owned();
-        table.push((token, name, view));
+        let opened = u64_of(take(8)?);
+        let mines_hit = u32_of(take(4)?);
+        table.push(SavedPlayer {
+            token,
+            name,
+            view,
+            opened,
+            mines_hit,
+        });
+    }
+    let owners = u64_of(take(8)?);
+    let mut flag_owners = Vec::new();
+    for _ in 0..owners {
+        let view = u32_of(take(4)?) as usize;
+        let cell = u64_of(take(8)?) as usize;
+        let player = u32_of(take(4)?) as usize;
+        flag_owners.push((view, cell, player));
     }
     let views = u32_of(take(4)?);
     let mut games = Vec::new();
@@ -578,7 +619,7 @@ fn read_snapshot(
         *params,
         board,
         games,
-        table,
+        (table, flag_owners),
         max_chunks,
         Arc::clone(metrics),
         now,

@@ -235,7 +235,7 @@ impl Room {
         params: RoomParams,
         board: Arc<Board>,
         games: Vec<Game>,
-        players: Vec<([u8; 16], String, usize)>,
+        (players, flag_owners): (Vec<crate::log::SavedPlayer>, Vec<(usize, usize, usize)>),
         max_chunks: usize,
         metrics: Arc<Metrics>,
         now: Instant,
@@ -249,7 +249,8 @@ impl Room {
             }
             room.views.push(slot);
         }
-        for (token, name, view) in players {
+        for saved in players {
+            let view = saved.view;
             if view >= room.views.len() {
                 return Err(format!("a player's view {view} is not in the snapshot"));
             }
@@ -259,7 +260,21 @@ impl Room {
             {
                 slot.owner = Some(index);
             }
-            room.players.push(PlayerSlot::new(token, name, view));
+            let mut slot = PlayerSlot::new(saved.token, saved.name, view);
+            slot.opened = saved.opened;
+            slot.mines_hit = saved.mines_hit;
+            room.players.push(slot);
+        }
+        for (view, cell, player) in flag_owners {
+            let (Some(slot), Some(owner)) =
+                (room.views.get_mut(view), room.players.get_mut(player))
+            else {
+                return Err(format!(
+                    "a flag of player {player} on view {view} is not in the snapshot"
+                ));
+            };
+            slot.flag_owner.insert(cell, player);
+            owner.flags += 1;
         }
         Ok(room)
     }
@@ -312,21 +327,29 @@ impl Room {
         self.views.iter().map(|v| &v.game)
     }
 
-    /// The players as `(token, name, view)`, by index (player id minus one).
-    pub fn player_table(&self) -> Vec<([u8; 16], String, usize)> {
-        self.players
-            .iter()
-            .map(|p| (p.token, p.name.clone(), p.view))
-            .collect()
-    }
-
     /// A copy of the state for a snapshot after `records` records.
     pub fn snapshot_state(&self, records: u64) -> crate::log::SnapshotState {
         crate::log::SnapshotState {
             records,
             board: Arc::clone(&self.board),
             games: self.views.iter().map(|v| v.game.clone()).collect(),
-            players: self.player_table(),
+            players: self
+                .players
+                .iter()
+                .map(|p| crate::log::SavedPlayer {
+                    token: p.token,
+                    name: p.name.clone(),
+                    view: p.view,
+                    opened: p.opened,
+                    mines_hit: p.mines_hit,
+                })
+                .collect(),
+            flag_owners: self
+                .views
+                .iter()
+                .enumerate()
+                .flat_map(|(v, slot)| slot.flag_owner.iter().map(move |(&cell, &p)| (v, cell, p)))
+                .collect(),
         }
     }
 

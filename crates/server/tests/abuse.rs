@@ -418,3 +418,75 @@ async fn a_token_resumes_the_same_player_view_and_score() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn scores_survive_a_restart_from_the_snapshot() {
+    let server = start().await;
+    let url = server.url("kept", "rows=30&cols=30&mines=150&mode=coop");
+    let mut first = Recorder::join(&url).await;
+    first
+        .send(ClientMsg::Subscribe(ChunkRect {
+            row: 0,
+            col: 0,
+            rows: 1,
+            cols: 1,
+        }))
+        .await;
+    first.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
+    // A flag on a hidden cell, then reveals until one opens something or hits a mine.
+    let hidden: Vec<(u32, u32)> = (0..30u32)
+        .flat_map(|r| (0..30u32).map(move |c| (r, c)))
+        .filter(|&(r, c)| {
+            first.picture.cell(0, r as usize, c as usize)
+                == Some(bitmines_server::protocol::cell::HIDDEN)
+        })
+        .collect();
+    let (fr, fc) = hidden[0];
+    let ack = first
+        .act(ClientMsg::Move {
+            seq: 1,
+            action: Action::Flag,
+            row: fr,
+            col: fc,
+        })
+        .await;
+    assert!(
+        matches!(ack, ServerMsg::Ack { flagged: true, .. }),
+        "{ack:?}"
+    );
+    let mut opened = 0;
+    for (i, &(r, c)) in hidden[1..].iter().enumerate() {
+        match first
+            .act(ClientMsg::Move {
+                seq: 2 + i as u32,
+                action: Action::Reveal,
+                row: r,
+                col: c,
+            })
+            .await
+        {
+            ServerMsg::Ack {
+                opened: o, status, ..
+            } => {
+                opened += o;
+                if o > 0 || status != 0 {
+                    break;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    let token = first.client.token_hex();
+    let player = first.client.welcome().player;
+    first.client.close().await;
+    let data = server.stop().await;
+    let server = support::start_in(data, |c| c).await;
+    let mut again = Recorder::join(&format!("{}&token={token}", server.url("kept", ""))).await;
+    let players = match again.until(|m| matches!(m, ServerMsg::Players(_))).await {
+        ServerMsg::Players(list) => list,
+        _ => unreachable!(),
+    };
+    let me = players.iter().find(|p| p.id == player).expect("listed");
+    assert_eq!((me.revealed, me.flags), (u64::from(opened), 1), "{me:?}");
+    server.stop().await;
+}
