@@ -1027,8 +1027,15 @@ impl Room {
         out
     }
 
-    /// A hint from the player's own view (see [`window_hint`]).
-    fn hint(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
+    /// Runs `ask` on the asking player's own view around `(row, col)`, for the help
+    /// requests: only a player may ask, only on the board, only while the game is played.
+    fn help<T>(
+        &self,
+        conn: ConnId,
+        (row, col): (u32, u32),
+        ask: impl FnOnce(&ViewCells<'_>, usize, usize) -> Result<T, String>,
+        code: ErrorCode,
+    ) -> Result<T, Refusal> {
         let player = self.player_of(conn)?;
         let (r, c) = self.check_cell(row, col)?;
         let game = &self.views[self.players[player].view].game;
@@ -1042,7 +1049,12 @@ impl Room {
             revealed: game.revealed_count(),
             exploded: game.exploded_count(),
         };
-        let found = window_hint(&view, r, c).map_err(|e| (ErrorCode::BadFrame, e))?;
+        ask(&view, r, c).map_err(|e| (code, e))
+    }
+
+    /// A hint from the player's own view (see [`window_hint`]).
+    fn hint(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
+        let found = self.help(conn, (row, col), window_hint, ErrorCode::BadFrame)?;
         self.reply(conn, ServerMsg::Hint { seq, found });
         Ok(())
     }
@@ -1050,21 +1062,8 @@ impl Room {
     /// The odds of the window around the cell, from the player's own view (see
     /// [`window_odds`]).
     fn odds(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
-        let player = self.player_of(conn)?;
-        let (r, c) = self.check_cell(row, col)?;
-        let game = &self.views[self.players[player].view].game;
-        if game.status() != Status::Playing {
-            return refuse(ErrorCode::GameOver, "this game is over");
-        }
-        let cell = |r: usize, c: usize| game.cell(r, c).unwrap_or(Cell::Hidden);
-        let view = ViewCells {
-            params: &self.params,
-            cell: &cell,
-            revealed: game.revealed_count(),
-            exploded: game.exploded_count(),
-        };
         let (row, col, height, width, cells) =
-            window_odds(&view, r, c).map_err(|e| (ErrorCode::NoAnswer, e))?;
+            self.help(conn, (row, col), window_odds, ErrorCode::NoAnswer)?;
         self.reply(
             conn,
             ServerMsg::Odds {
@@ -1082,20 +1081,7 @@ impl Room {
     /// The flags proven wrong in the window around the cell, from the player's own view (see
     /// [`window_wrong_flags`]).
     fn wrong_flags(&mut self, conn: ConnId, seq: u32, row: u32, col: u32) -> Result<(), Refusal> {
-        let player = self.player_of(conn)?;
-        let (r, c) = self.check_cell(row, col)?;
-        let game = &self.views[self.players[player].view].game;
-        if game.status() != Status::Playing {
-            return refuse(ErrorCode::GameOver, "this game is over");
-        }
-        let cell = |r: usize, c: usize| game.cell(r, c).unwrap_or(Cell::Hidden);
-        let view = ViewCells {
-            params: &self.params,
-            cell: &cell,
-            revealed: game.revealed_count(),
-            exploded: game.exploded_count(),
-        };
-        let cells = window_wrong_flags(&view, r, c).map_err(|e| (ErrorCode::BadFrame, e))?;
+        let cells = self.help(conn, (row, col), window_wrong_flags, ErrorCode::BadFrame)?;
         self.reply(conn, ServerMsg::WrongFlags { seq, cells });
         Ok(())
     }
