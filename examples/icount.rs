@@ -63,8 +63,10 @@ mod naive;
 /// A regression or an improvement larger than this fraction fails the check. Counts repeat
 /// exactly on one machine, so any change is real; the margin lets a few instructions of
 /// noise from the C library's allocator (its arena grows differently after a change in an
-/// unrelated allocation) pass, while any change worth a commit message stands out.
-const THRESHOLD: f64 = 0.005;
+/// unrelated allocation) pass, while any change worth a commit message stands out. A build
+/// in another folder (a fresh clone, as CI's) moved the probabilities case by 0.56%, so the
+/// margin is 1%.
+const THRESHOLD: f64 = 0.01;
 
 /// An update writes a history line for a case that moved by more than this fraction.
 const HISTORY_STEP: f64 = 0.001;
