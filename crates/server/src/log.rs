@@ -20,7 +20,7 @@
 //! acknowledgements wait for the flush.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
@@ -187,14 +187,16 @@ pub enum Sync {
 
 /// A room's open log.
 pub struct Log {
-    file: BufWriter<File>,
+    file: Arc<File>,
     sync: Sync,
+    syncer: Option<Syncer>,
     records: u64,
     buffer: Vec<u8>,
 }
 
 impl Log {
-    /// Appends records and makes them durable (one write, one flush, one sync).
+    /// Appends records and makes them durable: one write, then (unless sync is off) one
+    /// sync, its own or, once [`Log::share_sync`] gave it one, the shared [`Syncer`]'s.
     pub fn commit(&mut self, records: &[Record]) -> io::Result<()> {
         if records.is_empty() {
             return Ok(());
@@ -203,19 +205,102 @@ impl Log {
         for r in records {
             frame(r, &mut self.buffer);
         }
-        self.file.write_all(&self.buffer)?;
-        self.file.flush()?;
+        (&*self.file).write_all(&self.buffer)?;
         if self.sync == Sync::Data {
-            self.file.get_ref().sync_data()?;
+            match &self.syncer {
+                Some(syncer) => syncer.sync(&self.file)?,
+                None => self.file.sync_data()?,
+            }
         }
         self.records += records.len() as u64;
         Ok(())
+    }
+
+    /// Syncs through `syncer` from now on, together with the other rooms' logs.
+    pub fn share_sync(&mut self, syncer: Syncer) {
+        self.syncer = Some(syncer);
     }
 
     /// Records in the log.
     pub fn records(&self) -> u64 {
         self.records
     }
+}
+
+/// Group commit across rooms: one thread that takes every room's request to make its log
+/// durable and answers all the requests that came in while it worked with one round of
+/// syncing. With a few requests waiting, a round `fdatasync`s each of their files; with
+/// more (hundreds of race rooms), it is one `syncfs` of the data directory's file system,
+/// whose cost does not grow with the rooms. A room waits for its answer before it
+/// acknowledges anything, as it would for a sync of its own.
+#[derive(Clone)]
+pub struct Syncer {
+    tx: crossbeam_channel::Sender<SyncRequest>,
+}
+
+struct SyncRequest {
+    file: Arc<File>,
+    done: crossbeam_channel::Sender<Result<(), (io::ErrorKind, String)>>,
+}
+
+impl Syncer {
+    /// Requests waiting above which a round is one `syncfs` rather than a sync a file.
+    pub const FEW: usize = 8;
+
+    /// Starts the syncing thread, which counts its rounds in `metrics`; it ends when the
+    /// last handle is dropped.
+    pub fn start(metrics: Arc<Metrics>) -> io::Result<Syncer> {
+        let (tx, rx) = crossbeam_channel::unbounded::<SyncRequest>();
+        std::thread::Builder::new()
+            .name("log sync".into())
+            .spawn(move || {
+                let mut round = Vec::new();
+                while let Ok(first) = rx.recv() {
+                    round.push(first);
+                    round.extend(rx.try_iter());
+                    let started = Instant::now();
+                    let outcome = sync_round(&round).map_err(|e| (e.kind(), e.to_string()));
+                    metrics.sync_round(round.len(), started.elapsed());
+                    for request in round.drain(..) {
+                        let _ = request.done.send(outcome.clone());
+                    }
+                }
+            })?;
+        Ok(Syncer { tx })
+    }
+
+    /// Makes everything written to `file` so far durable; returns when it is.
+    pub fn sync(&self, file: &Arc<File>) -> io::Result<()> {
+        let (done, answer) = crossbeam_channel::bounded(1);
+        let request = SyncRequest {
+            file: Arc::clone(file),
+            done,
+        };
+        self.tx
+            .send(request)
+            .map_err(|_| io::Error::other("the log sync thread has stopped"))?;
+        match answer.recv() {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err((kind, why))) => Err(io::Error::new(
+                kind,
+                format!("the group sync of the logs failed: {why}"),
+            )),
+            Err(_) => Err(io::Error::other("the log sync thread has stopped")),
+        }
+    }
+}
+
+/// One round of the [`Syncer`]: the first error, if any, fails every request of the round.
+fn sync_round(round: &[SyncRequest]) -> Result<(), io::Error> {
+    #[cfg(target_os = "linux")]
+    if round.len() > Syncer::FEW {
+        // Every file of a round is on the data directory's file system.
+        return rustix::fs::syncfs(&*round[0].file).map_err(io::Error::from);
+    }
+    for request in round {
+        request.file.sync_data()?;
+    }
+    Ok(())
 }
 
 /// What a snapshot holds: a copy of a room's state after its first `records` records.
@@ -381,8 +466,9 @@ impl RoomDir {
         }
         Ok((
             Log {
-                file: BufWriter::with_capacity(1 << 13, file),
+                file: Arc::new(file),
                 sync,
+                syncer: None,
                 records: records.len() as u64,
                 buffer: Vec::new(),
             },
@@ -679,5 +765,76 @@ mod tests {
             assert_eq!(good, ends[holder]);
             assert!(problem.is_some());
         }
+    }
+
+    #[test]
+    fn logs_synced_together_read_back_whole() {
+        // Rooms enough that rounds of the shared syncer hold more than a few requests (one
+        // syncfs), and now and then a few (a sync a file): every record of every log is
+        // back, in order, when the logs are opened again.
+        let data = std::env::temp_dir().join(format!("bitmines-syncer-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let syncer = Syncer::start(Arc::new(Metrics::default())).unwrap();
+        let rooms = 3 * Syncer::FEW;
+        let threads: Vec<_> = (0..rooms)
+            .map(|k| {
+                let (data, syncer) = (data.clone(), syncer.clone());
+                std::thread::spawn(move || {
+                    let dir = RoomDir::new(&data, &format!("room-{k}"));
+                    fs::create_dir_all(dir.path()).unwrap();
+                    let (mut log, old) = dir.open_log(Sync::Data).unwrap();
+                    assert!(old.is_empty());
+                    log.share_sync(syncer);
+                    for i in 0..40u32 {
+                        let record = Record::Move {
+                            player: k as u32,
+                            action: Action::Reveal,
+                            row: i,
+                            col: k as u32,
+                        };
+                        log.commit(&[record]).unwrap();
+                    }
+                    assert_eq!(log.records(), 40);
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        for k in 0..rooms {
+            let (_, got) = RoomDir::new(&data, &format!("room-{k}"))
+                .open_log(Sync::Data)
+                .unwrap();
+            let want: Vec<Record> = (0..40u32)
+                .map(|i| Record::Move {
+                    player: k as u32,
+                    action: Action::Reveal,
+                    row: i,
+                    col: k as u32,
+                })
+                .collect();
+            assert_eq!(got, want, "room {k}");
+        }
+        fs::remove_dir_all(&data).unwrap();
+    }
+
+    #[test]
+    fn a_round_of_many_files_and_a_round_of_few_both_sync() {
+        let data = std::env::temp_dir().join(format!("bitmines-round-{}", std::process::id()));
+        fs::create_dir_all(&data).unwrap();
+        let (tx, _rx) = crossbeam_channel::unbounded();
+        let requests: Vec<SyncRequest> = (0..=Syncer::FEW)
+            .map(|k| {
+                let mut file = File::create(data.join(format!("f{k}"))).unwrap();
+                file.write_all(b"record").unwrap();
+                SyncRequest {
+                    file: Arc::new(file),
+                    done: tx.clone(),
+                }
+            })
+            .collect();
+        sync_round(&requests).unwrap();
+        sync_round(&requests[..Syncer::FEW]).unwrap();
+        fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -20,6 +20,9 @@ pub struct Metrics {
     frames_in: AtomicU64,
     drops_slow: AtomicU64,
     closes_abuse: AtomicU64,
+    sync_rounds: AtomicU64,
+    sync_requests: AtomicU64,
+    sync_micros: AtomicU64,
     ack: Mutex<Histogram<u64>>,
 }
 
@@ -36,6 +39,9 @@ impl Default for Metrics {
             frames_in: AtomicU64::new(0),
             drops_slow: AtomicU64::new(0),
             closes_abuse: AtomicU64::new(0),
+            sync_rounds: AtomicU64::new(0),
+            sync_requests: AtomicU64::new(0),
+            sync_micros: AtomicU64::new(0),
             // Microseconds, 1 us to 60 s, three significant figures.
             ack: Mutex::new(
                 Histogram::new_with_bounds(1, 60_000_000, 3)
@@ -97,6 +103,13 @@ impl Metrics {
     /// A client was closed for abuse (bad frames or floods past the rate limit).
     pub fn close_abuse(&self) {
         self.closes_abuse.fetch_add(1, Relaxed);
+    }
+
+    /// One round of the logs' group commit synced `requests` rooms' logs in `took`.
+    pub fn sync_round(&self, requests: usize, took: Duration) {
+        self.sync_rounds.fetch_add(1, Relaxed);
+        self.sync_requests.fetch_add(requests as u64, Relaxed);
+        self.sync_micros.fetch_add(took.as_micros() as u64, Relaxed);
     }
 
     /// A move's acknowledgement was queued `latency` after the move arrived.
@@ -186,6 +199,24 @@ impl Metrics {
             "counter",
             "Connections closed for bad frames or floods.",
             self.closes_abuse.load(Relaxed),
+        );
+        put(
+            "bitmines_log_sync_rounds_total",
+            "counter",
+            "Rounds of the logs' group commit (each one sync for every room waiting).",
+            self.sync_rounds.load(Relaxed),
+        );
+        put(
+            "bitmines_log_sync_requests_total",
+            "counter",
+            "Rooms' requests to make their log durable, over all rounds.",
+            self.sync_requests.load(Relaxed),
+        );
+        put(
+            "bitmines_log_sync_microseconds_total",
+            "counter",
+            "Time spent syncing the logs, over all rounds.",
+            self.sync_micros.load(Relaxed),
         );
         put(
             "process_resident_memory_bytes",

@@ -24,7 +24,7 @@ use crossbeam_channel as cb;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::log::{RoomDir, Sync};
+use crate::log::{RoomDir, Sync, Syncer};
 use crate::metrics::Metrics;
 use crate::params::{Requested, RoomParams, parse_query};
 use crate::protocol::{ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg};
@@ -157,6 +157,8 @@ pub struct Shared {
     next_conn: AtomicU64,
     open: AtomicUsize,
     shutting_down: std::sync::atomic::AtomicBool,
+    /// The rooms' group commit.
+    syncer: Syncer,
 }
 
 impl Shared {
@@ -303,6 +305,7 @@ fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomSta
             return;
         }
     };
+    log.share_sync(shared.syncer.clone());
     let mut closers: HashMap<ConnId, Closer> = HashMap::new();
     let mut last_snapshot = log.records();
     let mut batch = Vec::with_capacity(4096);
@@ -459,10 +462,14 @@ impl Server {
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
+        let metrics = Arc::new(Metrics::default());
+        let syncer = Syncer::start(Arc::clone(&metrics))
+            .map_err(|e| format!("cannot start the log sync thread: {e}"))?;
         let shared = Arc::new(Shared {
+            syncer,
             config,
             rooms: Mutex::new(HashMap::new()),
-            metrics: Arc::new(Metrics::default()),
+            metrics,
             next_conn: AtomicU64::new(1),
             open: AtomicUsize::new(0),
             shutting_down: std::sync::atomic::AtomicBool::new(false),
