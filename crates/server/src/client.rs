@@ -54,9 +54,10 @@ pub struct Client {
 impl Client {
     /// Connects to `url` (`ws://HOST:PORT/room/NAME?...`) and waits for the welcome.
     pub async fn connect(url: &str) -> Result<Client, ClientError> {
-        // The largest frame is a chunk of about 2 KiB: a 16 KiB read buffer is plenty, and
-        // spares zeroing the default 128 KiB on every read.
-        let config = WebSocketConfig::default().read_buffer_size(16 << 10);
+        // The read buffer is zeroed before every read (and every read that finds nothing):
+        // 4 KiB holds a move's frames (a chunk is about 2 KiB; a larger burst takes two
+        // reads) and costs a thirty-second of the default 128 KiB.
+        let config = WebSocketConfig::default().read_buffer_size(4 << 10);
         let connected = connect_async_with_config(url, Some(config), false).await;
         let (mut ws, _) = connected.map_err(|e| ClientError::Connect {
             url: url.to_string(),

@@ -1090,7 +1090,10 @@ impl Room {
     pub fn tick(&mut self, now: Instant) {
         let due =
             |last: Option<Instant>, every| last.is_none_or(|t| now.duration_since(t) >= every);
-        if self.players_dirty && due(self.last_players, PLAYERS_EVERY) {
+        // The players' list goes to every connection: a crowded room sends it less often, so
+        // that it costs at most about 2,000 frames a second (once a second for 2,000).
+        let players_every = PLAYERS_EVERY.max(Duration::from_micros(500) * self.conns.len() as u32);
+        if self.players_dirty && due(self.last_players, players_every) {
             self.players_dirty = false;
             self.last_players = Some(now);
             let frame = self.players_frame(now);
