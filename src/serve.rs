@@ -51,9 +51,10 @@ pub(crate) struct Args {
     /// Seconds a silent connection stays open.
     #[arg(long, default_value_t = 120)]
     idle: u64,
-    /// Moves between a room's snapshots (a snapshot is also written at shutdown).
-    #[arg(long, default_value_t = 200_000)]
-    snapshot_every: u64,
+    /// Moves between a room's snapshots (a snapshot is also written at shutdown) [default:
+    /// 200000, or one for each 128 cells of a larger board].
+    #[arg(long)]
+    snapshot_every: Option<u64>,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -76,7 +77,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rate: args.rate,
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
-        snapshot_every: args.snapshot_every.max(1),
+        snapshot_every: args.snapshot_every.map(|n| n.max(1)),
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -58,7 +58,7 @@ impl Client {
         // 4 KiB holds a move's frames (a chunk is about 2 KiB; a larger burst takes two
         // reads) and costs a thirty-second of the default 128 KiB.
         let config = WebSocketConfig::default().read_buffer_size(4 << 10);
-        let connected = connect_async_with_config(url, Some(config), false).await;
+        let connected = connect_async_with_config(url, Some(config), true).await;
         let (mut ws, _) = connected.map_err(|e| ClientError::Connect {
             url: url.to_string(),
             reason: e.to_string(),
