@@ -216,6 +216,31 @@ impl Log {
         Ok(())
     }
 
+    /// Appends records without syncing them: the caller makes [`Log::file`] durable (with the
+    /// other rooms' logs, through a [`Syncer`]) before it acknowledges any of them.
+    pub fn append(&mut self, records: &[Record]) -> io::Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        self.buffer.clear();
+        for r in records {
+            frame(r, &mut self.buffer);
+        }
+        (&*self.file).write_all(&self.buffer)?;
+        self.records += records.len() as u64;
+        Ok(())
+    }
+
+    /// The log's file, for a [`Syncer`].
+    pub fn file(&self) -> &Arc<File> {
+        &self.file
+    }
+
+    /// Whether commits are synced to the disk.
+    pub fn sync_mode(&self) -> Sync {
+        self.sync
+    }
+
     /// Syncs through `syncer` from now on, together with the other rooms' logs.
     pub fn share_sync(&mut self, syncer: Syncer) {
         self.syncer = Some(syncer);
@@ -239,7 +264,7 @@ pub struct Syncer {
 }
 
 struct SyncRequest {
-    file: Arc<File>,
+    files: Vec<Arc<File>>,
     done: crossbeam_channel::Sender<Result<(), (io::ErrorKind, String)>>,
 }
 
@@ -260,7 +285,8 @@ impl Syncer {
                     round.extend(rx.try_iter());
                     let started = Instant::now();
                     let outcome = sync_round(&round).map_err(|e| (e.kind(), e.to_string()));
-                    metrics.sync_round(round.len(), started.elapsed());
+                    let files = round.iter().map(|r| r.files.len()).sum();
+                    metrics.sync_round(files, started.elapsed());
                     for request in round.drain(..) {
                         let _ = request.done.send(outcome.clone());
                     }
@@ -271,11 +297,16 @@ impl Syncer {
 
     /// Makes everything written to `file` so far durable; returns when it is.
     pub fn sync(&self, file: &Arc<File>) -> io::Result<()> {
+        self.sync_files(vec![Arc::clone(file)])
+    }
+
+    /// Makes everything written to `files` so far durable; returns when it is.
+    pub fn sync_files(&self, files: Vec<Arc<File>>) -> io::Result<()> {
+        if files.is_empty() {
+            return Ok(());
+        }
         let (done, answer) = crossbeam_channel::bounded(1);
-        let request = SyncRequest {
-            file: Arc::clone(file),
-            done,
-        };
+        let request = SyncRequest { files, done };
         self.tx
             .send(request)
             .map_err(|_| io::Error::other("the log sync thread has stopped"))?;
@@ -292,15 +323,15 @@ impl Syncer {
 
 /// One round of the [`Syncer`]: the first error, if any, fails every request of the round.
 fn sync_round(round: &[SyncRequest]) -> Result<(), io::Error> {
+    let mut files = round.iter().flat_map(|r| &r.files);
     #[cfg(target_os = "linux")]
-    if round.len() > Syncer::FEW {
+    if round.iter().map(|r| r.files.len()).sum::<usize>() > Syncer::FEW
+        && let Some(any) = files.next()
+    {
         // Every file of a round is on the data directory's file system.
-        return rustix::fs::syncfs(&*round[0].file).map_err(io::Error::from);
+        return rustix::fs::syncfs(&**any).map_err(io::Error::from);
     }
-    for request in round {
-        request.file.sync_data()?;
-    }
-    Ok(())
+    files.try_for_each(|file| file.sync_data())
 }
 
 /// What a snapshot holds: a copy of a room's state after its first `records` records.
@@ -828,7 +859,7 @@ mod tests {
                 let mut file = File::create(data.join(format!("f{k}"))).unwrap();
                 file.write_all(b"record").unwrap();
                 SyncRequest {
-                    file: Arc::new(file),
+                    files: vec![Arc::new(file)],
                     done: tx.clone(),
                 }
             })

@@ -2,8 +2,8 @@
 //!
 //! A room takes requests one at a time and answers into an outbox; nothing here touches a
 //! socket, a file or a clock it was not handed, so the whole game logic is tested without
-//! either. The runner (`server.rs`) owns a room on a thread of its own and drives it: it
-//! passes requests in, writes the records the room produced to the log, and only then
+//! either. The runner (`server.rs`) hands a room to one of its workers, which drives it: it
+//! passes requests in, makes the records the room produced durable in the log, and only then
 //! calls [`Room::release`], which encodes the changes and hands every frame to its
 //! connection's queue. So no client sees a move before it is durable.
 //!

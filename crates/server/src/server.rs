@@ -1,16 +1,19 @@
-//! The network side: HTTP routes, WebSocket connections, the room directory, and the thread
-//! that runs each room.
+//! The network side: HTTP routes, WebSocket connections, the room directory, and the
+//! workers that run the rooms.
 //!
 //! A connection is two thin tasks: the reader checks, rate-limits and decodes frames and
 //! forwards them to its room; the writer drains the connection's bounded queue into the
-//! socket. A room is a thread that owns its [`Room`] and its [`Log`](crate::log::Log): it
-//! takes a batch of requests, applies them, commits their records in one write (group
-//! commit), and only then releases the frames they produced.
+//! socket. A room belongs to one of a few worker threads (one a processor), which owns its
+//! [`Room`] and its [`Log`]: each round, the worker takes the requests of every room that
+//! has some, applies them, appends their records to the rooms' logs, makes them all durable
+//! with one sync (the group commit spans the rooms), and only then releases the frames
+//! they produced.
 
 use std::collections::HashMap;
+use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,7 +28,7 @@ use crossbeam_channel as cb;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
-use crate::log::{RoomDir, Sync, Syncer};
+use crate::log::{Log, RoomDir, Sync, Syncer};
 use crate::metrics::Metrics;
 use crate::params::{Requested, RoomParams, parse_query};
 use crate::protocol::{ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg};
@@ -87,7 +90,7 @@ impl Default for Config {
     }
 }
 
-/// A request to a room's thread.
+/// A request to a room (its worker takes it).
 enum Cmd {
     Join {
         conn: ConnId,
@@ -123,12 +126,45 @@ type Closer = Arc<CloseSlot>;
 /// The most requests waiting for one room; past it a move is refused as busy.
 const ROOM_QUEUE: usize = 65_536;
 
+/// How a room's worker learns that the room has requests: the first request since the
+/// worker last looked rings once (the flag keeps a busy room from ringing for every move).
+#[derive(Clone)]
+struct Bell {
+    room: u64,
+    scheduled: Arc<AtomicBool>,
+    worker: cb::Sender<WorkerMsg>,
+}
+
+impl Bell {
+    fn ring(&self) {
+        if !self.scheduled.swap(true, Ordering::AcqRel) {
+            let _ = self.worker.send(WorkerMsg::Ring(self.room));
+        }
+    }
+}
+
+/// A room's queue of joins, leaves and shutdowns (never refused for being full).
+#[derive(Clone)]
+struct CtlQueue {
+    tx: cb::Sender<Cmd>,
+    bell: Bell,
+}
+
+impl CtlQueue {
+    fn send(&self, cmd: Cmd) -> Result<(), cb::SendError<Cmd>> {
+        self.tx.send(cmd)?;
+        self.bell.ring();
+        Ok(())
+    }
+}
+
 /// A room's queue of requests from connections: unbounded underneath (so an idle room holds
 /// no slots), bounded by a count.
 #[derive(Clone)]
 struct MsgQueue {
     tx: cb::Sender<Cmd>,
     queued: Arc<AtomicUsize>,
+    bell: Bell,
 }
 
 impl MsgQueue {
@@ -139,14 +175,17 @@ impl MsgQueue {
         }
         self.tx.try_send(cmd).inspect_err(|_| {
             self.queued.fetch_sub(1, Ordering::Relaxed);
-        })
+        })?;
+        self.bell.ring();
+        Ok(())
     }
 }
 
 struct RoomHandle {
     params: RoomParams,
     weight: u128,
-    ctl: cb::Sender<Cmd>,
+    worker: usize,
+    ctl: CtlQueue,
     msgs: MsgQueue,
     players: Arc<AtomicUsize>,
 }
@@ -157,10 +196,11 @@ pub struct Shared {
     rooms: Mutex<HashMap<String, RoomHandle>>,
     metrics: Arc<Metrics>,
     next_conn: AtomicU64,
+    next_room: AtomicU64,
     open: AtomicUsize,
-    shutting_down: std::sync::atomic::AtomicBool,
-    /// The rooms' group commit.
-    syncer: Syncer,
+    shutting_down: AtomicBool,
+    /// The room workers' queues.
+    workers: Vec<cb::Sender<WorkerMsg>>,
 }
 
 impl Shared {
@@ -219,6 +259,10 @@ fn weight(params: &RoomParams) -> u128 {
     params.cells() * (1 + views)
 }
 
+/// Registers a room and hands it to the worker with the fewest cells: at once when it was
+/// restored, or once a thread of its own has made its board (which a large board takes a
+/// while for, and no other room should wait on). Requests that come meanwhile wait in the
+/// room's queues.
 fn spawn_room(
     shared: &Arc<Shared>,
     rooms: &mut HashMap<String, RoomHandle>,
@@ -226,40 +270,115 @@ fn spawn_room(
     params: RoomParams,
     start: RoomStart,
 ) -> Result<(), String> {
+    let mut load = vec![0u128; shared.workers.len()];
+    for h in rooms.values() {
+        load[h.worker] += h.weight;
+    }
+    let worker = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
+    let worker_tx = shared
+        .workers
+        .get(worker)
+        .cloned()
+        .ok_or_else(|| "no room workers".to_string())?;
     let (ctl_tx, ctl_rx) = cb::unbounded();
     let (msg_tx, msg_rx) = cb::unbounded();
     let queued = Arc::new(AtomicUsize::new(0));
     let players = Arc::new(AtomicUsize::new(0));
+    let id = shared.next_room.fetch_add(1, Ordering::Relaxed);
+    let bell = Bell {
+        room: id,
+        scheduled: Arc::new(AtomicBool::new(false)),
+        worker: worker_tx.clone(),
+    };
     let handle = RoomHandle {
         params,
         weight: weight(&params),
-        ctl: ctl_tx,
+        worker,
+        ctl: CtlQueue {
+            tx: ctl_tx,
+            bell: bell.clone(),
+        },
         msgs: MsgQueue {
             tx: msg_tx,
             queued: Arc::clone(&queued),
+            bell: bell.clone(),
         },
         players: Arc::clone(&players),
     };
-    let thread_shared = Arc::clone(shared);
-    let thread_name = name.clone();
-    std::thread::Builder::new()
-        .name(format!("room {name}"))
-        .spawn(move || {
-            let inbox = Inbox {
-                ctl: ctl_rx,
-                msgs: msg_rx,
-                queued,
-                players,
-            };
-            run_room(&thread_shared, &thread_name, params, start, &inbox)
-        })
-        .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
+    let adoption = Adoption {
+        id,
+        inbox: Inbox {
+            ctl: ctl_rx,
+            msgs: msg_rx,
+            queued,
+            players,
+        },
+        scheduled: bell.scheduled,
+        worker: worker_tx,
+    };
+    match start {
+        RoomStart::Restored(boxed) => {
+            let (room, log) = *boxed;
+            adoption.adopt(name.clone(), &params, room, log, &shared.config);
+        }
+        RoomStart::New(seed) => {
+            let thread_shared = Arc::clone(shared);
+            let thread_name = name.clone();
+            std::thread::Builder::new()
+                .name(format!("new room {name}"))
+                .spawn(move || {
+                    let shared = thread_shared;
+                    match make_room(&shared, &thread_name, &params, seed) {
+                        Ok((room, log)) => {
+                            adoption.adopt(thread_name, &params, room, log, &shared.config);
+                        }
+                        Err(e) => {
+                            eprintln!("bitmines serve: room {thread_name}: {e}");
+                            let inbox = &adoption.inbox;
+                            refuse_all(
+                                &inbox.ctl,
+                                &inbox.msgs,
+                                &format!("the room could not be made: {e}"),
+                            );
+                            if let Ok(mut rooms) = shared.rooms.lock() {
+                                rooms.remove(&thread_name);
+                                shared.metrics.set_rooms(rooms.len());
+                            }
+                        }
+                    }
+                })
+                .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
+        }
+    }
     rooms.insert(name, handle);
     shared.metrics.set_rooms(rooms.len());
     Ok(())
 }
 
-/// What a room's thread reads from, and the counts it keeps for others.
+/// Makes a new room: its folder and secret, its board, its log and first snapshot.
+fn make_room(
+    shared: &Arc<Shared>,
+    name: &str,
+    params: &RoomParams,
+    seed: u64,
+) -> Result<(Room, crate::log::Log), String> {
+    let config = &shared.config;
+    let dir = RoomDir::new(&config.data, name);
+    dir.create(params, seed)
+        .map_err(|e| format!("{}: {e}", dir.path().display()))?;
+    let room = crate::log::fresh_room(
+        params,
+        seed,
+        config.max_chunks,
+        Arc::clone(&shared.metrics),
+        Instant::now(),
+    )?;
+    let (log, _) = dir.open_log(config.sync)?;
+    dir.write_snapshot(&room.snapshot_state(0))?;
+    Ok((room, log))
+}
+
+/// What a room's worker reads from, and the counts it keeps for others.
 struct Inbox {
     ctl: cb::Receiver<Cmd>,
     msgs: cb::Receiver<Cmd>,
@@ -269,64 +388,177 @@ struct Inbox {
     players: Arc<AtomicUsize>,
 }
 
-/// The loop of one room's thread.
-fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomStart, inbox: &Inbox) {
-    let Inbox {
-        ctl,
-        msgs,
-        queued,
-        players,
-    } = inbox;
-    let config = &shared.config;
-    let dir = RoomDir::new(&config.data, name);
-    let made = match start {
-        RoomStart::Restored(boxed) => Ok(*boxed),
-        RoomStart::New(seed) => (|| {
-            dir.create(&params, seed)
-                .map_err(|e| format!("{}: {e}", dir.path().display()))?;
-            let room = crate::log::fresh_room(
-                &params,
-                seed,
-                config.max_chunks,
-                Arc::clone(&shared.metrics),
-                Instant::now(),
-            )?;
-            let (log, _) = dir.open_log(config.sync)?;
-            dir.write_snapshot(&room.snapshot_state(0))?;
-            Ok::<_, String>((room, log))
-        })(),
-    };
-    let (mut room, mut log) = match made {
-        Ok(made) => made,
-        Err(e) => {
-            eprintln!("bitmines serve: room {name}: {e}");
-            refuse_all(ctl, msgs, &format!("the room could not be made: {e}"));
-            if let Ok(mut rooms) = shared.rooms.lock() {
-                rooms.remove(name);
-            }
-            return;
-        }
-    };
-    log.share_sync(shared.syncer.clone());
-    let mut closers: HashMap<ConnId, Closer> = HashMap::new();
-    let mut last_snapshot = log.records();
-    let mut batch = Vec::with_capacity(4096);
-    let mut replies = Vec::new();
-    let mut shutdown: Option<oneshot::Sender<()>> = None;
-    let mut writer: Option<std::thread::JoinHandle<()>> = None;
+/// A room on its way to its worker.
+struct Adoption {
+    id: u64,
+    inbox: Inbox,
+    scheduled: Arc<AtomicBool>,
+    worker: cb::Sender<WorkerMsg>,
+}
+
+impl Adoption {
+    fn adopt(self, name: String, params: &RoomParams, room: Room, log: Log, config: &Config) {
+        let live = Live {
+            name,
+            every: config
+                .snapshot_every
+                .unwrap_or_else(|| snapshot_every(params)),
+            last_snapshot: log.records(),
+            room,
+            log,
+            inbox: self.inbox,
+            scheduled: self.scheduled,
+            closers: HashMap::new(),
+            replies: Vec::new(),
+            shutdown: None,
+            writer: None,
+        };
+        let _ = self.worker.send(WorkerMsg::Adopt(self.id, Box::new(live)));
+    }
+}
+
+/// What a room worker is told.
+enum WorkerMsg {
+    /// The room has requests waiting.
+    Ring(u64),
+    /// A room to run from now on.
+    Adopt(u64, Box<Live>),
+}
+
+/// Where a join's answer goes.
+type JoinReply = oneshot::Sender<Result<(), Refusal>>;
+
+/// A room in its worker's hands.
+struct Live {
+    name: String,
+    room: Room,
+    log: Log,
+    inbox: Inbox,
+    scheduled: Arc<AtomicBool>,
+    closers: HashMap<ConnId, Closer>,
+    /// Records between snapshots, and the count at the last one.
+    every: u64,
+    last_snapshot: u64,
+    replies: Vec<(JoinReply, Result<(), Refusal>)>,
+    shutdown: Option<oneshot::Sender<()>>,
+    /// The thread writing the room's last snapshot, if it has not finished.
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+/// How long a worker waits for a request before it looks at its rooms' timers.
+const TICK: Duration = Duration::from_millis(50);
+
+/// The most requests a room takes in one round.
+const BATCH: usize = 4096;
+
+/// A room worker's loop. Each round it takes the requests of every room that rang, applies
+/// them, appends every room's records to its log, makes all those logs durable with one
+/// request to the [`Syncer`], and only then releases the frames and acknowledgements: the
+/// group commit spans the worker's rooms, so hundreds of small rooms cost a sync a round,
+/// not a sync each, and a handful of threads serve them all.
+fn run_worker(config: &Config, syncer: &Syncer, rx: &cb::Receiver<WorkerMsg>) {
+    let mut rooms: HashMap<u64, Live> = HashMap::new();
+    let mut ready: Vec<u64> = Vec::new();
+    let mut batch = Vec::with_capacity(BATCH);
+    let mut last_tick = Instant::now();
     loop {
-        cb::select! {
-            recv(ctl) -> cmd => match cmd { Ok(c) => batch.push(c), Err(_) => break },
-            recv(msgs) -> cmd => if let Ok(c) = cmd { batch.push(c) },
-            default(Duration::from_millis(50)) => {},
-        }
-        while batch.len() < 4096 {
-            match ctl.try_recv().or_else(|_| msgs.try_recv()) {
-                Ok(c) => batch.push(c),
-                Err(_) => break,
+        let first = if ready.is_empty() {
+            match rx.recv_timeout(TICK) {
+                Ok(m) => Some(m),
+                Err(cb::RecvTimeoutError::Timeout) => None,
+                Err(cb::RecvTimeoutError::Disconnected) => break,
+            }
+        } else {
+            rx.try_recv().ok()
+        };
+        for m in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
+            match m {
+                WorkerMsg::Ring(id) => ready.push(id),
+                WorkerMsg::Adopt(id, live) => {
+                    rooms.insert(id, *live);
+                    ready.push(id);
+                }
             }
         }
         let now = Instant::now();
+        if now.duration_since(last_tick) >= TICK {
+            // Every room's throttled frames (players, cursors) and snapshot timer.
+            last_tick = now;
+            ready.extend(rooms.keys());
+        }
+        ready.sort_unstable();
+        ready.dedup();
+        let round: Vec<u64> = std::mem::take(&mut ready);
+        let mut files = Vec::new();
+        let mut failed = Vec::new();
+        for &id in &round {
+            let Some(live) = rooms.get_mut(&id) else {
+                // Rung before its adoption: the adoption itself puts it in a round.
+                continue;
+            };
+            // Cleared before the queues are read: a request after this rings again.
+            live.scheduled.store(false, Ordering::Release);
+            live.take(&mut batch, now);
+            if !live.inbox.ctl.is_empty() || !live.inbox.msgs.is_empty() {
+                ready.push(id);
+            }
+            live.room.tick(now);
+            let records = live.room.take_records();
+            match live.log.append(&records) {
+                Ok(()) if !records.is_empty() && live.log.sync_mode() == Sync::Data => {
+                    files.push(Arc::clone(live.log.file()));
+                }
+                Ok(()) => {}
+                Err(e) => failed.push((id, e)),
+            }
+        }
+        if let Err(e) = syncer.sync_files(files) {
+            // Every room of the round wrote moves that may not be durable.
+            failed.extend(
+                round
+                    .iter()
+                    .map(|&id| (id, io::Error::new(e.kind(), e.to_string()))),
+            );
+        }
+        for (id, e) in failed {
+            // The moves are applied in memory but not durable: nobody may see them, so
+            // every connection is closed and the room stops; a restart replays the log as
+            // it is on disk.
+            if let Some(live) = rooms.remove(&id) {
+                eprintln!(
+                    "bitmines serve: room {}: the log cannot be written: {e}",
+                    live.name
+                );
+                close_all(
+                    &live.closers,
+                    1011,
+                    "the server cannot store moves; reconnect later",
+                );
+            }
+        }
+        for id in round {
+            let done = rooms
+                .get_mut(&id)
+                .is_some_and(|live| live.after_commit(config));
+            if done {
+                rooms.remove(&id);
+            }
+        }
+    }
+}
+
+impl Live {
+    /// Takes up to a batch of the room's requests and applies them.
+    fn take(&mut self, batch: &mut Vec<Cmd>, now: Instant) {
+        let Inbox {
+            ctl, msgs, queued, ..
+        } = &self.inbox;
+        batch.extend(
+            std::iter::from_fn(|| ctl.try_recv().or_else(|_| msgs.try_recv()).ok()).take(BATCH),
+        );
         for cmd in batch.drain(..) {
             match cmd {
                 Cmd::Join {
@@ -338,11 +570,11 @@ fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomSta
                     closer,
                     reply,
                 } => {
-                    let result = room.join(conn, token, spectate, name, tx, now);
+                    let result = self.room.join(conn, token, spectate, name, tx, now);
                     if result.is_ok() {
-                        closers.insert(conn, closer);
+                        self.closers.insert(conn, closer);
                     }
-                    replies.push((reply, result));
+                    self.replies.push((reply, result));
                 }
                 Cmd::Msg {
                     conn,
@@ -350,76 +582,70 @@ fn run_room(shared: &Arc<Shared>, name: &str, params: RoomParams, start: RoomSta
                     received,
                 } => {
                     queued.fetch_sub(1, Ordering::Relaxed);
-                    room.handle(conn, msg, received, now);
+                    self.room.handle(conn, msg, received, now);
                 }
                 Cmd::Leave { conn } => {
-                    room.leave(conn);
-                    closers.remove(&conn);
+                    self.room.leave(conn);
+                    self.closers.remove(&conn);
                 }
-                Cmd::Shutdown { reply } => shutdown = Some(reply),
+                Cmd::Shutdown { reply } => self.shutdown = Some(reply),
             }
         }
-        room.tick(now);
-        let records = room.take_records();
-        if let Err(e) = log.commit(&records) {
-            // The moves of this batch are applied in memory but not durable: nobody may see
-            // them, so every connection is closed and the room stops; a restart replays the
-            // log as it is on disk.
-            eprintln!("bitmines serve: room {name}: the log cannot be written: {e}");
-            close_all(
-                &closers,
-                1011,
-                "the server cannot store moves; reconnect later",
-            );
-            break;
-        }
-        room.release(Instant::now());
-        players.store(room.player_count(), Ordering::Relaxed);
-        for (reply, result) in replies.drain(..) {
+    }
+
+    /// After the round's records are durable: sends the frames and answers, closes the
+    /// connections that fell behind, and writes a snapshot when one is due. True when the
+    /// room has shut down.
+    fn after_commit(&mut self, config: &Config) -> bool {
+        self.room.release(Instant::now());
+        self.inbox
+            .players
+            .store(self.room.player_count(), Ordering::Relaxed);
+        for (reply, result) in self.replies.drain(..) {
             let _ = reply.send(result);
         }
-        for (conn, reason) in room.take_closed() {
-            if let Some(closer) = closers.remove(&conn) {
+        for (conn, reason) in self.room.take_closed() {
+            if let Some(closer) = self.closers.remove(&conn) {
                 set_close(&closer, 1013, &reason);
             }
         }
         // Snapshots are written on a thread of their own from a copy of the state, so a
         // large board's write never holds up the moves; one at a time.
-        if writer.as_ref().is_some_and(|w| w.is_finished()) {
-            writer.take().map(std::thread::JoinHandle::join);
+        if self.writer.as_ref().is_some_and(|w| w.is_finished()) {
+            self.writer.take().map(std::thread::JoinHandle::join);
         }
-        let every = config
-            .snapshot_every
-            .unwrap_or_else(|| snapshot_every(&params));
-        let due = log.records() - last_snapshot >= every;
-        if (due && writer.is_none()) || shutdown.is_some() {
-            if let Some(w) = writer.take() {
+        let records = self.log.records();
+        let due = records - self.last_snapshot >= self.every;
+        if (due && self.writer.is_none()) || self.shutdown.is_some() {
+            if let Some(w) = self.writer.take() {
                 let _ = w.join();
             }
-            let state = room.snapshot_state(log.records());
-            last_snapshot = log.records();
-            let (data, name) = (config.data.clone(), name.to_string());
+            let state = self.room.snapshot_state(records);
+            self.last_snapshot = records;
+            let (data, name) = (config.data.clone(), self.name.clone());
             let write = move || {
-                background();
                 if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&state) {
                     eprintln!("bitmines serve: room {name}: snapshot: {e}");
                 }
             };
-            if shutdown.is_some() {
+            if self.shutdown.is_some() {
                 write();
             } else {
-                writer = std::thread::Builder::new()
+                self.writer = std::thread::Builder::new()
                     .name("snapshot".into())
-                    .spawn(write)
+                    .spawn(move || {
+                        background();
+                        write();
+                    })
                     .ok();
             }
         }
-        if let Some(reply) = shutdown.take() {
-            close_all(&closers, 1001, "the server is shutting down");
-            drop(room);
+        if let Some(reply) = self.shutdown.take() {
+            close_all(&self.closers, 1001, "the server is shutting down");
             let _ = reply.send(());
-            return;
+            return true;
         }
+        false
     }
 }
 
@@ -491,14 +717,28 @@ impl Server {
         let metrics = Arc::new(Metrics::default());
         let syncer = Syncer::start(Arc::clone(&metrics))
             .map_err(|e| format!("cannot start the log sync thread: {e}"))?;
+        // A worker a processor: each runs many rooms; they end when the server is dropped.
+        let count = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 64));
+        let mut workers = Vec::with_capacity(count);
+        for w in 0..count {
+            let (tx, rx) = cb::unbounded();
+            let (config, syncer) = (config.clone(), syncer.clone());
+            std::thread::Builder::new()
+                .name(format!("rooms {w}"))
+                .spawn(move || run_worker(&config, &syncer, &rx))
+                .map_err(|e| format!("cannot start a room worker: {e}"))?;
+            workers.push(tx);
+        }
+        drop(syncer);
         let shared = Arc::new(Shared {
-            syncer,
             config,
             rooms: Mutex::new(HashMap::new()),
             metrics,
             next_conn: AtomicU64::new(1),
+            next_room: AtomicU64::new(1),
             open: AtomicUsize::new(0),
-            shutting_down: std::sync::atomic::AtomicBool::new(false),
+            shutting_down: AtomicBool::new(false),
+            workers,
         });
         let restored = restore_rooms(&shared)?;
         if restored > 0 {
@@ -996,7 +1236,7 @@ fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
     requested: &Requested,
-) -> Result<(cb::Sender<Cmd>, MsgQueue), Refusal> {
+) -> Result<(CtlQueue, MsgQueue), Refusal> {
     let config = &shared.config;
     let mut rooms = shared
         .rooms
