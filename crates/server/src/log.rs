@@ -5,9 +5,9 @@
 //! - `meta`: the room's parameters and the secret seed of its board, written once,
 //!   atomically, before the room takes its first join.
 //! - `log`: the records, each `len u32 | crc32 u32 | payload` (little-endian; the CRC is of
-//!   the payload). A batch of records is written and flushed (and, unless sync is off,
-//!   `fdatasync`ed) before any of its moves is acknowledged: one flush for a whole batch is
-//!   the group commit.
+//!   the payload). A batch of records is written (and, unless sync is off, synced) before
+//!   any of its moves is acknowledged: one write a room a batch, and one sync for all the
+//!   rooms that wrote (the [`Syncer`]), is the group commit.
 //! - `snapshot-NNNNNNNNNNNNNNNNNNNN`: the state after the first N records: the board in the
 //!   binary board format, every view in the saved-game format, the players with their
 //!   scores and who placed each standing flag; a CRC-32 at the end. Written to a temporary file, synced and renamed, so a snapshot is whole or absent.
@@ -189,33 +189,11 @@ pub enum Sync {
 pub struct Log {
     file: Arc<File>,
     sync: Sync,
-    syncer: Option<Syncer>,
     records: u64,
     buffer: Vec<u8>,
 }
 
 impl Log {
-    /// Appends records and makes them durable: one write, then (unless sync is off) one
-    /// sync, its own or, once [`Log::share_sync`] gave it one, the shared [`Syncer`]'s.
-    pub fn commit(&mut self, records: &[Record]) -> io::Result<()> {
-        if records.is_empty() {
-            return Ok(());
-        }
-        self.buffer.clear();
-        for r in records {
-            frame(r, &mut self.buffer);
-        }
-        (&*self.file).write_all(&self.buffer)?;
-        if self.sync == Sync::Data {
-            match &self.syncer {
-                Some(syncer) => syncer.sync(&self.file)?,
-                None => self.file.sync_data()?,
-            }
-        }
-        self.records += records.len() as u64;
-        Ok(())
-    }
-
     /// Appends records without syncing them: the caller makes [`Log::file`] durable (with the
     /// other rooms' logs, through a [`Syncer`]) before it acknowledges any of them.
     pub fn append(&mut self, records: &[Record]) -> io::Result<()> {
@@ -241,23 +219,18 @@ impl Log {
         self.sync
     }
 
-    /// Syncs through `syncer` from now on, together with the other rooms' logs.
-    pub fn share_sync(&mut self, syncer: Syncer) {
-        self.syncer = Some(syncer);
-    }
-
     /// Records in the log.
     pub fn records(&self) -> u64 {
         self.records
     }
 }
 
-/// Group commit across rooms: one thread that takes every room's request to make its log
-/// durable and answers all the requests that came in while it worked with one round of
-/// syncing. With a few requests waiting, a round `fdatasync`s each of their files; with
-/// more (hundreds of race rooms), it is one `syncfs` of the data directory's file system,
-/// whose cost does not grow with the rooms. A room waits for its answer before it
-/// acknowledges anything, as it would for a sync of its own.
+/// Group commit across rooms: one thread that takes the requests to make logs durable (a
+/// room worker's request names every log it wrote in a round) and answers all the requests
+/// that came in while it worked with one round of syncing. With a few files waiting, a
+/// round `fdatasync`s each; with more (hundreds of race rooms), it is one `syncfs` of the
+/// data directory's file system, whose cost does not grow with the rooms. The worker waits
+/// for the answer before it acknowledges anything.
 #[derive(Clone)]
 pub struct Syncer {
     tx: crossbeam_channel::Sender<SyncRequest>,
@@ -499,7 +472,6 @@ impl RoomDir {
             Log {
                 file: Arc::new(file),
                 sync,
-                syncer: None,
                 records: records.len() as u64,
                 buffer: Vec::new(),
             },
@@ -815,7 +787,6 @@ mod tests {
                     fs::create_dir_all(dir.path()).unwrap();
                     let (mut log, old) = dir.open_log(Sync::Data).unwrap();
                     assert!(old.is_empty());
-                    log.share_sync(syncer);
                     for i in 0..40u32 {
                         let record = Record::Move {
                             player: k as u32,
@@ -823,7 +794,8 @@ mod tests {
                             row: i,
                             col: k as u32,
                         };
-                        log.commit(&[record]).unwrap();
+                        log.append(&[record]).unwrap();
+                        syncer.sync(log.file()).unwrap();
                     }
                     assert_eq!(log.records(), 40);
                 })
