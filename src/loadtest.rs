@@ -28,7 +28,7 @@ pub(crate) struct Args {
     /// Simulated players, each on a connection of its own.
     #[arg(long, default_value_t = 100)]
     clients: usize,
-    /// Seconds of play.
+    /// Seconds of play, timed from when every player has joined and has its viewport.
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
     /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
@@ -79,6 +79,9 @@ struct Report {
     clients: usize,
     rate_per_client: f64,
     connected: usize,
+    /// Seconds from the first player's connection to the last's viewport: before the timed
+    /// run, and not in its figures.
+    ramp_s: f64,
     duration_s: f64,
     actions: u64,
     actions_per_s: f64,
@@ -233,8 +236,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         "bitmines loadtest: {} players in {} {rows}x{cols} rooms for at most {} s, seed {seed}",
         args.clients, args.rooms, args.duration
     );
-    let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(args.duration);
+    let duration = Duration::from_secs_f64(args.duration);
+    // Every player joins and gets its viewport first; the timed run starts when all have
+    // (or a player could not connect), so the figures are of the load, not of the ramp.
+    let (ready_tx, mut ready_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (go_tx, go_rx) = tokio::sync::watch::channel::<Option<Instant>>(None);
+    let ramp_start = Instant::now();
     let mut rng = Pcg64::seed_from_u64(seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
     let mut tasks = Vec::with_capacity(args.clients);
@@ -251,7 +258,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             let reconnect_at =
                 (rng.next_u64() as f64 / u64::MAX as f64 <= args.reconnects).then(|| {
                     let at = 0.2 + 0.6 * (rng.next_u64() as f64 / u64::MAX as f64);
-                    start + Duration::from_secs_f64(args.duration * at)
+                    duration.mul_f64(at)
                 });
             let player = Player {
                 url: format!("{}&name=load-{index}", room_url(pair % args.rooms)),
@@ -261,7 +268,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 sent: Arc::clone(&sent),
                 seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
                 pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
-                reconnect_at,
+                reconnect_after: reconnect_at,
+                reconnect_at: None,
+                duration,
+            };
+            let start = Start {
+                ready: Ready(Some(ready_tx.clone())),
+                go: go_rx.clone(),
             };
             let (totals, ack, fanout, connected, gate) = (
                 Arc::clone(&totals),
@@ -272,17 +285,35 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             );
             tasks.push(runtime.spawn(async move {
                 player
-                    .play(deadline, &totals, &ack, &fanout, &connected, &gate)
+                    .play(start, &totals, &ack, &fanout, &connected, &gate)
                     .await
             }));
         }
     }
+    drop(ready_tx);
+    let (ramp, start) = runtime.block_on(async {
+        // Each player says once that it is ready, or gone; ten minutes at most.
+        let limit = tokio::time::Instant::now() + Duration::from_secs(600);
+        for _ in 0..args.clients {
+            match tokio::time::timeout_at(limit, ready_rx.recv()).await {
+                Ok(Some(())) => {}
+                _ => break,
+            }
+        }
+        let start = Instant::now();
+        let _ = go_tx.send(Some(start + duration));
+        (ramp_start.elapsed().as_secs_f64(), start)
+    });
+    eprintln!(
+        "bitmines loadtest: the players joined and got their viewports in {ramp:.1} s; the timed run starts"
+    );
     runtime.block_on(async {
         for t in tasks {
             let _ = t.await;
         }
     });
     let elapsed = start.elapsed().as_secs_f64();
+
     let memory_after = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
     let ack = ack.lock().map_err(|_| anyhow!("poisoned"))?;
     let fanout = fanout.lock().map_err(|_| anyhow!("poisoned"))?;
@@ -295,6 +326,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         clients: args.clients,
         rate_per_client: args.rate,
         connected: connected.load(Relaxed) as usize,
+        ramp_s: ramp,
         duration_s: elapsed,
         actions,
         actions_per_s: actions as f64 / elapsed,
@@ -327,8 +359,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.clients, report.connected, report.reconnects, report.failed
         );
         println!(
-            "moves            {} acknowledged in {:.1} s: {:.0} a second",
-            report.actions, elapsed, report.actions_per_s
+            "moves            {} acknowledged in {:.1} s: {:.0} a second (after {:.1} s for every player to join)",
+            report.actions, elapsed, report.actions_per_s, report.ramp_s
         );
         println!("acknowledgement  {}", q(&report.ack_ms));
         println!("fan-out          {}", q(&report.fanout_ms));
@@ -367,13 +399,39 @@ struct Player {
     pace: Option<Duration>,
     sent: Sent,
     seed: u64,
+    /// When, into the timed run, this player drops its connection and resumes by token.
+    reconnect_after: Option<Duration>,
     reconnect_at: Option<Instant>,
+    duration: Duration,
+}
+
+/// Says once that a player is ready to play (or gone): when told, or when dropped.
+struct Ready(Option<tokio::sync::mpsc::UnboundedSender<()>>);
+
+impl Ready {
+    fn fire(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+impl Drop for Ready {
+    fn drop(&mut self) {
+        self.fire();
+    }
+}
+
+/// A player's part in the start: it says when it is ready, and learns the run's deadline.
+struct Start {
+    ready: Ready,
+    go: tokio::sync::watch::Receiver<Option<Instant>>,
 }
 
 impl Player {
     async fn play(
         mut self,
-        deadline: Instant,
+        mut start: Start,
         totals: &Totals,
         ack_hist: &Mutex<Histogram<u64>>,
         fanout_hist: &Mutex<Histogram<u64>>,
@@ -383,6 +441,9 @@ impl Player {
         let mut rng = Pcg64::seed_from_u64(self.seed);
         let mut url = self.url.clone();
         let mut seq = 0u32;
+        // Until the run starts, the deadline is the ramp's limit.
+        let mut started = false;
+        let mut deadline = Instant::now() + Duration::from_secs(660);
         'session: while Instant::now() < deadline {
             let client = {
                 let _permit = gate.acquire().await;
@@ -435,6 +496,23 @@ impl Player {
                     totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
                     client.close().await;
                     continue 'session;
+                }
+                if got_chunks >= chunks && !started {
+                    start.ready.fire();
+                    if start.go.wait_for(Option::is_some).await.is_err() {
+                        break 'session;
+                    }
+                    started = true;
+                    let run_end = (*start.go.borrow()).unwrap_or(deadline);
+                    deadline = run_end;
+                    self.reconnect_at = self
+                        .reconnect_after
+                        .map(|after| run_end - self.duration + after);
+                    next_at = Instant::now()
+                        + self.pace.map_or(Duration::ZERO, |p| {
+                            p.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
+                        });
+                    continue;
                 }
                 let ready = in_flight.is_none() && got_chunks >= chunks;
                 if ready && now >= next_at {
@@ -614,11 +692,21 @@ impl Player {
         if let Ok(solver) = Solver::new(&position)
             && let Ok(solution) = solver.solve_with(false)
         {
+            // The first hidden cell, row by row, of the lowest probability: the lowest of
+            // the cells next to a number and the one shared by the cells touching none.
+            let odds = &solution.probabilities;
+            let mut lowest = odds
+                .frontier()
+                .map(|(_, q)| q)
+                .fold(f64::INFINITY, f64::min);
+            if odds.off_frontier_cells() > 0 {
+                lowest = lowest.min(odds.off_frontier());
+            }
             let best = hidden
                 .iter()
-                .map(|&(r, c)| (solution.probabilities.mine(r, c).unwrap_or(1.0), r, c))
-                .min_by(|a, b| a.0.total_cmp(&b.0));
-            if let Some((_, r, c)) = best {
+                .copied()
+                .find(|&(r, c)| odds.mine(r, c).is_ok_and(|q| q <= lowest));
+            if let Some((r, c)) = best {
                 return Some((r0 + r, c0 + c));
             }
         }
