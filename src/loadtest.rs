@@ -692,8 +692,13 @@ impl Player {
         if let Ok(solver) = Solver::new(&position)
             && let Ok(solution) = solver.solve_with(false)
         {
-            // The first hidden cell, row by row, of the lowest probability: the lowest of
-            // the cells next to a number and the one shared by the cells touching none.
+            // A cell the full solve proves safe (the mine count can prove what the quick
+            // deduction did not), else the first hidden cell, row by row, of the lowest
+            // probability: the lowest of the cells next to a number and the one shared by
+            // the cells touching none.
+            if let Some((r, c)) = solution.certain.safe().next() {
+                return Some((r0 + r, c0 + c));
+            }
             let odds = &solution.probabilities;
             let mut lowest = odds
                 .frontier()
