@@ -696,8 +696,15 @@ impl Player {
             // deduction did not), else the first hidden cell, row by row, of the lowest
             // probability: the lowest of the cells next to a number and the one shared by
             // the cells touching none.
-            if let Some((r, c)) = solution.certain.safe().next() {
-                return Some((r0 + r, c0 + c));
+            queue.extend(
+                solution
+                    .certain
+                    .safe()
+                    .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
+                    .map(|(r, c)| (r0 + r, c0 + c)),
+            );
+            if let Some(cell) = queue.pop() {
+                return Some(cell);
             }
             let odds = &solution.probabilities;
             let mut lowest = odds
