@@ -490,3 +490,42 @@ async fn scores_survive_a_restart_from_the_snapshot() {
     assert_eq!((me.revealed, me.flags), (u64::from(opened), 1), "{me:?}");
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_connection_is_closed_after_the_idle_time_and_a_talking_one_is_not() {
+    let server = start_with(|c| bitmines_server::server::Config {
+        idle: Duration::from_secs(1),
+        ..c
+    })
+    .await;
+    let url = server.url("idle", "rows=50&cols=50");
+    let mut silent = Recorder::join(&url).await;
+    let mut talking = Recorder::join(&url).await;
+    // The talker pings every 300 ms for 2.4 s, twice the idle time; the other says nothing.
+    for i in 0..8u64 {
+        talking
+            .client
+            .send(&ClientMsg::Ping { nonce: i })
+            .await
+            .unwrap();
+        talking.drain(Duration::from_millis(300)).await;
+    }
+    silent.drain(Duration::from_secs(2)).await;
+    match &silent.closed {
+        Some(ClientError::Closed(Some((1000, reason)))) => {
+            assert_eq!(reason, "idle for 1 s")
+        }
+        other => panic!("the silent connection was not closed as idle: {other:?}"),
+    }
+    assert!(talking.closed.is_none(), "{:?}", talking.closed);
+    let ack = talking
+        .act(ClientMsg::Move {
+            seq: 1,
+            action: Action::Reveal,
+            row: 0,
+            col: 0,
+        })
+        .await;
+    assert!(matches!(ack, ServerMsg::Ack { .. }), "{ack:?}");
+    server.stop().await;
+}
