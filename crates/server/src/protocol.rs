@@ -277,6 +277,9 @@ pub enum EventKind {
     Lost = 5,
 }
 
+/// The most bytes of a player's name on the wire (a longer one is cut at a character).
+pub const MAX_NAME: usize = 32;
+
 /// A message from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ServerMsg {
@@ -816,7 +819,7 @@ impl ServerMsg {
                 out.put_u8(0x86);
                 out.put_u16_le(players.len() as u16);
                 for p in players {
-                    let name = truncate_utf8(&p.name, 32);
+                    let name = truncate_utf8(&p.name, MAX_NAME);
                     out.put_u32_le(p.id);
                     out.put_u8(u8::from(p.online));
                     out.put_u8(p.status);
@@ -1019,6 +1022,11 @@ impl ServerMsg {
                     let revealed = r.u64();
                     let (mines_hit, flags, elapsed_ms) = (r.u32(), r.u32(), r.u32());
                     let len = usize::from(r.u8());
+                    if len > MAX_NAME {
+                        return Err(
+                            r.field(format!("a player's name of {len} bytes, over {MAX_NAME}"))
+                        );
+                    }
                     let name = r.text(len)?;
                     players.push(PlayerInfo {
                         id,

@@ -418,7 +418,7 @@ impl Room {
             let record = Record::Join {
                 player: index as u32,
                 token: random_token(),
-                name: crate::protocol::truncate_utf8(&name, 32).to_string(),
+                name: crate::protocol::truncate_utf8(&name, crate::protocol::MAX_NAME).to_string(),
             };
             self.apply_record(&record, now)
                 .map_err(|e| (ErrorCode::Storage, e))?;
