@@ -55,6 +55,10 @@ pub(crate) struct Args {
     /// 200000, or one for each 128 cells of a larger board].
     #[arg(long)]
     snapshot_every: Option<u64>,
+    /// Threads for the connections, and as many for the rooms [default: half the
+    /// processors, at least 1].
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+    threads: Option<u16>,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -62,6 +66,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.rate.is_nan() || args.rate <= 0.0 {
         return Err(anyhow!("--rate {} must be a positive number", args.rate));
     }
+    let threads = args
+        .threads
+        .map_or_else(bitmines_server::server::default_threads, usize::from);
     let config = Config {
         listen: args.listen,
         data: args.data.clone(),
@@ -78,9 +85,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
         snapshot_every: args.snapshot_every.map(|n| n.max(1)),
+        room_threads: threads,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
         .enable_all()
         .build()
         .context("cannot start the runtime")?;

@@ -222,7 +222,7 @@ fn every_acknowledged_move_survives_sigkill() {
     let mut tokens: Vec<String> = Vec::new();
     let mut acked = vec![Acked::default(); 4];
     for round in 0..4 {
-        let serve = Serve::start(data.path(), &["--snapshot-every", "20"]);
+        let serve = Serve::start(data.path(), &["--snapshot-every", "20", "--threads", "2"]);
         let url = serve.url("crash", &query);
         runtime.block_on(async {
             if round > 0 {
@@ -397,4 +397,14 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("only targets this machine"));
     serve.terminate();
+    let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args(["serve", "--threads", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--threads 0: 0 is not in 1..=256"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

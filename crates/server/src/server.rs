@@ -3,7 +3,7 @@
 //!
 //! A connection is two thin tasks: the reader checks, rate-limits and decodes frames and
 //! forwards them to its room; the writer drains the connection's bounded queue into the
-//! socket. A room belongs to one of a few worker threads (one a processor), which owns its
+//! socket. A room belongs to one of a few worker threads (`--threads`), which owns its
 //! [`Room`] and its [`Log`]: each round, the worker takes the requests of every room that
 //! has some, applies them, appends their records to the rooms' logs, makes them all durable
 //! with one sync (the group commit spans the rooms), and only then releases the frames
@@ -67,6 +67,15 @@ pub struct Config {
     /// Records between a room's snapshots; `None` chooses by the board's size (see
     /// [`snapshot_every`]).
     pub snapshot_every: Option<u64>,
+    /// Threads that run the rooms (see [`default_threads`]).
+    pub room_threads: usize,
+}
+
+/// Threads for the rooms, and as many for the connections, unless told: half the
+/// processors, at least one. On two cores, one of each measured better than two (fewer
+/// threads contending for the processors and waking each other).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).clamp(1, 64))
 }
 
 impl Default for Config {
@@ -86,6 +95,7 @@ impl Default for Config {
             help_rate: 5.0,
             idle: Duration::from_secs(120),
             snapshot_every: None,
+            room_threads: default_threads(),
         }
     }
 }
@@ -717,8 +727,8 @@ impl Server {
         let metrics = Arc::new(Metrics::default());
         let syncer = Syncer::start(Arc::clone(&metrics))
             .map_err(|e| format!("cannot start the log sync thread: {e}"))?;
-        // A worker a processor: each runs many rooms; they end when the server is dropped.
-        let count = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(1, 64));
+        // Each worker runs many rooms; they end when the server is dropped.
+        let count = config.room_threads.max(1);
         let mut workers = Vec::with_capacity(count);
         for w in 0..count {
             let (tx, rx) = cb::unbounded();

@@ -23,12 +23,14 @@ pub(crate) struct TestServer {
     done: Option<tokio::task::JoinHandle<Result<(), String>>>,
 }
 
-/// The test settings: loopback on a free port, no fsync (the tests kill nothing here).
+/// The test settings: loopback on a free port, no fsync (the tests kill nothing here), and
+/// three room workers, so rooms are spread over several whatever the machine.
 pub(crate) fn config(data: PathBuf) -> Config {
     Config {
         listen: "127.0.0.1:0".parse().unwrap(),
         data,
         sync: Sync::Os,
+        room_threads: 3,
         ..Config::default()
     }
 }
