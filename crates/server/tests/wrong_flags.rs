@@ -125,18 +125,33 @@ async fn over_the_wire_a_player_asks_and_a_spectator_may_not() {
     }))
     .await;
     p.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
-    // A cell the view proves safe, from the player's own picture: flag it, then ask.
-    let mut position = bitmines_core::Position::new(9, 9, 10).unwrap();
-    for (_, r, c, state) in p.picture.cells() {
-        if state <= 8 {
-            position.reveal(r, c, state).unwrap();
+    // A cell the view proves safe, from the player's own picture: flag it, then ask. It must
+    // be proven by the rules a window answers with (the trivial and pair rules, no mine
+    // count); while none is, a cell the full solver proves safe is opened first.
+    let mut seq = 100;
+    let (r, c) = loop {
+        let mut position = bitmines_core::Position::new(9, 9, 10).unwrap();
+        for (_, r, c, state) in p.picture.cells() {
+            if state <= 8 {
+                position.reveal(r, c, state).unwrap();
+            }
         }
-    }
-    let certain = bitmines_solve::certain(&position).unwrap();
-    let (r, c) = certain
-        .safe()
-        .next()
-        .expect("a no-guess board proves a cell");
+        let mut solver = bitmines_solve::Solver::new(&position).unwrap();
+        solver.deduce().unwrap();
+        if let Some(cell) = solver.into_certain().safe().next() {
+            break cell;
+        }
+        let full = bitmines_solve::certain(&position).unwrap();
+        let (r, c) = full.safe().next().expect("a no-guess board proves a cell");
+        seq += 1;
+        let open = ClientMsg::Move {
+            seq,
+            action: bitmines_server::protocol::Action::Reveal,
+            row: r as u32,
+            col: c as u32,
+        };
+        assert!(matches!(p.act(open).await, ServerMsg::Ack { .. }));
+    };
     let flag = ClientMsg::Move {
         seq: 1,
         action: bitmines_server::protocol::Action::Flag,
