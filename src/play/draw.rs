@@ -496,17 +496,7 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, app: &App, summary: &Summary, g
         ),
         ("help used", summary.help.to_string()),
     ];
-    let mut lines: Vec<Line<'static>> = rows
-        .into_iter()
-        .map(|(name, value)| {
-            Line::from(vec![
-                Span::styled(format!("{name:<11}"), key),
-                Span::raw(value),
-            ])
-        })
-        .collect();
-    lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
+    let keys = vec![
         Span::styled("n", key),
         Span::raw(" new game"),
         Span::raw(glyphs.dot),
@@ -515,24 +505,68 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, app: &App, summary: &Summary, g
         Span::raw(glyphs.dot),
         Span::styled("q", key),
         Span::raw(" quit"),
-    ]));
-    // As wide as the longest line, with the border and the padding.
-    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
-    let width = (widest as u16).saturating_add(4).min(area.width);
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
-    let block = Block::bordered()
-        .border_set(glyphs.border)
-        .padding(Padding::horizontal(1))
-        .border_style(Style::new().fg(colour))
-        .title_top(Span::styled(title, key.fg(colour)));
-    frame.render_widget(Clear, popup);
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    ];
+    let popup = EndPopup {
+        title,
+        colour,
+        name_width: 11,
+        keys,
+    };
+    popup.draw(frame, area, glyphs, rows.into_iter().collect());
+}
+
+/// The end screen's frame, shared by the local and the remote game: a titled box centred
+/// on the board with a table of `name value` rows and a line of keys under it.
+pub(super) struct EndPopup {
+    /// The title on the top border.
+    pub(super) title: &'static str,
+    /// The border's and the title's colour.
+    pub(super) colour: Color,
+    /// The width of the names' column.
+    pub(super) name_width: usize,
+    /// The keys' line.
+    pub(super) keys: Vec<Span<'static>>,
+}
+
+impl EndPopup {
+    pub(super) fn draw(
+        self,
+        frame: &mut Frame<'_>,
+        area: Rect,
+        glyphs: &Glyphs,
+        rows: Vec<(&str, String)>,
+    ) {
+        let key = Style::new().add_modifier(Modifier::BOLD);
+        let width = self.name_width;
+        let mut lines: Vec<Line<'static>> = rows
+            .into_iter()
+            .map(|(name, value)| {
+                Line::from(vec![
+                    Span::styled(format!("{name:<width$}"), key),
+                    Span::raw(value),
+                ])
+            })
+            .collect();
+        lines.push(Line::raw(""));
+        lines.push(Line::from(self.keys));
+        // As wide as the longest line, with the border and the padding.
+        let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+        let width = (widest as u16).saturating_add(4).min(area.width);
+        let height = (lines.len() as u16 + 2).min(area.height);
+        let popup = Rect::new(
+            area.x + (area.width - width) / 2,
+            area.y + (area.height - height) / 2,
+            width,
+            height,
+        );
+        let block = Block::bordered()
+            .border_set(glyphs.border)
+            .padding(Padding::horizontal(1))
+            .border_style(Style::new().fg(self.colour))
+            .title_top(Span::styled(self.title, key.fg(self.colour)));
+        frame.render_widget(Clear, popup);
+        frame.render_widget(Paragraph::new(lines).block(block), popup);
+    }
 }
 
 /// One line on a finished game, for the message line and for the terminal after quitting.

@@ -8,10 +8,10 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph, Wrap};
 
 use super::app::{Overlay, Page};
-use super::draw::{ASCII, Glyphs, Symbol, UNICODE, look, odds_colour, odds_tenths};
+use super::draw::{ASCII, EndPopup, Glyphs, Symbol, UNICODE, look, odds_colour, odds_tenths};
 use super::remote::{LinkState, PANEL_WIDTH, Remote};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
@@ -465,39 +465,20 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, remote: &Remote, over: &Over, g
             format!("{}: {flags}", remote.name_of(player)),
         ));
     }
-    let mut lines: Vec<Line<'static>> = rows
-        .into_iter()
-        .map(|(name, value)| {
-            Line::from(vec![
-                Span::styled(format!("{name:<12}"), key),
-                Span::raw(value),
-            ])
-        })
-        .collect();
-    lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
+    let keys = vec![
         Span::styled("Esc", key),
         Span::raw(" board"),
         Span::raw(glyphs.dot),
         Span::styled("q", key),
         Span::raw(" quit"),
-    ]));
-    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
-    let width = (widest as u16).saturating_add(4).min(area.width);
-    let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect::new(
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-        width,
-        height,
-    );
-    let block = Block::bordered()
-        .border_set(glyphs.border)
-        .padding(Padding::horizontal(1))
-        .border_style(Style::new().fg(colour))
-        .title_top(Span::styled(title, key.fg(colour)));
-    frame.render_widget(Clear, popup);
-    frame.render_widget(Paragraph::new(lines).block(block), popup);
+    ];
+    let popup = EndPopup {
+        title,
+        colour,
+        name_width: 12,
+        keys,
+    };
+    popup.draw(frame, area, glyphs, rows);
 }
 
 #[cfg(test)]
