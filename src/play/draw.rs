@@ -90,7 +90,7 @@ const NUMBER_COLOURS: [Color; 8] = [
 ];
 
 /// The colour of a hidden cell's glyph under the probability overlay.
-pub(super) fn odds_colour(mine: f64) -> Color {
+fn odds_colour(mine: f64) -> Color {
     if mine <= 0.0 {
         Color::Green
     } else if mine >= 1.0 {
@@ -107,7 +107,7 @@ pub(super) fn odds_colour(mine: f64) -> Color {
 /// The digit a hidden cell shows under the probability overlay: the chance of a mine is at
 /// most that many tenths; 0 only when the cell is proven safe. A proven mine shows the mine
 /// glyph instead.
-pub(super) fn odds_tenths(mine: f64) -> usize {
+fn odds_tenths(mine: f64) -> usize {
     (mine * 10.0).ceil().clamp(0.0, 9.0) as usize
 }
 
@@ -227,24 +227,9 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
             };
             let (mut symbol, mut style) = look(cell, game.status(), glyphs);
             if cell == Cell::Hidden {
-                if let Some(mine) = odds.and_then(|odds| odds.mine(row, col)) {
-                    style = Style::new()
-                        .fg(odds_colour(mine))
-                        .add_modifier(Modifier::BOLD);
-                    if overlay == Overlay::Digits {
-                        let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
-                        symbol = Symbol::Static(match tenths {
-                            Some(digit) if mine < 1.0 => digit,
-                            _ => glyphs.mine,
-                        });
-                        style = style.add_modifier(glyphs.tenths_mark);
-                    }
-                }
-                if app.hint() == Some((row, col)) {
-                    style = Style::new()
-                        .fg(Color::Green)
-                        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
-                }
+                let mine = odds.and_then(|odds| odds.mine(row, col));
+                let hinted = app.hint() == Some((row, col));
+                (symbol, style) = on_hidden(symbol, style, mine, hinted, overlay, glyphs);
             }
             if cell == Cell::Flagged && proven.is_some_and(|known| known.proven_safe(row, col)) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);
@@ -567,6 +552,37 @@ impl EndPopup {
         frame.render_widget(Clear, popup);
         frame.render_widget(Paragraph::new(lines).block(block), popup);
     }
+}
+
+/// How a hidden cell shows the help: its odds (coloured, or as a digit of tenths with the
+/// digits overlay) and the hinted cell, green and underlined.
+pub(super) fn on_hidden(
+    mut symbol: Symbol,
+    mut style: Style,
+    mine: Option<f64>,
+    hinted: bool,
+    overlay: Overlay,
+    glyphs: &Glyphs,
+) -> (Symbol, Style) {
+    if let Some(mine) = mine {
+        style = Style::new()
+            .fg(odds_colour(mine))
+            .add_modifier(Modifier::BOLD);
+        if overlay == Overlay::Digits {
+            let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
+            symbol = Symbol::Static(match tenths {
+                Some(digit) if mine < 1.0 => digit,
+                _ => glyphs.mine,
+            });
+            style = style.add_modifier(glyphs.tenths_mark);
+        }
+    }
+    if hinted {
+        style = Style::new()
+            .fg(Color::Green)
+            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+    }
+    (symbol, style)
 }
 
 /// One line on a finished game, for the message line and for the terminal after quitting.

@@ -10,8 +10,8 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Wrap};
 
-use super::app::{Overlay, Page};
-use super::draw::{ASCII, EndPopup, Glyphs, Symbol, UNICODE, look, odds_colour, odds_tenths};
+use super::app::Page;
+use super::draw::{ASCII, EndPopup, Glyphs, Symbol, UNICODE, look, on_hidden};
 use super::remote::{LinkState, PANEL_WIDTH, Remote};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
@@ -185,24 +185,9 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, remote: &Remote, glyphs: &Glyph
             };
             let cell = remote.cell(row, col);
             if cell == Some(Cell::Hidden) {
-                if let Some(mine) = odds.and_then(|odds| odds.mine(row, col)) {
-                    style = Style::new()
-                        .fg(odds_colour(mine))
-                        .add_modifier(Modifier::BOLD);
-                    if overlay == Overlay::Digits {
-                        let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
-                        symbol = Symbol::Static(match tenths {
-                            Some(digit) if mine < 1.0 => digit,
-                            _ => glyphs.mine,
-                        });
-                        style = style.add_modifier(glyphs.tenths_mark);
-                    }
-                }
-                if remote.hint() == Some((row, col)) {
-                    style = Style::new()
-                        .fg(Color::Green)
-                        .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
-                }
+                let mine = odds.and_then(|odds| odds.mine(row, col));
+                let hinted = remote.hint() == Some((row, col));
+                (symbol, style) = on_hidden(symbol, style, mine, hinted, overlay, glyphs);
             }
             if cell == Some(Cell::Flagged) && remote.proven_wrong(row, col) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);
