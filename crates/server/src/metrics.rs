@@ -24,6 +24,7 @@ pub struct Metrics {
     sync_requests: AtomicU64,
     sync_micros: AtomicU64,
     ack: Mutex<Histogram<u64>>,
+    sync: Mutex<Histogram<u64>>,
 }
 
 impl Default for Metrics {
@@ -42,13 +43,51 @@ impl Default for Metrics {
             sync_rounds: AtomicU64::new(0),
             sync_requests: AtomicU64::new(0),
             sync_micros: AtomicU64::new(0),
-            // Microseconds, 1 us to 60 s, three significant figures.
-            ack: Mutex::new(
-                Histogram::new_with_bounds(1, 60_000_000, 3)
-                    .unwrap_or_else(|_| Histogram::new(3).unwrap_or_else(|_| unreachable_hist())),
-            ),
+            ack: Mutex::new(micros()),
+            sync: Mutex::new(micros()),
         }
     }
+}
+
+/// A histogram of microseconds, 1 us to 60 s, three significant figures.
+fn micros() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, 60_000_000, 3)
+        .unwrap_or_else(|_| Histogram::new(3).unwrap_or_else(|_| unreachable_hist()))
+}
+
+/// Records `took` in `histogram`, clamped to its range.
+fn record(histogram: &Mutex<Histogram<u64>>, took: Duration) {
+    if let Ok(mut h) = histogram.lock() {
+        let _ = h.record((took.as_micros() as u64).clamp(1, 60_000_000));
+    }
+}
+
+/// Writes `histogram` (of microseconds) as the Prometheus histogram `name`, in seconds.
+fn put_histogram(out: &mut String, name: &str, help: &str, histogram: &Mutex<Histogram<u64>>) {
+    let Ok(h) = histogram.lock() else {
+        return;
+    };
+    let _ = writeln!(out, "# HELP {name} {help}");
+    let _ = writeln!(out, "# TYPE {name} histogram");
+    for le_us in [
+        100u64, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 250_000,
+        1_000_000,
+    ] {
+        let count = h.count_between(0, le_us);
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{le=\"{}\"}} {count}",
+            le_us as f64 / 1e6
+        );
+    }
+    let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.len());
+    let sum: f64 = h
+        .iter_recorded()
+        .map(|v| v.value_iterated_to() as f64 * v.count_at_value() as f64)
+        .sum::<f64>()
+        / 1e6;
+    let _ = writeln!(out, "{name}_sum {sum}");
+    let _ = writeln!(out, "{name}_count {}", h.len());
 }
 
 fn unreachable_hist() -> Histogram<u64> {
@@ -110,14 +149,12 @@ impl Metrics {
         self.sync_rounds.fetch_add(1, Relaxed);
         self.sync_requests.fetch_add(requests as u64, Relaxed);
         self.sync_micros.fetch_add(took.as_micros() as u64, Relaxed);
+        record(&self.sync, took);
     }
 
     /// A move's acknowledgement was queued `latency` after the move arrived.
     pub fn ack_latency(&self, latency: Duration) {
-        if let Ok(mut h) = self.ack.lock() {
-            let us = (latency.as_micros() as u64).clamp(1, 60_000_000);
-            let _ = h.record(us);
-        }
+        record(&self.ack, latency);
     }
 
     /// Moves applied since the start.
@@ -224,33 +261,18 @@ impl Metrics {
             "Resident memory of the server process.",
             resident_bytes(),
         );
-        if let Ok(h) = self.ack.lock() {
-            let name = "bitmines_ack_latency_seconds";
-            let _ = writeln!(
-                out,
-                "# HELP {name} From a move's arrival to its acknowledgement, durable write included."
-            );
-            let _ = writeln!(out, "# TYPE {name} histogram");
-            for le_us in [
-                100u64, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 250_000,
-                1_000_000,
-            ] {
-                let count = h.count_between(0, le_us);
-                let _ = writeln!(
-                    out,
-                    "{name}_bucket{{le=\"{}\"}} {count}",
-                    le_us as f64 / 1e6
-                );
-            }
-            let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.len());
-            let sum: f64 = h
-                .iter_recorded()
-                .map(|v| v.value_iterated_to() as f64 * v.count_at_value() as f64)
-                .sum::<f64>()
-                / 1e6;
-            let _ = writeln!(out, "{name}_sum {sum}");
-            let _ = writeln!(out, "{name}_count {}", h.len());
-        }
+        put_histogram(
+            &mut out,
+            "bitmines_ack_latency_seconds",
+            "From a move's arrival to its acknowledgement, durable write included.",
+            &self.ack,
+        );
+        put_histogram(
+            &mut out,
+            "bitmines_log_sync_seconds",
+            "How long each round of the logs' group commit took.",
+            &self.sync,
+        );
         out
     }
 }
@@ -261,4 +283,37 @@ pub fn resident_bytes() -> u64 {
         .ok()
         .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
         .map_or(0, |pages| pages * 4096)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The value of the line `name value` in `text`.
+    fn value(text: &str, name: &str) -> Option<f64> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    #[test]
+    fn histograms_count_into_their_buckets() {
+        let m = Metrics::default();
+        m.sync_round(3, Duration::from_micros(200));
+        m.sync_round(1, Duration::from_millis(30));
+        m.ack_latency(Duration::from_micros(700));
+        let text = m.render();
+        let sync = "bitmines_log_sync_seconds";
+        assert_eq!(value(&text, &format!("{sync}_count")), Some(2.0));
+        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.00025\"}}")), Some(1.0));
+        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.02\"}}")), Some(1.0));
+        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.05\"}}")), Some(2.0));
+        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"+Inf\"}}")), Some(2.0));
+        let sum = value(&text, &format!("{sync}_sum")).unwrap_or(0.0);
+        assert!((sum - 0.0302).abs() < 0.0002, "sum {sum}");
+        assert_eq!(value(&text, "bitmines_log_sync_requests_total"), Some(4.0));
+        let ack = "bitmines_ack_latency_seconds";
+        assert_eq!(value(&text, &format!("{ack}_count")), Some(1.0));
+        assert_eq!(value(&text, &format!("{ack}_bucket{{le=\"0.0005\"}}")), Some(0.0));
+        assert_eq!(value(&text, &format!("{ack}_bucket{{le=\"0.001\"}}")), Some(1.0));
+    }
 }
