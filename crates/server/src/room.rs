@@ -50,6 +50,11 @@ pub type Refusal = (ErrorCode, String);
 const PLAYERS_EVERY: Duration = Duration::from_millis(200);
 const CURSORS_EVERY: Duration = Duration::from_millis(100);
 
+/// The most connections given the players' list at once: a crowded room's connections take
+/// turns in groups of about this many, so the list goes out evenly over its period rather
+/// than as one burst of a frame for everyone, which would hold up the moves behind it.
+const PLAYERS_GROUP: usize = 100;
+
 /// A connection as the room knows it: whom it plays as, what it watches, where its frames
 /// go.
 struct Conn {
@@ -119,6 +124,9 @@ enum Pending {
     /// A frame for every connection that had joined when it was queued (those whose order
     /// is below the number), so nobody gets a frame before their welcome.
     All(Bytes, u64),
+    /// A frame for one group of the connections that had joined: those whose order is below
+    /// the first number and is the third modulo the second.
+    Group(Bytes, u64, u64, u64),
 }
 
 /// What a move did.
@@ -155,6 +163,11 @@ pub struct Room {
     records: Vec<Record>,
     to_close: Vec<(ConnId, String)>,
     players_dirty: bool,
+    /// The players' list's turns: groups the connections are split into, groups still to
+    /// be sent the list since it last changed, and the next group's number.
+    players_groups: u64,
+    players_owed: u64,
+    players_turn: u64,
     cursors_dirty: Vec<usize>,
     last_players: Option<Instant>,
     last_cursors: Option<Instant>,
@@ -216,6 +229,9 @@ impl Room {
             records: Vec::new(),
             to_close: Vec::new(),
             players_dirty: false,
+            players_groups: 1,
+            players_owed: 0,
+            players_turn: 0,
             cursors_dirty: Vec::new(),
             last_players: None,
             last_cursors: None,
@@ -1091,13 +1107,26 @@ impl Room {
         let due =
             |last: Option<Instant>, every| last.is_none_or(|t| now.duration_since(t) >= every);
         // The players' list goes to every connection: a crowded room sends it less often, so
-        // that it costs at most about 2,000 frames a second (once a second for 2,000).
-        let players_every = PLAYERS_EVERY.max(Duration::from_micros(500) * self.conns.len() as u32);
-        if self.players_dirty && due(self.last_players, players_every) {
+        // that it costs at most about 2,000 frames a second (once a second for 2,000), and in
+        // turns, a group of connections at a time (20 groups of 100, one every 50 ms, for
+        // 2,000), so that those frames do not come as one burst.
+        let conns = self.conns.len();
+        let groups = conns.div_ceil(PLAYERS_GROUP).max(1) as u64;
+        if self.players_dirty || groups != self.players_groups {
+            // Every group is owed the list made after this change.
             self.players_dirty = false;
+            self.players_groups = groups;
+            self.players_owed = groups;
+        }
+        let players_every = PLAYERS_EVERY.max(Duration::from_micros(500) * conns as u32);
+        if self.players_owed > 0 && due(self.last_players, players_every / groups as u32) {
+            self.players_owed -= 1;
             self.last_players = Some(now);
+            let turn = self.players_turn % groups;
+            self.players_turn = turn + 1;
             let frame = self.players_frame(now);
-            self.push_all(frame);
+            self.pending
+                .push(Pending::Group(frame, self.joins, groups, turn));
         }
         if !self.cursors_dirty.is_empty() && due(self.last_cursors, CURSORS_EVERY) {
             self.last_cursors = Some(now);
@@ -1319,6 +1348,17 @@ impl Room {
                         .conns
                         .iter()
                         .filter(|(_, c)| c.order < upto)
+                        .map(|(&id, _)| id)
+                        .collect();
+                    for conn in conns {
+                        self.send(conn, frame.clone());
+                    }
+                }
+                Pending::Group(frame, upto, groups, turn) => {
+                    let conns: Vec<ConnId> = self
+                        .conns
+                        .iter()
+                        .filter(|(_, c)| c.order < upto && c.order % groups == turn)
                         .map(|(&id, _)| id)
                         .collect();
                     for conn in conns {
@@ -1674,5 +1714,122 @@ mod tests {
             let hidden = game.cell(r, c).unwrap() == Cell::Hidden;
             assert_eq!(odds <= 200, hidden, "({r}, {c}): {odds}");
         }
+    }
+}
+
+#[cfg(test)]
+mod turns {
+    use super::*;
+    use crate::protocol::{Action, ClientMsg, MineRule, Mode, ServerMsg};
+
+    /// A co-op room with `conns` connections joined at `start`, and their queues, drained.
+    fn crowded(conns: u64, start: Instant) -> (Room, Vec<mpsc::Receiver<Bytes>>) {
+        let mut text = String::new();
+        for r in 0..16 {
+            for c in 0..16 {
+                text.push(if r >= 12 && c >= 12 && (r + c) % 2 == 0 {
+                    '*'
+                } else {
+                    '.'
+                });
+            }
+            text.push('\n');
+        }
+        let board: Board = text.parse().expect("a board");
+        let params = RoomParams {
+            rows: 16,
+            cols: 16,
+            mines: board.mine_count(),
+            mode: Mode::Coop,
+            rule: MineRule::Endless,
+            no_guess: false,
+            first: (0, 0),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let mut room = Room::new(params, Arc::new(board), 256, metrics, start).expect("a room");
+        let mut queues = Vec::new();
+        for conn in 0..conns {
+            let (tx, rx) = mpsc::channel(1 << 12);
+            room.join(conn, None, false, Some(format!("p{conn}")), tx, start)
+                .expect("joins");
+            queues.push(rx);
+        }
+        room.release(start);
+        for q in &mut queues {
+            while q.try_recv().is_ok() {}
+        }
+        (room, queues)
+    }
+
+    /// Runs the room's timer a millisecond at a time from `from` for `ms` milliseconds; gives
+    /// the players' lists each connection got, and the most sent in one round.
+    fn run(
+        room: &mut Room,
+        queues: &mut [mpsc::Receiver<Bytes>],
+        from: Instant,
+        ms: u64,
+    ) -> (Vec<usize>, usize) {
+        let mut got = vec![0; queues.len()];
+        let mut most = 0;
+        for t in 1..=ms {
+            let now = from + Duration::from_millis(t);
+            room.tick(now);
+            room.release(now);
+            let mut round = 0;
+            for (i, q) in queues.iter_mut().enumerate() {
+                while let Ok(frame) = q.try_recv() {
+                    if matches!(ServerMsg::decode(&frame), Ok(ServerMsg::Players(_))) {
+                        got[i] += 1;
+                        round += 1;
+                    }
+                }
+            }
+            most = most.max(round);
+        }
+        (got, most)
+    }
+
+    #[test]
+    fn a_crowded_room_sends_the_players_list_in_turns() {
+        let start = Instant::now();
+        // 250 connections: three groups, a turn every 200 ms / 3.
+        let (mut room, mut queues) = crowded(250, start);
+        let (got, most) = run(&mut room, &mut queues, start, 1000);
+        assert!(got.iter().all(|&n| n == 1), "each connection once: {got:?}");
+        assert!(most <= 84, "a round sent {most} lists, more than a group");
+        assert!(
+            most >= 80,
+            "a round sent {most} lists: the groups are uneven"
+        );
+        // Nothing changed since: no more lists.
+        let later = start + Duration::from_millis(1000);
+        let (got, _) = run(&mut room, &mut queues, later, 1000);
+        assert!(got.iter().all(|&n| n == 0), "nothing new, yet {got:?}");
+        // A move changes the scores: every connection hears of it once more, in turns,
+        // within one period of the change.
+        let moved = later + Duration::from_millis(1000);
+        room.handle(
+            7,
+            ClientMsg::Move {
+                seq: 1,
+                action: Action::Flag,
+                row: 15,
+                col: 15,
+            },
+            moved,
+            moved,
+        );
+        let (got, most) = run(&mut room, &mut queues, moved, 200);
+        assert!(got.iter().all(|&n| n == 1), "each connection once: {got:?}");
+        assert!(most <= 84, "a round sent {most} lists, more than a group");
+    }
+
+    #[test]
+    fn a_small_room_sends_the_players_list_to_all_at_once() {
+        let start = Instant::now();
+        let (mut room, mut queues) = crowded(5, start);
+        let (got, most) = run(&mut room, &mut queues, start, 1000);
+        assert_eq!(got, vec![1; 5]);
+        assert_eq!(most, 5);
     }
 }
