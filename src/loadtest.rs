@@ -55,6 +55,8 @@ pub(crate) struct Args {
 
 #[derive(Default)]
 struct Totals {
+    /// Connections made, reconnections included.
+    connected: AtomicU64,
     acks: AtomicU64,
     errors: AtomicU64,
     busy: AtomicU64,
@@ -214,7 +216,6 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let totals = Arc::new(Totals::default());
     let ack = Arc::new(Mutex::new(histogram()));
     let fanout = Arc::new(Mutex::new(histogram()));
-    let connected = Arc::new(AtomicU64::new(0));
     let (path, query) = args.url.split_once('?').unwrap_or((&args.url, ""));
     let room_url = |k: usize| {
         let name = if args.rooms > 1 {
@@ -244,6 +245,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let ramp_start = Instant::now();
     let mut rng = Pcg64::seed_from_u64(seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
+    let thinker = Thinker::start()?;
     let mut tasks = Vec::with_capacity(args.clients);
     for pair in 0..args.clients.div_ceil(2) {
         // Two players share each viewport, so each times the other's moves reaching it.
@@ -276,16 +278,16 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 ready: Ready(Some(ready_tx.clone())),
                 go: go_rx.clone(),
             };
-            let (totals, ack, fanout, connected, gate) = (
+            let thinker = thinker.clone();
+            let (totals, ack, fanout, gate) = (
                 Arc::clone(&totals),
                 Arc::clone(&ack),
                 Arc::clone(&fanout),
-                Arc::clone(&connected),
                 Arc::clone(&gate),
             );
             tasks.push(runtime.spawn(async move {
                 player
-                    .play(start, &totals, &ack, &fanout, &connected, &gate)
+                    .play(start, &totals, &ack, &fanout, &gate, &thinker)
                     .await
             }));
         }
@@ -325,7 +327,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rooms: args.rooms,
         clients: args.clients,
         rate_per_client: args.rate,
-        connected: connected.load(Relaxed) as usize,
+        connected: totals.connected.load(Relaxed) as usize,
         ramp_s: ramp,
         duration_s: elapsed,
         actions,
@@ -435,8 +437,8 @@ impl Player {
         totals: &Totals,
         ack_hist: &Mutex<Histogram<u64>>,
         fanout_hist: &Mutex<Histogram<u64>>,
-        connected: &AtomicU64,
         gate: &tokio::sync::Semaphore,
+        thinker: &Thinker,
     ) {
         let mut rng = Pcg64::seed_from_u64(self.seed);
         let mut url = self.url.clone();
@@ -456,7 +458,7 @@ impl Player {
                     return;
                 }
             };
-            connected.fetch_add(1, Relaxed);
+            totals.connected.fetch_add(1, Relaxed);
             if !url.contains("token=") {
                 url = format!("{url}&token={}", client.token_hex());
             }
@@ -475,6 +477,7 @@ impl Player {
             let mut picture = Picture::default();
             let mut queue: Vec<(usize, usize)> = Vec::new();
             let mut in_flight: Option<(u32, Instant, (u32, u32))> = None;
+            let mut thinking: Option<tokio::sync::oneshot::Receiver<Cells>> = None;
             let chunks = usize::from(rect.rows) * usize::from(rect.cols);
             let mut got_chunks = 0;
             // Players start at random points of their interval, so moves do not come in waves.
@@ -498,6 +501,13 @@ impl Player {
                     continue 'session;
                 }
                 if got_chunks >= chunks && !started {
+                    // The first move's solve of the whole viewport is done before the run
+                    // starts: 2,000 players solving at once would time the tester's ramp.
+                    if let Some(job) = self.job(&picture, view_id, &mut rng)
+                        && let Ok(cells) = thinker.ask(job).await
+                    {
+                        queue.extend(cells);
+                    }
                     start.ready.fire();
                     if start.go.wait_for(Option::is_some).await.is_err() {
                         break 'session;
@@ -514,17 +524,22 @@ impl Player {
                         });
                     continue;
                 }
-                let ready = in_flight.is_none() && got_chunks >= chunks;
+                let ready = in_flight.is_none() && thinking.is_none() && got_chunks >= chunks;
                 if ready && now >= next_at {
+                    let Some((r, c)) = Self::queued(&picture, view_id, &mut queue) else {
+                        // Nothing queued: the thinker solves the viewport, and the move goes
+                        // when it answers; meanwhile this player goes on reading.
+                        let Some(job) = self.job(&picture, view_id, &mut rng) else {
+                            break 'session;
+                        };
+                        thinking = Some(thinker.ask(job));
+                        continue;
+                    };
                     // Paced: the next move is due one interval after this one was (or now,
                     // if this player fell behind).
                     if let Some(pace) = self.pace {
                         next_at = (next_at + pace).max(now);
                     }
-                    let Some((r, c)) = self.next_move(&picture, view_id, &mut queue, &mut rng)
-                    else {
-                        break 'session;
-                    };
                     seq = seq.wrapping_add(1);
                     let at = Instant::now();
                     if let Ok(mut sent) = self.sent[self.side].lock() {
@@ -541,13 +556,31 @@ impl Player {
                     }
                     in_flight = Some((seq, at, (r as u32, c as u32)));
                 }
-                let wake = if in_flight.is_none() && got_chunks >= chunks {
+                let wake = if in_flight.is_none() && thinking.is_none() && got_chunks >= chunks {
                     next_at.min(deadline)
                 } else {
                     deadline
                 };
                 let remaining = wake.saturating_duration_since(Instant::now());
-                let msg = match tokio::time::timeout(remaining, client.recv()).await {
+                let got = tokio::select! {
+                    cells = answer(&mut thinking) => {
+                        thinking = None;
+                        match cells {
+                            Some(cells) if !cells.is_empty() => {
+                                queue.extend(cells);
+                                continue;
+                            }
+                            // The viewport has no hidden cell left: this player is done.
+                            Some(_) => break 'session,
+                            None => {
+                                totals.failed.fetch_add(1, Relaxed);
+                                return;
+                            }
+                        }
+                    }
+                    got = tokio::time::timeout(remaining, client.recv()) => got,
+                };
+                let msg = match got {
                     Err(_) => continue,
                     Ok(Err(ClientError::Closed(Some((1013, _))))) => {
                         totals.closed_slow.fetch_add(1, Relaxed);
@@ -625,25 +658,98 @@ impl Player {
         }
     }
 
-    /// The next cell to reveal: one the solver proves safe in the viewport, else its safest
-    /// guess there; `None` when the viewport has no hidden cell left.
-    fn next_move(
-        &self,
+    /// The next cell of the player's queue that is still hidden.
+    fn queued(
         picture: &Picture,
         view: u32,
         queue: &mut Vec<(usize, usize)>,
-        rng: &mut Pcg64,
     ) -> Option<(usize, usize)> {
         while let Some(cell) = queue.pop() {
             if picture.cell(view, cell.0, cell.1) == Some(cell::HIDDEN) {
                 return Some(cell);
             }
         }
+        None
+    }
+
+    /// What the player thinks about next: its viewport as it sees it now.
+    fn job(&self, picture: &Picture, view: u32, rng: &mut Pcg64) -> Option<Job> {
+        let (r0, c0, h, w) = self.view;
+        Some(Job {
+            states: picture.rect(view, (r0, c0), (h, w))?,
+            view: self.view,
+            board: self.board,
+            pick: rng.next_u64(),
+        })
+    }
+}
+
+/// The players' solver: a thread of its own, so that a player's thinking (a solve of its
+/// viewport can take milliseconds) never holds up the threads that read the connections and
+/// time the acknowledgements; thinking happens on each player's own machine in real play.
+#[derive(Clone)]
+struct Thinker {
+    jobs: std::sync::mpsc::Sender<(Job, Reply)>,
+}
+
+impl Thinker {
+    /// Starts the thread; it ends when the last handle is dropped.
+    fn start() -> anyhow::Result<Thinker> {
+        let (jobs, rx) = std::sync::mpsc::channel::<(Job, Reply)>();
+        std::thread::Builder::new()
+            .name("loadtest solver".into())
+            .spawn(move || {
+                for (job, reply) in rx {
+                    let _ = reply.send(job.think());
+                }
+            })
+            .context("cannot start the players' solver thread")?;
+        Ok(Thinker { jobs })
+    }
+
+    /// Queues `job`; the answer comes on the receiver (which fails if the thread is gone).
+    fn ask(&self, job: Job) -> tokio::sync::oneshot::Receiver<Cells> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let _ = self.jobs.send((job, reply));
+        answer
+    }
+}
+
+/// The cells a solve proposes, and where they are sent.
+type Cells = Vec<(usize, usize)>;
+type Reply = tokio::sync::oneshot::Sender<Cells>;
+
+/// The answer of the player's solve in progress, if any (`None` if the solver is gone);
+/// never ready when no solve is in progress.
+async fn answer(thinking: &mut Option<tokio::sync::oneshot::Receiver<Cells>>) -> Option<Cells> {
+    match thinking {
+        Some(rx) => rx.await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+/// A player's viewport to solve, off the connections' threads.
+struct Job {
+    /// The viewport's cells, row by row.
+    states: Vec<u8>,
+    /// First row, first column, rows, columns of the viewport.
+    view: (usize, usize, usize, usize),
+    /// The board's rows, columns and mines.
+    board: (usize, usize, usize),
+    /// A random number for the last resort, a hidden cell picked at random.
+    pick: u64,
+}
+
+impl Job {
+    /// The cells to play next: those the solver proves safe in the viewport, else its safest
+    /// guess there; none when the viewport has no hidden cell left.
+    fn think(&self) -> Cells {
         let (r0, c0, h, w) = self.view;
         let (rows, cols, board_mines) = self.board;
+        let states = &self.states;
+        let hidden_at = |&(r, c): &(usize, usize)| states.get(r * w + c) == Some(&cell::HIDDEN);
         let mut hidden = Vec::new();
         let mut numbers = Vec::new();
-        let states = picture.rect(view, (r0, c0), (h, w))?;
         for r in 0..h {
             for c in 0..w {
                 let state = states[r * w + c];
@@ -661,7 +767,7 @@ impl Player {
             }
         }
         if hidden.is_empty() {
-            return None;
+            return Vec::new();
         }
         // A mine count for the window, which only the odds use: the board's own when the
         // viewport is the whole board, else the board's density.
@@ -671,22 +777,18 @@ impl Player {
             hidden.len() * board_mines / (rows * cols).max(1)
         }
         .min(hidden.len());
-        let mut position = Position::new(h, w, mines).ok()?;
+        let Ok(mut position) = Position::new(h, w, mines) else {
+            return vec![self.random(&hidden)];
+        };
         for (r, c, n) in numbers {
             let _ = position.reveal(r, c, n);
         }
         if let Ok(mut solver) = Solver::new(&position)
             && solver.deduce().is_ok()
         {
-            let certain = solver.into_certain();
-            queue.extend(
-                certain
-                    .safe()
-                    .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
-                    .map(|(r, c)| (r0 + r, c0 + c)),
-            );
-            if let Some(cell) = queue.pop() {
-                return Some(cell);
+            let safe: Vec<_> = solver.into_certain().safe().filter(hidden_at).collect();
+            if !safe.is_empty() {
+                return self.place(safe);
             }
         }
         if let Ok(solver) = Solver::new(&position)
@@ -696,15 +798,9 @@ impl Player {
             // deduction did not), else the first hidden cell, row by row, of the lowest
             // probability: the lowest of the cells next to a number and the one shared by
             // the cells touching none.
-            queue.extend(
-                solution
-                    .certain
-                    .safe()
-                    .filter(|&(r, c)| picture.cell(view, r0 + r, c0 + c) == Some(cell::HIDDEN))
-                    .map(|(r, c)| (r0 + r, c0 + c)),
-            );
-            if let Some(cell) = queue.pop() {
-                return Some(cell);
+            let safe: Vec<_> = solution.certain.safe().filter(hidden_at).collect();
+            if !safe.is_empty() {
+                return self.place(safe);
             }
             let odds = &solution.probabilities;
             let mut lowest = odds
@@ -718,11 +814,22 @@ impl Player {
                 .iter()
                 .copied()
                 .find(|&(r, c)| odds.mine(r, c).is_ok_and(|q| q <= lowest));
-            if let Some((r, c)) = best {
-                return Some((r0 + r, c0 + c));
+            if let Some(cell) = best {
+                return self.place(vec![cell]);
             }
         }
-        let (r, c) = hidden[rng.next_u64() as usize % hidden.len()];
-        Some((r0 + r, c0 + c))
+        vec![self.random(&hidden)]
+    }
+
+    /// Cells of the viewport as cells of the board.
+    fn place(&self, cells: Cells) -> Cells {
+        let (r0, c0, _, _) = self.view;
+        cells.into_iter().map(|(r, c)| (r0 + r, c0 + c)).collect()
+    }
+
+    /// The last resort: a hidden cell (of the viewport's, `hidden`) picked at random.
+    fn random(&self, hidden: &[(usize, usize)]) -> (usize, usize) {
+        let (r, c) = hidden[self.pick as usize % hidden.len()];
+        (self.view.0 + r, self.view.1 + c)
     }
 }
