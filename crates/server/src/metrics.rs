@@ -70,8 +70,7 @@ fn put_histogram(out: &mut String, name: &str, help: &str, histogram: &Mutex<His
     let _ = writeln!(out, "# HELP {name} {help}");
     let _ = writeln!(out, "# TYPE {name} histogram");
     for le_us in [
-        100u64, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 250_000,
-        1_000_000,
+        100u64, 250, 500, 1_000, 2_500, 5_000, 10_000, 20_000, 50_000, 100_000, 250_000, 1_000_000,
     ] {
         let count = h.count_between(0, le_us);
         let _ = writeln!(
@@ -304,16 +303,34 @@ mod tests {
         let text = m.render();
         let sync = "bitmines_log_sync_seconds";
         assert_eq!(value(&text, &format!("{sync}_count")), Some(2.0));
-        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.00025\"}}")), Some(1.0));
-        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.02\"}}")), Some(1.0));
-        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"0.05\"}}")), Some(2.0));
-        assert_eq!(value(&text, &format!("{sync}_bucket{{le=\"+Inf\"}}")), Some(2.0));
+        assert_eq!(
+            value(&text, &format!("{sync}_bucket{{le=\"0.00025\"}}")),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&text, &format!("{sync}_bucket{{le=\"0.02\"}}")),
+            Some(1.0)
+        );
+        assert_eq!(
+            value(&text, &format!("{sync}_bucket{{le=\"0.05\"}}")),
+            Some(2.0)
+        );
+        assert_eq!(
+            value(&text, &format!("{sync}_bucket{{le=\"+Inf\"}}")),
+            Some(2.0)
+        );
         let sum = value(&text, &format!("{sync}_sum")).unwrap_or(0.0);
         assert!((sum - 0.0302).abs() < 0.0002, "sum {sum}");
         assert_eq!(value(&text, "bitmines_log_sync_requests_total"), Some(4.0));
         let ack = "bitmines_ack_latency_seconds";
         assert_eq!(value(&text, &format!("{ack}_count")), Some(1.0));
-        assert_eq!(value(&text, &format!("{ack}_bucket{{le=\"0.0005\"}}")), Some(0.0));
-        assert_eq!(value(&text, &format!("{ack}_bucket{{le=\"0.001\"}}")), Some(1.0));
+        assert_eq!(
+            value(&text, &format!("{ack}_bucket{{le=\"0.0005\"}}")),
+            Some(0.0)
+        );
+        assert_eq!(
+            value(&text, &format!("{ack}_bucket{{le=\"0.001\"}}")),
+            Some(1.0)
+        );
     }
 }
