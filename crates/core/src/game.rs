@@ -160,7 +160,6 @@ struct Deferred {
 /// assert_eq!(game.cell(1, 1)?, Cell::Open(1));
 /// # Ok::<(), bitmines_core::Error>(())
 /// ```
-#[derive(Clone)]
 pub struct Game {
     board: Arc<Board>,
     revealed: Plane,
@@ -181,6 +180,67 @@ pub struct Game {
     seed: Option<u64>,
     word_scratch: cascade::words::Scratch,
     cell_stack: Vec<usize>,
+}
+
+impl Clone for Game {
+    fn clone(&self) -> Game {
+        let mut cell_stack = Vec::with_capacity(self.cell_stack.capacity());
+        cell_stack.extend_from_slice(&self.cell_stack);
+        Game {
+            board: Arc::clone(&self.board),
+            revealed: self.revealed.clone(),
+            flagged: self.flagged.clone(),
+            revealed_count: self.revealed_count,
+            flag_count: self.flag_count,
+            status: self.status,
+            rule: self.rule,
+            exploded: self.exploded.clone(),
+            exploded_set: self.exploded_set.clone(),
+            fill: self.fill,
+            deferred: self.deferred.clone(),
+            seed: self.seed,
+            word_scratch: self.word_scratch.clone(),
+            cell_stack,
+        }
+    }
+
+    /// Copies `source` into this game's own buffers where they are large enough, so that a
+    /// game copied again and again (a server's snapshot of a large board) allocates nothing
+    /// and touches no fresh memory; the result is the same as `source.clone()`.
+    fn clone_from(&mut self, source: &Game) {
+        // Every field by name: a field added to `Game` must be added here.
+        let Game {
+            board,
+            revealed,
+            flagged,
+            revealed_count,
+            flag_count,
+            status,
+            rule,
+            exploded,
+            exploded_set,
+            fill,
+            deferred,
+            seed,
+            word_scratch,
+            cell_stack,
+        } = source;
+        self.board = Arc::clone(board);
+        self.revealed.clone_from(revealed);
+        self.flagged.clone_from(flagged);
+        self.revealed_count = *revealed_count;
+        self.flag_count = *flag_count;
+        self.status = *status;
+        self.rule = *rule;
+        self.exploded.clone_from(exploded);
+        self.exploded_set.clone_from(exploded_set);
+        self.fill = *fill;
+        self.deferred.clone_from(deferred);
+        self.seed = *seed;
+        self.word_scratch.clone_from(word_scratch);
+        self.cell_stack.clear();
+        self.cell_stack.extend_from_slice(cell_stack);
+    }
 }
 
 impl Game {
@@ -757,7 +817,8 @@ impl Game {
     /// Heap bytes held by the game's own planes, scratch stacks and list and set of exploded
     /// mines (the board not counted).
     pub fn heap_bytes(&self) -> usize {
-        2 * self.board.geometry().plane_bytes()
+        self.revealed.heap_bytes()
+            + self.flagged.heap_bytes()
             + self.word_scratch.heap_bytes()
             + self.cell_stack.capacity() * size_of::<usize>()
             + self.exploded.capacity() * size_of::<usize>()

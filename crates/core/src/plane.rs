@@ -11,9 +11,22 @@ use crate::{Error, Geometry};
 ///
 /// Planes are allocated fallibly: a board too large for memory is an `OutOfMemory` error,
 /// never an abort.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(PartialEq, Eq)]
 pub(crate) struct Plane {
     words: Vec<u64>,
+}
+
+impl Clone for Plane {
+    fn clone(&self) -> Plane {
+        Plane {
+            words: self.words.clone(),
+        }
+    }
+
+    /// Copies into this plane's own words when they have room: no allocation.
+    fn clone_from(&mut self, source: &Plane) {
+        self.words.clone_from(&source.words);
+    }
 }
 
 impl Plane {
@@ -39,6 +52,12 @@ impl Plane {
 
     pub(crate) fn into_words(self) -> Vec<u64> {
         self.words
+    }
+
+    /// Bytes the plane holds on the heap (its capacity, which a copy into it may leave above
+    /// its length).
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.words.capacity() * size_of::<u64>()
     }
 
     pub(crate) fn words(&self) -> &[u64] {

@@ -43,6 +43,15 @@ impl Clone for Scratch {
             span: self.span.clone(),
         }
     }
+
+    /// Copies into this scratch's own buffers when they have room: no allocation.
+    fn clone_from(&mut self, source: &Scratch) {
+        self.pending.clone_from(&source.pending);
+        self.queued.clone_from(&source.queued);
+        self.rows.clear();
+        self.rows.extend_from_slice(&source.rows);
+        self.span.clone_from(&source.span);
+    }
 }
 
 impl Scratch {
