@@ -343,30 +343,48 @@ impl Room {
         self.views.iter().map(|v| &v.game)
     }
 
-    /// A copy of the state for a snapshot after `records` records.
-    pub fn snapshot_state(&self, records: u64) -> crate::log::SnapshotState {
-        crate::log::SnapshotState {
+    /// A copy of the room's state after its first `records` records, for a snapshot: made
+    /// in the buffers of `reuse` (an earlier copy) where there is one, so that a large
+    /// board's copy allocates nothing.
+    pub fn snapshot_state(
+        &self,
+        records: u64,
+        reuse: Option<crate::log::SnapshotState>,
+    ) -> crate::log::SnapshotState {
+        let mut state = reuse.unwrap_or_else(|| crate::log::SnapshotState {
             records,
             board: Arc::clone(&self.board),
-            games: self.views.iter().map(|v| v.game.clone()).collect(),
-            players: self
-                .players
-                .iter()
-                .map(|p| crate::log::SavedPlayer {
-                    token: p.token,
-                    name: p.name.clone(),
-                    view: p.view,
-                    opened: p.opened,
-                    mines_hit: p.mines_hit,
-                })
-                .collect(),
-            flag_owners: self
-                .views
+            games: Vec::new(),
+            players: Vec::new(),
+            flag_owners: Vec::new(),
+        });
+        state.records = records;
+        state.board = Arc::clone(&self.board);
+        state.games.truncate(self.views.len());
+        for (i, view) in self.views.iter().enumerate() {
+            match state.games.get_mut(i) {
+                Some(game) => game.clone_from(&view.game),
+                None => state.games.push(view.game.clone()),
+            }
+        }
+        state.players.clear();
+        state
+            .players
+            .extend(self.players.iter().map(|p| crate::log::SavedPlayer {
+                token: p.token,
+                name: p.name.clone(),
+                view: p.view,
+                opened: p.opened,
+                mines_hit: p.mines_hit,
+            }));
+        state.flag_owners.clear();
+        state.flag_owners.extend(
+            self.views
                 .iter()
                 .enumerate()
-                .flat_map(|(v, slot)| slot.flag_owner.iter().map(move |(&cell, &p)| (v, cell, p)))
-                .collect(),
-        }
+                .flat_map(|(v, slot)| slot.flag_owner.iter().map(move |(&cell, &p)| (v, cell, p))),
+        );
+        state
     }
 
     /// Connections in the room now.
