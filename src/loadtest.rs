@@ -28,9 +28,15 @@ pub(crate) struct Args {
     /// Simulated players, each on a connection of its own.
     #[arg(long, default_value_t = 100)]
     clients: usize,
-    /// Seconds of play, timed from when every player has joined and has its viewport.
+    /// Seconds of play, timed from when every player has joined and has its viewport (and
+    /// the warm-up is over).
     #[arg(long, default_value_t = 10.0)]
     duration: f64,
+    /// Seconds of play before the timed run, left out of every figure: players who all
+    /// joined at once solve their first viewports all at once, and a new room's memory is
+    /// touched for the first time. 0 times the run from the first move.
+    #[arg(long, default_value_t = 0.0)]
+    warmup: f64,
     /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
     #[arg(long, default_value = "64x128")]
     viewport: String,
@@ -84,6 +90,8 @@ struct Report {
     /// Seconds from the first player's connection to the last's viewport: before the timed
     /// run, and not in its figures.
     ramp_s: f64,
+    /// Seconds played after the ramp and before the timed run, not in its figures.
+    warmup_s: f64,
     duration_s: f64,
     actions: u64,
     actions_per_s: f64,
@@ -202,6 +210,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.clients == 0 || args.clients > 20_000 {
         bail!("--clients {} must be 1 to 20000", args.clients);
     }
+    if !(args.warmup >= 0.0 && args.warmup <= 600.0) {
+        bail!("--warmup {} must be 0 to 600 seconds", args.warmup);
+    }
     if !(args.duration > 0.0 && args.duration <= 3600.0) {
         bail!(
             "--duration {} must be above 0 and at most 3600 seconds",
@@ -238,10 +249,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         args.clients, args.rooms, args.duration
     );
     let duration = Duration::from_secs_f64(args.duration);
+    let warmup = Duration::from_secs_f64(args.warmup);
     // Every player joins and gets its viewport first; the timed run starts when all have
     // (or a player could not connect), so the figures are of the load, not of the ramp.
     let (ready_tx, mut ready_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
-    let (go_tx, go_rx) = tokio::sync::watch::channel::<Option<Instant>>(None);
+    let (go_tx, go_rx) = tokio::sync::watch::channel::<Option<(Instant, Instant)>>(None);
     let ramp_start = Instant::now();
     let mut rng = Pcg64::seed_from_u64(seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
@@ -272,7 +284,6 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
                 reconnect_after: reconnect_at,
                 reconnect_at: None,
-                duration,
             };
             let start = Start {
                 ready: Ready(Some(ready_tx.clone())),
@@ -302,19 +313,30 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 _ => break,
             }
         }
-        let start = Instant::now();
-        let _ = go_tx.send(Some(start + duration));
+        let start = Instant::now() + warmup;
+        let _ = go_tx.send(Some((start, start + duration)));
         (ramp_start.elapsed().as_secs_f64(), start)
     });
-    eprintln!(
-        "bitmines loadtest: the players joined and got their viewports in {ramp:.1} s; the timed run starts"
-    );
+    if args.warmup > 0.0 {
+        eprintln!(
+            "bitmines loadtest: the players joined and got their viewports in {ramp:.1} s; {} s of warm-up, then the timed run",
+            args.warmup
+        );
+    } else {
+        eprintln!(
+            "bitmines loadtest: the players joined and got their viewports in {ramp:.1} s; the timed run starts"
+        );
+    }
     runtime.block_on(async {
         for t in tasks {
             let _ = t.await;
         }
     });
-    let elapsed = start.elapsed().as_secs_f64();
+    // Above zero, should every game have ended in the warm-up.
+    let elapsed = Instant::now()
+        .saturating_duration_since(start)
+        .as_secs_f64()
+        .max(1e-6);
 
     let memory_after = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
     let ack = ack.lock().map_err(|_| anyhow!("poisoned"))?;
@@ -329,6 +351,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rate_per_client: args.rate,
         connected: totals.connected.load(Relaxed) as usize,
         ramp_s: ramp,
+        warmup_s: args.warmup,
         duration_s: elapsed,
         actions,
         actions_per_s: actions as f64 / elapsed,
@@ -361,8 +384,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.clients, report.connected, report.reconnects, report.failed
         );
         println!(
-            "moves            {} acknowledged in {:.1} s: {:.0} a second (after {:.1} s for every player to join)",
-            report.actions, elapsed, report.actions_per_s, report.ramp_s
+            "moves            {} acknowledged in {:.1} s: {:.0} a second (after {:.1} s for every player to join and {} s of warm-up)",
+            report.actions, elapsed, report.actions_per_s, report.ramp_s, report.warmup_s
         );
         println!("acknowledgement  {}", q(&report.ack_ms));
         println!("fan-out          {}", q(&report.fanout_ms));
@@ -404,7 +427,6 @@ struct Player {
     /// When, into the timed run, this player drops its connection and resumes by token.
     reconnect_after: Option<Duration>,
     reconnect_at: Option<Instant>,
-    duration: Duration,
 }
 
 /// Says once that a player is ready to play (or gone): when told, or when dropped.
@@ -424,10 +446,20 @@ impl Drop for Ready {
     }
 }
 
-/// A player's part in the start: it says when it is ready, and learns the run's deadline.
+/// How a player's session on one connection ends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Session {
+    /// It reconnects (with its token) and plays on.
+    Again,
+    /// It is done: the run is over, its game ended, or something failed.
+    Over,
+}
+
+/// A player's part in the start: it says when it is ready, and learns when the timed run
+/// starts (after the warm-up) and ends.
 struct Start {
     ready: Ready,
-    go: tokio::sync::watch::Receiver<Option<Instant>>,
+    go: tokio::sync::watch::Receiver<Option<(Instant, Instant)>>,
 }
 
 impl Player {
@@ -443,10 +475,12 @@ impl Player {
         let mut rng = Pcg64::seed_from_u64(self.seed);
         let mut url = self.url.clone();
         let mut seq = 0u32;
-        // Until the run starts, the deadline is the ramp's limit.
+        // Until the run starts, the deadline is the ramp's limit; nothing before `timed`
+        // (the ramp and the warm-up) counts.
         let mut started = false;
         let mut deadline = Instant::now() + Duration::from_secs(660);
-        'session: while Instant::now() < deadline {
+        let mut timed = deadline;
+        while Instant::now() < deadline {
             let client = {
                 let _permit = gate.acquire().await;
                 Client::connect(&url).await
@@ -485,10 +519,15 @@ impl Player {
                 + self.pace.map_or(Duration::ZERO, |p| {
                     p.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
                 });
-            loop {
+            // Bytes received before the timed run, left out of its rate.
+            let mut untimed_bytes = 0;
+            let next = loop {
                 let now = Instant::now();
                 if now >= deadline {
-                    break 'session;
+                    break Session::Over;
+                }
+                if now < timed {
+                    untimed_bytes = client.bytes_in;
                 }
                 if let Some(at) = self.reconnect_at
                     && now >= at
@@ -496,9 +535,7 @@ impl Player {
                 {
                     self.reconnect_at = None;
                     totals.reconnects.fetch_add(1, Relaxed);
-                    totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
-                    client.close().await;
-                    continue 'session;
+                    break Session::Again;
                 }
                 if got_chunks >= chunks && !started {
                     // The first move's solve of the whole viewport is done before the run
@@ -510,14 +547,11 @@ impl Player {
                     }
                     start.ready.fire();
                     if start.go.wait_for(Option::is_some).await.is_err() {
-                        break 'session;
+                        break Session::Over;
                     }
                     started = true;
-                    let run_end = (*start.go.borrow()).unwrap_or(deadline);
-                    deadline = run_end;
-                    self.reconnect_at = self
-                        .reconnect_after
-                        .map(|after| run_end - self.duration + after);
+                    (timed, deadline) = (*start.go.borrow()).unwrap_or((timed, deadline));
+                    self.reconnect_at = self.reconnect_after.map(|after| timed + after);
                     next_at = Instant::now()
                         + self.pace.map_or(Duration::ZERO, |p| {
                             p.mul_f64((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64)
@@ -530,7 +564,7 @@ impl Player {
                         // Nothing queued: the thinker solves the viewport, and the move goes
                         // when it answers; meanwhile this player goes on reading.
                         let Some(job) = self.job(&picture, view_id, &mut rng) else {
-                            break 'session;
+                            break Session::Over;
                         };
                         thinking = Some(thinker.ask(job));
                         continue;
@@ -552,7 +586,7 @@ impl Player {
                         col: c as u32,
                     };
                     if client.send(&msg).await.is_err() {
-                        break;
+                        break Session::Again;
                     }
                     in_flight = Some((seq, at, (r as u32, c as u32)));
                 }
@@ -571,10 +605,10 @@ impl Player {
                                 continue;
                             }
                             // The viewport has no hidden cell left: this player is done.
-                            Some(_) => break 'session,
+                            Some(_) => break Session::Over,
                             None => {
                                 totals.failed.fetch_add(1, Relaxed);
-                                return;
+                                break Session::Over;
                             }
                         }
                     }
@@ -584,11 +618,11 @@ impl Player {
                     Err(_) => continue,
                     Ok(Err(ClientError::Closed(Some((1013, _))))) => {
                         totals.closed_slow.fetch_add(1, Relaxed);
-                        continue 'session;
+                        break Session::Again;
                     }
                     Ok(Err(_)) => {
                         totals.failed.fetch_add(1, Relaxed);
-                        return;
+                        break Session::Over;
                     }
                     Ok(Ok(m)) => m,
                 };
@@ -610,6 +644,7 @@ impl Player {
                                 let r = *chunk_row as usize * CHUNK + usize::from(offset) / CHUNK;
                                 let c = *chunk_col as usize * CHUNK + usize::from(offset) % CHUNK;
                                 if let Some(at) = theirs.remove(&(*view, r as u32, c as u32))
+                                    && at >= timed
                                     && let Ok(mut h) = fanout_hist.lock()
                                 {
                                     let _ =
@@ -623,27 +658,31 @@ impl Player {
                             && *s == want
                         {
                             in_flight = None;
-                            totals.acks.fetch_add(1, Relaxed);
-                            if let Ok(mut h) = ack_hist.lock() {
-                                let _ = h.record(at.elapsed().as_micros().max(1) as u64);
+                            if at >= timed {
+                                totals.acks.fetch_add(1, Relaxed);
+                                if let Ok(mut h) = ack_hist.lock() {
+                                    let _ = h.record(at.elapsed().as_micros().max(1) as u64);
+                                }
                             }
                         }
                         if *status != 0 {
                             // This player's game is over (a race, or a classic co-op game).
                             totals.won.fetch_add(u64::from(*status == 1), Relaxed);
                             totals.ended.fetch_add(1, Relaxed);
-                            break 'session;
+                            break Session::Over;
                         }
                     }
                     ServerMsg::Error { seq: s, code, .. } => {
-                        totals.errors.fetch_add(1, Relaxed);
-                        if *code == ErrorCode::Busy as u16 {
-                            totals.busy.fetch_add(1, Relaxed);
+                        if Instant::now() >= timed {
+                            totals.errors.fetch_add(1, Relaxed);
+                            if *code == ErrorCode::Busy as u16 {
+                                totals.busy.fetch_add(1, Relaxed);
+                            }
                         }
                         if *code == ErrorCode::GameOver as u16 {
                             // Someone else ended the shared game.
                             totals.ended.fetch_add(1, Relaxed);
-                            break 'session;
+                            break Session::Over;
                         }
                         if in_flight.is_some_and(|(want, _, _)| want == *s) {
                             in_flight = None;
@@ -652,9 +691,14 @@ impl Player {
                     _ => {}
                 }
                 picture.apply(&msg);
-            }
-            totals.bytes_in.fetch_add(client.bytes_in, Relaxed);
+            };
+            totals
+                .bytes_in
+                .fetch_add(client.bytes_in.saturating_sub(untimed_bytes), Relaxed);
             client.close().await;
+            if next == Session::Over {
+                break;
+            }
         }
     }
 

@@ -375,6 +375,8 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
             "20",
             "--duration",
             "3",
+            "--warmup",
+            "1",
             "--json",
         ])
         .output()
@@ -386,8 +388,14 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["schema"], "bitmines-loadtest/1");
-    assert!(report["actions"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(report["warmup_s"].as_f64(), Some(1.0), "{report}");
+    let actions = report["actions"].as_u64().unwrap();
+    assert!(actions > 0, "{report}");
+    // 10 moves a second each, paced: the 3 timed seconds hold at most 31 a player; moves of
+    // the warm-up second are not counted.
+    assert!(actions <= 20 * 31, "{report}");
     assert!(report["ack_ms"]["p99"].as_f64().unwrap() > 0.0);
+    assert!(report["bytes_in_per_s"].as_f64().unwrap() > 0.0, "{report}");
     assert!(report["server_memory_after"].as_u64().unwrap() > 0);
     // Other machines are refused outright.
     let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
