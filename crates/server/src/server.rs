@@ -388,8 +388,8 @@ fn make_room(
         Instant::now(),
     )?;
     let (log, _) = dir.open_log(config.sync)?;
-    let state = room.snapshot_state(0, None);
-    dir.write_snapshot(&state)?;
+    let mut state = room.snapshot_state(0, None);
+    dir.write_snapshot(&mut state, None)?;
     Ok((room, log, Some(state)))
 }
 
@@ -644,23 +644,23 @@ impl Live {
             if let Some(w) = self.writer.take() {
                 self.spare = w.join().ok();
             }
-            let state = self.room.snapshot_state(records, self.spare.take());
+            let mut state = self.room.snapshot_state(records, self.spare.take());
             self.last_snapshot = records;
             let (data, name) = (config.data.clone(), self.name.clone());
-            let write = move || {
-                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&state) {
+            let write = move |pause| {
+                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&mut state, pause) {
                     eprintln!("bitmines serve: room {name}: snapshot: {e}");
                 }
                 state
             };
             if self.shutdown.is_some() {
-                self.spare = Some(write());
+                self.spare = Some(write(None));
             } else {
                 self.writer = std::thread::Builder::new()
                     .name("snapshot".into())
                     .spawn(move || {
                         background();
-                        write()
+                        write(Some(SNAPSHOT_PAUSE))
                     })
                     .ok();
             }
@@ -673,6 +673,11 @@ impl Live {
         false
     }
 }
+
+/// The pause between the pieces of a snapshot written while the room plays (see
+/// [`RoomDir::write_snapshot`]): a 50 MB snapshot takes about a second, never holding the
+/// disk from the logs' syncs for more than one piece.
+const SNAPSHOT_PAUSE: Duration = Duration::from_millis(10);
 
 /// Records between a room's snapshots when the server is not told: 200,000, or one for each
 /// 128 cells of a larger board (781,250 for 10^8 cells). A snapshot costs time in proportion
