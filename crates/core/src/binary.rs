@@ -264,6 +264,22 @@ impl Board {
         })
     }
 
+    /// The length in bytes of the board's [binary form](crate::binary) without a
+    /// certificate (what [`Board::write_binary`] writes and [`Board::to_binary`] returns,
+    /// with a seed or without), so that a writer can give the length before the bytes.
+    ///
+    /// ```
+    /// use bitmines_core::Board;
+    ///
+    /// let board = Board::from_mines(3, 9, [(0, 0)])?;
+    /// assert_eq!(board.binary_len(), board.to_binary(Some(7)).len());
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn binary_len(&self) -> usize {
+        // The board's own planes are larger than this, so it cannot overflow.
+        file_len(self.geometry()).unwrap_or(usize::MAX)
+    }
+
     /// [`Board::write_binary`] with a no-guess certificate recorded after the header.
     pub fn write_binary_certified<W: Write>(
         &self,

@@ -290,9 +290,27 @@ impl Game {
     /// ```
     pub fn write_saved<W: Write>(&self, out: W) -> Result<(), Error> {
         let board = self.board().ok_or(Error::Deferred)?;
-        write_pieces(out, self.saved_len(board), |emit| {
+        write_pieces(out, self.saved_len_on(board), |emit| {
             self.encode_saved(board, self.seed(), emit)
         })
+    }
+
+    /// The length in bytes of the game's [saved form](crate::saved) (what
+    /// [`Game::write_saved`] writes and [`Game::to_saved`] returns), so that a writer can
+    /// give the length before the bytes. A deferred game has no board yet and is `Deferred`.
+    ///
+    /// ```
+    /// use bitmines_core::{Board, Game};
+    ///
+    /// let mut game = Game::new(Board::from_mines(2, 9, [(0, 0)])?);
+    /// game.reveal(1, 8)?;
+    /// assert_eq!(game.saved_len()?, game.to_saved()?.len());
+    /// # Ok::<(), bitmines_core::Error>(())
+    /// ```
+    pub fn saved_len(&self) -> Result<usize, Error> {
+        let board = self.board().ok_or(Error::Deferred)?;
+        // The game's own planes are larger than this, so it cannot overflow.
+        Ok(self.saved_len_on(board).unwrap_or(usize::MAX))
     }
 
     /// The game in the [saved-game format](crate::saved), with its seed recorded if it knows
@@ -319,7 +337,7 @@ impl Game {
     /// [`Game::to_saved`] with `seed` recorded in place of the game's own.
     pub(crate) fn to_saved_with(&self, seed: Option<u64>) -> Result<Vec<u8>, Error> {
         let board = self.board().ok_or(Error::Deferred)?;
-        let mut out = Vec::with_capacity(self.saved_len(board).unwrap_or(0));
+        let mut out = Vec::with_capacity(self.saved_len_on(board).unwrap_or(0));
         let Ok(()) = self.encode_saved(board, seed, |bytes| {
             out.extend_from_slice(bytes);
             Ok::<(), Infallible>(())
@@ -456,7 +474,7 @@ impl Game {
     }
 
     /// The length of this game's saved form, if it fits a `usize`.
-    fn saved_len(&self, board: &Board) -> Option<usize> {
+    fn saved_len_on(&self, board: &Board) -> Option<usize> {
         let plane = board.rows().checked_mul(board.cols().div_ceil(8))?;
         plane
             .checked_mul(3)?

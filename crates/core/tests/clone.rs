@@ -1,7 +1,8 @@
 //! `Game::clone_from`, which copies into the destination's own buffers, against its naive
 //! twin `Game::clone`: after copying any game over any other (a different board, size, rule,
 //! fill or history), the copy is the same game as a clone, reads the same everywhere, saves
-//! to the same bytes, and plays on the same, move for move.
+//! to the same bytes, and plays on the same, move for move. Along the way, `saved_len` and
+//! `binary_len` give the lengths of what `to_saved` and `to_binary` make.
 
 use bitmines_core::{Board, Fill, Game, Rule, Status};
 use proptest::prelude::*;
@@ -98,12 +99,17 @@ fn check(seed: u64, max: usize) -> Result<(), TestCaseError> {
         let b = play(&mut twin, &mut moves);
         prop_assert_eq!(a, b);
         prop_assert_eq!(reading(&copy), reading(&twin));
+        prop_assert_eq!(copy.saved_len(), copy.to_saved().map(|b| b.len()));
         if copy.status() != Status::Playing {
             break;
         }
     }
     prop_assert!(copy.validate().is_ok(), "{:?}", copy.validate());
     prop_assert_eq!(reading(&source), before);
+    if let Some(board) = copy.board() {
+        prop_assert_eq!(board.binary_len(), board.to_binary(None).len());
+        prop_assert_eq!(board.binary_len(), board.to_binary(Some(seed)).len());
+    }
     Ok(())
 }
 
