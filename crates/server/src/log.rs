@@ -319,9 +319,6 @@ pub struct SnapshotState {
     pub players: Vec<SavedPlayer>,
     /// Who placed each standing flag of a co-op view: `(view, cell index, player index)`.
     pub flag_owners: Vec<(usize, usize, usize)>,
-    /// The bytes of the last snapshot written from this state, kept so that the next one
-    /// is encoded into memory already in hand.
-    pub(crate) bytes: Vec<u8>,
 }
 
 /// A player as a snapshot keeps them: who they are and their score.
@@ -345,25 +342,77 @@ pub struct RoomDir {
 }
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, and renames it to `path`.
-/// The file is written and synced a piece at a time (with `pause` between pieces, if given):
-/// a large snapshot (50 MB for 10^8 cells) never leaves a backlog of dirty pages, or holds
-/// the disk for long, while the logs' syncs wait.
-fn write_atomic(path: &Path, bytes: &[u8], pause: Option<Duration>) -> io::Result<()> {
+fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = path.with_extension("tmp");
     {
         let mut f = File::create(&tmp)?;
-        for (i, piece) in bytes.chunks(SNAPSHOT_PIECE).enumerate() {
-            if i > 0
-                && let Some(pause) = pause
-            {
-                std::thread::sleep(pause);
-            }
-            f.write_all(piece)?;
-            f.sync_data()?;
-        }
+        f.write_all(bytes)?;
         f.sync_all()?;
     }
-    fs::rename(&tmp, path)?;
+    publish(&tmp, path)
+}
+
+/// A file written a piece at a time: each [`SNAPSHOT_PIECE`] bytes are written and synced
+/// (then, with a pause, it waits that long), so a large snapshot (50 MB for 10^8 cells)
+/// never leaves a backlog of dirty pages that the logs' syncs would wait behind. It keeps a
+/// CRC-32 of everything written, which [`Paced::finish`] appends.
+struct Paced {
+    file: File,
+    piece: Vec<u8>,
+    crc: crc32fast::Hasher,
+    pause: Option<Duration>,
+}
+
+impl Paced {
+    fn create(path: &Path, pause: Option<Duration>) -> io::Result<Paced> {
+        Ok(Paced {
+            file: File::create(path)?,
+            piece: Vec::with_capacity(SNAPSHOT_PIECE),
+            crc: crc32fast::Hasher::new(),
+            pause,
+        })
+    }
+
+    /// Writes and syncs the piece in hand, then pauses.
+    fn put_piece(&mut self) -> io::Result<()> {
+        self.file.write_all(&self.piece)?;
+        self.file.sync_data()?;
+        self.piece.clear();
+        if let Some(pause) = self.pause {
+            std::thread::sleep(pause);
+        }
+        Ok(())
+    }
+
+    /// Appends the CRC-32 of what was written, and writes and syncs the rest.
+    fn finish(mut self) -> io::Result<()> {
+        let crc = self.crc.clone().finalize();
+        self.piece.extend_from_slice(&crc.to_le_bytes());
+        self.file.write_all(&self.piece)?;
+        self.file.sync_all()
+    }
+}
+
+impl Write for Paced {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let take = bytes.len().min(SNAPSHOT_PIECE - self.piece.len());
+        self.crc.update(&bytes[..take]);
+        self.piece.extend_from_slice(&bytes[..take]);
+        if self.piece.len() == SNAPSHOT_PIECE {
+            self.put_piece()?;
+        }
+        Ok(take)
+    }
+
+    /// Pieces are written when full and at [`Paced::finish`]; there is nothing to flush.
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Renames the synced temporary file `tmp` to `path` and syncs the folder.
+fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
+    fs::rename(tmp, path)?;
     if let Some(parent) = path.parent()
         && let Ok(d) = File::open(parent)
     {
@@ -405,7 +454,7 @@ impl RoomDir {
             params.first.1,
             seed
         );
-        write_atomic(&self.dir.join("meta"), text.as_bytes(), None)
+        write_atomic(&self.dir.join("meta"), text.as_bytes())
     }
 
     /// Reads the parameters and the seed back.
@@ -497,57 +546,55 @@ impl RoomDir {
         ))
     }
 
-    /// Writes a snapshot, and keeps only the two newest. With a `pause`, the file is
-    /// written and synced a piece at a time with that pause between pieces, so that a large
-    /// snapshot written beside a busy room never holds the disk (and the logs' syncs) for long.
+    /// Writes a snapshot, and keeps only the two newest. The snapshot is encoded as it is
+    /// written, a piece at a time (see [`Paced`]): with a `pause`, each piece is followed by
+    /// that pause, so that a large snapshot written beside a busy room never holds the disk
+    /// (and the logs' syncs) or a processor for long, and needs no buffer of its size.
     pub fn write_snapshot(
         &self,
-        state: &mut SnapshotState,
+        state: &SnapshotState,
         pause: Option<Duration>,
     ) -> Result<(), String> {
         let records = state.records;
-        let mut out = std::mem::take(&mut state.bytes);
-        out.clear();
-        out.extend_from_slice(SNAPSHOT_MAGIC);
-        out.extend_from_slice(&records.to_le_bytes());
-        // A length, then what it counts: written in place, and the length filled in after.
-        let sized = |out: &mut Vec<u8>,
-                     write: &dyn Fn(&mut Vec<u8>) -> Result<(), bitmines_core::Error>|
-         -> Result<(), String> {
-            let at = out.len();
-            out.extend_from_slice(&0u64.to_le_bytes());
-            write(out).map_err(|e| e.to_string())?;
-            let len = (out.len() - at - 8) as u64;
-            out[at..at + 8].copy_from_slice(&len.to_le_bytes());
-            Ok(())
-        };
-        sized(&mut out, &|out| state.board.write_binary(None, out))?;
-        out.extend_from_slice(&(state.players.len() as u32).to_le_bytes());
-        for p in &state.players {
-            out.extend_from_slice(&p.token);
-            out.extend_from_slice(&(p.view as u32).to_le_bytes());
-            let name = crate::protocol::truncate_utf8(&p.name, 255);
-            out.push(name.len() as u8);
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(&p.opened.to_le_bytes());
-            out.extend_from_slice(&p.mines_hit.to_le_bytes());
-        }
-        out.extend_from_slice(&(state.flag_owners.len() as u64).to_le_bytes());
-        for &(view, cell, player) in &state.flag_owners {
-            out.extend_from_slice(&(view as u32).to_le_bytes());
-            out.extend_from_slice(&(cell as u64).to_le_bytes());
-            out.extend_from_slice(&(player as u32).to_le_bytes());
-        }
-        out.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
-        for game in &state.games {
-            sized(&mut out, &|out| game.write_saved(out))?;
-        }
-        let crc = crc32fast::hash(&out);
-        out.extend_from_slice(&crc.to_le_bytes());
         let path = self.dir.join(format!("snapshot-{records:020}"));
-        let written = write_atomic(&path, &out, pause);
-        state.bytes = out;
-        written.map_err(|e| format!("{}: {e}", path.display()))?;
+        let tmp = path.with_extension("tmp");
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", tmp.display());
+        let mut out = Paced::create(&tmp, pause).map_err(|e| failed(&e))?;
+        let mut put = |bytes: &[u8]| out.write_all(bytes).map_err(|e| failed(&e));
+        put(SNAPSHOT_MAGIC)?;
+        put(&records.to_le_bytes())?;
+        put(&(state.board.binary_len() as u64).to_le_bytes())?;
+        state
+            .board
+            .write_binary(None, &mut out)
+            .map_err(|e| failed(&e))?;
+        let mut head = Vec::new();
+        head.extend_from_slice(&(state.players.len() as u32).to_le_bytes());
+        for p in &state.players {
+            head.extend_from_slice(&p.token);
+            head.extend_from_slice(&(p.view as u32).to_le_bytes());
+            let name = crate::protocol::truncate_utf8(&p.name, 255);
+            head.push(name.len() as u8);
+            head.extend_from_slice(name.as_bytes());
+            head.extend_from_slice(&p.opened.to_le_bytes());
+            head.extend_from_slice(&p.mines_hit.to_le_bytes());
+        }
+        head.extend_from_slice(&(state.flag_owners.len() as u64).to_le_bytes());
+        for &(view, cell, player) in &state.flag_owners {
+            head.extend_from_slice(&(view as u32).to_le_bytes());
+            head.extend_from_slice(&(cell as u64).to_le_bytes());
+            head.extend_from_slice(&(player as u32).to_le_bytes());
+        }
+        head.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
+        out.write_all(&head).map_err(|e| failed(&e))?;
+        for game in &state.games {
+            let len = game.saved_len().map_err(|e| failed(&e))?;
+            out.write_all(&(len as u64).to_le_bytes())
+                .map_err(|e| failed(&e))?;
+            game.write_saved(&mut out).map_err(|e| failed(&e))?;
+        }
+        out.finish().map_err(|e| failed(&e))?;
+        publish(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut old = self.snapshots();
         old.reverse();
         for (_, path) in old.into_iter().skip(2) {
@@ -872,6 +919,52 @@ mod tests {
             .collect();
         sync_round(&requests).unwrap();
         sync_round(&requests[..Syncer::FEW]).unwrap();
+        fs::remove_dir_all(&data).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod snapshots {
+    use super::*;
+
+    #[test]
+    fn a_snapshot_written_in_paced_pieces_reads_back_as_the_room() {
+        // A board whose snapshot spans a few pieces, written with a pause between them and
+        // without: the same bytes either way, and they read back as the same room.
+        let data = std::env::temp_dir().join(format!("bitmines-paced-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let params = RoomParams {
+            rows: 2500,
+            cols: 2500,
+            mines: 2500 * 2500 / 8,
+            mode: Mode::Coop,
+            rule: MineRule::Endless,
+            no_guess: false,
+            first: (1250, 1250),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let now = Instant::now();
+        let room = fresh_room(&params, 11, 256, Arc::clone(&metrics), now).unwrap();
+        let state = room.snapshot_state(7, None);
+        let mut files = Vec::new();
+        for (name, pause) in [("paced", Some(Duration::from_millis(1))), ("at-once", None)] {
+            let dir = RoomDir::new(&data, name);
+            fs::create_dir_all(dir.path()).unwrap();
+            dir.write_snapshot(&state, pause).unwrap();
+            let path = dir.path().join(format!("snapshot-{:020}", 7));
+            let bytes = fs::read(&path).unwrap();
+            assert!(bytes.len() > 2 * SNAPSHOT_PIECE, "{} bytes", bytes.len());
+            let back = read_snapshot(&path, &params, 256, &metrics, now).unwrap();
+            let again = back.snapshot_state(7, None);
+            assert_eq!(again.games.len(), state.games.len());
+            for (a, b) in again.games.iter().zip(&state.games) {
+                assert_eq!(a.to_saved().unwrap(), b.to_saved().unwrap());
+            }
+            assert_eq!(again.players, state.players);
+            assert_eq!(again.flag_owners, state.flag_owners);
+            files.push(bytes);
+        }
+        assert!(files[0] == files[1], "paced and at-once bytes differ");
         fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -357,7 +357,6 @@ impl Room {
             games: Vec::new(),
             players: Vec::new(),
             flag_owners: Vec::new(),
-            bytes: Vec::new(),
         });
         state.records = records;
         state.board = Arc::clone(&self.board);

@@ -388,8 +388,8 @@ fn make_room(
         Instant::now(),
     )?;
     let (log, _) = dir.open_log(config.sync)?;
-    let mut state = room.snapshot_state(0, None);
-    dir.write_snapshot(&mut state, None)?;
+    let state = room.snapshot_state(0, None);
+    dir.write_snapshot(&state, None)?;
     Ok((room, log, Some(state)))
 }
 
@@ -644,11 +644,11 @@ impl Live {
             if let Some(w) = self.writer.take() {
                 self.spare = w.join().ok();
             }
-            let mut state = self.room.snapshot_state(records, self.spare.take());
+            let state = self.room.snapshot_state(records, self.spare.take());
             self.last_snapshot = records;
             let (data, name) = (config.data.clone(), self.name.clone());
             let write = move |pause| {
-                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&mut state, pause) {
+                if let Err(e) = RoomDir::new(&data, &name).write_snapshot(&state, pause) {
                     eprintln!("bitmines serve: room {name}: snapshot: {e}");
                 }
                 state
