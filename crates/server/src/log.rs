@@ -547,7 +547,7 @@ impl RoomDir {
     }
 
     /// Writes a snapshot, and keeps only the two newest. The snapshot is encoded as it is
-    /// written, a piece at a time (see [`Paced`]): with a `pause`, each piece is followed by
+    /// written, a piece at a time, each piece synced: with a `pause`, each piece is followed by
     /// that pause, so that a large snapshot written beside a busy room never holds the disk
     /// (and the logs' syncs) or a processor for long, and needs no buffer of its size.
     pub fn write_snapshot(
