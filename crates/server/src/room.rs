@@ -121,11 +121,9 @@ enum Pending {
     Snapshot(ConnId, usize, u32),
     /// A frame for the connections watching a chunk of a view.
     Chunk(usize, u32, Bytes),
-    /// A frame for every connection that had joined when it was queued (those whose order
-    /// is below the number), so nobody gets a frame before their welcome.
-    All(Bytes, u64),
-    /// A frame for one group of the connections that had joined: those whose order is below
-    /// the first number and is the third modulo the second.
+    /// A frame for one group of the connections that had joined when it was queued: those
+    /// whose order is below the first number (so nobody gets a frame before their welcome)
+    /// and is the third modulo the second. One group of one is every connection.
     Group(Bytes, u64, u64, u64),
 }
 
@@ -1361,17 +1359,6 @@ impl Room {
                         self.send(conn, frame.clone());
                     }
                 }
-                Pending::All(frame, upto) => {
-                    let conns: Vec<ConnId> = self
-                        .conns
-                        .iter()
-                        .filter(|(_, c)| c.order < upto)
-                        .map(|(&id, _)| id)
-                        .collect();
-                    for conn in conns {
-                        self.send(conn, frame.clone());
-                    }
-                }
                 Pending::Group(frame, upto, groups, turn) => {
                     let conns: Vec<ConnId> = self
                         .conns
@@ -1419,7 +1406,7 @@ impl Room {
     }
 
     fn push_all(&mut self, frame: Bytes) {
-        self.pending.push(Pending::All(frame, self.joins));
+        self.pending.push(Pending::Group(frame, self.joins, 1, 0));
     }
 
     /// Checks every view's game (`Game::validate`).
