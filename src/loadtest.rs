@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
+use std::sync::atomic::AtomicBool;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, anyhow, bail};
@@ -97,6 +98,10 @@ struct Report {
     actions_per_s: f64,
     ack_ms: Quantiles,
     fanout_ms: Quantiles,
+    /// How late the tester's 1 ms sleeps woke in the timed run: how long this machine kept
+    /// a thread that was ready from running, whether by the load itself or by stalls of the
+    /// machine (a virtual machine's host, other programs).
+    hiccup_ms: Quantiles,
     errors: u64,
     busy: u64,
     drops: u64,
@@ -109,6 +114,10 @@ struct Report {
     server_memory_after: u64,
     server_resyncs: u64,
     server_drops: u64,
+    /// Rounds of the server's log sync in the timed run that took over 20 ms, and over
+    /// 100 ms: the disk's delays, which the acknowledgements of those rounds waited for.
+    server_syncs_over_20ms: u64,
+    server_syncs_over_100ms: u64,
 }
 
 #[derive(Serialize)]
@@ -162,7 +171,8 @@ fn loopback(url: &str) -> anyhow::Result<String> {
     Ok(authority.to_string())
 }
 
-fn server_metric(authority: &str, name: &str) -> Option<u64> {
+/// The server's `/metrics` text, if it answers.
+fn server_metrics(authority: &str) -> Option<String> {
     let mut stream = TcpStream::connect(authority).ok()?;
     stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
     write!(
@@ -172,6 +182,12 @@ fn server_metric(authority: &str, name: &str) -> Option<u64> {
     .ok()?;
     let mut text = String::new();
     stream.read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// The value of the sample `name` (labels included, as the server writes them) in a
+/// metrics text.
+fn metric(text: &str, name: &str) -> Option<u64> {
     text.lines()
         .find_map(|l| {
             l.strip_prefix(name)?
@@ -181,6 +197,24 @@ fn server_metric(authority: &str, name: &str) -> Option<u64> {
                 .ok()
         })
         .map(|v| v as u64)
+}
+
+fn server_metric(authority: &str, name: &str) -> Option<u64> {
+    metric(&server_metrics(authority)?, name)
+}
+
+/// The server's rounds of syncing its logs so far that took over 20 ms and over 100 ms,
+/// from its `bitmines_log_sync_seconds` histogram: the disk's delays, which every
+/// acknowledgement of those rounds waited for.
+fn slow_syncs(authority: &str) -> Option<[u64; 2]> {
+    let text = server_metrics(authority)?;
+    let name = "bitmines_log_sync_seconds";
+    let count = metric(&text, &format!("{name}_count"))?;
+    let within = |le: &str| metric(&text, &format!("{name}_bucket{{le=\"{le}\"}}"));
+    Some([
+        count.saturating_sub(within("0.02")?),
+        count.saturating_sub(within("0.1")?),
+    ])
 }
 
 /// Runs the load and prints the report.
@@ -258,6 +292,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut rng = Pcg64::seed_from_u64(seed);
     let gate = Arc::new(tokio::sync::Semaphore::new(64));
     let thinker = Thinker::start()?;
+    let timed = Arc::new(OnceLock::new());
+    let hiccups = Hiccups::start(Arc::clone(&timed))?;
     let mut tasks = Vec::with_capacity(args.clients);
     for pair in 0..args.clients.div_ceil(2) {
         // Two players share each viewport, so each times the other's moves reaching it.
@@ -314,6 +350,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             }
         }
         let start = Instant::now() + warmup;
+        let _ = timed.set((start, start + duration));
         let _ = go_tx.send(Some((start, start + duration)));
         (ramp_start.elapsed().as_secs_f64(), start)
     });
@@ -327,6 +364,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             "bitmines loadtest: the players joined and got their viewports in {ramp:.1} s; the timed run starts"
         );
     }
+    // The server's slow syncs are counted from the timed run's start.
+    std::thread::sleep(start.saturating_duration_since(Instant::now()));
+    let syncs_before = slow_syncs(&authority);
     runtime.block_on(async {
         for t in tasks {
             let _ = t.await;
@@ -338,6 +378,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .as_secs_f64()
         .max(1e-6);
 
+    let hiccups = hiccups.stop();
+    let [syncs_over_20ms, syncs_over_100ms] = match (syncs_before, slow_syncs(&authority)) {
+        (Some(before), Some(after)) => [0, 1].map(|i| after[i].saturating_sub(before[i])),
+        _ => [0, 0],
+    };
     let memory_after = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
     let ack = ack.lock().map_err(|_| anyhow!("poisoned"))?;
     let fanout = fanout.lock().map_err(|_| anyhow!("poisoned"))?;
@@ -357,6 +402,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         actions_per_s: actions as f64 / elapsed,
         ack_ms: quantiles(&ack),
         fanout_ms: quantiles(&fanout),
+        hiccup_ms: quantiles(&hiccups),
         errors: totals.errors.load(Relaxed),
         busy: totals.busy.load(Relaxed),
         drops: totals.closed_slow.load(Relaxed),
@@ -369,6 +415,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         server_memory_after: memory_after,
         server_resyncs: server_metric(&authority, "bitmines_resyncs_total").unwrap_or(0),
         server_drops: server_metric(&authority, "bitmines_drops_total").unwrap_or(0),
+        server_syncs_over_20ms: syncs_over_20ms,
+        server_syncs_over_100ms: syncs_over_100ms,
     };
     if args.json.json {
         println!("{}", serde_json::to_string(&report)?);
@@ -390,6 +438,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         println!("acknowledgement  {}", q(&report.ack_ms));
         println!("fan-out          {}", q(&report.fanout_ms));
         println!(
+            "hiccups          {} (how late a 1 ms sleep of the tester woke: the machine's own delays)",
+            q(&report.hiccup_ms)
+        );
+        println!(
             "errors           {} ({} busy), {} closed as too slow",
             report.errors, report.busy, report.drops
         );
@@ -407,6 +459,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             memory_after as f64 / 1048576.0,
             report.server_resyncs,
             report.server_drops
+        );
+        println!(
+            "server log syncs {} over 20 ms, {} over 100 ms (the disk's delays: each held its round's acknowledgements)",
+            report.server_syncs_over_20ms, report.server_syncs_over_100ms
         );
     }
     Ok(())
@@ -725,6 +781,54 @@ impl Player {
             board: self.board,
             pick: rng.next_u64(),
         })
+    }
+}
+
+/// The tester's hiccup meter: a thread that sleeps 1 ms again and again and records how
+/// late each sleep ends, once the timed run has started. A player cannot get its
+/// acknowledgement sooner than its thread gets a processor, so these delays, which no server
+/// causes directly, show how much of the acknowledgements' tail is the machine's: the load's
+/// own contention for the processors and the stalls of the machine under it.
+struct Hiccups {
+    stop: Arc<AtomicBool>,
+    thread: std::thread::JoinHandle<Histogram<u64>>,
+}
+
+impl Hiccups {
+    /// The sleep the meter times.
+    const SLEEP: Duration = Duration::from_millis(1);
+
+    /// Starts the meter; it records the sleeps that begin in the timed run, from and until
+    /// the instants `timed` is set to.
+    fn start(timed: Arc<OnceLock<(Instant, Instant)>>) -> anyhow::Result<Hiccups> {
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&stop);
+        let thread = std::thread::Builder::new()
+            .name("loadtest hiccups".into())
+            .spawn(move || {
+                let mut late = histogram();
+                while !stopped.load(Relaxed) {
+                    let asleep = Instant::now();
+                    std::thread::sleep(Self::SLEEP);
+                    let woke = Instant::now();
+                    if timed
+                        .get()
+                        .is_some_and(|&(from, until)| (from..until).contains(&asleep))
+                    {
+                        let over = woke.duration_since(asleep).saturating_sub(Self::SLEEP);
+                        let _ = late.record((over.as_micros() as u64).max(1));
+                    }
+                }
+                late
+            })
+            .context("cannot start the tester's hiccup meter")?;
+        Ok(Hiccups { stop, thread })
+    }
+
+    /// Stops the meter and gives what it recorded.
+    fn stop(self) -> Histogram<u64> {
+        self.stop.store(true, Relaxed);
+        self.thread.join().unwrap_or_else(|_| histogram())
     }
 }
 

@@ -395,6 +395,13 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
     // the warm-up second are not counted.
     assert!(actions <= 20 * 31, "{report}");
     assert!(report["ack_ms"]["p99"].as_f64().unwrap() > 0.0);
+    // The hiccup meter sleeps 1 ms at a time through the 3 timed seconds, and only those.
+    let hiccups = &report["hiccup_ms"];
+    let count = hiccups["count"].as_u64().unwrap();
+    assert!((100..=3000).contains(&count), "{report}");
+    assert!(hiccups["max"].as_f64().unwrap() >= hiccups["p50"].as_f64().unwrap());
+    let over_100ms = report["server_syncs_over_100ms"].as_u64().unwrap();
+    assert!(over_100ms <= report["server_syncs_over_20ms"].as_u64().unwrap());
     assert!(report["bytes_in_per_s"].as_f64().unwrap() > 0.0, "{report}");
     assert!(report["server_memory_after"].as_u64().unwrap() > 0);
     // Other machines are refused outright.
