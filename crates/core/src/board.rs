@@ -300,6 +300,29 @@ pub(crate) fn row_view<'a>(
     Ok(&BitSlice::from_slice(words)[1..=geometry.cols()])
 }
 
+/// 64 cells of row `row` of `plane` from column `col` (bit `i` is column `col + i`, columns
+/// past the board read 0), or `OffBoard` if `(row, col)` is not a cell. Two word reads: the
+/// naive twin is `row_view(..)[col..]` read a bit at a time.
+pub(crate) fn word_at(
+    geometry: &Geometry,
+    plane: &Plane,
+    row: usize,
+    col: usize,
+) -> Result<u64, Error> {
+    let bit = geometry.bit(row, col)?;
+    let words = plane.words();
+    let (w, shift) = (bit / 64, bit % 64);
+    let low = words.get(w).map_or(0, |&x| x >> shift);
+    // A shift of 0 takes the whole word from the first read.
+    let high = match shift {
+        0 => 0,
+        _ => words.get(w + 1).map_or(0, |&x| x << (64 - shift)),
+    };
+    let width = geometry.cols() - col;
+    let mask = if width >= 64 { !0 } else { (1u64 << width) - 1 };
+    Ok((low | high) & mask)
+}
+
 /// One word of a plane dilated by one cell left and right.
 fn dilate_horizontally(plane: &[u64], w: usize) -> u64 {
     let m = plane[w];

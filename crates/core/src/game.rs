@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use bitvec::prelude::{BitSlice, Lsb0};
 
-use crate::board::row_view;
+use crate::board::{row_view, word_at};
 use crate::cascade::{self, Fill, Planes};
 use crate::geometry::WORD_BITS;
 use crate::place::{FirstClick, Placement, Placer, SeededPlacer};
@@ -795,6 +795,21 @@ impl Game {
     /// Row `row` of the flagged plane, one bit per column.
     pub fn flagged_row(&self, row: usize) -> Result<&BitSlice<u64, Lsb0>, Error> {
         row_view(self.board.geometry(), &self.flagged, row)
+    }
+
+    /// 64 cells of row `row` of the revealed plane from column `col`, in one word: bit `i`
+    /// is column `col + i`, and columns past the board's right edge read 0. Two word reads,
+    /// where [`Game::revealed_row`] gives a bit slice at any offset; for code that scans a
+    /// view a row at a time (what a move opened, a picture of a window). `OffBoard` if the
+    /// cell `(row, col)` is not on the board.
+    pub fn revealed_word(&self, row: usize, col: usize) -> Result<u64, Error> {
+        word_at(self.board.geometry(), &self.revealed, row, col)
+    }
+
+    /// 64 cells of row `row` of the flagged plane from column `col`, as
+    /// [`Game::revealed_word`] gives them.
+    pub fn flagged_word(&self, row: usize, col: usize) -> Result<u64, Error> {
+        word_at(self.board.geometry(), &self.flagged, row, col)
     }
 
     /// The board's geometry (also before a deferred game has placed its mines).

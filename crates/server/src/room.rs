@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 
 use bitmines_core::{Board, Cell, Game, Position, Rule, Status};
 use bitmines_solve::{Reason, Solver};
-use bitvec::field::BitField;
 use bytes::Bytes;
 use tokio::sync::mpsc;
 
@@ -1435,12 +1434,7 @@ fn state_of(cell: Cell, truth: bool) -> u8 {
 
 /// The revealed bits of row `row` in chunk column `k`, bit `i` for column `64 k + i`.
 fn revealed_word(game: &Game, row: usize, k: usize) -> u64 {
-    let Ok(bits) = game.revealed_row(row) else {
-        return 0;
-    };
-    let c0 = k * CHUNK;
-    let c1 = (c0 + CHUNK).min(bits.len());
-    bits.get(c0..c1).map_or(0, |b| b.load_le::<u64>())
+    game.revealed_word(row, k * CHUNK).unwrap_or(0)
 }
 
 fn shift_reason(reason: Reason, r0: usize, c0: usize) -> Reason {
