@@ -55,8 +55,8 @@ pub(crate) struct Args {
     /// 200000, or one for each 128 cells of a larger board].
     #[arg(long)]
     snapshot_every: Option<u64>,
-    /// Threads for the connections, and as many for the rooms [default: half the
-    /// processors, at least 1].
+    /// Threads for the connections, and as many for the rooms [default: one for each
+    /// processor for the connections, half as many for the rooms, at least 1].
     #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
     threads: Option<u16>,
 }
@@ -66,9 +66,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.rate.is_nan() || args.rate <= 0.0 {
         return Err(anyhow!("--rate {} must be a positive number", args.rate));
     }
-    let threads = args
-        .threads
-        .map_or_else(bitmines_server::server::default_threads, usize::from);
+    let threads = args.threads.map(usize::from);
+    let room_threads = threads.unwrap_or_else(bitmines_server::server::default_threads);
+    let io_threads = threads.unwrap_or_else(bitmines_server::server::default_io_threads);
     let config = Config {
         listen: args.listen,
         data: args.data.clone(),
@@ -85,11 +85,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
         snapshot_every: args.snapshot_every.map(|n| n.max(1)),
-        room_threads: threads,
+        room_threads,
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(threads)
+        .worker_threads(io_threads)
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
