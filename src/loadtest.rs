@@ -436,9 +436,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.actions, elapsed, report.actions_per_s, report.ramp_s, report.warmup_s
         );
         println!("acknowledgement  {}", q(&report.ack_ms));
-        println!("fan-out          {}", q(&report.fanout_ms));
+        if report.fanout_ms.count > 0 {
+            println!("fan-out          {}", q(&report.fanout_ms));
+        } else {
+            // Race players each watch their own view: nobody else's move reaches them.
+            println!("fan-out          no samples: no player watched another's moves");
+        }
         println!(
-            "hiccups          {} (how late a 1 ms sleep of the tester woke: the machine's own delays)",
+            "hiccups          {}: how late the tester's 1 ms sleeps woke, the machine's own delays",
             q(&report.hiccup_ms)
         );
         println!(
@@ -450,8 +455,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             report.games_ended, report.games_won
         );
         println!(
-            "received         {:.1} MB a second",
-            report.bytes_in_per_s / 1e6
+            "received         {} a second",
+            rate_text(report.bytes_in_per_s)
         );
         println!(
             "server memory    {:.1} MiB before, {:.1} MiB after; resyncs {}, drops {}",
@@ -781,6 +786,15 @@ impl Player {
             board: self.board,
             pick: rng.next_u64(),
         })
+    }
+}
+
+/// A rate of bytes for people: MB with one decimal from 1 MB, else kB.
+fn rate_text(bytes: f64) -> String {
+    if bytes >= 1e6 {
+        format!("{:.1} MB", bytes / 1e6)
+    } else {
+        format!("{:.1} kB", bytes / 1e3)
     }
 }
 
