@@ -233,7 +233,18 @@ impl Log {
 /// for the answer before it acknowledges anything.
 #[derive(Clone)]
 pub struct Syncer {
-    tx: crossbeam_channel::Sender<SyncRequest>,
+    how: Syncing,
+}
+
+/// Where a [`Syncer`]'s rounds run.
+#[derive(Clone)]
+enum Syncing {
+    /// On a thread of its own, which gathers the requests of many workers into each round.
+    Thread(crossbeam_channel::Sender<SyncRequest>),
+    /// On the thread that asks, for a server with one room worker: there is nobody to
+    /// share a round with, and handing each round to another thread and back costs two
+    /// thread switches a round.
+    Inline(Arc<Metrics>),
 }
 
 struct SyncRequest {
@@ -256,16 +267,25 @@ impl Syncer {
                 while let Ok(first) = rx.recv() {
                     round.push(first);
                     round.extend(rx.try_iter());
-                    let started = Instant::now();
-                    let outcome = sync_round(&round).map_err(|e| (e.kind(), e.to_string()));
-                    let files = round.iter().map(|r| r.files.len()).sum();
-                    metrics.sync_round(files, started.elapsed());
+                    let files: Vec<&Arc<File>> = round.iter().flat_map(|r| &r.files).collect();
+                    let outcome = timed_round(&metrics, &files);
+                    let outcome = outcome.map_err(|e| (e.kind(), e.to_string()));
                     for request in round.drain(..) {
                         let _ = request.done.send(outcome.clone());
                     }
                 }
             })?;
-        Ok(Syncer { tx })
+        Ok(Syncer {
+            how: Syncing::Thread(tx),
+        })
+    }
+
+    /// A syncer that syncs on the thread that asks, for a single room worker; it counts its
+    /// rounds in `metrics` as the thread does.
+    pub fn inline(metrics: Arc<Metrics>) -> Syncer {
+        Syncer {
+            how: Syncing::Inline(metrics),
+        }
     }
 
     /// Makes everything written to `file` so far durable; returns when it is.
@@ -278,10 +298,18 @@ impl Syncer {
         if files.is_empty() {
             return Ok(());
         }
+        let tx = match &self.how {
+            Syncing::Thread(tx) => tx,
+            Syncing::Inline(metrics) => {
+                let files: Vec<&Arc<File>> = files.iter().collect();
+                return timed_round(metrics, &files).map_err(|e| {
+                    io::Error::new(e.kind(), format!("the group sync of the logs failed: {e}"))
+                });
+            }
+        };
         let (done, answer) = crossbeam_channel::bounded(1);
         let request = SyncRequest { files, done };
-        self.tx
-            .send(request)
+        tx.send(request)
             .map_err(|_| io::Error::other("the log sync thread has stopped"))?;
         match answer.recv() {
             Ok(Ok(())) => Ok(()),
@@ -294,17 +322,24 @@ impl Syncer {
     }
 }
 
-/// One round of the [`Syncer`]: the first error, if any, fails every request of the round.
-fn sync_round(round: &[SyncRequest]) -> Result<(), io::Error> {
-    let mut files = round.iter().flat_map(|r| &r.files);
+/// One round of the [`Syncer`], timed in `metrics`: the first error, if any, fails every
+/// request of the round.
+fn timed_round(metrics: &Metrics, files: &[&Arc<File>]) -> Result<(), io::Error> {
+    let started = Instant::now();
+    let outcome = sync_round(files);
+    metrics.sync_round(files.len(), started.elapsed());
+    outcome
+}
+
+fn sync_round(files: &[&Arc<File>]) -> Result<(), io::Error> {
     #[cfg(target_os = "linux")]
-    if round.iter().map(|r| r.files.len()).sum::<usize>() > Syncer::FEW
-        && let Some(any) = files.next()
+    if files.len() > Syncer::FEW
+        && let Some(any) = files.first()
     {
         // Every file of a round is on the data directory's file system.
-        return rustix::fs::syncfs(&**any).map_err(io::Error::from);
+        return rustix::fs::syncfs(&***any).map_err(io::Error::from);
     }
-    files.try_for_each(|file| file.sync_data())
+    files.iter().try_for_each(|file| file.sync_data())
 }
 
 /// What a snapshot holds: a copy of a room's state after its first `records` records.
@@ -856,9 +891,29 @@ mod tests {
         // Rooms enough that rounds of the shared syncer hold more than a few requests (one
         // syncfs), and now and then a few (a sync a file): every record of every log is
         // back, in order, when the logs are opened again.
-        let data = std::env::temp_dir().join(format!("bitmines-syncer-{}", std::process::id()));
+        let metrics = Arc::new(Metrics::default());
+        synced_logs_read_back("thread", &Syncer::start(Arc::clone(&metrics)).unwrap());
+        let rounds = metrics.render();
+        // The inline syncer (a lone room worker's) syncs each request on its caller's
+        // thread, a round each; the logs read back the same.
+        let metrics = Arc::new(Metrics::default());
+        synced_logs_read_back("inline", &Syncer::inline(Arc::clone(&metrics)));
+        let requests = 3 * Syncer::FEW * 40;
+        let counted = |text: &str| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("bitmines_log_sync_rounds_total "))
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap()
+        };
+        assert_eq!(counted(&metrics.render()), requests);
+        // The thread gathers requests that wait into one round.
+        assert!((1..=requests).contains(&counted(&rounds)));
+    }
+
+    fn synced_logs_read_back(name: &str, syncer: &Syncer) {
+        let data =
+            std::env::temp_dir().join(format!("bitmines-syncer-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&data);
-        let syncer = Syncer::start(Arc::new(Metrics::default())).unwrap();
         let rooms = 3 * Syncer::FEW;
         let threads: Vec<_> = (0..rooms)
             .map(|k| {
@@ -906,19 +961,16 @@ mod tests {
     fn a_round_of_many_files_and_a_round_of_few_both_sync() {
         let data = std::env::temp_dir().join(format!("bitmines-round-{}", std::process::id()));
         fs::create_dir_all(&data).unwrap();
-        let (tx, _rx) = crossbeam_channel::unbounded();
-        let requests: Vec<SyncRequest> = (0..=Syncer::FEW)
+        let files: Vec<Arc<File>> = (0..=Syncer::FEW)
             .map(|k| {
                 let mut file = File::create(data.join(format!("f{k}"))).unwrap();
                 file.write_all(b"record").unwrap();
-                SyncRequest {
-                    files: vec![Arc::new(file)],
-                    done: tx.clone(),
-                }
+                Arc::new(file)
             })
             .collect();
-        sync_round(&requests).unwrap();
-        sync_round(&requests[..Syncer::FEW]).unwrap();
+        let files: Vec<&Arc<File>> = files.iter().collect();
+        sync_round(&files).unwrap();
+        sync_round(&files[..Syncer::FEW]).unwrap();
         fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -754,10 +754,16 @@ impl Server {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         let metrics = Arc::new(Metrics::default());
-        let syncer = Syncer::start(Arc::clone(&metrics))
-            .map_err(|e| format!("cannot start the log sync thread: {e}"))?;
         // Each worker runs many rooms; they end when the server is dropped.
         let count = config.room_threads.max(1);
+        // Workers share their rounds of syncing through a thread of its own; a lone worker
+        // syncs its rounds itself.
+        let syncer = if count == 1 {
+            Syncer::inline(Arc::clone(&metrics))
+        } else {
+            Syncer::start(Arc::clone(&metrics))
+                .map_err(|e| format!("cannot start the log sync thread: {e}"))?
+        };
         let mut workers = Vec::with_capacity(count);
         for w in 0..count {
             let (tx, rx) = cb::unbounded();
