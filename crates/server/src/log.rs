@@ -230,7 +230,9 @@ impl Log {
 /// that came in while it worked with one round of syncing. With a few files waiting, a
 /// round `fdatasync`s each; with more (hundreds of race rooms), it is one `syncfs` of the
 /// data directory's file system, whose cost does not grow with the rooms. The worker waits
-/// for the answer before it acknowledges anything.
+/// for the answer before it acknowledges anything. A server with one room worker has no one
+/// to share a round with: its syncer, [`Syncer::inline`], runs each round on the worker's
+/// own thread.
 #[derive(Clone)]
 pub struct Syncer {
     how: Syncing,
