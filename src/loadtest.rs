@@ -199,18 +199,13 @@ fn metric(text: &str, name: &str) -> Option<u64> {
         .map(|v| v as u64)
 }
 
-fn server_metric(authority: &str, name: &str) -> Option<u64> {
-    metric(&server_metrics(authority)?, name)
-}
-
 /// The server's rounds of syncing its logs so far that took over 20 ms and over 100 ms,
-/// from its `bitmines_log_sync_seconds` histogram: the disk's delays, which every
-/// acknowledgement of those rounds waited for.
-fn slow_syncs(authority: &str) -> Option<[u64; 2]> {
-    let text = server_metrics(authority)?;
+/// from the `bitmines_log_sync_seconds` histogram of its metrics `text`: the disk's delays,
+/// which every acknowledgement of those rounds waited for.
+fn slow_syncs(text: &str) -> Option<[u64; 2]> {
     let name = "bitmines_log_sync_seconds";
-    let count = metric(&text, &format!("{name}_count"))?;
-    let within = |le: &str| metric(&text, &format!("{name}_bucket{{le=\"{le}\"}}"));
+    let count = metric(text, &format!("{name}_count"))?;
+    let within = |le: &str| metric(text, &format!("{name}_bucket{{le=\"{le}\"}}"));
     Some([
         count.saturating_sub(within("0.02")?),
         count.saturating_sub(within("0.1")?),
@@ -257,7 +252,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
-    let memory_before = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
+    let memory = "process_resident_memory_bytes";
+    let memory_before = server_metrics(&authority)
+        .and_then(|text| metric(&text, memory))
+        .unwrap_or(0);
     let totals = Arc::new(Totals::default());
     let ack = Arc::new(Mutex::new(histogram()));
     let fanout = Arc::new(Mutex::new(histogram()));
@@ -366,7 +364,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     // The server's slow syncs are counted from the timed run's start.
     std::thread::sleep(start.saturating_duration_since(Instant::now()));
-    let syncs_before = slow_syncs(&authority);
+    let syncs_before = server_metrics(&authority).and_then(|text| slow_syncs(&text));
     runtime.block_on(async {
         for t in tasks {
             let _ = t.await;
@@ -379,11 +377,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .max(1e-6);
 
     let hiccups = hiccups.stop();
-    let [syncs_over_20ms, syncs_over_100ms] = match (syncs_before, slow_syncs(&authority)) {
+    // One read of the server's metrics at the end gives every figure of the report's.
+    let end = server_metrics(&authority).unwrap_or_default();
+    let [syncs_over_20ms, syncs_over_100ms] = match (syncs_before, slow_syncs(&end)) {
         (Some(before), Some(after)) => [0, 1].map(|i| after[i].saturating_sub(before[i])),
         _ => [0, 0],
     };
-    let memory_after = server_metric(&authority, "process_resident_memory_bytes").unwrap_or(0);
+    let memory_after = metric(&end, memory).unwrap_or(0);
     let ack = ack.lock().map_err(|_| anyhow!("poisoned"))?;
     let fanout = fanout.lock().map_err(|_| anyhow!("poisoned"))?;
     let actions = totals.acks.load(Relaxed);
@@ -413,8 +413,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         bytes_in_per_s: totals.bytes_in.load(Relaxed) as f64 / elapsed,
         server_memory_before: memory_before,
         server_memory_after: memory_after,
-        server_resyncs: server_metric(&authority, "bitmines_resyncs_total").unwrap_or(0),
-        server_drops: server_metric(&authority, "bitmines_drops_total").unwrap_or(0),
+        server_resyncs: metric(&end, "bitmines_resyncs_total").unwrap_or(0),
+        server_drops: metric(&end, "bitmines_drops_total").unwrap_or(0),
         server_syncs_over_20ms: syncs_over_20ms,
         server_syncs_over_100ms: syncs_over_100ms,
     };
