@@ -1,12 +1,14 @@
 //! Board and game files: reading any supported format, and writing atomically.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
 use bitmines_core::binary::NoGuessRecord;
 use bitmines_core::{Board, Game, Position, binary, saved};
+
+use crate::system::{ensure_memory, human_bytes};
 
 /// The file formats `bitmines` reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -40,22 +42,137 @@ pub(crate) enum Loaded {
     View(Position),
 }
 
-/// Reads a board or game from `path`, in `format` or, if `None`, the format its first bytes
-/// show: the binary magic, text, or otherwise MBF.
-pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded> {
-    let mut input = open(path)?;
-    let (format, sniffed) = match format {
-        Some(format) => (format, false),
-        None => (
-            sniff(&mut input).with_context(|| format!("cannot read {}", path.display()))?,
-            true,
-        ),
-    };
-    load(&mut input, format).with_context(|| match (sniffed, format) {
-        // Neither the binary magic nor text: MBF was the last format left to try.
-        (true, Format::Mbf) => no_format(path),
-        _ => format!("{} is not a valid {format} file", path.display()),
+/// The longest MBF file: width, height and a two-byte mine count, then two bytes for each of
+/// at most 65,535 mines. A longer file cannot be MBF, so no more is ever read.
+pub(crate) const MBF_MAX_BYTES: u64 = 4 + 2 * 65_535;
+
+/// The longest text file read: 1 GiB, the text of a board of about 10^9 cells (a line of
+/// `cols + 1` bytes a row). A larger board is kept in the binary format, which is an eighth
+/// of the size and is read a piece at a time; text is read whole before it is parsed.
+pub(crate) const TEXT_MAX_BYTES: u64 = 1 << 30;
+
+/// The bytes a UTF-8 byte order mark adds to the start of a text file (some editors write
+/// one); it is no part of the board.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A regular file opened for reading, and its length when it was opened.
+pub(crate) struct Input {
+    /// The file, buffered.
+    pub(crate) reader: BufReader<File>,
+    /// Its length in bytes, from its metadata.
+    pub(crate) len: u64,
+}
+
+/// Opens a file named on the command line for reading. Only regular files are read: a
+/// folder, device, FIFO or socket is refused from its metadata before it is opened, since
+/// opening a FIFO with no writer waits forever and a device such as `/dev/zero` never ends.
+pub(crate) fn open_input(path: &Path) -> anyhow::Result<Input> {
+    let cannot = || format!("cannot read {}", path.display());
+    let metadata = fs::metadata(path).with_context(cannot)?;
+    not_a_file(path, &metadata.file_type())?;
+    let file = File::open(path).with_context(cannot)?;
+    // The path may have been replaced between the look and the open; the open file is what
+    // is read, so it is looked at again.
+    let metadata = file.metadata().with_context(cannot)?;
+    not_a_file(path, &metadata.file_type())?;
+    Ok(Input {
+        // Large enough that a board of 10^8 cells is read in a few hundred system calls.
+        reader: BufReader::with_capacity(1 << 20, file),
+        len: metadata.len(),
     })
+}
+
+/// Fails, naming what `path` is, unless it is a regular file.
+fn not_a_file(path: &Path, kind: &fs::FileType) -> anyhow::Result<()> {
+    if kind.is_file() {
+        return Ok(());
+    }
+    bail!(
+        "{} is {}, not a board or game file",
+        path.display(),
+        kind_name(kind)
+    )
+}
+
+/// What a file type is called, with its article.
+fn kind_name(kind: &fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    if kind.is_dir() {
+        "a directory"
+    } else if kind.is_file() {
+        "a file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Reads a board or game from `path`, in `format` or, if `None`, the format its first bytes
+/// and length show: the binary magic, text, or MBF whose header agrees with the length.
+/// No more is read than the format can hold: the binary formats stop where their header
+/// says the file ends, MBF at [`MBF_MAX_BYTES`] and text at [`TEXT_MAX_BYTES`].
+pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded> {
+    let mut input = open_input(path)?;
+    let format = choose(path, &mut input, format)?;
+    let cap = match format {
+        Format::Bin => None,
+        Format::Mbf => Some(MBF_MAX_BYTES),
+        Format::Txt => Some(TEXT_MAX_BYTES),
+    };
+    if let Some(cap) = cap {
+        too_long(path, input.len, cap, format)?;
+        if format == Format::Txt {
+            // The text is read whole, and parsing it takes as much again at least.
+            ensure_memory(input.len.saturating_mul(2), || {
+                format!("reading {} ({})", path.display(), human_bytes(input.len))
+            })?;
+        }
+    }
+    load(&mut input.reader, format, cap)
+        .with_context(|| format!("{} is not a valid {format} file", path.display()))
+}
+
+/// Fails if a file of `len` bytes is longer than `cap`, the most a `format` file can be.
+fn too_long(path: &Path, len: u64, cap: u64, format: Format) -> anyhow::Result<()> {
+    if len > cap {
+        bail!(
+            "{} is {}, more than a {format} board or game file can be ({} at most)",
+            path.display(),
+            human_bytes(len),
+            human_bytes(cap)
+        );
+    }
+    Ok(())
+}
+
+/// The format to read `input` as: `format` if given, else the one its first bytes and
+/// length show. An empty file, and one that matches no format, fail here with its name.
+fn choose(path: &Path, input: &mut Input, format: Option<Format>) -> anyhow::Result<Format> {
+    let head = input
+        .reader
+        .fill_buf()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if head.is_empty() {
+        bail!("{} is empty, not a board or game file", path.display());
+    }
+    match format.or_else(|| sniff(head, input.len)) {
+        Some(format) => Ok(format),
+        None => bail!(no_format(path)),
+    }
 }
 
 /// What a file that matches no format is called.
@@ -66,62 +183,87 @@ fn no_format(path: &Path) -> String {
     )
 }
 
-/// Opens `path` for reading, naming a folder as one (a folder opens on some systems and
-/// fails only on the first read, with a message that does not name it).
-fn open(path: &Path) -> anyhow::Result<BufReader<File>> {
-    if path.is_dir() {
-        bail!(
-            "{} is a directory, not a board or game file",
-            path.display()
-        );
-    }
-    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(BufReader::new(file))
-}
-
 /// The size a binary board file declares, read from its header alone, or `None` for other
 /// formats (whose size is known only once they are read).
 pub(crate) fn declared_size(
     path: &Path,
     format: Option<Format>,
 ) -> anyhow::Result<Option<(usize, usize)>> {
-    let mut input = open(path)?;
-    let format = match format {
-        Some(format) => format,
-        None => sniff(&mut input).with_context(|| format!("cannot read {}", path.display()))?,
-    };
-    if format != Format::Bin {
+    let mut input = open_input(path)?;
+    if choose(path, &mut input, format)? != Format::Bin {
         return Ok(None);
     }
+    let input = &mut input.reader;
     let invalid = || format!("{} is not a valid bin file", path.display());
     if input.fill_buf()?.starts_with(&saved::MAGIC) {
-        let header = saved::read_header(&mut input).with_context(invalid)?;
+        let header = saved::read_header(input).with_context(invalid)?;
         return Ok(Some((header.rows, header.cols)));
     }
-    let header = binary::read_header(&mut input).with_context(invalid)?;
+    let header = binary::read_header(input).with_context(invalid)?;
     Ok(Some((header.rows, header.cols)))
 }
 
-/// Guesses the format from the first bytes of `input`, which stay unread.
-fn sniff(input: &mut BufReader<File>) -> io::Result<Format> {
-    let head = input.fill_buf()?;
-    Ok(
-        if head.starts_with(&binary::MAGIC) || head.starts_with(&saved::MAGIC) {
-            Format::Bin
-        } else if !head.is_empty()
-            && head
-                .iter()
-                .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-        {
-            Format::Txt
-        } else {
-            Format::Mbf
-        },
-    )
+/// Opens a game saved in the binary saved-game format (by `play` or `stress --save`), after
+/// checking its magic, so that a board or any other file is named for what it is rather
+/// than by the magic numbers it lacks.
+pub(crate) fn open_saved(path: &Path) -> anyhow::Result<BufReader<File>> {
+    let mut input = open_input(path)?;
+    let len = input.len;
+    let head = input
+        .reader
+        .fill_buf()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if head.starts_with(&saved::MAGIC) {
+        return Ok(input.reader);
+    }
+    let takes = "--resume takes a game saved by play (--save or the save key) or by stress --save";
+    let name = path.display();
+    if head.is_empty() {
+        bail!("{name} is empty, not a saved game");
+    }
+    match sniff(head, len) {
+        Some(Format::Txt) => bail!(
+            "{name} is a text board or game, not a saved game: {takes}; `bitmines show {name}` prints it"
+        ),
+        Some(_) => bail!(
+            "{name} is a board file, not a saved game: {takes}; `bitmines show {name}` prints the board"
+        ),
+        None => bail!("{name} is not a bitmines saved game, nor any other bitmines file"),
+    }
 }
 
-/// Reads the whole of `input` as `format`.
-fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
+/// Guesses the format from the first bytes of a file (`head`) and its length: the binary
+/// magic, then text (ASCII after an optional byte order mark), then MBF if its header
+/// agrees with the length; `None` if none of them fits.
+fn sniff(head: &[u8], len: u64) -> Option<Format> {
+    if head.starts_with(&binary::MAGIC) || head.starts_with(&saved::MAGIC) {
+        return Some(Format::Bin);
+    }
+    let text = head.strip_prefix(BOM).unwrap_or(head);
+    if !text.is_empty()
+        && text
+            .iter()
+            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
+    {
+        return Some(Format::Txt);
+    }
+    looks_like_mbf(head, len).then_some(Format::Mbf)
+}
+
+/// Whether a file starting with `head`, `len` bytes long, has the shape of MBF: a board of
+/// at least one cell, no more mines than cells, and exactly two bytes for each mine. Any
+/// other bytes would be an MBF file only by accident, and the MBF parser's complaint about
+/// them would mislead.
+fn looks_like_mbf(head: &[u8], len: u64) -> bool {
+    let [width, height, hi, lo, ..] = *head else {
+        return false;
+    };
+    let mines = u64::from(u16::from_be_bytes([hi, lo]));
+    width > 0 && height > 0 && mines <= u64::from(width) * u64::from(height) && len == 4 + 2 * mines
+}
+
+/// Reads the whole of `input` as `format`, at most `cap` bytes for the formats read whole.
+fn load(input: &mut BufReader<File>, format: Format, cap: Option<u64>) -> anyhow::Result<Loaded> {
     if format == Format::Bin && input.fill_buf()?.starts_with(&saved::MAGIC) {
         let (game, _) = Game::read_saved(input)?;
         return Ok(Loaded::Game(game));
@@ -130,12 +272,18 @@ fn load(input: &mut BufReader<File>, format: Format) -> anyhow::Result<Loaded> {
         let (board, header) = Board::read_binary(input)?;
         return Ok(Loaded::Board(board, header.seed, header.no_guess));
     }
+    let cap = cap.unwrap_or(TEXT_MAX_BYTES);
     let mut bytes = Vec::new();
-    input.read_to_end(&mut bytes)?;
+    // One byte more than the cap tells a file that grew past it since it was measured.
+    input.take(cap + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > cap {
+        bail!("it grew past {} while being read", human_bytes(cap));
+    }
     Ok(match format {
         Format::Mbf => Loaded::Board(Board::from_mbf(&bytes)?, None, None),
         _ => {
-            let text = std::str::from_utf8(&bytes).map_err(|e| anyhow!("not UTF-8 text: {e}"))?;
+            let text = bytes.strip_prefix(BOM).unwrap_or(&bytes);
+            let text = std::str::from_utf8(text).map_err(|e| anyhow!("not UTF-8 text: {e}"))?;
             if text.starts_with("bitmines view") {
                 Loaded::View(text.parse()?)
             } else if text.starts_with("bitmines game") {
@@ -351,6 +499,32 @@ mod tests {
         }
         assert!(other.exists(), "another file's temp file is kept");
         let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// The format is guessed from the first bytes and the length: MBF only when its header
+    /// agrees with the length, so random bytes match nothing.
+    #[test]
+    fn sniffing_names_each_format_and_nothing_else() {
+        let board = Board::from_mines(3, 3, [(0, 0), (2, 2)]).expect("a board");
+        let bin = board.to_binary(None);
+        let mbf = board.to_mbf().expect("fits MBF");
+        let cases: [(&[u8], u64, Option<Format>); 10] = [
+            (&bin, bin.len() as u64, Some(Format::Bin)),
+            (&saved::MAGIC, 1000, Some(Format::Bin)),
+            (&mbf, mbf.len() as u64, Some(Format::Mbf)),
+            // The same MBF bytes in a file one byte longer, or one byte shorter.
+            (&mbf, mbf.len() as u64 + 1, None),
+            (&mbf[..mbf.len() - 1], mbf.len() as u64 - 1, None),
+            // More mines than cells, and a board with no cells.
+            (&[2, 2, 0, 5, 0, 0, 1, 1, 0, 1, 1, 0, 0, 0], 14, None),
+            (&[0, 0, 0, 0], 4, None),
+            (b"*..\n.*.\n", 8, Some(Format::Txt)),
+            (b"\xEF\xBB\xBF*..\n", 7, Some(Format::Txt)),
+            (&[0xFF, 0x00, 0x12, 0x99, 0x07, 0xC3, 0x01], 7, None),
+        ];
+        for (head, len, expected) in cases {
+            assert_eq!(sniff(head, len), expected, "{head:?}, {len} bytes");
+        }
     }
 
     #[test]

@@ -678,7 +678,10 @@ fn resume_refuses_bad_files_and_board_options() {
         "gen", "--rows", "5", "--cols", "5", "--mines", "3", "--seed", "1", "-o", &board,
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_fails(&["stress", "--resume", &board], "not a bitmines saved game");
+    assert_fails(
+        &["stress", "--resume", &board],
+        "is a board file, not a saved game",
+    );
     let _ = fs::remove_dir_all(&dir);
 }
 
@@ -861,7 +864,10 @@ fn play_refuses_bad_options_and_a_missing_terminal() {
         "gen", "--rows", "5", "--cols", "5", "--mines", "3", "--seed", "1", "-o", &board,
     ]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    assert_fails(&["play", "--resume", &board], "not a bitmines saved game");
+    assert_fails(
+        &["play", "--resume", &board],
+        "is a board file, not a saved game",
+    );
     // A game saved by `stress` resumes as far as the terminal check.
     let save = path(&dir, "game.bmg");
     stress_json(&["--rows", "20", "--cols", "30", "--save", &save]);
@@ -1330,13 +1336,15 @@ fn files_that_match_no_format_and_folders_are_named() {
     fs::write(&empty, b"").expect("write");
     let random = path(&dir, "random.dat");
     fs::write(&random, [0xFF, 0x00, 0x12, 0x99, 0x07, 0xC3, 0x01]).expect("write");
-    for file in [&empty, &random] {
-        for command in ["show", "hint"] {
-            assert_fails(
-                &[command, file],
-                &format!("{file} is not a bitmines board or game file (tried binary, MBF, text)"),
-            );
-        }
+    for command in ["show", "hint"] {
+        assert_fails(
+            &[command, &empty],
+            &format!("{empty} is empty, not a board or game file"),
+        );
+        assert_fails(
+            &[command, &random],
+            &format!("{random} is not a bitmines board or game file (tried binary, MBF, text)"),
+        );
     }
     let folder_name = dir.to_string_lossy().into_owned();
     for command in ["show", "hint"] {

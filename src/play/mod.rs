@@ -20,8 +20,7 @@ mod screens;
 mod script;
 mod viewport;
 
-use std::fs::File;
-use std::io::{self, BufReader, IsTerminal, Stdout};
+use std::io::{self, IsTerminal, Stdout};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 use std::time::{Duration, Instant};
@@ -38,7 +37,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
 use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed};
-use crate::files::write_atomic;
+use crate::files::{open_saved, write_atomic};
 use crate::system::ensure_memory;
 
 pub(crate) use app::{Action, App};
@@ -235,15 +234,12 @@ fn save_path(args: &Args, setup: &Setup) -> PathBuf {
 /// Reads a saved game, after checking from its header that it fits in memory.
 fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
     let context = || format!("cannot resume from {}", path.display());
-    let header = saved::read_header(BufReader::new(File::open(path).with_context(context)?))
-        .with_context(context)?;
+    let header = saved::read_header(open_saved(path)?).with_context(context)?;
     let geometry = Geometry::new(header.rows, header.cols)?;
     ensure_memory(geometry.plane_bytes() as u64 * 5, || {
         format!("a {}x{} game", header.rows, header.cols)
     })?;
-    let file = File::open(path).with_context(context)?;
-    let (game, header) =
-        Game::read_saved(BufReader::with_capacity(1 << 20, file)).with_context(context)?;
+    let (game, header) = Game::read_saved(open_saved(path)?).with_context(context)?;
     let setup = Setup {
         name: "resumed".into(),
         rows: game.rows(),

@@ -6,8 +6,6 @@ mod report;
 mod walk;
 
 use std::fmt;
-use std::fs::File;
-use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -24,7 +22,7 @@ use crate::cli::{
     BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, SizeDefault, ThreadsArg, at_least_one,
     thread_pool, whole,
 };
-use crate::files::write_atomic;
+use crate::files::{open_saved, write_atomic};
 use crate::generate::{NO_GUESS_PLANES, no_guess_shown};
 use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
@@ -358,13 +356,10 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
 /// memory.
 fn resume(path: &Path, args: &Args) -> anyhow::Result<Start> {
     let context = || format!("cannot resume from {}", path.display());
-    let header = saved::read_header(BufReader::new(File::open(path).with_context(context)?))
-        .with_context(context)?;
+    let header = saved::read_header(open_saved(path)?).with_context(context)?;
     check_memory(&Geometry::new(header.rows, header.cols)?, args)?;
     let started = Instant::now();
-    let file = File::open(path).with_context(context)?;
-    let (game, header) =
-        Game::read_saved(BufReader::with_capacity(1 << 20, file)).with_context(context)?;
+    let (game, header) = Game::read_saved(open_saved(path)?).with_context(context)?;
     let seed = header.seed.ok_or_else(|| {
         anyhow::anyhow!(
             "{} records no seed to resume the player with",
