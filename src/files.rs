@@ -1,7 +1,7 @@
 //! Board and game files: reading any supported format, and writing atomically.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, anyhow, bail};
@@ -337,10 +337,109 @@ pub(crate) fn saved_len(board: &Board, certified: bool, format: Format) -> u64 {
     }
 }
 
+/// What an output option may do with `-`, the name of standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dash {
+    /// Nothing: the option needs a file (standard output carries something else, or a
+    /// file is what the option is for), so `-` is refused rather than taken for a name.
+    Refused,
+    /// Write text to standard output.
+    Text,
+    /// Write binary data to standard output, unless it is a terminal.
+    Binary,
+}
+
+/// Whether `path` is `-`, standard output.
+pub(crate) fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// How a message names an output: `standard output` for `-`, else the path.
+pub(crate) fn output_name(path: &Path) -> String {
+    match is_stdout(path) {
+        true => "standard output".to_string(),
+        false => path.display().to_string(),
+    }
+}
+
+/// Checks, before any work, that `option`'s file `path` can be written: that it names a file
+/// (not a folder, a device or a FIFO, which the rename would replace), that its folder
+/// exists, and that a file can be made there, by making and removing the temporary file
+/// [`write_atomic`] would write. `-` is standard output where `dash` allows it. A run that
+/// would fail only at its end, its work lost, fails here at once in one line instead.
+pub(crate) fn check_output(option: &str, path: &Path, dash: Dash) -> anyhow::Result<()> {
+    let shown = format!("{option} {}", path.display());
+    if is_stdout(path) {
+        return match dash {
+            Dash::Refused => {
+                bail!("{shown}: this option writes a file, not standard output; name a file")
+            }
+            Dash::Binary if io::stdout().is_terminal() => bail!(
+                "{shown}: standard output is a terminal, and the file is binary; redirect it or name a file"
+            ),
+            Dash::Text | Dash::Binary => Ok(()),
+        };
+    }
+    let Some(name) = path.file_name() else {
+        bail!("{shown} does not name a file");
+    };
+    if let Ok(metadata) = fs::metadata(path) {
+        let kind = metadata.file_type();
+        if kind.is_dir() {
+            bail!("{shown} is a directory; name a file");
+        }
+        if !kind.is_file() {
+            bail!(
+                "{shown} is {}, not a file bitmines can replace",
+                kind_name(&kind)
+            );
+        }
+    }
+    let folder = folder_of(path);
+    match fs::metadata(folder) {
+        Ok(metadata) if metadata.is_dir() => {}
+        Ok(_) => bail!("{shown}: {} is not a folder", folder.display()),
+        Err(e) => bail!("{shown}: cannot use the folder {}: {e}", folder.display()),
+    }
+    let probe = folder.join(temp_name(&name.to_string_lossy(), std::process::id()));
+    match OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(file) => {
+            drop(file);
+            let _ = fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => bail!("{shown}: cannot create a file in {}: {e}", folder.display()),
+    }
+}
+
+/// The folder a file `path` goes in: its parent, or the current folder for a bare name.
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => Path::new("."),
+    }
+}
+
+/// Writes an output: to standard output for `-`, else to the file at `path` by
+/// [`write_atomic`].
+pub(crate) fn write_output(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    if !is_stdout(path) {
+        return write_atomic(path, write);
+    }
+    let mut out = BufWriter::with_capacity(1 << 20, io::stdout().lock());
+    write(&mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
 /// Writes a file so that readers see either the old file or the whole new one, never a
 /// part: `write` fills a temporary file in the same folder, which is flushed to disk and
 /// then renamed over `path`. On any error the temporary file is removed and `path` is left
-/// as it was.
+/// as it was. Errors name no temporary file, which the user never asked for; the caller
+/// names `path`.
 pub(crate) fn write_atomic(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
@@ -348,25 +447,23 @@ pub(crate) fn write_atomic(
     let name = path
         .file_name()
         .ok_or_else(|| anyhow!("{} does not name a file", path.display()))?;
-    let folder = match path.parent() {
-        Some(folder) if !folder.as_os_str().is_empty() => folder,
-        _ => Path::new("."),
-    };
+    let folder = folder_of(path);
     let name = name.to_string_lossy();
     remove_stale_temps(folder, &name);
-    let temp = Temp(folder.join(temp_name(&name, std::process::id())));
+    let temp = folder.join(temp_name(&name, std::process::id()));
     let file = OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&temp.0)
-        .with_context(|| format!("cannot create {}", temp.0.display()))?;
+        .open(&temp)
+        .with_context(|| format!("cannot create a file in {}", folder.display()))?;
+    // Made only once the file is ours, so that a file already there is never removed.
+    let temp = Temp(temp);
     let mut out = BufWriter::with_capacity(1 << 20, file);
     write(&mut out)?;
     let file = out.into_inner().map_err(|e| e.into_error())?;
     file.sync_all()?;
     drop(file);
-    fs::rename(&temp.0, path)
-        .with_context(|| format!("cannot rename {} to {}", temp.0.display(), path.display()))?;
+    fs::rename(&temp.0, path).context("cannot put the new file in its place")?;
     std::mem::forget(temp);
     // Make the rename itself durable; not every platform can open a folder, so this is a
     // best effort.
@@ -477,6 +574,34 @@ mod tests {
         write_atomic(&path, |out| Ok(out.write_all(b"new")?)).expect("writes");
         assert_eq!(fs::read_to_string(&path).expect("read"), "new");
         assert_eq!(fs::read_dir(&dir).expect("list").count(), 1);
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// A write that fails says why without naming the temporary file, which the user never
+    /// asked for: neither when no file can be made in the folder nor when the new file
+    /// cannot take the old one's place.
+    #[test]
+    fn write_errors_name_no_temporary_file() {
+        let dir = folder("errors");
+        let missing = dir.join("missing").join("board.bin");
+        let over_a_folder = dir.join("folder");
+        fs::create_dir(&over_a_folder).expect("mkdir");
+        for path in [&missing, &over_a_folder] {
+            let error = write_atomic(path, |out| Ok(out.write_all(b"board")?))
+                .expect_err("cannot be written");
+            let message = format!("{error:#}");
+            assert!(!message.contains(".tmp"), "{message}");
+            assert!(
+                message.starts_with("cannot create a file in")
+                    || message.starts_with("cannot put the new file in its place"),
+                "{message}"
+            );
+        }
+        assert_eq!(
+            fs::read_dir(&dir).expect("list").count(),
+            1,
+            "no temp file is left"
+        );
         let _ = fs::remove_dir_all(&dir);
     }
 

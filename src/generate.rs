@@ -10,7 +10,9 @@ use bitmines_gen::{Certified, Method, NoGuess, NoGuessError, Progress, no_guess_
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::{BoardArgs, BoardSpec, CellArg, Preset, SizeDefault, ThreadsArg, thread_pool};
-use crate::files::{Format, save_certified, saved_len, write_atomic};
+use crate::files::{
+    Dash, Format, check_output, output_name, save_certified, saved_len, write_output,
+};
 use crate::system::{PROGRESS_CELLS, ensure_memory, progress_bar};
 use crate::text::count;
 
@@ -36,7 +38,7 @@ pub(crate) struct Args {
     /// File format.
     #[arg(long, value_enum, default_value_t = Format::Bin)]
     format: Format,
-    /// The file to write (replaced atomically if it exists).
+    /// The file to write (replaced atomically if it exists), or `-` for standard output.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
 }
@@ -92,6 +94,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             "--first-click-rule says what a first click keeps clear: give --first-click ROW,COL (or --no-guess)"
         );
     }
+    let dash = match args.format {
+        Format::Txt => Dash::Text,
+        _ => Dash::Binary,
+    };
+    check_output("-o", &args.output, dash)?;
     let (rows, cols, seed) = (chosen.rows, chosen.cols, chosen.seed);
     let spec = BoardSpec {
         rows,
@@ -189,15 +196,15 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         ),
         false => ProgressBar::hidden(),
     };
-    let written = write_atomic(&args.output, |out| {
+    let written = write_output(&args.output, |out| {
         let out = &mut bar.wrap_write(out);
         save_certified(out, &board, Some(seed), record.as_ref(), args.format)
     });
     bar.finish_and_clear();
-    written.with_context(|| format!("cannot write {}", args.output.display()))?;
+    written.with_context(|| format!("cannot write {}", output_name(&args.output)))?;
     eprintln!(
         "bitmines: wrote {} ({}x{}, {}, seed {}, {}) in {:.3} s after {:.3} s generating",
-        args.output.display(),
+        output_name(&args.output),
         geometry.rows(),
         geometry.cols(),
         count(board.mine_count(), "mine"),

@@ -13,7 +13,7 @@ use anyhow::Context;
 use bitmines_core::{Board, Cell, Game};
 use indicatif::ProgressBar;
 
-use crate::files::write_atomic;
+use crate::files::{output_name, write_output};
 
 /// An RGB colour.
 type Rgb = [u8; 3];
@@ -118,10 +118,10 @@ fn write(
     colour: impl Fn(usize, usize) -> Result<Rgb, bitmines_core::Error>,
 ) -> anyhow::Result<()> {
     let scale = Scale::fit(rows, cols, max_side);
-    write_atomic(path, |file| {
+    write_output(path, |file| {
         encode(file, rows, cols, scale, &colour, progress)
     })
-    .with_context(|| format!("cannot write the picture {}", path.display()))
+    .with_context(|| format!("cannot write the picture {}", output_name(path)))
 }
 
 /// Encodes the picture into `out`, one row of pixels at a time, adding each block of board

@@ -6,7 +6,7 @@ use anyhow::{anyhow, bail};
 use bitmines_core::{Board, Stats};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::files::{Format, Loaded, declared_size, read};
+use crate::files::{Dash, Format, Loaded, check_output, declared_size, output_name, read};
 use crate::picture;
 use crate::system::{PROGRESS_CELLS, emit, progress_bar};
 use crate::text::{count, thousands};
@@ -22,7 +22,7 @@ pub(crate) struct Args {
     /// The file's format (default: recognised from its first bytes).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Write a PNG picture to FILE instead of printing text.
+    /// Write a PNG picture to FILE instead of printing text (`-`: to standard output).
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
     /// Longest side of the picture, in pixels.
@@ -34,6 +34,9 @@ pub(crate) struct Args {
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if args.png_size == 0 {
         bail!("--png-size must be at least 1 pixel");
+    }
+    if let Some(path) = &args.png {
+        check_output("--png", path, Dash::Binary)?;
     }
     if args.png.is_none()
         && let Some((rows, cols)) = declared_size(&args.file, args.format)?
@@ -58,7 +61,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         // Cleared before any error, which is then printed on a line of its own.
         progress.finish_and_clear();
         pictured?;
-        eprintln!("bitmines: wrote {} ({rows}x{cols} cells)", path.display());
+        eprintln!(
+            "bitmines: wrote {} ({rows}x{cols} cells)",
+            output_name(path)
+        );
         return Ok(());
     }
     too_large_for_text(rows, cols)?;

@@ -252,3 +252,124 @@ fn a_byte_order_mark_is_skipped_and_mbf_is_still_recognised() {
     assert_eq!(shown(&mbf), expected);
     let _ = fs::remove_dir_all(&dir);
 }
+
+/// Every output option checks its path before the work starts: a folder, a device, a
+/// missing folder, a folder that is a file, and one where no file can be made are each
+/// refused in one line naming the option and the path, with nothing printed on standard
+/// output (no report: the run never started), and `play --save` says so before it asks for
+/// a terminal.
+#[test]
+fn unwritable_outputs_are_refused_before_the_work() {
+    let dir = folder("outputs");
+    let file = dir.join("file.txt");
+    fs::write(&file, "a file").expect("write");
+    let board_file = text(&dir.join("board.bin"));
+    board(&board_file);
+    let mut bad: Vec<(String, &str)> = vec![
+        (text(&dir), "is a directory; name a file"),
+        (text(&dir.join("missing/out")), "cannot use the folder"),
+        (text(&file.join("out")), "is not a folder"),
+    ];
+    if cfg!(unix) {
+        bad.push(("/dev/null".into(), "is a character device, not a file"));
+    }
+    if Path::new("/proc/self").exists() {
+        // Not even root can make a file at the top of /proc.
+        bad.push(("/proc/out".into(), "cannot create a file in /proc"));
+    }
+    for (path, problem) in &bad {
+        let commands: [(&[&str], &str); 5] = [
+            (&["gen", "--rows", "5", "--cols", "5", "-o"], "-o"),
+            (&["show", &board_file, "--png"], "--png"),
+            (
+                &["stress", "--rows", "20", "--cols", "20", "--save"],
+                "--save",
+            ),
+            (
+                &["stress", "--rows", "20", "--cols", "20", "--png"],
+                "--png",
+            ),
+            (&["play", "--seed", "1", "--save"], "--save"),
+        ];
+        for (command, option) in commands {
+            let args: Vec<&str> = command.iter().copied().chain([path.as_str()]).collect();
+            let output = bitmines(&args);
+            let err = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err:?}");
+            assert!(
+                err.starts_with(&format!("bitmines: {option} {path}")) && err.contains(problem),
+                "{args:?}: {err:?} does not name {option} {path} and say {problem:?}"
+            );
+            assert!(output.stdout.is_empty(), "{args:?} printed a report");
+        }
+    }
+    let names: Vec<_> = fs::read_dir(&dir)
+        .expect("list")
+        .map(|entry| entry.expect("an entry").file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no file was left behind: {names:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// `-` is standard output for `gen -o` and `show --png`, byte for byte what the same command
+/// writes to a file; where standard output carries something else or a file is the point
+/// (`--save`, `stress --png`), `-` is refused rather than taken for a file name.
+#[test]
+fn a_dash_writes_to_standard_output_or_is_refused() {
+    let dir = folder("dash");
+    let run = |args: &[&str]| {
+        let output = bitmines(args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        output
+    };
+    for format in ["bin", "mbf", "txt"] {
+        let file = text(&dir.join(format!("board.{format}")));
+        let generate = [
+            "gen", "--rows", "9", "--cols", "11", "--mines", "20", "--seed", "3",
+        ];
+        let with = |output: &str| {
+            let mut args = generate.to_vec();
+            args.extend(["--format", format, "-o", output]);
+            run(&args)
+        };
+        with(&file);
+        let streamed = with("-");
+        assert_eq!(
+            streamed.stdout,
+            fs::read(&file).expect("the file"),
+            "{format}"
+        );
+        assert!(
+            String::from_utf8_lossy(&streamed.stderr).contains("wrote standard output"),
+            "{format}"
+        );
+    }
+    let board_file = text(&dir.join("board.bin"));
+    let png = text(&dir.join("board.png"));
+    run(&["show", &board_file, "--png", &png]);
+    let streamed = run(&["show", &board_file, "--png", "-"]);
+    assert_eq!(streamed.stdout, fs::read(&png).expect("the picture"));
+    for args in [
+        &["play", "--seed", "1", "--save", "-"][..],
+        &["stress", "--rows", "20", "--cols", "20", "--save", "-"],
+        &["stress", "--rows", "20", "--cols", "20", "--png", "-"],
+    ] {
+        let option = args[args.len() - 2];
+        assert_refused(
+            args,
+            &format!("{option} -: this option writes a file, not standard output"),
+        );
+    }
+    assert!(!dir.join("-").exists());
+    assert!(
+        !Path::new("-").exists(),
+        "no file named - in the current folder"
+    );
+    let _ = fs::remove_dir_all(&dir);
+}

@@ -37,7 +37,7 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
 use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed};
-use crate::files::{open_saved, write_atomic};
+use crate::files::{Dash, check_output, open_saved, write_atomic};
 use crate::system::ensure_memory;
 
 pub(crate) use app::{Action, App};
@@ -179,6 +179,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     if args.no_guess && args.resume.is_some() {
         bail!("--no-guess makes a new board; a resumed game keeps its own");
+    }
+    // Checked before the game starts: quitting saves, and a file that cannot be written
+    // would lose the game at the end.
+    if let Some(path) = &args.save {
+        check_output("--save", path, Dash::Refused)?;
     }
     let (game, setup, resumed) = match &args.resume {
         Some(path) => {

@@ -22,7 +22,7 @@ use crate::cli::{
     BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, SizeDefault, ThreadsArg, at_least_one,
     thread_pool, whole,
 };
-use crate::files::{open_saved, write_atomic};
+use crate::files::{Dash, check_output, open_saved, write_atomic};
 use crate::generate::{NO_GUESS_PLANES, no_guess_shown};
 use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
@@ -118,6 +118,13 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     if args.png_size == 0 {
         bail!("--png-size must be at least 1 pixel");
+    }
+    // Checked before the run, which would otherwise fail only at its end, its game lost.
+    if let Some(path) = &args.png {
+        check_output("--png", path, Dash::Refused)?;
+    }
+    if let Some(path) = &args.save {
+        check_output("--save", path, Dash::Refused)?;
     }
     if args.check && args.player == PlayerKind::Solver {
         bail!(
