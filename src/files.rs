@@ -51,6 +51,12 @@ pub(crate) const MBF_MAX_BYTES: u64 = 4 + 2 * 65_535;
 /// of the size and is read a piece at a time; text is read whole before it is parsed.
 pub(crate) const TEXT_MAX_BYTES: u64 = 1 << 30;
 
+/// Memory that reading a text file may take for each of its bytes, at worst: the text, read
+/// whole, and what the parsers build from it before the board's planes, a list entry of 16
+/// bytes for each line and each mine of a board, or 4 bytes a cell and 24 a line for a
+/// game's grid. Checked against the memory available before the file is read.
+const TEXT_BYTES_PER_BYTE: u64 = 24;
+
 /// The bytes a UTF-8 byte order mark adds to the start of a text file (some editors write
 /// one); it is no part of the board.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -136,9 +142,12 @@ pub(crate) fn read(path: &Path, format: Option<Format>) -> anyhow::Result<Loaded
     if let Some(cap) = cap {
         too_long(path, input.len, cap, format)?;
         if format == Format::Txt {
-            // The text is read whole, and parsing it takes as much again at least.
-            ensure_memory(input.len.saturating_mul(2), || {
-                format!("reading {} ({})", path.display(), human_bytes(input.len))
+            ensure_memory(input.len.saturating_mul(TEXT_BYTES_PER_BYTE), || {
+                format!(
+                    "reading {} ({} of text)",
+                    path.display(),
+                    human_bytes(input.len)
+                )
             })?;
         }
     }
