@@ -44,12 +44,12 @@ pub(crate) enum Loaded {
 
 /// The longest MBF file: width, height and a two-byte mine count, then two bytes for each of
 /// at most 65,535 mines. A longer file cannot be MBF, so no more is ever read.
-pub(crate) const MBF_MAX_BYTES: u64 = 4 + 2 * 65_535;
+const MBF_MAX_BYTES: u64 = 4 + 2 * 65_535;
 
 /// The longest text file read: 1 GiB, the text of a board of about 10^9 cells (a line of
 /// `cols + 1` bytes a row). A larger board is kept in the binary format, which is an eighth
 /// of the size and is read a piece at a time; text is read whole before it is parsed.
-pub(crate) const TEXT_MAX_BYTES: u64 = 1 << 30;
+const TEXT_MAX_BYTES: u64 = 1 << 30;
 
 /// Memory that reading a text file may take for each of its bytes, at worst: the text, read
 /// whole, and what the parsers build from it before the board's planes, a list entry of 16
@@ -77,8 +77,9 @@ pub(crate) fn open_input(path: &Path) -> anyhow::Result<Input> {
     let metadata = fs::metadata(path).with_context(cannot)?;
     not_a_file(path, &metadata.file_type())?;
     let file = File::open(path).with_context(cannot)?;
-    // The path may have been replaced between the look and the open; the open file is what
-    // is read, so it is looked at again.
+    // The path may have been replaced between the look and the open, so the file opened is
+    // looked at again. (A FIFO put there in that moment would still hold up the open; only
+    // a deliberate race can do that, and Ctrl-C ends it.)
     let metadata = file.metadata().with_context(cannot)?;
     not_a_file(path, &metadata.file_type())?;
     Ok(Input {
@@ -123,7 +124,7 @@ fn kind_name(kind: &fs::FileType) -> &'static str {
     } else if kind.is_file() {
         "a file"
     } else {
-        "not a regular file"
+        "a special file"
     }
 }
 
