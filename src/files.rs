@@ -57,6 +57,9 @@ const TEXT_MAX_BYTES: u64 = 1 << 30;
 /// game's grid. Checked against the memory available before the file is read.
 const TEXT_BYTES_PER_BYTE: u64 = 24;
 
+/// How much of a file's start is looked at to tell text.
+const SNIFF_BYTES: usize = 8 << 10;
+
 /// The bytes a UTF-8 byte order mark adds to the start of a text file (some editors write
 /// one); it is no part of the board.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -243,21 +246,35 @@ pub(crate) fn open_saved(path: &Path) -> anyhow::Result<BufReader<File>> {
 }
 
 /// Guesses the format from the first bytes of a file (`head`) and its length: the binary
-/// magic, then text (ASCII after an optional byte order mark), then MBF if its header
+/// magic, then text (UTF-8 after an optional byte order mark), then MBF if its header
 /// agrees with the length; `None` if none of them fits.
 fn sniff(head: &[u8], len: u64) -> Option<Format> {
     if head.starts_with(&binary::MAGIC) || head.starts_with(&saved::MAGIC) {
         return Some(Format::Bin);
     }
     let text = head.strip_prefix(BOM).unwrap_or(head);
-    if !text.is_empty()
-        && text
-            .iter()
-            .all(|&b| b.is_ascii_graphic() || b.is_ascii_whitespace())
-    {
+    if looks_like_text(&text[..text.len().min(SNIFF_BYTES)]) {
         return Some(Format::Txt);
     }
     looks_like_mbf(head, len).then_some(Format::Mbf)
+}
+
+/// Whether `bytes`, the start of a file, are text: UTF-8 (perhaps cut inside its last
+/// character) with no control characters but whitespace. Text that is not a board is then
+/// named by the text parser, with the line and column of the first wrong character.
+fn looks_like_text(bytes: &[u8]) -> bool {
+    let valid = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        // Only a character cut off by the end of `bytes` is forgiven.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => return false,
+    };
+    !valid.is_empty()
+        && valid
+            .chars()
+            .all(|ch| !ch.is_control() || ch.is_ascii_whitespace())
 }
 
 /// Whether a file starting with `head`, `len` bytes long, has the shape of MBF: a board of
@@ -643,7 +660,7 @@ mod tests {
         let board = Board::from_mines(3, 3, [(0, 0), (2, 2)]).expect("a board");
         let bin = board.to_binary(None);
         let mbf = board.to_mbf().expect("fits MBF");
-        let cases: [(&[u8], u64, Option<Format>); 10] = [
+        let cases: [(&[u8], u64, Option<Format>); 13] = [
             (&bin, bin.len() as u64, Some(Format::Bin)),
             (&saved::MAGIC, 1000, Some(Format::Bin)),
             (&mbf, mbf.len() as u64, Some(Format::Mbf)),
@@ -656,6 +673,11 @@ mod tests {
             (b"*..\n.*.\n", 8, Some(Format::Txt)),
             (b"\xEF\xBB\xBF*..\n", 7, Some(Format::Txt)),
             (&[0xFF, 0x00, 0x12, 0x99, 0x07, 0xC3, 0x01], 7, None),
+            // UTF-8 that is not a board is text, for the text parser to name what is wrong,
+            // even cut inside a character; a control character is not text.
+            ("*é.\n".as_bytes(), 5, Some(Format::Txt)),
+            (&"*.é".as_bytes()[..3], 4, Some(Format::Txt)),
+            (b"*.\x07\n", 4, None),
         ];
         for (head, len, expected) in cases {
             assert_eq!(sniff(head, len), expected, "{head:?}, {len} bytes");
