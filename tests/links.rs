@@ -1,7 +1,9 @@
-//! Every link between the repository's Markdown files leads somewhere: each relative link
-//! names a file or folder that exists, and each `#anchor` (in the same file or another)
-//! names a heading there, by GitHub's rule for heading anchors. Links with a scheme
-//! (`https:`, `mailto:`) are left alone, so the check runs offline.
+//! The repository's Markdown files read right where they are rendered. Every link between
+//! them leads somewhere: each relative link names a file or folder that exists, and each
+//! `#anchor` (in the same file or another) names a heading there, by GitHub's rule for
+//! heading anchors. Links with a scheme (`https:`, `mailto:`) are left alone, so the check
+//! runs offline. And no Rust example hides a line from rustdoc (`# Ok::<...>(())`), since a
+//! page that is not rustdoc's shows that line as written.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -309,4 +311,39 @@ fn the_checker_finds_broken_links() {
             "README.md:17: (docs/gone.md): no such file",
         ]
     );
+}
+
+/// The lines of the Rust examples in `text` that rustdoc would hide (`# ` or a lone `#`),
+/// as `line number: text`.
+fn hidden_lines(text: &str) -> Vec<String> {
+    let mut in_rust = false;
+    let mut hidden = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if let Some(info) = trimmed.strip_prefix("```") {
+            in_rust = !in_rust && info.split(',').next().is_some_and(|l| l.trim() == "rust");
+        } else if in_rust && (trimmed == "#" || trimmed.starts_with("# ")) {
+            hidden.push(format!("{}: {line}", number + 1));
+        }
+    }
+    hidden
+}
+
+#[test]
+fn no_rust_example_hides_a_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for file in markdown_files(root) {
+        let text = std::fs::read_to_string(&file).expect("a Markdown file");
+        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
+        found.extend(hidden_lines(&text).into_iter().map(|l| format!("{shown}:{l}")));
+    }
+    assert!(
+        found.is_empty(),
+        "lines a rendered page would show (write the example as a whole `fn main`):\n{}",
+        found.join("\n")
+    );
+    // The check itself: a hidden line in a Rust block is found, a shell comment is not.
+    let sample = "```rust\nlet x = 1;\n# Ok::<(), E>(())\n```\n```sh\n# a comment\n```\n";
+    assert_eq!(hidden_lines(sample), ["3: # Ok::<(), E>(())"]);
 }
