@@ -189,7 +189,11 @@ fn broken_links(root: &Path) -> Vec<String> {
     }
     let mut broken = Vec::new();
     for (file, text) in &texts {
-        let shown = file.strip_prefix(root).unwrap_or(file).display().to_string();
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         let folder = file.parent().unwrap_or(root);
         // Line numbers count every line, code blocks included; `prose` keeps code out.
         let mut fence: Option<&str> = None;
@@ -335,8 +339,16 @@ fn no_rust_example_hides_a_line() {
     let mut found = Vec::new();
     for file in markdown_files(root) {
         let text = std::fs::read_to_string(&file).expect("a Markdown file");
-        let shown = file.strip_prefix(root).unwrap_or(&file).display().to_string();
-        found.extend(hidden_lines(&text).into_iter().map(|l| format!("{shown}:{l}")));
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        found.extend(
+            hidden_lines(&text)
+                .into_iter()
+                .map(|l| format!("{shown}:{l}")),
+        );
     }
     assert!(
         found.is_empty(),

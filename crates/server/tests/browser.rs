@@ -988,13 +988,19 @@ fn a_missing_browser_skips_unless_required() {
                 panic!("a missing browser is skipped when nothing requires it");
             };
             assert!(line.starts_with("skipped: "), "{line}");
-            assert!(line.contains("apt-get install chromium chromium-driver"), "{line}");
+            assert!(
+                line.contains("apt-get install chromium chromium-driver"),
+                "{line}"
+            );
             assert!(line.contains("BITMINES_BROWSER_TESTS=required"), "{line}");
         }
         let Plan::Fail(message) = plan(chromedriver, chromium, false, Some("required")) else {
             panic!("a missing browser fails the run when it is required");
         };
-        assert!(message.contains("apt-get install chromium chromium-driver"), "{message}");
+        assert!(
+            message.contains("apt-get install chromium chromium-driver"),
+            "{message}"
+        );
     }
     let Plan::Fail(message) = plan(None, None, false, Some("requried")) else {
         panic!("a misspelt policy is not taken for unset");
