@@ -41,14 +41,17 @@ const INSTALL: &str = "Chromium and chromedriver are not installed \
 
 /// The first of `names` that runs with `--version` and succeeds.
 fn which(names: &[String]) -> Option<String> {
-    names.iter().cloned().find(|name| {
-        Command::new(name)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+    names
+        .iter()
+        .find(|name| {
+            Command::new(name)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .cloned()
 }
 
 /// What a browser test does, given what was found.
