@@ -306,7 +306,9 @@ fn stress_writes_pictures_scaled_to_fit() {
     ]);
     assert_eq!(report["png"], end.as_str());
     let (width, height, pixels) = decode(&end);
-    assert_eq!((width, height), (100, 60));
+    // The board's 100x60 pixels, with the legend in a strip below.
+    assert_eq!(width, 100);
+    assert!(height > 60, "no legend below the board");
     assert!(pixels.iter().any(|&p| p != pixels[0]), "a flat picture");
     // Early in the game most of the board is still hidden grey.
     let early = path(&dir, "early.png");
@@ -321,11 +323,8 @@ fn stress_writes_pictures_scaled_to_fit() {
         "3",
     ]);
     let (width, height, pixels) = decode(&early);
-    assert_eq!(
-        (width, height),
-        (40 * 16, 30 * 16),
-        "16 pixels a cell at most"
-    );
+    assert_eq!(width, 40 * 16, "16 pixels a cell at most");
+    assert!(height > 30 * 16, "no legend below the board");
     let grey = pixels.chunks(3).filter(|p| p == &[160, 160, 160]).count();
     assert!(grey * 2 > pixels.len() / 3, "only {grey} grey pixels");
     assert_eq!(
