@@ -530,10 +530,13 @@ fn interrupted_when(args: &[&str], ready: impl Fn() -> bool) -> Output {
     while !ready() && started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(5));
     }
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    // The shell's own `kill`: a fresh machine may have no `kill` program (Debian's is in
+    // procps), but it always has `sh`.
+    let kill = Command::new("sh")
+        .args(["-c", "kill -INT \"$0\""])
+        .arg(child.id().to_string())
         .status()
-        .expect("kill runs");
+        .expect("sh runs");
     assert!(kill.success());
     child.wait_with_output().expect("bitmines ends")
 }
