@@ -22,7 +22,11 @@ pub(crate) struct Args {
     /// The file's format (default: recognised from its first bytes).
     #[arg(long, value_enum)]
     format: Option<Format>,
-    /// Write a PNG picture to FILE instead of printing text (`-`: to standard output).
+    /// Write a PNG picture to FILE (`-`: to standard output) instead of printing text: a
+    /// colour a cell, each number written in its cell when cells get 9 pixels a side or more
+    /// (boards up to 227 cells a side at the default --png-size), and a legend of the colours
+    /// below the board. On a larger board a pixel is the average colour of the cells it
+    /// covers, with no digits.
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
     /// Longest side of the picture, in pixels.

@@ -306,7 +306,9 @@ fn stress_writes_pictures_scaled_to_fit() {
     ]);
     assert_eq!(report["png"], end.as_str());
     let (width, height, pixels) = decode(&end);
-    assert_eq!((width, height), (100, 60));
+    // The board's 100x60 pixels, with the legend in a strip below.
+    assert_eq!(width, 100);
+    assert!(height > 60, "no legend below the board");
     assert!(pixels.iter().any(|&p| p != pixels[0]), "a flat picture");
     // Early in the game most of the board is still hidden grey.
     let early = path(&dir, "early.png");
@@ -321,11 +323,8 @@ fn stress_writes_pictures_scaled_to_fit() {
         "3",
     ]);
     let (width, height, pixels) = decode(&early);
-    assert_eq!(
-        (width, height),
-        (40 * 16, 30 * 16),
-        "16 pixels a cell at most"
-    );
+    assert_eq!(width, 40 * 16, "16 pixels a cell at most");
+    assert!(height > 30 * 16, "no legend below the board");
     let grey = pixels.chunks(3).filter(|p| p == &[160, 160, 160]).count();
     assert!(grey * 2 > pixels.len() / 3, "only {grey} grey pixels");
     assert_eq!(
@@ -531,10 +530,13 @@ fn interrupted_when(args: &[&str], ready: impl Fn() -> bool) -> Output {
     while !ready() && started.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(5));
     }
-    let kill = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    // The shell's own `kill`: a fresh machine may have no `kill` program (Debian's is in
+    // procps), but it always has `sh`.
+    let kill = Command::new("sh")
+        .args(["-c", "kill -INT \"$0\""])
+        .arg(child.id().to_string())
         .status()
-        .expect("kill runs");
+        .expect("sh runs");
     assert!(kill.success());
     child.wait_with_output().expect("bitmines ends")
 }

@@ -19,6 +19,17 @@ use bitmines_server::metrics::Metrics;
 use bitmines_server::protocol::{Action, ChunkRect, ClientMsg, ServerMsg, cell};
 use support::Rng;
 
+/// Sends SIGTERM to `child` by its PID. The shell's own `kill` does it, since a fresh machine
+/// may have no `kill` program (Debian's is in procps) but always has `sh`.
+fn sigterm(child: &Child) {
+    let status = Command::new("sh")
+        .args(["-c", "kill -TERM \"$0\""])
+        .arg(child.id().to_string())
+        .status()
+        .expect("sh runs");
+    assert!(status.success(), "kill -TERM {}: {status}", child.id());
+}
+
 /// A server process on a free loopback port.
 struct Serve {
     child: Child,
@@ -65,8 +76,7 @@ impl Serve {
 
     /// SIGTERM by PID, then wait for the clean exit.
     fn terminate(mut self) -> (std::process::ExitStatus, String) {
-        let pid = self.child.id().to_string();
-        Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        sigterm(&self.child);
         let status = self.child.wait().unwrap();
         let mut err = String::new();
         if let Some(mut e) = self.child.stderr.take() {
@@ -332,8 +342,7 @@ fn sigterm_closes_every_client_with_a_reason_and_saves() {
     let health = runtime.block_on(support_http(&serve.addr, "/healthz"));
     assert!(health.ends_with("ok\n"), "{health}");
     let started = Instant::now();
-    let pid = serve.child.id().to_string();
-    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    sigterm(&serve.child);
     let closed = runtime.block_on(async {
         loop {
             match client.recv().await {

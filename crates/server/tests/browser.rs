@@ -251,6 +251,9 @@ fn click_element(s: &Session<'_>, selector: &str) {
 #[test]
 fn create_an_expert_room_and_win_then_lose() {
     let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let rt = runtime();
     let server = rt.block_on(support::start());
     let base = format!("http://{}", server.addr);
@@ -263,7 +266,6 @@ fn create_an_expert_room_and_win_then_lose() {
         .await
         .unwrap()
     });
-    let driver = Driver::start();
     let s = driver.session(1280, 800);
 
     // The lobby: create an expert room by clicks (expert, co-op, no guessing are the
@@ -393,10 +395,12 @@ fn create_an_expert_room_and_win_then_lose() {
 #[test]
 fn two_browsers_share_a_coop_room_and_race() {
     let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let rt = runtime();
     let server = rt.block_on(support::start());
     let base = format!("http://{}", server.addr);
-    let driver = Driver::start();
     let a = driver.session(1280, 800);
     let b = driver.session(1280, 800);
     let link = "room=team&preset=expert&mode=coop&noguess=1";
@@ -521,11 +525,13 @@ fn s_no_errors(a: &Session<'_>, b: &Session<'_>) {
 #[test]
 fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
     let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let rt = runtime();
     let server = rt.block_on(support::start());
     let addr = server.addr;
     let base = format!("http://{addr}");
-    let driver = Driver::start();
     let s = driver.session(1280, 800);
     let link = "room=stay&preset=intermediate&mode=coop&noguess=1";
     join(&s, &base, link);
@@ -618,10 +624,12 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
 #[test]
 fn frame_time_scrolling_a_huge_coop_board() {
     let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let rt = runtime();
     let server = rt.block_on(support::start());
     let base = format!("http://{}", server.addr);
-    let driver = Driver::start();
     let s = driver.session(1920, 1080);
     join(
         &s,
@@ -704,9 +712,11 @@ fn the_pages_codec_agrees_with_the_servers() {
         Welcome,
     };
     let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
     let rt = runtime();
     let server = rt.block_on(support::start());
-    let driver = Driver::start();
     let s = driver.session(800, 600);
     s.goto(&format!("http://{}/", server.addr));
     let decode = |msg: &ServerMsg| -> Value {
@@ -947,4 +957,53 @@ fn the_pages_codec_agrees_with_the_servers() {
     drop(s);
     drop(driver);
     rt.block_on(server.stop());
+}
+
+/// What a browser test does on a machine with or without Chromium: runs where both programs
+/// are found, skips where one is missing and nothing asks for them, and fails where
+/// `BITMINES_BROWSER_TESTS=required` (as in CI) or the variable holds a value it does not know.
+#[test]
+fn a_missing_browser_skips_unless_required() {
+    use driver::{Plan, plan};
+    let found = || Some("chromedriver".to_string());
+    let browser = || Some("chromium".to_string());
+    assert_eq!(
+        plan(found(), browser(), false, None),
+        Plan::Run {
+            chromedriver: "chromedriver".to_string(),
+            chromium: None
+        }
+    );
+    assert_eq!(
+        plan(found(), browser(), true, Some("required")),
+        Plan::Run {
+            chromedriver: "chromedriver".to_string(),
+            chromium: Some("chromium".to_string())
+        }
+    );
+    for (chromedriver, chromium) in [(None, browser()), (found(), None), (None, None)] {
+        for policy in [None, Some("")] {
+            let Plan::Skip(line) = plan(chromedriver.clone(), chromium.clone(), false, policy)
+            else {
+                panic!("a missing browser is skipped when nothing requires it");
+            };
+            assert!(line.starts_with("skipped: "), "{line}");
+            assert!(
+                line.contains("apt-get install chromium chromium-driver"),
+                "{line}"
+            );
+            assert!(line.contains("BITMINES_BROWSER_TESTS=required"), "{line}");
+        }
+        let Plan::Fail(message) = plan(chromedriver, chromium, false, Some("required")) else {
+            panic!("a missing browser fails the run when it is required");
+        };
+        assert!(
+            message.contains("apt-get install chromium chromium-driver"),
+            "{message}"
+        );
+    }
+    let Plan::Fail(message) = plan(None, None, false, Some("requried")) else {
+        panic!("a misspelt policy is not taken for unset");
+    };
+    assert!(message.contains("\"requried\""), "{message}");
 }

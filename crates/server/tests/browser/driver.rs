@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 pub(crate) struct Driver {
     child: Child,
     port: u16,
+    /// The browser `BITMINES_CHROMIUM` names, if any.
+    chromium: Option<String>,
 }
 
 fn free_port() -> u16 {
@@ -24,26 +26,123 @@ fn free_port() -> u16 {
     listener.local_addr().unwrap().port()
 }
 
-fn which(names: &[&'static str]) -> Option<&'static str> {
-    names.iter().copied().find(|name| {
-        Command::new(name)
-            .arg("--version")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    })
+/// The variable that decides what a missing browser means: unset (or empty), the browser
+/// tests are skipped with a line saying so; `required` (as `.ci/run` sets it), they fail.
+pub(crate) const POLICY: &str = "BITMINES_BROWSER_TESTS";
+
+/// Names the chromedriver to run instead of the one on `PATH`.
+const CHROMEDRIVER: &str = "BITMINES_CHROMEDRIVER";
+
+/// Names the browser chromedriver drives instead of the one it finds itself (`chromium`).
+const CHROMIUM: &str = "BITMINES_CHROMIUM";
+
+const INSTALL: &str = "Chromium and chromedriver are not installed \
+                       (apt-get install chromium chromium-driver)";
+
+/// The first of `names` that runs with `--version` and succeeds.
+fn which(names: &[String]) -> Option<String> {
+    names
+        .iter()
+        .find(|name| {
+            Command::new(name)
+                .arg("--version")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .cloned()
+}
+
+/// What a browser test does, given what was found.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Plan {
+    /// Run chromedriver from this path, driving this browser (chromedriver's own choice when
+    /// `None`).
+    Run {
+        /// The chromedriver to start.
+        chromedriver: String,
+        /// The browser named by `BITMINES_CHROMIUM`, if any.
+        chromium: Option<String>,
+    },
+    /// Skip the test, printing this line.
+    Skip(String),
+    /// Fail the test with this message.
+    Fail(String),
+}
+
+/// Decides between running, skipping and failing. `chromedriver` and `chromium` are what was
+/// found (`None`: missing), `chromium_named` whether `BITMINES_CHROMIUM` chose the browser,
+/// and `policy` the value of [`POLICY`].
+pub(crate) fn plan(
+    chromedriver: Option<String>,
+    chromium: Option<String>,
+    chromium_named: bool,
+    policy: Option<&str>,
+) -> Plan {
+    let required = match policy.unwrap_or("") {
+        "" => false,
+        "required" => true,
+        other => {
+            // A misspelt value must not quietly turn a required run into a skipped one.
+            return Plan::Fail(format!(
+                "{POLICY}={other:?} is not understood: set it to `required` or leave it unset"
+            ));
+        }
+    };
+    match (chromedriver, chromium) {
+        (Some(chromedriver), Some(chromium)) => Plan::Run {
+            chromedriver,
+            chromium: chromium_named.then_some(chromium),
+        },
+        _ if required => Plan::Fail(format!("{INSTALL}, and {POLICY}=required")),
+        _ => Plan::Skip(format!(
+            "skipped: {INSTALL}; set {POLICY}=required to make this a failure"
+        )),
+    }
+}
+
+/// The plan for this machine: looks for chromedriver and Chromium (or what
+/// `BITMINES_CHROMEDRIVER` and `BITMINES_CHROMIUM` name) and reads [`POLICY`].
+fn plan_here() -> Plan {
+    let named = |var: &str| std::env::var(var).ok().filter(|v| !v.is_empty());
+    let chromedriver = match named(CHROMEDRIVER) {
+        Some(path) => vec![path],
+        None => vec!["chromedriver".to_string()],
+    };
+    let chromium_named = named(CHROMIUM);
+    let chromium = match &chromium_named {
+        Some(path) => vec![path.clone()],
+        None => ["chromium", "chromium-browser", "google-chrome"]
+            .map(String::from)
+            .to_vec(),
+    };
+    plan(
+        which(&chromedriver),
+        which(&chromium),
+        chromium_named.is_some(),
+        std::env::var(POLICY).ok().as_deref(),
+    )
 }
 
 impl Driver {
-    /// Starts chromedriver, or fails with what to install.
-    pub(crate) fn start() -> Driver {
-        let exe = which(&["chromedriver"]).unwrap_or_else(|| {
-            panic!(
-                "the browser tests need Chromium and chromedriver: \
-                 apt-get install -y chromium chromium-driver (.ci/run does this)"
-            )
-        });
+    /// Starts chromedriver; or, where Chromium or chromedriver is missing, prints a line
+    /// saying the test is skipped and returns `None` (or fails, under
+    /// `BITMINES_BROWSER_TESTS=required`).
+    pub(crate) fn start() -> Option<Driver> {
+        let (exe, chromium) = match plan_here() {
+            Plan::Run {
+                chromedriver,
+                chromium,
+            } => (chromedriver, chromium),
+            Plan::Skip(line) => {
+                // Straight to the process's standard error, past the test harness's capture,
+                // so a passing run still shows that these tests did not run.
+                let _ = writeln!(std::io::stderr(), "{line}");
+                return None;
+            }
+            Plan::Fail(message) => panic!("{message}"),
+        };
         let port = free_port();
         let child = Command::new(exe)
             .arg(format!("--port={port}"))
@@ -52,7 +151,11 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("chromedriver does not start");
-        let driver = Driver { child, port };
+        let driver = Driver {
+            child,
+            port,
+            chromium,
+        };
         let deadline = Instant::now() + Duration::from_secs(20);
         while driver.request("GET", "/status", None).is_err() {
             assert!(
@@ -61,7 +164,7 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        driver
+        Some(driver)
     }
 
     fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Result<Value, String> {
@@ -94,7 +197,7 @@ impl Driver {
     /// A new browser window of `width` x `height` CSS pixels, with a profile of its own (so
     /// its own localStorage).
     pub(crate) fn session(&self, width: u32, height: u32) -> Session<'_> {
-        let caps = json!({
+        let mut caps = json!({
             "capabilities": {"alwaysMatch": {
                 "browserName": "chrome",
                 "goog:chromeOptions": {
@@ -118,6 +221,9 @@ impl Driver {
                 "goog:loggingPrefs": {"browser": "ALL"},
             }}
         });
+        if let Some(chromium) = &self.chromium {
+            caps["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["binary"] = json!(chromium);
+        }
         let value = self
             .request("POST", "/session", Some(&caps))
             .unwrap_or_else(|e| panic!("no browser session: {e}"));
