@@ -167,7 +167,7 @@ impl Setup {
             rows: chosen.rows,
             cols: chosen.cols,
             mines: chosen.mines,
-            first_click: chosen.rule.into(),
+            first_click: chosen.first_click_rule.into(),
             seed: Some(chosen.seed),
         })
     }
