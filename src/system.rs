@@ -39,7 +39,7 @@ fn status_kib(path: &str, key: &str) -> Option<u64> {
 pub(crate) fn ensure_memory(need: u64, what: impl FnOnce() -> String) -> anyhow::Result<()> {
     match available_memory() {
         Some(available) if need > available => anyhow::bail!(
-            "{} needs about {}; {} is available",
+            "{} needs about {} of memory; {} is available",
             what(),
             human_bytes(need),
             human_bytes(available)
