@@ -37,7 +37,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed};
+use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed, whole};
 use crate::files::write_atomic;
 use crate::system::ensure_memory;
 
@@ -67,7 +67,7 @@ pub(crate) struct Args {
     connect: Option<String>,
     /// With --connect: only watch, following PLAYER's view in a race (the first player's if
     /// none is named; a co-op room has one view).
-    #[arg(long, value_name = "PLAYER", num_args = 0..=1, requires = "connect")]
+    #[arg(long, value_name = "PLAYER", num_args = 0..=1, requires = "connect", value_parser = whole::<u32>, allow_negative_numbers = true)]
     spectate: Option<Option<u32>>,
     /// With --connect: come back as the player this token was given to (printed on quitting).
     #[arg(
