@@ -255,3 +255,137 @@ fn zero_threads_is_one_per_core_everywhere() {
     let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert!(report["threads"].as_u64().is_some_and(|n| n >= 1), "{report}");
 }
+
+/// The first click defaults to the centre in `gen` as in `stress`, `winrate` and `demo`, so
+/// one seed gives one board; `--first-click-rule none` keeps nothing clear, which is the
+/// board of the seed with no first click at all.
+#[test]
+fn gen_clears_the_centre_unless_the_rule_is_none() {
+    let dir = std::env::temp_dir().join(format!("bitmines-vocabulary-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp folder");
+    let board = |name: &str, extra: &[&str]| {
+        let file = dir.join(name).to_string_lossy().into_owned();
+        let mut args = vec!["gen", "--preset", "beginner", "--seed", "3", "-o", &file];
+        args.extend(extra);
+        let output = bitmines(&args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let bytes = std::fs::read(&file).expect("the board");
+        bitmines_core::Board::read_binary(&bytes[..])
+            .expect("a board")
+            .0
+    };
+    let plain = bitmines_gen::generate(&bitmines_gen::Config::new(9, 9, 10, 3)).expect("a board");
+    assert!(board("none.bin", &["--first-click-rule", "none"]) == plain);
+    let centre = board("default.bin", &[]);
+    assert!(centre == board("given.bin", &["--first-click", "4,4"]));
+    for row in 3..6 {
+        for col in 3..6 {
+            assert!(!centre.is_mine(row, col).expect("on the board"), "({row}, {col})");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `loadtest` checks its own values before it connects, naming the option at fault, and a
+/// server that does not answer is named by its address, not by an internal query.
+#[test]
+fn loadtest_names_the_value_or_the_address_at_fault() {
+    let url = "ws://127.0.0.1:1/room/a";
+    for (args, line) in [
+        (
+            &["--reconnects", "2"][..],
+            "bitmines: --reconnects 2: must be 0 to 1",
+        ),
+        (&["--clients", "0"][..], "bitmines: --clients 0: must be 1 or more"),
+        (
+            &["--clients", "3", "--rooms", "4"][..],
+            "bitmines: --rooms 4: must be at most --clients (3)",
+        ),
+        (
+            &["--rate", "5000"][..],
+            "bitmines: --moves-per-second 5000: must be at most 1000",
+        ),
+    ] {
+        let mut all = vec!["loadtest", url];
+        all.extend(args);
+        let output = bitmines(&all);
+        assert_eq!(output.status.code(), Some(2), "{all:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr).trim_end(), line);
+    }
+    let output = bitmines(&["loadtest", url, "--duration", "1"]);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("bitmines: cannot connect to 127.0.0.1:1 ("),
+        "{err}"
+    );
+    assert!(!err.contains("spectate") && !err.contains("?&"), "{err}");
+}
+
+/// A board with no safe cell is won before any click: `demo` and `winrate` say so and exit
+/// 0, as `stress` does.
+#[test]
+fn a_board_of_mines_only_is_a_win_everywhere() {
+    let board = [
+        "--preset",
+        "beginner",
+        "--mines",
+        "81",
+        "--first-click-rule",
+        "none",
+        "--seed",
+        "1",
+    ];
+    for (command, extra) in [
+        ("stress", &["--json"][..]),
+        ("demo", &["--json"][..]),
+        ("winrate", &["--games", "3", "--json"][..]),
+    ] {
+        let mut args = vec![command];
+        args.extend(board);
+        args.extend(extra);
+        let output = bitmines(&args);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {err}");
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let won = match command {
+            "stress" => report["end"] == "won",
+            "demo" => report["status"] == "won",
+            _ => report["wins"] == 3,
+        };
+        assert!(won, "{command}: {report}");
+    }
+}
+
+/// Messages spell the first-click rule as the command line does, in lower case, and every
+/// "too large" reads the same way: the board, what it needs, what there is.
+#[test]
+fn limits_read_the_same_in_every_subcommand() {
+    let output = bitmines(&["demo", "--preset", "beginner", "--mines", "81"]);
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr).trim_end(),
+        "bitmines: 81 mines do not fit on a 9x9 board: at most 72 with first-click rule opening"
+    );
+    let huge = ["--rows", "3000000", "--cols", "3000000"];
+    for command in ["stress", "winrate", "play", "demo", "gen"] {
+        let mut args = vec![command];
+        args.extend(huge);
+        // gen needs a file to write, and demo prints no board with --json, so its limit
+        // is memory as in the others.
+        match command {
+            "gen" => args.extend(["-o", "x.bin"]),
+            "demo" => args.push("--json"),
+            _ => {}
+        }
+        let output = bitmines(&args);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with("bitmines: a 3000000x3000000 ")
+                && err.contains(" needs about ")
+                && err.trim_end().ends_with(" is available"),
+            "{args:?}: {err}"
+        );
+    }
+}
