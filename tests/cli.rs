@@ -1306,8 +1306,8 @@ fn too_many_threads_are_refused_at_once_everywhere() {
     let _ = fs::remove_dir_all(&dir);
 }
 
-/// A negative number is one line saying the value must be a positive number, in every
-/// subcommand, instead of clap's "unexpected argument" with its usage.
+/// A negative number is one line naming the option, the value and the least it may be, in
+/// every subcommand, instead of clap's "unexpected argument" with its usage.
 #[test]
 fn negative_numbers_name_the_option_and_the_bound() {
     for args in [

@@ -119,9 +119,6 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Runs a stress run and prints its report. Exit code 0 when every check passed, 1 when one
 /// failed, 130 when interrupted.
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    if args.png_size == 0 {
-        bail!("--png-size must be at least 1 pixel");
-    }
     if args.check && args.player == PlayerKind::Solver {
         bail!(
             "--check replays single calls on twin engines, but the solver player moves by whole planes; run it without --check"
