@@ -19,13 +19,12 @@ impl FromStr for CellArg {
     type Err = String;
 
     fn from_str(text: &str) -> Result<CellArg, String> {
+        // The option and the value are printed before this phrase, as for every value.
         let (row, col) = text
             .split_once(',')
-            .ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
+            .ok_or_else(|| "not ROW,COL".to_owned())?;
         let number = |part: &str| {
-            part.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("expected ROW,COL with whole numbers, got {text:?}"))
+            whole::<usize>(part).map_err(|_| "not ROW,COL with whole numbers of 0 or more".to_owned())
         };
         Ok(CellArg {
             row: number(row)?,

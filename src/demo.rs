@@ -71,7 +71,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     // `stress` reports it.
     let click = [rows / 2, cols / 2];
     let (mut proven, mut guesses) = (0, 0);
-    if game.status() == Status::Playing {
+    let clicked = game.status() == Status::Playing;
+    if clicked {
         game.reveal(click[0], click[1])?;
         let outcome = Player::new(Policy::Safest).play(&mut game)?;
         (proven, guesses) = (outcome.proven, outcome.guesses.len());
@@ -100,12 +101,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     }
     let mut text = render::picture(&game)?;
     text += &format!(
-        "{} on a {}x{} board with {} (seed {}): 1 first click + {} + {}, {} revealed\n",
+        "{} on a {}x{} board with {} (seed {}): {} + {} + {}, {} revealed\n",
         game.status(),
         rows,
         cols,
         count(mines, "mine"),
         seed,
+        if clicked { "1 first click" } else { "no click (no safe cell)" },
         count(proven, "proven reveal"),
         count_as(guesses, "guess", "guesses"),
         count(game.revealed_count(), "cell"),

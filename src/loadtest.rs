@@ -227,9 +227,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .and_then(|(r, c)| Some((r.parse::<usize>().ok()?, c.parse::<usize>().ok()?)))
         .filter(|&(r, c)| r > 0 && c > 0)
         .ok_or_else(|| {
-            anyhow!(
-                "--viewport {:?} is not ROWSxCOLS with positive numbers",
-                args.viewport
+            refused(
+                "viewport",
+                &args.viewport,
+                "not ROWSxCOLS with whole numbers of 1 or more",
             )
         })?;
     // The parsers refused values below each range; these are the tops, and the one bound
