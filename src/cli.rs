@@ -24,7 +24,8 @@ impl FromStr for CellArg {
             .split_once(',')
             .ok_or_else(|| "not ROW,COL".to_owned())?;
         let number = |part: &str| {
-            whole::<usize>(part).map_err(|_| "not ROW,COL with whole numbers of 0 or more".to_owned())
+            whole::<usize>(part)
+                .map_err(|_| "not ROW,COL with whole numbers of 0 or more".to_owned())
         };
         Ok(CellArg {
             row: number(row)?,
@@ -397,7 +398,10 @@ mod tests {
         assert_eq!(whole::<u32>("99999999999"), Err("is too large".into()));
         assert_eq!(at_least_one::<u64>("0"), Err("must be 1 or more".into()));
         assert_eq!(at_least_one::<u64>("-3"), Err("must be 1 or more".into()));
-        assert_eq!(threads("-1"), Err("must be 0 (one per core) or more".into()));
+        assert_eq!(
+            threads("-1"),
+            Err("must be 0 (one per core) or more".into())
+        );
         assert_eq!(number("abc"), Err("not a number".into()));
         assert_eq!(number("inf"), Err("not a number".into()));
         assert_eq!(positive("0"), Err("must be above 0".into()));

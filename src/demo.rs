@@ -107,7 +107,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         cols,
         count(mines, "mine"),
         seed,
-        if clicked { "1 first click" } else { "no click (no safe cell)" },
+        if clicked {
+            "1 first click"
+        } else {
+            "no click (no safe cell)"
+        },
         count(proven, "proven reveal"),
         count_as(guesses, "guess", "guesses"),
         count(game.revealed_count(), "cell"),

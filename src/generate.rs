@@ -12,8 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::{
-    BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg,
-    thread_pool,
+    BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg, thread_pool,
 };
 use crate::files::{Format, save_certified, saved_len, write_atomic};
 use crate::system::{PROGRESS_CELLS, emit, ensure_memory, progress_bar};

@@ -253,10 +253,18 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         ));
     }
     if args.warmup > 600.0 {
-        return Err(refused("warmup", args.warmup, "must be at most 600 seconds"));
+        return Err(refused(
+            "warmup",
+            args.warmup,
+            "must be at most 600 seconds",
+        ));
     }
     if args.duration > 3600.0 {
-        return Err(refused("duration", args.duration, "must be at most 3600 seconds"));
+        return Err(refused(
+            "duration",
+            args.duration,
+            "must be at most 3600 seconds",
+        ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -341,7 +349,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
                 seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                pace: (args.moves_per_second > 0.0).then(|| Duration::from_secs_f64(1.0 / args.moves_per_second)),
+                pace: (args.moves_per_second > 0.0)
+                    .then(|| Duration::from_secs_f64(1.0 / args.moves_per_second)),
                 reconnect_after: reconnect_at,
                 reconnect_at: None,
             };

@@ -162,7 +162,9 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Serve(args) => serve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loadtest(args) => loadtest::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::HelpTree => system::emit(format!("{:#}\n", help_tree())).map(|()| ExitCode::SUCCESS),
+        Command::HelpTree => {
+            system::emit(format!("{:#}\n", help_tree())).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

@@ -1108,7 +1108,9 @@ fn every_subcommand_shows_the_same_options_in_its_help() {
         }
     }
     // Every --json help is the same but for the schema it names, its subcommand's own.
-    let reporters = ["stress", "gen", "show", "demo", "hint", "winrate", "loadtest"];
+    let reporters = [
+        "stress", "gen", "show", "demo", "hint", "winrate", "loadtest",
+    ];
     let generic = |command: &str| {
         let help = option_help(command, "--json");
         let schema = help
@@ -1116,7 +1118,10 @@ fn every_subcommand_shows_the_same_options_in_its_help() {
             .find(|part| part.starts_with("bitmines-"))
             .unwrap_or_else(|| panic!("{command}: {help} names no schema"))
             .to_owned();
-        assert!(schema.starts_with(&format!("bitmines-{command}/")), "{help}");
+        assert!(
+            schema.starts_with(&format!("bitmines-{command}/")),
+            "{help}"
+        );
         help.replace(&schema, "SCHEMA")
     };
     for command in reporters {

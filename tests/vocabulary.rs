@@ -28,7 +28,10 @@ const MEANINGS: &[(&str, &str)] = &[
     ("mines", "exactly this many mines"),
     ("density", "mines as a fraction of the cells"),
     ("seed", "seed of"),
-    ("first-click-rule", "what the first click keeps free of mines"),
+    (
+        "first-click-rule",
+        "what the first click keeps free of mines",
+    ),
     ("first-click", "first click"),
     ("threads", "worker threads"),
     ("no-guess", "without a guess"),
@@ -236,7 +239,10 @@ fn zero_threads_is_one_per_core_everywhere() {
             .find(|option| text(option, "long") == "threads")
         {
             let help = text(option, "help");
-            assert!(help.contains("(0: one per core"), "{name} --threads: {help}");
+            assert!(
+                help.contains("(0: one per core"),
+                "{name} --threads: {help}"
+            );
             taken.push(name.to_owned());
         }
     }
@@ -253,7 +259,10 @@ fn zero_threads_is_one_per_core_everywhere() {
     ]);
     assert_eq!(output.status.code(), Some(0));
     let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-    assert!(report["threads"].as_u64().is_some_and(|n| n >= 1), "{report}");
+    assert!(
+        report["threads"].as_u64().is_some_and(|n| n >= 1),
+        "{report}"
+    );
 }
 
 /// The first click defaults to the centre in `gen` as in `stress`, `winrate` and `demo`, so
@@ -280,7 +289,10 @@ fn gen_clears_the_centre_unless_the_rule_is_none() {
     assert!(centre == board("given.bin", &["--first-click", "4,4"]));
     for row in 3..6 {
         for col in 3..6 {
-            assert!(!centre.is_mine(row, col).expect("on the board"), "({row}, {col})");
+            assert!(
+                !centre.is_mine(row, col).expect("on the board"),
+                "({row}, {col})"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -296,7 +308,10 @@ fn loadtest_names_the_value_or_the_address_at_fault() {
             &["--reconnects", "2"][..],
             "bitmines: --reconnects 2: must be 0 to 1",
         ),
-        (&["--clients", "0"][..], "bitmines: --clients 0: must be 1 or more"),
+        (
+            &["--clients", "0"][..],
+            "bitmines: --clients 0: must be 1 or more",
+        ),
         (
             &["--clients", "3", "--rooms", "4"][..],
             "bitmines: --rooms 4: must be at most --clients (3)",

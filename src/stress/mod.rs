@@ -29,11 +29,9 @@ use crate::generate::{NO_GUESS_PLANES, no_guess_shown};
 use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
 pub(crate) use play::PlayerKind;
-pub(crate) use report::SCHEMA;
 use play::{Player, Table};
-use report::{
-    BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, ns_per,
-};
+pub(crate) use report::SCHEMA;
+use report::{BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, ns_per};
 use walk::TileWalk;
 
 /// Boards up to this many cells are also replayed on the naive twin by `--check`.
@@ -300,7 +298,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// Generates the board the options describe, timed, on `pool`.
 fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
     let chosen = args.board.choose(DEFAULT_SIZE)?;
-    let (rows, cols, seed, keep_clear) = (chosen.rows, chosen.cols, chosen.seed, chosen.first_click_rule);
+    let (rows, cols, seed, keep_clear) = (
+        chosen.rows,
+        chosen.cols,
+        chosen.seed,
+        chosen.first_click_rule,
+    );
     let first_click = args.first_click.unwrap_or(CellArg {
         row: rows / 2,
         col: cols / 2,
