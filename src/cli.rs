@@ -2,7 +2,7 @@
 
 use std::str::FromStr;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::Config;
 
@@ -19,13 +19,13 @@ impl FromStr for CellArg {
     type Err = String;
 
     fn from_str(text: &str) -> Result<CellArg, String> {
+        // The option and the value are printed before this phrase, as for every value.
         let (row, col) = text
             .split_once(',')
-            .ok_or_else(|| format!("expected ROW,COL, got {text:?}"))?;
+            .ok_or_else(|| "not ROW,COL".to_owned())?;
         let number = |part: &str| {
-            part.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("expected ROW,COL with whole numbers, got {text:?}"))
+            whole::<usize>(part)
+                .map_err(|_| "not ROW,COL with whole numbers of 0 or more".to_owned())
         };
         Ok(CellArg {
             row: number(row)?,
@@ -129,25 +129,78 @@ impl BoardSpec {
     }
 }
 
-/// A whole number given on the command line, with one plain line when it is not: a negative
-/// number "must be a positive number" rather than clap's "unexpected argument".
+/// A whole number given on the command line, 0 or more. What is wrong with a bad one is one
+/// phrase, which `main` prints after the option and the value (`--seed -1: must be 0 or
+/// more`), the same for every numeric option of every subcommand.
 pub(crate) fn whole<T: FromStr>(text: &str) -> Result<T, String> {
+    whole_or(text, "must be 0 or more")
+}
+
+/// A whole number, with `negative` as the phrase for a value below 0.
+fn whole_or<T: FromStr>(text: &str, negative: &str) -> Result<T, String> {
     let text = text.trim();
-    if text.starts_with('-') {
-        return Err("must be a positive number".into());
+    if let Some(rest) = text.strip_prefix('-')
+        && !rest.is_empty()
+        && rest.bytes().all(|b| b.is_ascii_digit())
+    {
+        return Err(negative.into());
     }
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
-        return Err("must be a whole number".into());
+        return Err("not a whole number".into());
     }
     text.parse().map_err(|_| "is too large".into())
 }
 
 /// A whole number of at least 1.
 pub(crate) fn at_least_one<T: FromStr + PartialEq + Default>(text: &str) -> Result<T, String> {
-    match whole::<T>(text)? {
-        zero if zero == T::default() => Err("must be at least 1".into()),
+    match whole_or::<T>(text, "must be 1 or more")? {
+        zero if zero == T::default() => Err("must be 1 or more".into()),
         n => Ok(n),
     }
+}
+
+/// A thread count: 0 for one per core, the one meaning of 0 wherever `--threads` is taken.
+pub(crate) fn threads(text: &str) -> Result<usize, String> {
+    whole_or(text, "must be 0 (one per core) or more")
+}
+
+/// A finite decimal number; the subcommand checks its range and reports it in the same form
+/// as the parsers above.
+pub(crate) fn number(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if value.is_finite() => Ok(value),
+        _ => Err("not a number".into()),
+    }
+}
+
+/// A decimal number of 0 or more.
+pub(crate) fn non_negative(text: &str) -> Result<f64, String> {
+    match number(text)? {
+        value if value < 0.0 => Err("must be 0 or more".into()),
+        value => Ok(value),
+    }
+}
+
+/// A decimal number above 0.
+pub(crate) fn positive(text: &str) -> Result<f64, String> {
+    match number(text)? {
+        value if value <= 0.0 => Err("must be above 0".into()),
+        value => Ok(value),
+    }
+}
+
+/// A fraction from 0 to 1.
+pub(crate) fn fraction(text: &str) -> Result<f64, String> {
+    match number(text)? {
+        value if !(0.0..=1.0).contains(&value) => Err("must be 0 to 1".into()),
+        value => Ok(value),
+    }
+}
+
+/// The one form of a command-line value refused after parsing, the same as `main` prints for
+/// one refused while parsing: the option, the value, and what is wrong.
+pub(crate) fn refused(option: &str, value: impl std::fmt::Display, reason: &str) -> anyhow::Error {
+    anyhow::anyhow!("--{option} {value}: {reason}")
 }
 
 /// The board, the seed and the first-click rule, named the same way in every subcommand
@@ -169,7 +222,7 @@ pub(crate) struct BoardArgs {
     #[arg(long, value_parser = whole::<usize>, allow_negative_numbers = true, conflicts_with = "density")]
     pub(crate) mines: Option<usize>,
     /// Mines as a fraction of the cells, rounded to the nearest mine.
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, value_parser = fraction, allow_negative_numbers = true)]
     pub(crate) density: Option<f64>,
     /// Seed of the board (default: one from the clock). The seed used is always printed, so
     /// any run can be made again with --seed.
@@ -217,7 +270,7 @@ pub(crate) struct Chosen {
     /// The seed, given or drawn from the clock.
     pub(crate) seed: u64,
     /// What the first click keeps clear.
-    pub(crate) rule: KeepClear,
+    pub(crate) first_click_rule: KeepClear,
 }
 
 impl BoardArgs {
@@ -265,7 +318,7 @@ impl BoardArgs {
             cols,
             mines,
             seed,
-            rule: self.first_click_rule.unwrap_or(KeepClear::Opening),
+            first_click_rule: self.first_click_rule.unwrap_or(KeepClear::Opening),
         })
     }
 }
@@ -283,7 +336,7 @@ pub(crate) fn clock_seed() -> u64 {
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub(crate) struct ThreadsArg {
     /// Worker threads (0: one per core; at most 8 per core).
-    #[arg(long, default_value_t = 0, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     pub(crate) threads: usize,
 }
 
@@ -296,16 +349,26 @@ pub(crate) fn max_threads() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from) * THREADS_PER_CORE
 }
 
+/// Refuses a `--threads` above [`max_threads`], in the one form of a refused value.
+pub(crate) fn check_threads(threads: usize) -> anyhow::Result<()> {
+    let max = max_threads();
+    if threads > max {
+        return Err(refused(
+            "threads",
+            threads,
+            &format!(
+                "must be at most {max} ({THREADS_PER_CORE} for each of this machine's {} cores)",
+                max / THREADS_PER_CORE
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// A rayon pool of `threads` workers (0: one per core), refusing more than
 /// [`max_threads`] with a message that says why.
 pub(crate) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
-    let max = max_threads();
-    if threads > max {
-        bail!(
-            "--threads {threads} is too many: at most {max} ({THREADS_PER_CORE} for each of this machine's {} cores)",
-            max / THREADS_PER_CORE
-        );
-    }
+    check_threads(threads)?;
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -315,8 +378,8 @@ pub(crate) fn thread_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
 /// `--json`, the same in every subcommand that reports.
 #[derive(clap::Args, Debug, Clone, Copy, Default)]
 pub(crate) struct JsonArg {
-    /// Print the report as one JSON object on standard output; its "schema" field names it
-    /// as "bitmines-COMMAND/1".
+    /// Print the report as one JSON object on standard output (the help of each subcommand
+    /// names its schema).
     #[arg(long)]
     pub(crate) json: bool,
 }
@@ -328,14 +391,23 @@ mod tests {
     #[test]
     fn whole_numbers_say_what_is_wrong_in_one_phrase() {
         assert_eq!(whole::<usize>("12"), Ok(12));
-        assert_eq!(
-            whole::<usize>("-5"),
-            Err("must be a positive number".into())
-        );
-        assert_eq!(whole::<usize>("1.5"), Err("must be a whole number".into()));
-        assert_eq!(whole::<usize>(""), Err("must be a whole number".into()));
+        assert_eq!(whole::<usize>("-5"), Err("must be 0 or more".into()));
+        assert_eq!(whole::<usize>("1.5"), Err("not a whole number".into()));
+        assert_eq!(whole::<usize>("-x"), Err("not a whole number".into()));
+        assert_eq!(whole::<usize>(""), Err("not a whole number".into()));
         assert_eq!(whole::<u32>("99999999999"), Err("is too large".into()));
-        assert_eq!(at_least_one::<u64>("0"), Err("must be at least 1".into()));
+        assert_eq!(at_least_one::<u64>("0"), Err("must be 1 or more".into()));
+        assert_eq!(at_least_one::<u64>("-3"), Err("must be 1 or more".into()));
+        assert_eq!(
+            threads("-1"),
+            Err("must be 0 (one per core) or more".into())
+        );
+        assert_eq!(number("abc"), Err("not a number".into()));
+        assert_eq!(number("inf"), Err("not a number".into()));
+        assert_eq!(positive("0"), Err("must be above 0".into()));
+        assert_eq!(non_negative("-0.5"), Err("must be 0 or more".into()));
+        assert_eq!(fraction("1.5"), Err("must be 0 to 1".into()));
+        assert_eq!(fraction("0.25"), Ok(0.25));
     }
 
     #[test]

@@ -9,12 +9,19 @@ use bitmines_core::{FirstClick, Geometry};
 use bitmines_gen::{Certified, Method, NoGuess, NoGuessError, Progress, no_guess_with_progress};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::cli::{BoardArgs, BoardSpec, CellArg, Preset, SizeDefault, ThreadsArg, thread_pool};
+use serde::Serialize;
+
+use crate::cli::{
+    BoardArgs, BoardSpec, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg, thread_pool,
+};
 use crate::files::{
     Dash, Format, check_output, output_name, save_certified, saved_len, write_output,
 };
-use crate::system::{PROGRESS_CELLS, ensure_memory, progress_bar};
+use crate::system::{PROGRESS_CELLS, emit, ensure_memory, progress_bar};
 use crate::text::count;
+
+/// The name and version of the `--json` report's shape.
+pub(crate) const SCHEMA: &str = "bitmines-gen/1";
 
 /// Options of `bitmines gen`.
 #[derive(clap::Args, Debug)]
@@ -23,8 +30,8 @@ pub(crate) struct Args {
     board: BoardArgs,
     #[command(flatten)]
     threads: ThreadsArg,
-    /// The first click, ROW,COL: it and what --first-click-rule names are kept free of
-    /// mines (default: none kept clear; with --no-guess, the centre).
+    /// The first click, ROW,COL (default: the centre of the board): it and what
+    /// --first-click-rule names are kept free of mines.
     #[arg(long, value_name = "ROW,COL", allow_hyphen_values = true)]
     first_click: Option<CellArg>,
     /// Make a board the solver clears from the first click without a guess (the click is
@@ -41,6 +48,28 @@ pub(crate) struct Args {
     /// The file to write (replaced atomically if it exists), or `-` for standard output.
     #[arg(short, long, value_name = "FILE")]
     output: PathBuf,
+    /// Print what was written as one JSON object on standard output instead of the line on
+    /// standard error.
+    #[command(flatten)]
+    json: JsonArg,
+}
+
+/// What `gen` reports.
+#[derive(Serialize)]
+struct Report {
+    schema: &'static str,
+    output: String,
+    format: String,
+    rows: usize,
+    cols: usize,
+    mines: usize,
+    seed: u64,
+    first_click: [usize; 2],
+    first_click_rule: KeepClear,
+    /// What the certificate vouches for, for a no-guess board.
+    no_guess: Option<String>,
+    generate_seconds: f64,
+    write_seconds: f64,
 }
 
 /// How `--no-guess` makes its board.
@@ -89,24 +118,30 @@ const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
 /// Generates the board and writes it.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
-    if args.board.first_click_rule.is_some() && args.first_click.is_none() && !args.no_guess {
-        anyhow::bail!(
-            "--first-click-rule says what a first click keeps clear: give --first-click ROW,COL (or --no-guess)"
-        );
-    }
     let dash = match args.format {
         Format::Txt => Dash::Text,
         _ => Dash::Binary,
     };
     check_output("-o", &args.output, dash)?;
+    if args.json.json && args.output.as_os_str() == "-" {
+        anyhow::bail!(
+            "--json and -o - would both write to standard output: name a file with -o, or leave out --json"
+        );
+    }
     let (rows, cols, seed) = (chosen.rows, chosen.cols, chosen.seed);
+    // The same first click as every subcommand that plays: the centre unless given. Rule
+    // `none` keeps nothing clear, which gives the board of the seed with no first click.
+    let click = args.first_click.unwrap_or(CellArg {
+        row: rows / 2,
+        col: cols / 2,
+    });
     let spec = BoardSpec {
         rows,
         cols,
         mines: Some(chosen.mines),
         density: 0.0,
         seed,
-        first_click: args.first_click.map(|cell| (cell, chosen.rule)),
+        first_click: Some((click, chosen.first_click_rule)),
     };
     let config = spec.config()?;
     let geometry = Geometry::new(rows, cols)?;
@@ -148,13 +183,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     ));
     let started = Instant::now();
     let (board, record) = if args.no_guess {
-        let (click, keep) = args
-            .first_click
-            .map_or(((rows / 2, cols / 2), chosen.rule), |cell| {
-                ((cell.row, cell.col), chosen.rule)
-            });
-        let mut request =
-            NoGuess::new(rows, cols, config.mines, seed).first_click(keep.into(), click.0, click.1);
+        let mut request = NoGuess::new(rows, cols, config.mines, seed).first_click(
+            chosen.first_click_rule.into(),
+            click.row,
+            click.col,
+        );
         request.method = match args.method {
             NoGuessMethod::Auto => Method::Auto,
             NoGuessMethod::Reject => Method::Reject,
@@ -202,6 +235,23 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     });
     bar.finish_and_clear();
     written.with_context(|| format!("cannot write {}", output_name(&args.output)))?;
+    if args.json.json {
+        let report = Report {
+            schema: SCHEMA,
+            output: output_name(&args.output),
+            format: args.format.to_string(),
+            rows,
+            cols,
+            mines: board.mine_count(),
+            seed,
+            first_click: [click.row, click.col],
+            first_click_rule: chosen.first_click_rule,
+            no_guess: record.as_ref().map(describe),
+            generate_seconds: generated.as_secs_f64(),
+            write_seconds: started.elapsed().as_secs_f64(),
+        };
+        return emit(format!("{}\n", serde_json::to_string(&report)?));
+    }
     eprintln!(
         "bitmines: wrote {} ({}x{}, {}, seed {}, {}) in {:.3} s after {:.3} s generating",
         output_name(&args.output),

@@ -13,6 +13,9 @@ use crate::files::{Format, Loaded, read};
 use crate::system::emit;
 use crate::text::{count, count_as, layouts, thousands};
 
+/// The name and version of the `--json` report's shape.
+pub(crate) const SCHEMA: &str = "bitmines-hint/1";
+
 /// Options of `bitmines hint`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -133,7 +136,7 @@ fn report(view: &View<'_>, limit: usize) -> anyhow::Result<Report> {
         None
     };
     Ok(Report {
-        schema: "bitmines-hint/1",
+        schema: SCHEMA,
         rows: view.rows(),
         cols: view.cols(),
         mines: view.mine_count(),

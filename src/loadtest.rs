@@ -18,7 +18,12 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use crate::cli::{JsonArg, clock_seed, whole};
+use crate::cli::{
+    JsonArg, at_least_one, clock_seed, fraction, non_negative, positive, refused, whole,
+};
+
+/// The name and version of the `--json` report's shape.
+pub(crate) const SCHEMA: &str = "bitmines-loadtest/2";
 
 /// Options of `bitmines loadtest`.
 #[derive(clap::Args, Debug)]
@@ -27,16 +32,16 @@ pub(crate) struct Args {
     /// first client's join makes the room with the query's parameters.
     url: String,
     /// Simulated players, each on a connection of its own.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     clients: usize,
     /// Seconds of play, timed from when every player has joined and has its viewport (and
     /// the warm-up is over).
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = positive, allow_negative_numbers = true)]
     duration: f64,
     /// Seconds of play before the timed run, left out of every figure: players who all
     /// joined at once solve their first viewports all at once, and a new room's memory is
     /// touched for the first time. 0 times the run from the first move.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = non_negative, allow_negative_numbers = true)]
     warmup: f64,
     /// Each player's viewport, ROWSxCOLS cells (whole chunks of 64 are watched).
     #[arg(long, default_value = "64x128")]
@@ -45,16 +50,17 @@ pub(crate) struct Args {
     /// from the clock; the seed used is always printed, so a run can be made again).
     #[arg(long, value_parser = whole::<u64>, allow_negative_numbers = true)]
     seed: Option<u64>,
-    /// Share of the players that drop their connection once and resume with their token.
-    #[arg(long, default_value_t = 0.1)]
+    /// Share of the players, from 0 to 1, that drop their connection once and resume with
+    /// their token (0.1: one player in ten).
+    #[arg(long, default_value_t = 0.1, value_parser = fraction, allow_negative_numbers = true)]
     reconnects: f64,
     /// Moves a second each player makes (each waits for its last move's ack first); 0 plays
-    /// as fast as the acks come back.
-    #[arg(long, default_value_t = 10.0)]
-    rate: f64,
+    /// as fast as the acks come back. (`--rate` is its old name.)
+    #[arg(long, default_value_t = 10.0, value_parser = non_negative, allow_negative_numbers = true, alias = "rate")]
+    moves_per_second: f64,
     /// Rooms to spread the players over: NAME-0 to NAME-(N-1), player i in room i mod N. A
     /// player whose game ends (a race's, or a classic co-op game's) stops.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     rooms: usize,
     #[command(flatten)]
     json: JsonArg,
@@ -86,7 +92,7 @@ struct Report {
     seed: u64,
     rooms: usize,
     clients: usize,
-    rate_per_client: f64,
+    moves_per_second: f64,
     connected: usize,
     /// Seconds from the first player's connection to the last's viewport: before the timed
     /// run, and not in its figures.
@@ -221,32 +227,44 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .and_then(|(r, c)| Some((r.parse::<usize>().ok()?, c.parse::<usize>().ok()?)))
         .filter(|&(r, c)| r > 0 && c > 0)
         .ok_or_else(|| {
-            anyhow!(
-                "--viewport {:?} is not ROWSxCOLS with positive numbers",
-                args.viewport
+            refused(
+                "viewport",
+                &args.viewport,
+                "not ROWSxCOLS with whole numbers of 1 or more",
             )
         })?;
-    if !(args.rate >= 0.0 && args.rate <= 1000.0) {
-        bail!("--rate {} must be 0 to 1000 moves a second", args.rate);
+    // The parsers refused values below each range; these are the tops, and the one bound
+    // that depends on another option.
+    if args.moves_per_second > 1000.0 {
+        return Err(refused(
+            "moves-per-second",
+            args.moves_per_second,
+            "must be at most 1000",
+        ));
     }
-    if args.rooms == 0 || args.rooms > args.clients {
-        bail!(
-            "--rooms {} must be 1 to the number of players ({})",
+    if args.clients > 20_000 {
+        return Err(refused("clients", args.clients, "must be at most 20000"));
+    }
+    if args.rooms > args.clients {
+        return Err(refused(
+            "rooms",
             args.rooms,
-            args.clients
-        );
+            &format!("must be at most --clients ({})", args.clients),
+        ));
     }
-    if args.clients == 0 || args.clients > 20_000 {
-        bail!("--clients {} must be 1 to 20000", args.clients);
+    if args.warmup > 600.0 {
+        return Err(refused(
+            "warmup",
+            args.warmup,
+            "must be at most 600 seconds",
+        ));
     }
-    if !(args.warmup >= 0.0 && args.warmup <= 600.0) {
-        bail!("--warmup {} must be 0 to 600 seconds", args.warmup);
-    }
-    if !(args.duration > 0.0 && args.duration <= 3600.0) {
-        bail!(
-            "--duration {} must be above 0 and at most 3600 seconds",
-            args.duration
-        );
+    if args.duration > 3600.0 {
+        return Err(refused(
+            "duration",
+            args.duration,
+            "must be at most 3600 seconds",
+        ));
     }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -268,10 +286,26 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         };
         format!("{name}?{query}")
     };
-    // The first join makes the room (a large board takes a moment); the others follow.
+    // A join's own parameters follow the room's, after a `&` only when the room has some.
+    let join = |k: usize, extra: &str| {
+        let url = room_url(k);
+        let joiner = if url.ends_with('?') { "" } else { "&" };
+        format!("{url}{joiner}{extra}")
+    };
+    // The first join makes the room (a large board takes a moment); the others follow. A
+    // server that cannot be reached is named by its address, as the user gave it.
     let first = runtime
-        .block_on(Client::connect(&format!("{}&spectate=1", room_url(0))))
-        .map_err(|e| anyhow!("{}: {e}", args.url))?;
+        .block_on(Client::connect(&join(0, "spectate=1")))
+        .map_err(|e| match e {
+            ClientError::Connect { reason, .. } => {
+                anyhow!(
+                    "cannot connect to {authority} ({}): {}",
+                    args.url,
+                    reason.trim_start_matches("IO error: ")
+                )
+            }
+            other => anyhow!("{}: {other}", args.url),
+        })?;
     let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
     let mines = first.welcome().mines as usize;
     runtime.block_on(first.close());
@@ -309,13 +343,14 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                     duration.mul_f64(at)
                 });
             let player = Player {
-                url: format!("{}&name=load-{index}", room_url(pair % args.rooms)),
+                url: join(pair % args.rooms, &format!("name=load-{index}")),
                 view: (r0, c0, vr.min(rows - r0), vc.min(cols - c0)),
                 side,
                 board: (rows, cols, mines),
                 sent: Arc::clone(&sent),
                 seed: seed ^ (index as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                pace: (args.rate > 0.0).then(|| Duration::from_secs_f64(1.0 / args.rate)),
+                pace: (args.moves_per_second > 0.0)
+                    .then(|| Duration::from_secs_f64(1.0 / args.moves_per_second)),
                 reconnect_after: reconnect_at,
                 reconnect_at: None,
             };
@@ -388,12 +423,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let fanout = fanout.lock().map_err(|_| anyhow!("poisoned"))?;
     let actions = totals.acks.load(Relaxed);
     let report = Report {
-        schema: "bitmines-loadtest/1",
+        schema: SCHEMA,
         url: args.url.clone(),
         seed,
         rooms: args.rooms,
         clients: args.clients,
-        rate_per_client: args.rate,
+        moves_per_second: args.moves_per_second,
         connected: totals.connected.load(Relaxed) as usize,
         ramp_s: ramp,
         warmup_s: args.warmup,

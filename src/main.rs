@@ -1,4 +1,5 @@
-//! `bitmines`: large-board stress runs, board files, and games to play, on the bitmines engine.
+//! `bitmines`: a Minesweeper engine's command line: stress runs, board files, a terminal game,
+//! and a multiplayer server.
 
 mod cli;
 mod demo;
@@ -25,9 +26,11 @@ mod winrate;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde_json::{Value, json};
 
-/// Minesweeper at scale on bitset planes.
+/// A Minesweeper engine on bitset planes: stress runs, board files, a terminal game and a
+/// multiplayer server.
 #[derive(Parser, Debug)]
 #[command(name = "bitmines", version, about, long_about = None)]
 struct Cli {
@@ -66,10 +69,86 @@ enum Command {
     /// Plays simulated players against a server on this machine and reports moves a second,
     /// latencies and memory.
     Loadtest(loadtest::Args),
+    /// Prints every subcommand's options as JSON, for the test that keeps their names to one
+    /// meaning each.
+    #[command(hide = true)]
+    HelpTree,
+}
+
+/// The shape of each subcommand's `--json` report, by the name its "schema" field gives.
+const SCHEMAS: [(&str, &str); 7] = [
+    ("stress", stress::SCHEMA),
+    ("gen", generate::SCHEMA),
+    ("show", show::SCHEMA),
+    ("demo", demo::SCHEMA),
+    ("hint", hint::SCHEMA),
+    ("winrate", winrate::SCHEMA),
+    ("loadtest", loadtest::SCHEMA),
+];
+
+/// The command tree, each `--json` help naming its subcommand's own schema.
+fn command() -> clap::Command {
+    SCHEMAS
+        .iter()
+        .fold(Cli::command(), |command, &(name, schema)| {
+            command.mut_subcommand(name, |sub| {
+                sub.mut_arg("json", |arg| {
+                    arg.help(format!(
+                        "Print the report as one JSON object on standard output, its \"schema\" field \"{schema}\""
+                    ))
+                })
+            })
+        })
+}
+
+/// Every visible subcommand's options: long name, hidden aliases, whether it takes a number,
+/// and the first sentence of its help.
+fn help_tree() -> Value {
+    use std::any::TypeId;
+    let numbers = [
+        TypeId::of::<u16>(),
+        TypeId::of::<u32>(),
+        TypeId::of::<u64>(),
+        TypeId::of::<u128>(),
+        TypeId::of::<usize>(),
+        TypeId::of::<f64>(),
+    ];
+    let subcommands: Vec<Value> = command()
+        .get_subcommands()
+        .filter(|sub| !sub.is_hide_set())
+        .map(|sub| {
+            let options: Vec<Value> = sub
+                .get_arguments()
+                .filter_map(|arg| {
+                    let long = arg.get_long()?;
+                    let takes_value = arg.get_action().takes_values();
+                    let type_id = arg.get_value_parser().type_id();
+                    let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+                    let first = help.split(". ").next().unwrap_or("").trim_end_matches('.');
+                    Some(json!({
+                        "long": long,
+                        "aliases": arg.get_all_aliases().unwrap_or_default(),
+                        "number": takes_value && numbers.iter().any(|id| type_id == *id),
+                        "takes_value": takes_value,
+                        "help": first,
+                    }))
+                })
+                .collect();
+            let positionals: Vec<String> = sub
+                .get_positionals()
+                .map(|arg| arg.get_id().to_string())
+                .collect();
+            json!({"name": sub.get_name(), "options": options, "positionals": positionals})
+        })
+        .collect();
+    json!({ "subcommands": subcommands })
 }
 
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match command()
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+    {
         Ok(cli) => cli,
         Err(error) => return parse_error(&error),
     };
@@ -83,6 +162,9 @@ fn main() -> ExitCode {
         Command::Play(args) => play::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Serve(args) => serve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Loadtest(args) => loadtest::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::HelpTree => {
+            system::emit(format!("{:#}\n", help_tree())).map(|()| ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,

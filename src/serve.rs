@@ -9,6 +9,8 @@ use anyhow::{Context, anyhow};
 use bitmines_server::log::Sync;
 use bitmines_server::server::{Config, Server};
 
+use crate::cli::{at_least_one, check_threads, positive, threads, whole};
+
 /// How each batch of moves is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub(crate) enum SyncArg {
@@ -31,42 +33,40 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value = "data")]
     sync: SyncArg,
     /// The most rooms at once.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = whole::<usize>, allow_negative_numbers = true)]
     max_rooms: usize,
     /// The most cells in one room.
-    #[arg(long, default_value_t = 1_000_000_000)]
+    #[arg(long, default_value_t = 1_000_000_000, value_parser = whole::<u128>, allow_negative_numbers = true)]
     max_room_cells: u128,
     /// The most cells over all rooms (a race counts its board once per possible player).
-    #[arg(long, default_value_t = 4_000_000_000)]
+    #[arg(long, default_value_t = 4_000_000_000, value_parser = whole::<u128>, allow_negative_numbers = true)]
     max_total_cells: u128,
     /// The most 64x64-cell chunks one connection may watch.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = whole::<usize>, allow_negative_numbers = true)]
     max_chunks: usize,
     /// The most connections at once.
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = 10_000, value_parser = whole::<usize>, allow_negative_numbers = true)]
     max_connections: usize,
     /// Frames a second one connection may send (bursts of twice that).
-    #[arg(long, default_value_t = 100.0)]
+    #[arg(long, default_value_t = 100.0, value_parser = positive, allow_negative_numbers = true)]
     rate: f64,
     /// Seconds a silent connection stays open.
-    #[arg(long, default_value_t = 120)]
+    #[arg(long, default_value_t = 120, value_parser = whole::<u64>, allow_negative_numbers = true)]
     idle: u64,
     /// Moves between a room's snapshots (a snapshot is also written at shutdown) [default:
     /// 200000, or one for each 128 cells of a larger board].
-    #[arg(long)]
+    #[arg(long, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     snapshot_every: Option<u64>,
-    /// Threads for the connections, and as many for the rooms [default: one for each
-    /// processor for the connections, half as many for the rooms, at least 1].
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
-    threads: Option<u16>,
+    /// Worker threads for the connections, and as many for the rooms (0: one per core for
+    /// the connections and half as many for the rooms, at least 1; at most 8 per core).
+    #[arg(long, default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
+    threads: usize,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    if args.rate.is_nan() || args.rate <= 0.0 {
-        return Err(anyhow!("--rate {} must be a positive number", args.rate));
-    }
-    let threads = args.threads.map(usize::from);
+    check_threads(args.threads)?;
+    let threads = (args.threads > 0).then_some(args.threads);
     let room_threads = threads.unwrap_or_else(bitmines_server::server::default_threads);
     let io_threads = threads.unwrap_or_else(bitmines_server::server::default_io_threads);
     let config = Config {
@@ -84,7 +84,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rate: args.rate,
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
-        snapshot_every: args.snapshot_every.map(|n| n.max(1)),
+        snapshot_every: args.snapshot_every,
         room_threads,
         ..Config::default()
     };

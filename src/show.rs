@@ -2,17 +2,23 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail};
+use anyhow::anyhow;
 use bitmines_core::{Board, Stats};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use serde::Serialize;
+
+use crate::cli::{JsonArg, at_least_one};
 use crate::files::{Dash, Format, Loaded, check_output, declared_size, output_name, read};
 use crate::picture;
-use crate::system::{PROGRESS_CELLS, emit, progress_bar};
+use crate::system::{PROGRESS_CELLS, emit, progress_bar, too_large_to_print};
 use crate::text::{count, thousands};
 
 /// Boards up to this many cells are printed as text.
 const TEXT_MAX_CELLS: usize = 1_000_000;
+
+/// The name and version of the `--json` report's shape.
+pub(crate) const SCHEMA: &str = "bitmines-show/1";
 
 /// Options of `bitmines show`.
 #[derive(clap::Args, Debug)]
@@ -30,19 +36,115 @@ pub(crate) struct Args {
     #[arg(long, value_name = "FILE")]
     png: Option<PathBuf>,
     /// Longest side of the picture, in pixels.
-    #[arg(long, value_name = "PIXELS", default_value_t = 2048)]
+    #[arg(long, value_name = "PIXELS", default_value_t = 2048, value_parser = at_least_one::<u32>, allow_negative_numbers = true)]
     png_size: u32,
+    /// Print the file's figures (not its cells) as one JSON object instead of the text.
+    #[command(flatten)]
+    json: JsonArg,
+}
+
+/// What `show --json` prints: the figures of the file, never its cells, so a board of any
+/// size has a report of a few lines.
+#[derive(Serialize)]
+struct Report {
+    schema: &'static str,
+    file: String,
+    /// `board`, `game` or `view`.
+    kind: &'static str,
+    rows: usize,
+    cols: usize,
+    mines: usize,
+    /// The board's seed, where the file records one.
+    seed: Option<u64>,
+    /// Openings, islands and 3BV, of a board.
+    stats: Option<Figures>,
+    /// What a no-guess certificate vouches for, where the file has one.
+    no_guess: Option<String>,
+    /// `playing`, `won` or `lost`, of a game or view.
+    status: Option<String>,
+    /// Cells revealed, of a game or view.
+    revealed: Option<usize>,
+    /// Flags, of a game.
+    flags: Option<usize>,
+    /// The mine rule (`classic` or `endless`), of a game.
+    rule: Option<String>,
+    /// Where the picture was written, with --png.
+    png: Option<String>,
+}
+
+/// A board's figures.
+#[derive(Serialize)]
+struct Figures {
+    openings: usize,
+    islands: usize,
+    bbbv: usize,
+}
+
+/// The report of a loaded file, the picture's path if one was written.
+fn report(args: &Args, loaded: &Loaded, png: Option<String>) -> anyhow::Result<Report> {
+    let mut report = Report {
+        schema: SCHEMA,
+        file: args.file.display().to_string(),
+        kind: "board",
+        rows: 0,
+        cols: 0,
+        mines: 0,
+        seed: None,
+        stats: None,
+        no_guess: None,
+        status: None,
+        revealed: None,
+        flags: None,
+        rule: None,
+        png,
+    };
+    match loaded {
+        Loaded::Board(board, seed, record) => {
+            let stats = Stats::of(board)?;
+            (report.rows, report.cols) = (board.rows(), board.cols());
+            report.mines = board.mine_count();
+            report.seed = *seed;
+            report.stats = Some(Figures {
+                openings: stats.openings,
+                islands: stats.islands,
+                bbbv: stats.bbbv,
+            });
+            report.no_guess = record.map(|record| crate::generate::describe(&record));
+        }
+        Loaded::Game(game) => {
+            report.kind = "game";
+            (report.rows, report.cols) = (game.rows(), game.cols());
+            report.mines = game.mine_count();
+            report.seed = game.seed();
+            report.status = Some(game.status().to_string());
+            report.revealed = Some(game.revealed_count());
+            report.flags = Some(game.flag_count());
+            report.rule = Some(game.rule().to_string());
+        }
+        Loaded::View(position) => {
+            let view = position.view();
+            report.kind = "view";
+            (report.rows, report.cols) = (view.rows(), view.cols());
+            report.mines = view.mine_count();
+            report.status = Some(view.status().to_string());
+            report.revealed = Some(view.revealed_count());
+        }
+    }
+    Ok(report)
 }
 
 /// Reads the file and shows it.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    if args.png_size == 0 {
-        bail!("--png-size must be at least 1 pixel");
-    }
     if let Some(path) = &args.png {
         check_output("--png", path, Dash::Binary)?;
+        if args.json.json && path.as_os_str() == "-" {
+            anyhow::bail!(
+                "--json and --png - would both write to standard output: name a file with --png, or leave out --json"
+            );
+        }
     }
     if args.png.is_none()
+        && !args.json.json
         && let Some((rows, cols)) = declared_size(&args.file, args.format)?
     {
         too_large_for_text(rows, cols)?;
@@ -65,11 +167,19 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         // Cleared before any error, which is then printed on a line of its own.
         progress.finish_and_clear();
         pictured?;
+        if args.json.json {
+            let report = report(args, &loaded, Some(output_name(path)))?;
+            return emit(format!("{}\n", serde_json::to_string(&report)?));
+        }
         eprintln!(
             "bitmines: wrote {} ({rows}x{cols} cells)",
             output_name(path)
         );
         return Ok(());
+    }
+    if args.json.json {
+        let report = report(args, &loaded, None)?;
+        return emit(format!("{}\n", serde_json::to_string(&report)?));
     }
     too_large_for_text(rows, cols)?;
     match &loaded {
@@ -109,12 +219,7 @@ fn picture_progress(rows: usize, cols: usize) -> ProgressBar {
 
 /// Fails for boards too large to print, pointing to `--png`.
 fn too_large_for_text(rows: usize, cols: usize) -> anyhow::Result<()> {
-    if rows.saturating_mul(cols) > TEXT_MAX_CELLS {
-        bail!(
-            "a {rows}x{cols} board is too large to print as text (at most {TEXT_MAX_CELLS} cells); use --png FILE"
-        );
-    }
-    Ok(())
+    too_large_to_print(rows, cols, TEXT_MAX_CELLS, "--png FILE or --json")
 }
 
 /// The board with every cell shown: `*` for a mine, `.` for a zero cell, else its number.

@@ -39,13 +39,31 @@ fn status_kib(path: &str, key: &str) -> Option<u64> {
 pub(crate) fn ensure_memory(need: u64, what: impl FnOnce() -> String) -> anyhow::Result<()> {
     match available_memory() {
         Some(available) if need > available => anyhow::bail!(
-            "{} needs about {}, but only {} of memory is available",
+            "{} needs about {} of memory; {} is available",
             what(),
             human_bytes(need),
             human_bytes(available)
         ),
         _ => Ok(()),
     }
+}
+
+/// Fails for a board of more than `max` cells, which a subcommand prints cell by cell,
+/// naming the option that shows the board another way. Every "too large to print" reads the
+/// same.
+pub(crate) fn too_large_to_print(
+    rows: usize,
+    cols: usize,
+    max: usize,
+    instead: &str,
+) -> anyhow::Result<()> {
+    if rows.saturating_mul(cols) > max {
+        anyhow::bail!(
+            "a {rows}x{cols} board is too large to print as text (at most {} cells); use {instead}",
+            crate::text::thousands(max)
+        );
+    }
+    Ok(())
 }
 
 /// Prints `text` on standard output. A reader that went away (a closed pipe, as after

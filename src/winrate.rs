@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use anyhow::Context;
-use bitmines_core::{FirstClick, Game, SeededPlacer};
+use bitmines_core::{FirstClick, Game, Geometry, SeededPlacer, Status};
 use bitmines_solve::{Player, Policy};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -15,7 +15,7 @@ use crate::cli::{
     BoardArgs, CellArg, JsonArg, KeepClear, Preset, SizeDefault, ThreadsArg, at_least_one,
     thread_pool,
 };
-use crate::system::{emit, progress_bar};
+use crate::system::{emit, ensure_memory, progress_bar};
 use crate::text::count;
 
 /// The guess policies, as named on the command line.
@@ -49,6 +49,9 @@ impl From<PolicyArg> for Policy {
     }
 }
 
+/// The name and version of the `--json` report's shape.
+pub(crate) const SCHEMA: &str = "bitmines-winrate/2";
+
 /// Options of `bitmines winrate`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -59,14 +62,9 @@ pub(crate) struct Args {
     /// Games to play.
     #[arg(long, default_value_t = 10_000, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     games: u64,
-    /// The first click, ROW,COL, the same in every game.
-    #[arg(
-        long,
-        value_name = "ROW,COL",
-        default_value = "3,3",
-        allow_hyphen_values = true
-    )]
-    first_click: CellArg,
+    /// The first click, ROW,COL, the same in every game (default: the centre of the board).
+    #[arg(long, value_name = "ROW,COL", allow_hyphen_values = true)]
+    first_click: Option<CellArg>,
     /// How the player guesses (default: the strongest).
     #[arg(long, value_enum, default_value_t = PolicyArg::Full)]
     policy: PolicyArg,
@@ -82,7 +80,7 @@ pub(crate) struct Report {
     cols: usize,
     mines: usize,
     first_click: (usize, usize),
-    rule: KeepClear,
+    first_click_rule: KeepClear,
     policy: PolicyArg,
     seed: u64,
     games: u64,
@@ -121,18 +119,33 @@ pub(crate) fn wilson(wins: u64, games: u64) -> (f64, f64) {
     ((centre - spread) / scale, (centre + spread) / scale)
 }
 
+/// Reveals the first click, unless the game is won before it (a board with no safe cell),
+/// which `stress` and `demo` count as a win too.
+fn first_click(game: &mut Game, (row, col): (usize, usize)) -> Result<(), bitmines_core::Error> {
+    if game.status() == Status::Playing {
+        game.reveal(row, col)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
     let (rows, cols, mines, seed) = (chosen.rows, chosen.cols, chosen.mines, chosen.seed);
-    let policy = FirstClick::from(chosen.rule);
-    let click = (args.first_click.row, args.first_click.col);
-    // Every argument is checked by a game built from it before any work starts.
-    let mut probe = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
-    probe
-        .reveal(click.0, click.1)
-        .with_context(|| format!("--first-click {},{}", click.0, click.1))?;
+    let policy = FirstClick::from(chosen.first_click_rule);
+    let click = args
+        .first_click
+        .map_or((rows / 2, cols / 2), |cell| (cell.row, cell.col));
     let pool = thread_pool(args.threads.threads)?;
     let threads = pool.current_num_threads();
+    // Each thread holds a game's planes and the solver's seven at once.
+    let geometry = Geometry::new(rows, cols)?;
+    ensure_memory(geometry.plane_bytes() as u64 * 12 * threads as u64, || {
+        format!("a {rows}x{cols} game on each of {threads} threads")
+    })?;
+    // Every argument is checked by a game built from it before any work starts.
+    let mut probe = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
+    first_click(&mut probe, click)
+        .with_context(|| format!("--first-click {},{}", click.0, click.1))?;
     let player = Player::new(args.policy.into());
     let bar = progress(args.games);
     let start = Instant::now();
@@ -142,7 +155,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             .map(|i| {
                 let seed = game_seed(seed, i);
                 let mut game = Game::deferred(rows, cols, mines, policy, SeededPlacer::new(seed))?;
-                game.reveal(click.0, click.1)?;
+                first_click(&mut game, click)?;
                 let outcome = player.play(&mut game)?;
                 bar.inc(1);
                 Ok((outcome.won, outcome.guesses.len()))
@@ -158,12 +171,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         guesses += g;
     }
     let report = Report {
-        schema: "bitmines-winrate/1",
+        schema: SCHEMA,
         rows,
         cols,
         mines,
         first_click: click,
-        rule: chosen.rule,
+        first_click_rule: chosen.first_click_rule,
         policy: args.policy,
         seed,
         games: args.games,
@@ -192,7 +205,7 @@ fn text(r: &Report) -> String {
         count(r.mines, "mine"),
         r.first_click.0,
         r.first_click.1,
-        value_name(&r.rule),
+        value_name(&r.first_click_rule),
         value_name(&r.policy),
         r.seed,
         count(r.wins, "win"),

@@ -380,7 +380,8 @@ async fn support_http(addr: &str, path: &str) -> String {
 #[test]
 fn loadtest_runs_a_few_seconds_against_a_local_server() {
     let data = tempfile::tempdir().unwrap();
-    let serve = Serve::start(data.path(), &["--sync", "os"]);
+    // --threads 0 is one per core, as in every subcommand that takes it.
+    let serve = Serve::start(data.path(), &["--sync", "os", "--threads", "0"]);
     let url = serve.url("load", "rows=2000&cols=2000&density=0.15&rule=endless");
     let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
         .args([
@@ -402,7 +403,8 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["schema"], "bitmines-loadtest/1");
+    assert_eq!(report["schema"], "bitmines-loadtest/2");
+    assert_eq!(report["moves_per_second"].as_f64(), Some(10.0), "{report}");
     assert_eq!(report["warmup_s"].as_f64(), Some(1.0), "{report}");
     let actions = report["actions"].as_u64().unwrap();
     assert!(actions > 0, "{report}");
@@ -428,12 +430,13 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("only targets this machine"));
     serve.terminate();
     let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
-        .args(["serve", "--threads", "0"])
+        .args(["serve", "--threads", "-1"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--threads 0: 0 is not in 1..=256"),
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("bitmines: --threads -1: must be 0 (one per core) or more"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

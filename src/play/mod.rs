@@ -36,7 +36,7 @@ use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use ratatui::layout::Rect;
 
-use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed};
+use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed, whole};
 use crate::files::{Dash, check_output, open_saved, write_atomic};
 use crate::system::ensure_memory;
 
@@ -66,7 +66,7 @@ pub(crate) struct Args {
     connect: Option<String>,
     /// With --connect: only watch, following PLAYER's view in a race (the first player's if
     /// none is named; a co-op room has one view).
-    #[arg(long, value_name = "PLAYER", num_args = 0..=1, requires = "connect")]
+    #[arg(long, value_name = "PLAYER", num_args = 0..=1, requires = "connect", value_parser = whole::<u32>, allow_negative_numbers = true)]
     spectate: Option<Option<u32>>,
     /// With --connect: come back as the player this token was given to (printed on quitting).
     #[arg(
@@ -166,7 +166,7 @@ impl Setup {
             rows: chosen.rows,
             cols: chosen.cols,
             mines: chosen.mines,
-            first_click: chosen.rule.into(),
+            first_click: chosen.first_click_rule.into(),
             seed: Some(chosen.seed),
         })
     }

@@ -28,9 +28,8 @@ use crate::picture;
 use crate::system::{emit, ensure_memory, peak_rss, progress_bar};
 pub(crate) use play::PlayerKind;
 use play::{Player, Table};
-use report::{
-    BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, SCHEMA, ns_per,
-};
+pub(crate) use report::SCHEMA;
+use report::{BoardInfo, BoardStats, Checks, End, Generation, Memory, Play, Report, ns_per};
 use walk::TileWalk;
 
 /// Boards up to this many cells are also replayed on the naive twin by `--check`.
@@ -94,7 +93,7 @@ struct Start {
     /// The first click, for a fresh game.
     first_click: Option<CellArg>,
     /// What generation kept clear, for a generated board.
-    keep_clear: Option<KeepClear>,
+    first_click_rule: Option<KeepClear>,
     /// Seconds spent generating the board, or reading the saved game.
     seconds: f64,
     /// Whether the board is certified no-guess.
@@ -116,9 +115,6 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// Runs a stress run and prints its report. Exit code 0 when every check passed, 1 when one
 /// failed, 130 when interrupted.
 pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
-    if args.png_size == 0 {
-        bail!("--png-size must be at least 1 pixel");
-    }
     // Checked before the run, which would otherwise fail only at its end, its game lost.
     if let Some(path) = &args.png {
         check_output("--png", path, Dash::Refused)?;
@@ -147,7 +143,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         game,
         seed,
         first_click,
-        keep_clear,
+        first_click_rule,
         seconds,
         no_guess,
         resumed_from,
@@ -257,7 +253,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             density: board.mine_count() as f64 / cells as f64,
             seed,
             first_click: first_click.map(|cell| [cell.row, cell.col]),
-            keep_clear,
+            first_click_rule,
             no_guess,
         },
         resumed_from,
@@ -307,7 +303,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
 /// Generates the board the options describe, timed, on `pool`.
 fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
     let chosen = args.board.choose(DEFAULT_SIZE)?;
-    let (rows, cols, seed, keep_clear) = (chosen.rows, chosen.cols, chosen.seed, chosen.rule);
+    let (rows, cols, seed, keep_clear) = (
+        chosen.rows,
+        chosen.cols,
+        chosen.seed,
+        chosen.first_click_rule,
+    );
     let first_click = args.first_click.unwrap_or(CellArg {
         row: rows / 2,
         col: cols / 2,
@@ -354,7 +355,7 @@ fn generate(args: &Args, pool: &rayon::ThreadPool) -> anyhow::Result<Start> {
         },
         seed,
         first_click: Some(first_click),
-        keep_clear: Some(keep_clear),
+        first_click_rule: Some(keep_clear),
         resumed_from: None,
     })
 }
@@ -381,7 +382,7 @@ fn resume(path: &Path, args: &Args) -> anyhow::Result<Start> {
         }),
         game,
         seed,
-        keep_clear: None,
+        first_click_rule: None,
         no_guess: false,
         resumed_from: Some(path.display().to_string()),
     })

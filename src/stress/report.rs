@@ -12,7 +12,7 @@ use crate::cli::KeepClear;
 use crate::system::human_bytes;
 
 /// Bumped when a field of the JSON report changes meaning or disappears.
-pub(crate) const SCHEMA: &str = "bitmines-stress/1";
+pub(crate) const SCHEMA: &str = "bitmines-stress/2";
 
 /// How the run ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,8 +82,9 @@ pub(crate) struct BoardInfo {
     pub(crate) seed: u64,
     /// The player's first click (none for a resumed game that had one already).
     pub(crate) first_click: Option<[usize; 2]>,
-    /// What the generator kept clear around it (unknown for a resumed game).
-    pub(crate) keep_clear: Option<KeepClear>,
+    /// What the generator kept clear around it, the first-click rule (unknown for a
+    /// resumed game).
+    pub(crate) first_click_rule: Option<KeepClear>,
     /// Whether the board was generated no-guess, certified by the solver.
     pub(crate) no_guess: bool,
 }
@@ -209,7 +210,7 @@ impl fmt::Display for Report {
             b.seed
         )?;
         if let Some([row, col]) = b.first_click {
-            let keep = b.keep_clear.map_or(Ok("?".to_owned()), name)?;
+            let keep = b.first_click_rule.map_or(Ok("?".to_owned()), name)?;
             writeln!(f, "first click ({row}, {col}), {keep} first-click rule")?;
         }
         if b.no_guess {

@@ -57,7 +57,7 @@ pub enum Error {
     },
     /// More mines than the board (less the first-click zone) can hold.
     #[error(
-        "{mines} mines do not fit on a {rows}x{cols} board: at most {max} with first click {policy:?}"
+        "{mines} mines do not fit on a {rows}x{cols} board: at most {max} with first-click rule {policy}"
     )]
     TooManyMines {
         /// The mine count asked for.

@@ -19,6 +19,18 @@ pub enum FirstClick {
     Opening,
 }
 
+/// The rule's name as the command line, the server and the files spell it: `none`, `safe` or
+/// `opening`.
+impl std::fmt::Display for FirstClick {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            FirstClick::Unprotected => "none",
+            FirstClick::Safe => "safe",
+            FirstClick::Opening => "opening",
+        })
+    }
+}
+
 impl FirstClick {
     /// The cells kept clear when the first click lands on `(row, col)` of a `rows x cols`
     /// board. The coordinates must be on the board.
