@@ -9,7 +9,7 @@ use anyhow::{Context, anyhow};
 use bitmines_server::log::Sync;
 use bitmines_server::server::{Config, Server};
 
-use crate::cli::{at_least_one, check_threads, positive, threads, whole};
+use crate::cli::{at_least_one, check_threads, positive, threads};
 
 /// How each batch of moves is made durable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -33,25 +33,25 @@ pub(crate) struct Args {
     #[arg(long, value_enum, default_value = "data")]
     sync: SyncArg,
     /// The most rooms at once.
-    #[arg(long, default_value_t = 1000, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1000, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     max_rooms: usize,
     /// The most cells in one room.
-    #[arg(long, default_value_t = 1_000_000_000, value_parser = whole::<u128>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_room_cells: u128,
     /// The most cells over all rooms (a race counts its board once per possible player).
-    #[arg(long, default_value_t = 4_000_000_000, value_parser = whole::<u128>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 4_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_total_cells: u128,
     /// The most 64x64-cell chunks one connection may watch.
-    #[arg(long, default_value_t = 256, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 256, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     max_chunks: usize,
     /// The most connections at once.
-    #[arg(long, default_value_t = 10_000, value_parser = whole::<usize>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 10_000, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     max_connections: usize,
     /// Frames a second one connection may send (bursts of twice that).
     #[arg(long, default_value_t = 100.0, value_parser = positive, allow_negative_numbers = true)]
     rate: f64,
     /// Seconds a silent connection stays open.
-    #[arg(long, default_value_t = 120, value_parser = whole::<u64>, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 120, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     idle: u64,
     /// Moves between a room's snapshots (a snapshot is also written at shutdown) [default:
     /// 200000, or one for each 128 cells of a larger board].

@@ -404,3 +404,42 @@ fn limits_read_the_same_in_every_subcommand() {
         );
     }
 }
+
+/// Every limit of `serve` is refused at 0 before the server starts: a server that can hold no
+/// room, no cell, no chunk or no connection, or that closes every connection at once, could
+/// not be used.
+#[test]
+fn serve_refuses_every_limit_at_zero() {
+    let serve = tree()
+        .into_iter()
+        .find(|command| text(command, "name") == "serve")
+        .expect("serve is a subcommand");
+    let mut checked = 0;
+    for option in options(&serve) {
+        let long = text(option, "long");
+        if option["number"] != true || long == "threads" {
+            continue;
+        }
+        let flag = format!("--{long}");
+        // A data folder that cannot be made: were the value taken, the server would stop at
+        // its start with another line rather than run.
+        let output = bitmines(&[
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--data",
+            "/proc/bitmines-none",
+            &flag,
+            "0",
+        ]);
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} 0: {err}");
+        assert_eq!(err.lines().count(), 1, "{flag} 0: {err}");
+        assert!(
+            err.starts_with(&format!("bitmines: {flag} 0: must be")),
+            "{flag} 0: {err}"
+        );
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} limits checked");
+}
