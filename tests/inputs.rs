@@ -366,6 +366,15 @@ fn a_dash_writes_to_standard_output_or_is_refused() {
             &format!("{option} -: this option writes a file, not standard output"),
         );
     }
+    // A JSON report and the file's bytes cannot share standard output.
+    assert_refused(
+        &["gen", "--json", "-o", "-"],
+        "--json and -o - would both write to standard output",
+    );
+    assert_refused(
+        &["show", &board_file, "--json", "--png", "-"],
+        "--json and --png - would both write to standard output",
+    );
     assert!(!dir.join("-").exists());
     assert!(
         !Path::new("-").exists(),
