@@ -14,10 +14,16 @@
 //!
 //! Recovery is the same code the live room runs: the newest snapshot that reads back (one
 //! that does not is named in a log line, and the one before it is tried), then every record
-//! after it through [`Room::apply_record`]. A record cut short or failing its CRC ends the
-//! log: the file is cut back to the last whole record, with a log line saying how many
+//! after it through the room's `apply_record`. A record cut short or failing its CRC ends
+//! the log: the file is cut back to the last whole record, with a log line saying how many
 //! bytes were dropped. Nothing that was acknowledged is in those bytes, since
 //! acknowledgements wait for the flush.
+//!
+//! This module knows records, files and snapshots, and never names a room: a snapshot reads
+//! back as a [`SnapshotState`], plain data, and the recovery driver
+//! ([`RoomDir::recover`]) is written on the room's side (`room/recover.rs`), which turns
+//! that state into a room and replays the records into it. So the room depends on the log,
+//! and the log on nothing of the room's.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -30,7 +36,6 @@ use bitmines_core::{Board, FirstClick, Game};
 use crate::metrics::Metrics;
 use crate::params::{RoomParams, mode_name, rule_name};
 use crate::protocol::{Action, MineRule, Mode};
-use crate::room::Room;
 
 /// One durable change to a room.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -461,7 +466,7 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
 const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
 
 /// Bytes a snapshot is written and synced in at a time.
-const SNAPSHOT_PIECE: usize = 1 << 20;
+pub(crate) const SNAPSHOT_PIECE: usize = 1 << 20;
 
 impl RoomDir {
     /// The folder of room `name` under `data`.
@@ -641,7 +646,7 @@ impl RoomDir {
     }
 
     /// The snapshots, oldest first.
-    fn snapshots(&self) -> Vec<(u64, PathBuf)> {
+    pub(crate) fn snapshots(&self) -> Vec<(u64, PathBuf)> {
         let mut out: Vec<(u64, PathBuf)> = fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
@@ -654,64 +659,6 @@ impl RoomDir {
             .collect();
         out.sort();
         out
-    }
-
-    /// Rebuilds the room: the newest good snapshot, then the log after it. Returns the room,
-    /// the open log, and a line for each thing that was dropped.
-    pub fn recover(
-        &self,
-        sync: Sync,
-        max_chunks: usize,
-        metrics: Arc<Metrics>,
-    ) -> Result<(Room, Log), String> {
-        let (params, seed) = self.meta()?;
-        let now = Instant::now();
-        let (log, records) = self.open_log(sync)?;
-        let snapshots = self.snapshots();
-        let mut chosen = None;
-        for (n, path) in snapshots.iter().rev() {
-            match read_snapshot(path, &params, max_chunks, &metrics, now) {
-                Ok(room) if *n <= records.len() as u64 => {
-                    chosen = Some((room, *n));
-                    break;
-                }
-                Ok(_) => eprintln!(
-                    "bitmines serve: {} covers {n} records but the log holds {}; trying the one before",
-                    path.display(),
-                    records.len()
-                ),
-                Err(e) => eprintln!(
-                    "bitmines serve: {}: {e}; trying the snapshot before it",
-                    path.display()
-                ),
-            }
-        }
-        let (mut room, from) = match chosen {
-            Some(found) => found,
-            None if snapshots.is_empty() => (
-                fresh_room(&params, seed, max_chunks, Arc::clone(&metrics), now)?,
-                0,
-            ),
-            None => {
-                let names: Vec<String> = snapshots
-                    .iter()
-                    .map(|(_, p)| p.display().to_string())
-                    .collect();
-                return Err(format!(
-                    "no snapshot of room {} reads back ({})",
-                    self.dir.display(),
-                    names.join(", ")
-                ));
-            }
-        };
-        for (i, record) in records.iter().enumerate().skip(from as usize) {
-            room.apply_record(record, now)
-                .map_err(|e| format!("{}: record {i}: {e}", self.dir.join("log").display()))?;
-        }
-        // What recovery replayed was sent to nobody; start the outbox clean.
-        room.take_records();
-        room.release(now);
-        Ok((room, log))
     }
 }
 
@@ -734,25 +681,9 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
     }
 }
 
-/// A new room with no player yet.
-pub fn fresh_room(
-    params: &RoomParams,
-    seed: u64,
-    max_chunks: usize,
-    metrics: Arc<Metrics>,
-    now: Instant,
-) -> Result<Room, String> {
-    let board = make_board(params, seed)?;
-    Room::new(*params, Arc::new(board), max_chunks, metrics, now)
-}
-
-fn read_snapshot(
-    path: &Path,
-    params: &RoomParams,
-    max_chunks: usize,
-    metrics: &Arc<Metrics>,
-    now: Instant,
-) -> Result<Room, String> {
+/// Reads the snapshot at `path` back, and checks that its board has the size and mine count
+/// of `params`.
+pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<SnapshotState, String> {
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
     let (body, crc) = bytes
         .split_last_chunk::<4>()
@@ -773,7 +704,7 @@ fn read_snapshot(
     }
     let u64_of = |b: &[u8]| b.try_into().map(u64::from_le_bytes).unwrap_or(0);
     let u32_of = |b: &[u8]| b.try_into().map(u32::from_le_bytes).unwrap_or(0);
-    let _records = u64_of(take(8)?);
+    let records = u64_of(take(8)?);
     let board_len = u64_of(take(8)?) as usize;
     let board_bytes = take(board_len)?;
     let players = u32_of(take(4)?);
@@ -822,15 +753,13 @@ fn read_snapshot(
     {
         return Err("its board does not match the room's parameters".into());
     }
-    Room::restore(
-        *params,
+    Ok(SnapshotState {
+        records,
         board,
         games,
-        (table, flag_owners),
-        max_chunks,
-        Arc::clone(metrics),
-        now,
-    )
+        players: table,
+        flag_owners,
+    })
 }
 
 #[cfg(test)]
@@ -973,52 +902,6 @@ mod tests {
         let files: Vec<&Arc<File>> = files.iter().collect();
         sync_round(&files).unwrap();
         sync_round(&files[..Syncer::FEW]).unwrap();
-        fs::remove_dir_all(&data).unwrap();
-    }
-}
-
-#[cfg(test)]
-mod snapshots {
-    use super::*;
-
-    #[test]
-    fn a_snapshot_written_in_paced_pieces_reads_back_as_the_room() {
-        // A board whose snapshot spans a few pieces, written with a pause between them and
-        // without: the same bytes either way, and they read back as the same room.
-        let data = std::env::temp_dir().join(format!("bitmines-paced-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&data);
-        let params = RoomParams {
-            rows: 2500,
-            cols: 2500,
-            mines: 2500 * 2500 / 8,
-            mode: Mode::Coop,
-            rule: MineRule::Endless,
-            no_guess: false,
-            first: (1250, 1250),
-        };
-        let metrics = Arc::new(Metrics::default());
-        let now = Instant::now();
-        let room = fresh_room(&params, 11, 256, Arc::clone(&metrics), now).unwrap();
-        let state = room.snapshot_state(7, None);
-        let mut files = Vec::new();
-        for (name, pause) in [("paced", Some(Duration::from_millis(1))), ("at-once", None)] {
-            let dir = RoomDir::new(&data, name);
-            fs::create_dir_all(dir.path()).unwrap();
-            dir.write_snapshot(&state, pause).unwrap();
-            let path = dir.path().join(format!("snapshot-{:020}", 7));
-            let bytes = fs::read(&path).unwrap();
-            assert!(bytes.len() > 2 * SNAPSHOT_PIECE, "{} bytes", bytes.len());
-            let back = read_snapshot(&path, &params, 256, &metrics, now).unwrap();
-            let again = back.snapshot_state(7, None);
-            assert_eq!(again.games.len(), state.games.len());
-            for (a, b) in again.games.iter().zip(&state.games) {
-                assert_eq!(a.to_saved().unwrap(), b.to_saved().unwrap());
-            }
-            assert_eq!(again.players, state.players);
-            assert_eq!(again.flag_owners, state.flag_owners);
-            files.push(bytes);
-        }
-        assert!(files[0] == files[1], "paced and at-once bytes differ");
         fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -389,7 +389,7 @@ fn make_room(
     let dir = RoomDir::new(&config.data, name);
     dir.create(params, seed)
         .map_err(|e| format!("{}: {e}", dir.path().display()))?;
-    let room = crate::log::fresh_room(
+    let room = crate::room::fresh_room(
         params,
         seed,
         config.max_chunks,
