@@ -463,6 +463,99 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The log format this server writes and reads.
+pub const LOG_VERSION: u32 = 1;
+
+/// The first bytes of a log: `BMLOG`, the format's version in two decimal digits, a newline.
+const LOG_HEADER: &[u8; 8] = b"BMLOG01\n";
+
+/// Where the records of a log's bytes start, or `None` for a log with no header yet (an
+/// empty file, or a header cut short by a crash), which is written afresh. A log written
+/// before logs had a header starts with its first record, whose length (a few hundred bytes
+/// at most) never reads as `BMLO`, and is read as version 1. A header naming another
+/// version is an error, not a damaged tail: cutting a newer log back would lose its moves.
+fn records_start(bytes: &[u8]) -> Result<Option<usize>, String> {
+    if bytes.len() < LOG_HEADER.len() && LOG_HEADER.starts_with(bytes) {
+        return Ok(None);
+    }
+    if !bytes.starts_with(&LOG_HEADER[..5]) {
+        return Ok(Some(0));
+    }
+    let version = bytes
+        .get(5..7)
+        .filter(|_| bytes.get(7) == Some(&b'\n'))
+        .and_then(|digits| std::str::from_utf8(digits).ok())
+        .and_then(|digits| digits.parse::<u32>().ok());
+    match version {
+        Some(LOG_VERSION) => Ok(Some(LOG_HEADER.len())),
+        Some(other) => Err(format!(
+            "log format version {other}, which this server does not read (it reads version {LOG_VERSION})"
+        )),
+        None => Err(format!(
+            "a log header {:?} that names no version",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(8)])
+        )),
+    }
+}
+
+/// Checks that the server can write its data folder: makes `rooms/` in it, and writes and
+/// removes a small file. The error is one line that names the folder and says what to do.
+pub fn check_data_folder(data: &Path) -> Result<(), String> {
+    let failed = |e: io::Error| {
+        format!(
+            "cannot write the data folder {}: {e}; give the server a folder it can write (--data)",
+            data.display()
+        )
+    };
+    fs::create_dir_all(data.join("rooms")).map_err(failed)?;
+    let probe = data.join(".write-check");
+    fs::write(&probe, b"bitmines\n")
+        .and_then(|()| fs::remove_file(&probe))
+        .map_err(failed)
+}
+
+/// Moves `name`, an entry of the data folder's `rooms/` that cannot be restored (a damaged
+/// room folder, or anything else found there), to `quarantine/NAME-UNIXTIME/` in the data
+/// folder, and writes `cause` to a file `cause` in it; returns where it went. A folder is
+/// moved as it is; anything else (a file, a link) is moved into a new folder of that name.
+/// Nothing in it is changed or removed, so it can be looked at, mended and moved back.
+pub fn quarantine(
+    data: &Path,
+    name: &std::ffi::OsStr,
+    cause: &str,
+    now: std::time::SystemTime,
+) -> Result<PathBuf, String> {
+    let from = data.join("rooms").join(name);
+    let folder = data.join("quarantine");
+    let failed = |path: &Path, e: io::Error| format!("{}: {e}", path.display());
+    fs::create_dir_all(&folder).map_err(|e| failed(&folder, e))?;
+    let unix = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("{}-{unix}", name.to_string_lossy());
+    // The same name may be quarantined twice in a second (a room made again, damaged again).
+    let to = (1..)
+        .map(|k| match k {
+            1 => folder.join(&base),
+            k => folder.join(format!("{base}-{k}")),
+        })
+        .find(|path| fs::symlink_metadata(path).is_err())
+        .unwrap_or_else(|| folder.join(&base));
+    let is_folder = fs::symlink_metadata(&from)
+        .map_err(|e| failed(&from, e))?
+        .is_dir();
+    if is_folder {
+        fs::rename(&from, &to).map_err(|e| failed(&from, e))?;
+    } else {
+        fs::create_dir(&to).map_err(|e| failed(&to, e))?;
+        fs::rename(&from, to.join(name)).map_err(|e| failed(&from, e))?;
+    }
+    // The cause is also in the server's log line; a folder that takes no new file (a room
+    // folder made read-only) keeps the room all the same.
+    let _ = fs::write(to.join("cause"), format!("{cause}\n"));
+    Ok(to)
+}
+
 const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
 
 /// Bytes a snapshot is written and synced in at a time.
@@ -553,18 +646,23 @@ impl RoomDir {
     /// whole records it holds.
     pub fn open_log(&self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
         let path = self.dir.join("log");
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
         let mut bytes = Vec::new();
         if path.exists() {
             File::open(&path)
                 .and_then(|mut f| f.read_to_end(&mut bytes))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(|e| failed(&e))?;
         }
-        let (records, good, problem) = scan(&bytes);
+        let start = records_start(&bytes).map_err(|e| failed(&e))?;
+        let (records, good, problem) = scan(start.map_or(&[][..], |at| &bytes[at..]));
+        // The bytes to keep: the header and the whole records, or nothing of a log whose
+        // header was cut short (it held no record, so nothing acknowledged is lost).
+        let keep = start.map_or(0, |at| at + good);
         if let Some(problem) = problem {
             eprintln!(
                 "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
                 path.display(),
-                bytes.len() - good,
+                bytes.len() - keep,
                 records.len()
             );
         }
@@ -572,10 +670,13 @@ impl RoomDir {
             .create(true)
             .append(true)
             .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if good < bytes.len() {
-            file.set_len(good as u64)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| failed(&e))?;
+        if keep < bytes.len() {
+            file.set_len(keep as u64).map_err(|e| failed(&e))?;
+        }
+        if start.is_none() {
+            // The header is made durable with the first records, by the same sync.
+            (&file).write_all(LOG_HEADER).map_err(|e| failed(&e))?;
         }
         Ok((
             Log {
@@ -815,6 +916,50 @@ mod tests {
             assert_eq!(good, ends[holder]);
             assert!(problem.is_some());
         }
+    }
+
+    #[test]
+    fn a_log_is_read_by_its_header_and_a_log_from_before_headers_as_version_1() {
+        let mut body = Vec::new();
+        for r in records() {
+            frame(&r, &mut body);
+        }
+        let mut headed = LOG_HEADER.to_vec();
+        headed.extend_from_slice(&body);
+        assert_eq!(records_start(&headed), Ok(Some(LOG_HEADER.len())));
+        assert_eq!(records_start(&body), Ok(Some(0)));
+        // A header cut short held no record: the log is written afresh.
+        for cut in 0..LOG_HEADER.len() {
+            assert_eq!(records_start(&headed[..cut]), Ok(None), "cut at {cut}");
+        }
+        let mut newer = headed.clone();
+        newer[5..7].copy_from_slice(b"02");
+        let refused = records_start(&newer).unwrap_err();
+        assert!(refused.contains("version 2"), "{refused}");
+        newer[5..7].copy_from_slice(b"x1");
+        let refused = records_start(&newer).unwrap_err();
+        assert!(refused.contains("names no version"), "{refused}");
+        // Through the files: a log from before headers keeps its records and takes more; a
+        // new log starts with the header.
+        let data = std::env::temp_dir().join(format!("bitmines-header-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let old = RoomDir::new(&data, "old");
+        fs::create_dir_all(old.path()).unwrap();
+        fs::write(old.path().join("log"), &body).unwrap();
+        let (mut log, got) = old.open_log(Sync::Os).unwrap();
+        assert_eq!(got, records());
+        log.append(&records()[..1]).unwrap();
+        drop(log);
+        let (_, got) = old.open_log(Sync::Os).unwrap();
+        assert_eq!(got.len(), records().len() + 1);
+        let new = RoomDir::new(&data, "new");
+        fs::create_dir_all(new.path()).unwrap();
+        let (mut log, got) = new.open_log(Sync::Os).unwrap();
+        assert!(got.is_empty());
+        log.append(&records()).unwrap();
+        drop(log);
+        assert_eq!(fs::read(new.path().join("log")).unwrap(), headed);
+        fs::remove_dir_all(&data).unwrap();
     }
 
     #[test]
