@@ -230,6 +230,61 @@ impl Log {
     }
 }
 
+/// A room's log as [`RoomDir::read_log`] read it, before anything was written to it.
+pub struct LogRead {
+    path: PathBuf,
+    records: Vec<Record>,
+    /// The file's length, and how much of it to keep.
+    len: usize,
+    keep: usize,
+    /// Whether the header is to be written: a new log, or a header cut short.
+    header: bool,
+    /// What is wrong with the bytes past `keep`, if any.
+    problem: Option<String>,
+}
+
+impl LogRead {
+    /// The log's whole records.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Opens the log for appending: cuts a damaged tail off, with a line saying how many
+    /// bytes went, and starts a new log with its header. Gives the log and its records.
+    pub fn open(self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", self.path.display());
+        if let Some(problem) = &self.problem {
+            eprintln!(
+                "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
+                self.path.display(),
+                self.len - self.keep,
+                self.records.len()
+            );
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| failed(&e))?;
+        if self.keep < self.len {
+            file.set_len(self.keep as u64).map_err(|e| failed(&e))?;
+        }
+        if self.header {
+            // The header is made durable with the first records, by the same sync.
+            (&file).write_all(LOG_HEADER).map_err(|e| failed(&e))?;
+        }
+        Ok((
+            Log {
+                file: Arc::new(file),
+                sync,
+                records: self.records.len() as u64,
+                buffer: Vec::new(),
+            },
+            self.records,
+        ))
+    }
+}
+
 /// Group commit across rooms: one thread that takes the requests to make logs durable (a
 /// room worker's request names every log it wrote in a round) and answers all the requests
 /// that came in while it worked with one round of syncing. With a few files waiting, a
@@ -645,6 +700,13 @@ impl RoomDir {
     /// Opens the log for appending, after cutting off a damaged tail; returns the log and the
     /// whole records it holds.
     pub fn open_log(&self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
+        self.read_log()?.open(sync)
+    }
+
+    /// Reads the log without writing to it: its whole records, and what [`LogRead::open`]
+    /// will cut off or write. A log that cannot be read, or whose header names another
+    /// format version, is an error, and the folder is left as it was.
+    pub fn read_log(&self) -> Result<LogRead, String> {
         let path = self.dir.join("log");
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
         let mut bytes = Vec::new();
@@ -655,38 +717,16 @@ impl RoomDir {
         }
         let start = records_start(&bytes).map_err(|e| failed(&e))?;
         let (records, good, problem) = scan(start.map_or(&[][..], |at| &bytes[at..]));
-        // The bytes to keep: the header and the whole records, or nothing of a log whose
-        // header was cut short (it held no record, so nothing acknowledged is lost).
-        let keep = start.map_or(0, |at| at + good);
-        if let Some(problem) = problem {
-            eprintln!(
-                "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
-                path.display(),
-                bytes.len() - keep,
-                records.len()
-            );
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| failed(&e))?;
-        if keep < bytes.len() {
-            file.set_len(keep as u64).map_err(|e| failed(&e))?;
-        }
-        if start.is_none() {
-            // The header is made durable with the first records, by the same sync.
-            (&file).write_all(LOG_HEADER).map_err(|e| failed(&e))?;
-        }
-        Ok((
-            Log {
-                file: Arc::new(file),
-                sync,
-                records: records.len() as u64,
-                buffer: Vec::new(),
-            },
+        Ok(LogRead {
             records,
-        ))
+            len: bytes.len(),
+            // The header and the whole records, or nothing of a log whose header was cut
+            // short (it held no record, so nothing acknowledged is lost).
+            keep: start.map_or(0, |at| at + good),
+            header: start.is_none(),
+            problem,
+            path,
+        })
     }
 
     /// Writes a snapshot, and keeps only the two newest. The snapshot is encoded as it is

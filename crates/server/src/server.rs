@@ -793,7 +793,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds the listening socket and restores every room under the data directory.
+    /// Binds the listening socket and restores every room under the data directory; a room
+    /// that cannot be restored is quarantined and the others are served. Fails, with one
+    /// line, only when the data folder cannot be written or the socket cannot be bound.
     pub async fn bind(config: Config) -> Result<Server, String> {
         crate::log::check_data_folder(&config.data)?;
         let listener = tokio::net::TcpListener::bind(config.listen)

@@ -184,7 +184,16 @@ async fn a_room_whose_only_snapshot_is_corrupt_and_no_log_is_quarantined() {
     fs::write(only, bytes).unwrap();
     fs::remove_file(room.join("log")).unwrap();
     let name = only.file_name().unwrap().to_string_lossy().into_owned();
-    check_quarantined(data, flagged, "bad", "reads back", &["meta", &name]).await;
+    let (_data, moved) = check_quarantined(
+        data,
+        flagged,
+        "bad",
+        "its CRC does not match",
+        &["meta", &name],
+    )
+    .await;
+    // Recovery wrote nothing to the room before it gave up: no new log.
+    assert!(fs::symlink_metadata(moved.join("log")).is_err());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -129,7 +129,10 @@ impl RoomDir {
     ) -> Result<(Room, Log), String> {
         let (params, seed) = self.meta()?;
         let now = Instant::now();
-        let (log, records) = self.open_log(sync)?;
+        // Nothing is written to the folder until the room is rebuilt: a room that cannot be
+        // is left as it was found, for the quarantine.
+        let read = self.read_log()?;
+        let records = read.records();
         let snapshots = self.snapshots();
         let restore = |state: SnapshotState| {
             Room::restore(
@@ -143,21 +146,29 @@ impl RoomDir {
             )
         };
         let mut chosen = None;
+        let mut refused = Vec::new();
         for (n, path) in snapshots.iter().rev() {
             match crate::log::read_snapshot(path, &params).and_then(restore) {
                 Ok(room) if *n <= records.len() as u64 => {
                     chosen = Some((room, *n));
                     break;
                 }
-                Ok(_) => eprintln!(
-                    "bitmines serve: {} covers {n} records but the log holds {}; trying the one before",
-                    path.display(),
-                    records.len()
-                ),
-                Err(e) => eprintln!(
-                    "bitmines serve: {}: {e}; trying the snapshot before it",
-                    path.display()
-                ),
+                Ok(_) => {
+                    let why = format!(
+                        "{} covers {n} records but the log holds {}",
+                        path.display(),
+                        records.len()
+                    );
+                    eprintln!("bitmines serve: {why}; trying the one before");
+                    refused.push(why);
+                }
+                Err(e) => {
+                    eprintln!(
+                        "bitmines serve: {}: {e}; trying the snapshot before it",
+                        path.display()
+                    );
+                    refused.push(format!("{}: {e}", path.display()));
+                }
             }
         }
         let (mut room, from) = match chosen {
@@ -167,14 +178,10 @@ impl RoomDir {
                 0,
             ),
             None => {
-                let names: Vec<String> = snapshots
-                    .iter()
-                    .map(|(_, p)| p.display().to_string())
-                    .collect();
                 return Err(format!(
                     "no snapshot of room {} reads back ({})",
                     self.path().display(),
-                    names.join(", ")
+                    refused.join("; ")
                 ));
             }
         };
@@ -182,6 +189,7 @@ impl RoomDir {
             room.apply_record(record, now)
                 .map_err(|e| format!("{}: record {i}: {e}", self.path().join("log").display()))?;
         }
+        let (log, _) = read.open(sync)?;
         // What recovery replayed was sent to nobody; start the outbox clean.
         room.take_records();
         room.release(now);
