@@ -3,6 +3,8 @@
 //! [`SnapshotState`], which [`Room::restore`] turns into a room. [`RoomDir::recover`]
 //! drives a room's recovery from its folder: the newest snapshot that reads back, then
 //! every record after it through [`Room::apply_record`], as a live room applies them.
+//! Nothing is written to the folder until the room is whole, so a room that cannot be
+//! restored is left as it was found, for the quarantine.
 
 use std::sync::Arc;
 use std::time::Instant;
