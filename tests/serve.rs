@@ -1,7 +1,9 @@
 //! `bitmines serve` as a real process: killed with SIGKILL at random moments under load and
 //! restarted on the same data folder, every acknowledged move is still there; a torn log
 //! tail and a corrupt snapshot are survived; Ctrl-C's path (SIGTERM) closes clients with a
-//! reason; and `bitmines loadtest` runs against it for a few seconds.
+//! reason; `bitmines loadtest` runs against it for a few seconds; a stray file under
+//! `rooms/` is quarantined with one line, and a data folder that cannot be written stops the
+//! start with one.
 
 #[allow(dead_code)]
 mod support;
@@ -440,4 +442,65 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_stray_file_is_quarantined_in_one_line_and_an_unwritable_data_folder_stops_the_start() {
+    // A file where the data folder should be (a read-only folder would not stop root): the
+    // start fails with exit 2 and one line on standard error.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, "not a folder\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--data"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // A server that started after all would never exit: stop it by its own handle and fail.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("bitmines serve started on the file {}", file.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    use std::io::Read;
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("bitmines: cannot write the data folder") && stderr.contains("--data"),
+        "{stderr}"
+    );
+    // A stray file under rooms/: the server starts, names it and the cause in one line, and
+    // moves it to quarantine/.
+    let data = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(data.path().join("rooms")).unwrap();
+    std::fs::write(data.path().join("rooms").join("notes.txt"), "a note\n").unwrap();
+    let serve = Serve::start(data.path(), &[]);
+    let (status, stderr) = serve.terminate();
+    assert!(status.success(), "{status}: {stderr}");
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("notes.txt")).collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("not a room folder") && lines[0].contains("quarantine"),
+        "{stderr}"
+    );
+    let moved = std::fs::read_dir(data.path().join("quarantine"))
+        .unwrap()
+        .count();
+    assert_eq!(moved, 1);
 }

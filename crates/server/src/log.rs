@@ -14,10 +14,16 @@
 //!
 //! Recovery is the same code the live room runs: the newest snapshot that reads back (one
 //! that does not is named in a log line, and the one before it is tried), then every record
-//! after it through [`Room::apply_record`]. A record cut short or failing its CRC ends the
-//! log: the file is cut back to the last whole record, with a log line saying how many
+//! after it through the room's `apply_record`. A record cut short or failing its CRC ends
+//! the log: the file is cut back to the last whole record, with a log line saying how many
 //! bytes were dropped. Nothing that was acknowledged is in those bytes, since
 //! acknowledgements wait for the flush.
+//!
+//! This module knows records, files and snapshots, and never names a room: a snapshot reads
+//! back as a [`SnapshotState`], plain data, and the recovery driver
+//! ([`RoomDir::recover`]) is written on the room's side (`room/recover.rs`), which turns
+//! that state into a room and replays the records into it. So the room depends on the log,
+//! and the log on nothing of the room's.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -30,7 +36,6 @@ use bitmines_core::{Board, FirstClick, Game};
 use crate::metrics::Metrics;
 use crate::params::{RoomParams, mode_name, rule_name};
 use crate::protocol::{Action, MineRule, Mode};
-use crate::room::Room;
 
 /// One durable change to a room.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -222,6 +227,61 @@ impl Log {
     /// Records in the log.
     pub fn records(&self) -> u64 {
         self.records
+    }
+}
+
+/// A room's log as [`RoomDir::read_log`] read it, before anything was written to it.
+pub struct LogRead {
+    path: PathBuf,
+    records: Vec<Record>,
+    /// The file's length, and how much of it to keep.
+    len: usize,
+    keep: usize,
+    /// Whether the header is to be written: a new log, or a header cut short.
+    header: bool,
+    /// What is wrong with the bytes past `keep`, if any.
+    problem: Option<String>,
+}
+
+impl LogRead {
+    /// The log's whole records.
+    pub fn records(&self) -> &[Record] {
+        &self.records
+    }
+
+    /// Opens the log for appending: cuts a damaged tail off, with a line saying how many
+    /// bytes went, and starts a new log with its header. Gives the log and its records.
+    pub fn open(self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", self.path.display());
+        if let Some(problem) = &self.problem {
+            eprintln!(
+                "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
+                self.path.display(),
+                self.len - self.keep,
+                self.records.len()
+            );
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)
+            .map_err(|e| failed(&e))?;
+        if self.keep < self.len {
+            file.set_len(self.keep as u64).map_err(|e| failed(&e))?;
+        }
+        if self.header {
+            // The header is made durable with the first records, by the same sync.
+            (&file).write_all(LOG_HEADER).map_err(|e| failed(&e))?;
+        }
+        Ok((
+            Log {
+                file: Arc::new(file),
+                sync,
+                records: self.records.len() as u64,
+                buffer: Vec::new(),
+            },
+            self.records,
+        ))
     }
 }
 
@@ -458,10 +518,103 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// The log format this server writes and reads.
+pub const LOG_VERSION: u32 = 1;
+
+/// The first bytes of a log: `BMLOG`, the format's version in two decimal digits, a newline.
+const LOG_HEADER: &[u8; 8] = b"BMLOG01\n";
+
+/// Where the records of a log's bytes start, or `None` for a log with no header yet (an
+/// empty file, or a header cut short by a crash), which is written afresh. A log written
+/// before logs had a header starts with its first record, whose length (a few hundred bytes
+/// at most) never reads as `BMLO`, and is read as version 1. A header naming another
+/// version is an error, not a damaged tail: cutting a newer log back would lose its moves.
+fn records_start(bytes: &[u8]) -> Result<Option<usize>, String> {
+    if bytes.len() < LOG_HEADER.len() && LOG_HEADER.starts_with(bytes) {
+        return Ok(None);
+    }
+    if !bytes.starts_with(&LOG_HEADER[..5]) {
+        return Ok(Some(0));
+    }
+    let version = bytes
+        .get(5..7)
+        .filter(|_| bytes.get(7) == Some(&b'\n'))
+        .and_then(|digits| std::str::from_utf8(digits).ok())
+        .and_then(|digits| digits.parse::<u32>().ok());
+    match version {
+        Some(LOG_VERSION) => Ok(Some(LOG_HEADER.len())),
+        Some(other) => Err(format!(
+            "log format version {other}, which this server does not read (it reads version {LOG_VERSION})"
+        )),
+        None => Err(format!(
+            "a log header {:?} that names no version",
+            String::from_utf8_lossy(&bytes[..bytes.len().min(8)])
+        )),
+    }
+}
+
+/// Checks that the server can write its data folder: makes `rooms/` in it, and writes and
+/// removes a small file. The error is one line that names the folder and says what to do.
+pub fn check_data_folder(data: &Path) -> Result<(), String> {
+    let failed = |e: io::Error| {
+        format!(
+            "cannot write the data folder {}: {e}; give the server a folder it can write (--data)",
+            data.display()
+        )
+    };
+    fs::create_dir_all(data.join("rooms")).map_err(failed)?;
+    let probe = data.join(".write-check");
+    fs::write(&probe, b"bitmines\n")
+        .and_then(|()| fs::remove_file(&probe))
+        .map_err(failed)
+}
+
+/// Moves `name`, an entry of the data folder's `rooms/` that cannot be restored (a damaged
+/// room folder, or anything else found there), to `quarantine/NAME-UNIXTIME/` in the data
+/// folder, and writes `cause` to a file `cause` in it; returns where it went. A folder is
+/// moved as it is; anything else (a file, a link) is moved into a new folder of that name.
+/// Nothing in it is changed or removed, so it can be looked at, mended and moved back.
+pub fn quarantine(
+    data: &Path,
+    name: &std::ffi::OsStr,
+    cause: &str,
+    now: std::time::SystemTime,
+) -> Result<PathBuf, String> {
+    let from = data.join("rooms").join(name);
+    let folder = data.join("quarantine");
+    let failed = |path: &Path, e: io::Error| format!("{}: {e}", path.display());
+    fs::create_dir_all(&folder).map_err(|e| failed(&folder, e))?;
+    let unix = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let base = format!("{}-{unix}", name.to_string_lossy());
+    // The same name may be quarantined twice in a second (a room made again, damaged again).
+    let to = (1..)
+        .map(|k| match k {
+            1 => folder.join(&base),
+            k => folder.join(format!("{base}-{k}")),
+        })
+        .find(|path| fs::symlink_metadata(path).is_err())
+        .unwrap_or_else(|| folder.join(&base));
+    let is_folder = fs::symlink_metadata(&from)
+        .map_err(|e| failed(&from, e))?
+        .is_dir();
+    if is_folder {
+        fs::rename(&from, &to).map_err(|e| failed(&from, e))?;
+    } else {
+        fs::create_dir(&to).map_err(|e| failed(&to, e))?;
+        fs::rename(&from, to.join(name)).map_err(|e| failed(&from, e))?;
+    }
+    // The cause is also in the server's log line; a folder that takes no new file (a room
+    // folder made read-only) keeps the room all the same.
+    let _ = fs::write(to.join("cause"), format!("{cause}\n"));
+    Ok(to)
+}
+
 const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
 
 /// Bytes a snapshot is written and synced in at a time.
-const SNAPSHOT_PIECE: usize = 1 << 20;
+pub(crate) const SNAPSHOT_PIECE: usize = 1 << 20;
 
 impl RoomDir {
     /// The folder of room `name` under `data`.
@@ -547,40 +700,33 @@ impl RoomDir {
     /// Opens the log for appending, after cutting off a damaged tail; returns the log and the
     /// whole records it holds.
     pub fn open_log(&self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
+        self.read_log()?.open(sync)
+    }
+
+    /// Reads the log without writing to it: its whole records, and what [`LogRead::open`]
+    /// will cut off or write. A log that cannot be read, or whose header names another
+    /// format version, is an error, and the folder is left as it was.
+    pub fn read_log(&self) -> Result<LogRead, String> {
         let path = self.dir.join("log");
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
         let mut bytes = Vec::new();
         if path.exists() {
             File::open(&path)
                 .and_then(|mut f| f.read_to_end(&mut bytes))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
+                .map_err(|e| failed(&e))?;
         }
-        let (records, good, problem) = scan(&bytes);
-        if let Some(problem) = problem {
-            eprintln!(
-                "bitmines serve: {}: dropped the last {} bytes ({problem}); the {} records before them are kept",
-                path.display(),
-                bytes.len() - good,
-                records.len()
-            );
-        }
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        if good < bytes.len() {
-            file.set_len(good as u64)
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-        }
-        Ok((
-            Log {
-                file: Arc::new(file),
-                sync,
-                records: records.len() as u64,
-                buffer: Vec::new(),
-            },
+        let start = records_start(&bytes).map_err(|e| failed(&e))?;
+        let (records, good, problem) = scan(start.map_or(&[][..], |at| &bytes[at..]));
+        Ok(LogRead {
             records,
-        ))
+            len: bytes.len(),
+            // The header and the whole records, or nothing of a log whose header was cut
+            // short (it held no record, so nothing acknowledged is lost).
+            keep: start.map_or(0, |at| at + good),
+            header: start.is_none(),
+            problem,
+            path,
+        })
     }
 
     /// Writes a snapshot, and keeps only the two newest. The snapshot is encoded as it is
@@ -641,7 +787,7 @@ impl RoomDir {
     }
 
     /// The snapshots, oldest first.
-    fn snapshots(&self) -> Vec<(u64, PathBuf)> {
+    pub(crate) fn snapshots(&self) -> Vec<(u64, PathBuf)> {
         let mut out: Vec<(u64, PathBuf)> = fs::read_dir(&self.dir)
             .into_iter()
             .flatten()
@@ -654,64 +800,6 @@ impl RoomDir {
             .collect();
         out.sort();
         out
-    }
-
-    /// Rebuilds the room: the newest good snapshot, then the log after it. Returns the room,
-    /// the open log, and a line for each thing that was dropped.
-    pub fn recover(
-        &self,
-        sync: Sync,
-        max_chunks: usize,
-        metrics: Arc<Metrics>,
-    ) -> Result<(Room, Log), String> {
-        let (params, seed) = self.meta()?;
-        let now = Instant::now();
-        let (log, records) = self.open_log(sync)?;
-        let snapshots = self.snapshots();
-        let mut chosen = None;
-        for (n, path) in snapshots.iter().rev() {
-            match read_snapshot(path, &params, max_chunks, &metrics, now) {
-                Ok(room) if *n <= records.len() as u64 => {
-                    chosen = Some((room, *n));
-                    break;
-                }
-                Ok(_) => eprintln!(
-                    "bitmines serve: {} covers {n} records but the log holds {}; trying the one before",
-                    path.display(),
-                    records.len()
-                ),
-                Err(e) => eprintln!(
-                    "bitmines serve: {}: {e}; trying the snapshot before it",
-                    path.display()
-                ),
-            }
-        }
-        let (mut room, from) = match chosen {
-            Some(found) => found,
-            None if snapshots.is_empty() => (
-                fresh_room(&params, seed, max_chunks, Arc::clone(&metrics), now)?,
-                0,
-            ),
-            None => {
-                let names: Vec<String> = snapshots
-                    .iter()
-                    .map(|(_, p)| p.display().to_string())
-                    .collect();
-                return Err(format!(
-                    "no snapshot of room {} reads back ({})",
-                    self.dir.display(),
-                    names.join(", ")
-                ));
-            }
-        };
-        for (i, record) in records.iter().enumerate().skip(from as usize) {
-            room.apply_record(record, now)
-                .map_err(|e| format!("{}: record {i}: {e}", self.dir.join("log").display()))?;
-        }
-        // What recovery replayed was sent to nobody; start the outbox clean.
-        room.take_records();
-        room.release(now);
-        Ok((room, log))
     }
 }
 
@@ -734,25 +822,9 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
     }
 }
 
-/// A new room with no player yet.
-pub fn fresh_room(
-    params: &RoomParams,
-    seed: u64,
-    max_chunks: usize,
-    metrics: Arc<Metrics>,
-    now: Instant,
-) -> Result<Room, String> {
-    let board = make_board(params, seed)?;
-    Room::new(*params, Arc::new(board), max_chunks, metrics, now)
-}
-
-fn read_snapshot(
-    path: &Path,
-    params: &RoomParams,
-    max_chunks: usize,
-    metrics: &Arc<Metrics>,
-    now: Instant,
-) -> Result<Room, String> {
+/// Reads the snapshot at `path` back, and checks that its board has the size and mine count
+/// of `params`.
+pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<SnapshotState, String> {
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
     let (body, crc) = bytes
         .split_last_chunk::<4>()
@@ -773,7 +845,7 @@ fn read_snapshot(
     }
     let u64_of = |b: &[u8]| b.try_into().map(u64::from_le_bytes).unwrap_or(0);
     let u32_of = |b: &[u8]| b.try_into().map(u32::from_le_bytes).unwrap_or(0);
-    let _records = u64_of(take(8)?);
+    let records = u64_of(take(8)?);
     let board_len = u64_of(take(8)?) as usize;
     let board_bytes = take(board_len)?;
     let players = u32_of(take(4)?);
@@ -822,15 +894,13 @@ fn read_snapshot(
     {
         return Err("its board does not match the room's parameters".into());
     }
-    Room::restore(
-        *params,
+    Ok(SnapshotState {
+        records,
         board,
         games,
-        (table, flag_owners),
-        max_chunks,
-        Arc::clone(metrics),
-        now,
-    )
+        players: table,
+        flag_owners,
+    })
 }
 
 #[cfg(test)]
@@ -886,6 +956,50 @@ mod tests {
             assert_eq!(good, ends[holder]);
             assert!(problem.is_some());
         }
+    }
+
+    #[test]
+    fn a_log_is_read_by_its_header_and_a_log_from_before_headers_as_version_1() {
+        let mut body = Vec::new();
+        for r in records() {
+            frame(&r, &mut body);
+        }
+        let mut headed = LOG_HEADER.to_vec();
+        headed.extend_from_slice(&body);
+        assert_eq!(records_start(&headed), Ok(Some(LOG_HEADER.len())));
+        assert_eq!(records_start(&body), Ok(Some(0)));
+        // A header cut short held no record: the log is written afresh.
+        for cut in 0..LOG_HEADER.len() {
+            assert_eq!(records_start(&headed[..cut]), Ok(None), "cut at {cut}");
+        }
+        let mut newer = headed.clone();
+        newer[5..7].copy_from_slice(b"02");
+        let refused = records_start(&newer).unwrap_err();
+        assert!(refused.contains("version 2"), "{refused}");
+        newer[5..7].copy_from_slice(b"x1");
+        let refused = records_start(&newer).unwrap_err();
+        assert!(refused.contains("names no version"), "{refused}");
+        // Through the files: a log from before headers keeps its records and takes more; a
+        // new log starts with the header.
+        let data = std::env::temp_dir().join(format!("bitmines-header-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let old = RoomDir::new(&data, "old");
+        fs::create_dir_all(old.path()).unwrap();
+        fs::write(old.path().join("log"), &body).unwrap();
+        let (mut log, got) = old.open_log(Sync::Os).unwrap();
+        assert_eq!(got, records());
+        log.append(&records()[..1]).unwrap();
+        drop(log);
+        let (_, got) = old.open_log(Sync::Os).unwrap();
+        assert_eq!(got.len(), records().len() + 1);
+        let new = RoomDir::new(&data, "new");
+        fs::create_dir_all(new.path()).unwrap();
+        let (mut log, got) = new.open_log(Sync::Os).unwrap();
+        assert!(got.is_empty());
+        log.append(&records()).unwrap();
+        drop(log);
+        assert_eq!(fs::read(new.path().join("log")).unwrap(), headed);
+        fs::remove_dir_all(&data).unwrap();
     }
 
     #[test]
@@ -973,52 +1087,6 @@ mod tests {
         let files: Vec<&Arc<File>> = files.iter().collect();
         sync_round(&files).unwrap();
         sync_round(&files[..Syncer::FEW]).unwrap();
-        fs::remove_dir_all(&data).unwrap();
-    }
-}
-
-#[cfg(test)]
-mod snapshots {
-    use super::*;
-
-    #[test]
-    fn a_snapshot_written_in_paced_pieces_reads_back_as_the_room() {
-        // A board whose snapshot spans a few pieces, written with a pause between them and
-        // without: the same bytes either way, and they read back as the same room.
-        let data = std::env::temp_dir().join(format!("bitmines-paced-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&data);
-        let params = RoomParams {
-            rows: 2500,
-            cols: 2500,
-            mines: 2500 * 2500 / 8,
-            mode: Mode::Coop,
-            rule: MineRule::Endless,
-            no_guess: false,
-            first: (1250, 1250),
-        };
-        let metrics = Arc::new(Metrics::default());
-        let now = Instant::now();
-        let room = fresh_room(&params, 11, 256, Arc::clone(&metrics), now).unwrap();
-        let state = room.snapshot_state(7, None);
-        let mut files = Vec::new();
-        for (name, pause) in [("paced", Some(Duration::from_millis(1))), ("at-once", None)] {
-            let dir = RoomDir::new(&data, name);
-            fs::create_dir_all(dir.path()).unwrap();
-            dir.write_snapshot(&state, pause).unwrap();
-            let path = dir.path().join(format!("snapshot-{:020}", 7));
-            let bytes = fs::read(&path).unwrap();
-            assert!(bytes.len() > 2 * SNAPSHOT_PIECE, "{} bytes", bytes.len());
-            let back = read_snapshot(&path, &params, 256, &metrics, now).unwrap();
-            let again = back.snapshot_state(7, None);
-            assert_eq!(again.games.len(), state.games.len());
-            for (a, b) in again.games.iter().zip(&state.games) {
-                assert_eq!(a.to_saved().unwrap(), b.to_saved().unwrap());
-            }
-            assert_eq!(again.players, state.players);
-            assert_eq!(again.flag_owners, state.flag_owners);
-            files.push(bytes);
-        }
-        assert!(files[0] == files[1], "paced and at-once bytes differ");
         fs::remove_dir_all(&data).unwrap();
     }
 }

@@ -13,6 +13,7 @@ pub struct Metrics {
     connections: AtomicU64,
     connections_total: AtomicU64,
     rooms: AtomicU64,
+    rooms_quarantined: AtomicU64,
     actions: AtomicU64,
     errors: AtomicU64,
     frames_out: AtomicU64,
@@ -33,6 +34,7 @@ impl Default for Metrics {
             connections: AtomicU64::new(0),
             connections_total: AtomicU64::new(0),
             rooms: AtomicU64::new(0),
+            rooms_quarantined: AtomicU64::new(0),
             actions: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             frames_out: AtomicU64::new(0),
@@ -133,6 +135,11 @@ impl Metrics {
         self.frames_in.fetch_add(1, Relaxed);
     }
 
+    /// A room that could not be restored was moved to the quarantine folder.
+    pub fn room_quarantined(&self) {
+        self.rooms_quarantined.fetch_add(1, Relaxed);
+    }
+
     /// A client was closed for falling behind.
     pub fn drop_slow(&self) {
         self.drops_slow.fetch_add(1, Relaxed);
@@ -187,6 +194,12 @@ impl Metrics {
             "gauge",
             "Rooms open.",
             self.rooms.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_quarantined_total",
+            "counter",
+            "Rooms that could not be restored at start, moved to the quarantine folder.",
+            self.rooms_quarantined.load(Relaxed),
         );
         put(
             "bitmines_actions_total",

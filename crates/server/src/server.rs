@@ -229,29 +229,43 @@ impl Shared {
     }
 }
 
-/// Starts every room found under the data directory.
+/// Starts every room found under the data directory. A room that cannot be restored, or
+/// anything under `rooms/` that is not a room folder, is moved to the quarantine folder
+/// (see [`crate::log::quarantine`]) with a line naming it and the cause, and counted; the
+/// other rooms are served. Only a quarantine that fails (the data folder cannot be written)
+/// stops the start.
 fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
-    let dir = shared.config.data.join("rooms");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return Ok(0);
-    };
+    let data = &shared.config.data;
+    let dir = data.join("rooms");
+    let entries = std::fs::read_dir(&dir).map_err(|e| {
+        format!(
+            "cannot read {}: {e}; give the server a data folder it can read and write (--data)",
+            dir.display()
+        )
+    })?;
     let mut n = 0;
     for entry in entries.flatten() {
-        let Ok(name) = entry.file_name().into_string() else {
-            continue;
+        let (name, params, room, log) = match restore_room(shared, &entry) {
+            Ok(restored) => restored,
+            Err(cause) => {
+                let name = entry.file_name();
+                let shown = name.to_string_lossy();
+                let to = crate::log::quarantine(data, &name, &cause, std::time::SystemTime::now())
+                    .map_err(|e| {
+                        format!(
+                            "room {shown} cannot be restored ({cause}) nor moved to quarantine ({e}); move {} out of {} and start again",
+                            entry.path().display(),
+                            dir.display()
+                        )
+                    })?;
+                eprintln!(
+                    "bitmines serve: room {shown} cannot be restored: {cause}; moved to {} and serving the others",
+                    to.display()
+                );
+                shared.metrics.room_quarantined();
+                continue;
+            }
         };
-        if !valid_name(&name) {
-            continue;
-        }
-        let room_dir = RoomDir::new(&shared.config.data, &name);
-        let (params, _) = room_dir.meta()?;
-        let (room, log) = room_dir.recover(
-            shared.config.sync,
-            shared.config.max_chunks,
-            Arc::clone(&shared.metrics),
-        )?;
-        room.validate()
-            .map_err(|e| format!("room {name} restored inconsistent: {e}"))?;
         let mut rooms = shared.rooms.lock().map_err(|_| "room directory poisoned")?;
         spawn_room(
             shared,
@@ -263,6 +277,39 @@ fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
         n += 1;
     }
     Ok(n)
+}
+
+/// Restores the room in `entry`, an entry of the data folder's `rooms/`, or says why it
+/// cannot be.
+fn restore_room(
+    shared: &Shared,
+    entry: &std::fs::DirEntry,
+) -> Result<(String, RoomParams, Room, Log), String> {
+    // The entry's own type: a link to a folder is not a room folder either.
+    let kind = entry.file_type().map_err(|e| e.to_string())?;
+    if !kind.is_dir() {
+        return Err("not a room folder (only room folders belong in rooms/)".into());
+    }
+    let name = entry
+        .file_name()
+        .into_string()
+        .ok()
+        .filter(|name| valid_name(name))
+        .ok_or("not a room name (1 to 64 letters, digits, '-' or '_')")?;
+    let room_dir = RoomDir::new(&shared.config.data, &name);
+    let mut inside = std::fs::read_dir(room_dir.path()).map_err(|e| e.to_string())?;
+    if inside.next().is_none() {
+        return Err("an empty room folder".into());
+    }
+    let (params, _) = room_dir.meta()?;
+    let (room, log) = room_dir.recover(
+        shared.config.sync,
+        shared.config.max_chunks,
+        Arc::clone(&shared.metrics),
+    )?;
+    room.validate()
+        .map_err(|e| format!("restored inconsistent: {e}"))?;
+    Ok((name, params, room, log))
 }
 
 enum RoomStart {
@@ -389,7 +436,7 @@ fn make_room(
     let dir = RoomDir::new(&config.data, name);
     dir.create(params, seed)
         .map_err(|e| format!("{}: {e}", dir.path().display()))?;
-    let room = crate::log::fresh_room(
+    let room = crate::room::fresh_room(
         params,
         seed,
         config.max_chunks,
@@ -746,10 +793,11 @@ pub struct Server {
 }
 
 impl Server {
-    /// Binds the listening socket and restores every room under the data directory.
+    /// Binds the listening socket and restores every room under the data directory; a room
+    /// that cannot be restored is quarantined and the others are served. Fails, with one
+    /// line, only when the data folder cannot be written or the socket cannot be bound.
     pub async fn bind(config: Config) -> Result<Server, String> {
-        std::fs::create_dir_all(config.data.join("rooms"))
-            .map_err(|e| format!("{}: {e}", config.data.display()))?;
+        crate::log::check_data_folder(&config.data)?;
         let listener = tokio::net::TcpListener::bind(config.listen)
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;

@@ -1,0 +1,324 @@
+//! A room: one board, its views and its players, as plain synchronous state.
+//!
+//! A room takes requests one at a time and answers into an outbox; nothing here touches a
+//! socket, a file or a clock it was not handed, so the whole game logic is tested without
+//! either. The runner (`server.rs`) hands a room to one of its workers, which drives it: it
+//! passes requests in, makes the records the room produced durable in the log, and only then
+//! calls [`Room::release`], which encodes the changes and hands every frame to its
+//! connection's queue. So no client sees a move before it is durable.
+//!
+//! Frames are encoded once per chunk and shared (a `Bytes` clone is a reference count) by
+//! every connection watching that chunk of that view.
+//!
+//! The room's state is the [`Room`] struct and the records it keeps of a connection, a view
+//! and a player, all in this file, with the dispatch of a request to its job; each job's
+//! methods live in a file of their own:
+//!
+//! - `members`: joining (a new player, one resumed by token, a spectator), leaving, cursors,
+//!   and the players' list sent in turns.
+//! - `views`: the views' games and the chunks each connection watches; the cells a chunk
+//!   frame carries and the cells revealed since the last one.
+//! - `moves`: a move checked, applied by the rules and recorded; the end of a game.
+//! - `help`: hints, odds and wrong flags, computed from the asking player's own view.
+//! - `outbox`: the frames a batch queued, released once its records are durable.
+//! - `recover`: the room's restorable state: the copy a snapshot is written from, and the
+//!   room rebuilt from a snapshot and the log.
+//!
+//! Recovery is driven from this side. [`crate::log`] knows records, files and snapshots
+//! (a snapshot reads back as a [`SnapshotState`](crate::log::SnapshotState), plain
+//! data) and never names a room;
+//! `recover` turns a snapshot into a room and replays each record after it through
+//! [`Room::apply_record`], the call a live move makes. So the room depends on the log and
+//! the log on nothing of the room's.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::Instant;
+
+use bitmines_core::{Board, Game, Status};
+use bytes::Bytes;
+use tokio::sync::mpsc;
+
+use crate::log::Record;
+use crate::metrics::Metrics;
+use crate::params::RoomParams;
+use crate::protocol::{CHUNK, ErrorCode, Mode, ServerMsg};
+
+mod help;
+mod members;
+mod moves;
+mod outbox;
+mod recover;
+mod views;
+
+pub use help::{ViewCells, WINDOW, window_hint, window_odds, window_wrong_flags};
+pub use moves::Outcome;
+pub use recover::fresh_room;
+
+use outbox::Pending;
+
+/// A connection's number, unique in the server.
+pub type ConnId = u64;
+
+/// The most players a race room takes.
+pub const MAX_RACE_PLAYERS: usize = 8;
+
+/// The most players a co-op room takes.
+pub const MAX_COOP_PLAYERS: usize = 20_000;
+
+/// The most players a players frame lists: the leaders of a larger co-op room.
+pub const MAX_LISTED: usize = 32;
+
+/// A refused request: its error code and message.
+pub type Refusal = (ErrorCode, String);
+
+/// A connection as the room knows it: whom it plays as, what it watches, where its frames
+/// go.
+struct Conn {
+    /// The player's index, or `None` for a spectator.
+    player: Option<usize>,
+    /// The view it watches, or `None` (a spectator of a race with no player yet).
+    view: Option<usize>,
+    /// The chunks it watches, by index.
+    chunks: HashSet<u32>,
+    /// Its bounded queue of frames.
+    tx: mpsc::Sender<Bytes>,
+    /// When it joined, counted in joins.
+    order: u64,
+}
+
+/// One player's game (race) or the room's shared game (co-op).
+struct ViewSlot {
+    game: Game,
+    /// The revealed cells last sent, one word per row and chunk column.
+    shadow: Vec<u64>,
+    /// The player whose view this is, in a race.
+    owner: Option<usize>,
+    started: Instant,
+    ended: Option<Instant>,
+    clicks: u32,
+    /// Co-op: who placed each standing flag, by cell index.
+    flag_owner: HashMap<usize, usize>,
+}
+
+/// A player who joined: who they are, their score, whether they are here.
+struct PlayerSlot {
+    token: [u8; 16],
+    name: String,
+    view: usize,
+    /// Safe cells this player's moves opened.
+    opened: u64,
+    mines_hit: u32,
+    flags: u32,
+    online: u32,
+    cursor: Option<(u32, u32)>,
+    /// The chunk of the cursor last sent.
+    cursor_chunk: Option<u32>,
+}
+
+/// A room's board, views, players and connections.
+pub struct Room {
+    params: RoomParams,
+    board: Arc<Board>,
+    views: Vec<ViewSlot>,
+    players: Vec<PlayerSlot>,
+    conns: HashMap<ConnId, Conn>,
+    subs: HashMap<(usize, u32), Vec<ConnId>>,
+    chunk_rows: usize,
+    chunk_cols: usize,
+    max_chunks: usize,
+    /// Explicit cell changes (flags, explosions) by view and chunk.
+    dirty: HashMap<(usize, u32), Vec<(u16, u8)>>,
+    /// Chunks where a cascade may have revealed cells.
+    seeds: HashSet<(usize, u32)>,
+    pending: Vec<Pending>,
+    /// Acks waiting for the log, with when their move arrived.
+    acks: Vec<(ConnId, Bytes, Instant)>,
+    records: Vec<Record>,
+    to_close: Vec<(ConnId, String)>,
+    players_dirty: bool,
+    /// The players' list's turns: groups the connections are split into, groups still to
+    /// be sent the list since it last changed, and the next group's number.
+    players_groups: u64,
+    players_owed: u64,
+    players_turn: u64,
+    cursors_dirty: Vec<usize>,
+    last_players: Option<Instant>,
+    last_cursors: Option<Instant>,
+    bbbv: Option<u32>,
+    metrics: Arc<Metrics>,
+    won_race: bool,
+    /// Joins so far, which orders connections.
+    joins: u64,
+}
+
+fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
+    Err((code, message.into()))
+}
+
+fn status_byte(status: Status) -> u8 {
+    match status {
+        Status::Playing => 0,
+        Status::Won => 1,
+        Status::Lost => 2,
+    }
+}
+
+impl Room {
+    /// A room over `board`, which must have the size and mine count of `params` and keep
+    /// the first click's region clear; the co-op view starts with the first click made.
+    pub fn new(
+        params: RoomParams,
+        board: Arc<Board>,
+        max_chunks: usize,
+        metrics: Arc<Metrics>,
+        now: Instant,
+    ) -> Result<Room, String> {
+        let chunk_rows = params.rows.div_ceil(CHUNK);
+        let chunk_cols = params.cols.div_ceil(CHUNK);
+        let mut room = Room {
+            params,
+            board,
+            views: Vec::new(),
+            players: Vec::new(),
+            conns: HashMap::new(),
+            subs: HashMap::new(),
+            chunk_rows,
+            chunk_cols,
+            max_chunks,
+            dirty: HashMap::new(),
+            seeds: HashSet::new(),
+            pending: Vec::new(),
+            acks: Vec::new(),
+            records: Vec::new(),
+            to_close: Vec::new(),
+            players_dirty: false,
+            players_groups: 1,
+            players_owed: 0,
+            players_turn: 0,
+            cursors_dirty: Vec::new(),
+            last_players: None,
+            last_cursors: None,
+            bbbv: None,
+            metrics,
+            won_race: false,
+            joins: 0,
+        };
+        if params.mode == Mode::Coop {
+            room.add_view(None, now)?;
+        }
+        Ok(room)
+    }
+
+    /// The room's parameters.
+    pub fn params(&self) -> &RoomParams {
+        &self.params
+    }
+
+    /// The board (the truth: never to be sent).
+    pub fn board(&self) -> &Arc<Board> {
+        &self.board
+    }
+
+    /// The views' games, by view id.
+    pub fn games(&self) -> impl Iterator<Item = &Game> {
+        self.views.iter().map(|v| &v.game)
+    }
+
+    /// Connections in the room now.
+    pub fn connections(&self) -> usize {
+        self.conns.len()
+    }
+
+    /// Players who joined the room.
+    pub fn player_count(&self) -> usize {
+        self.players.len()
+    }
+
+    /// Takes one decoded message from a connection, received at `received`.
+    pub fn handle(
+        &mut self,
+        conn: ConnId,
+        msg: crate::protocol::ClientMsg,
+        received: Instant,
+        now: Instant,
+    ) {
+        use crate::protocol::ClientMsg as M;
+        let seq = match msg {
+            M::Move { seq, .. }
+            | M::Hint { seq, .. }
+            | M::Odds { seq, .. }
+            | M::WrongFlags { seq, .. } => seq,
+            _ => 0,
+        };
+        let result = match msg {
+            M::Subscribe(rect) => self.subscribe(conn, rect),
+            M::Unsubscribe(rect) => self.unsubscribe(conn, rect),
+            M::Move {
+                seq,
+                action,
+                row,
+                col,
+            } => self.act(conn, seq, action, row, col, received, now),
+            M::Hint { seq, row, col } => self.hint(conn, seq, row, col),
+            M::Odds { seq, row, col } => self.odds(conn, seq, row, col),
+            M::WrongFlags { seq, row, col } => self.wrong_flags(conn, seq, row, col),
+            M::Cursor { row, col } => self.cursor(conn, row, col),
+            M::Watch { player } => self.watch(conn, player),
+            M::Ping { nonce } => {
+                self.reply(conn, ServerMsg::Pong { nonce });
+                Ok(())
+            }
+        };
+        if let Err(refusal) = result {
+            self.error(conn, seq, refusal);
+        }
+    }
+
+    fn conn(&self, conn: ConnId) -> Result<&Conn, Refusal> {
+        match self.conns.get(&conn) {
+            Some(c) => Ok(c),
+            None => refuse(ErrorCode::NotAllowed, "this connection has not joined"),
+        }
+    }
+
+    fn check_cell(&self, row: u32, col: u32) -> Result<(usize, usize), Refusal> {
+        let (r, c) = (row as usize, col as usize);
+        if r >= self.params.rows || c >= self.params.cols {
+            return refuse(
+                ErrorCode::OffBoard,
+                format!(
+                    "cell ({row}, {col}) is off a {}x{} board",
+                    self.params.rows, self.params.cols
+                ),
+            );
+        }
+        Ok((r, c))
+    }
+
+    fn player_of(&self, conn: ConnId) -> Result<usize, Refusal> {
+        match self.conn(conn)?.player {
+            Some(p) => Ok(p),
+            None => refuse(
+                ErrorCode::NotAllowed,
+                "spectators cannot move or ask for help",
+            ),
+        }
+    }
+
+    fn chunk_of(&self, row: usize, col: usize) -> u32 {
+        ((row / CHUNK) * self.chunk_cols + col / CHUNK) as u32
+    }
+
+    fn offset(row: usize, col: usize) -> u16 {
+        ((row % CHUNK) * CHUNK + col % CHUNK) as u16
+    }
+
+    /// Checks every view's game (`Game::validate`).
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, v) in self.views.iter().enumerate() {
+            v.game.validate().map_err(|e| format!("view {i}: {e}"))?;
+        }
+        Ok(())
+    }
+}
