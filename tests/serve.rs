@@ -429,3 +429,38 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// More connections than the process may open files for are refused at start, in one line
+/// giving the numbers, before anything listens.
+#[cfg(target_os = "linux")]
+#[test]
+fn serve_refuses_more_connections_than_its_open_file_limit() {
+    let data = tempfile::tempdir().unwrap();
+    // Linux caps a process's open files at 2^30 or so: four billion is over any limit.
+    let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--max-connections",
+            "4000000000",
+            "--data",
+        ])
+        .arg(data.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("bitmines: --max-connections 4000000000: 4000000000 connections need 4000003128 open files")
+            && stderr.contains("over this process's limit of")
+            && stderr.contains("raise the hard limit (ulimit -Hn)"),
+        "{stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "it listened: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
