@@ -20,7 +20,6 @@ use std::future::Future;
 use std::io;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -32,6 +31,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 
+use crate::metrics::Metrics;
 use crate::server::Config;
 
 /// Sockets accepted past `max_connections`, so that a join past the limit gets its `Limit`
@@ -106,26 +106,27 @@ pub fn raise_open_file_limit() -> Option<u64> {
     }
 }
 
-/// A socket counted among the server's sockets from its accept to its close. The count
-/// goes with it through the upgrade: a WebSocket's socket is this one, inside.
+/// A socket counted among the server's sockets ([`Metrics::sockets`]) from its accept to
+/// its close. The count goes with it through the upgrade: a WebSocket's socket is this one,
+/// inside.
 struct Counted {
     tcp: TcpStream,
-    sockets: Arc<AtomicUsize>,
+    metrics: Arc<Metrics>,
 }
 
 impl Counted {
-    fn new(tcp: TcpStream, sockets: &Arc<AtomicUsize>) -> Counted {
-        sockets.fetch_add(1, Ordering::Relaxed);
+    fn new(tcp: TcpStream, metrics: &Arc<Metrics>) -> Counted {
+        metrics.socket_opened();
         Counted {
             tcp,
-            sockets: Arc::clone(sockets),
+            metrics: Arc::clone(metrics),
         }
     }
 }
 
 impl Drop for Counted {
     fn drop(&mut self) {
-        self.sockets.fetch_sub(1, Ordering::Relaxed);
+        self.metrics.socket_closed();
     }
 }
 
@@ -194,10 +195,10 @@ pub(crate) async fn serve(
     listener: TcpListener,
     app: Router,
     config: &Config,
+    metrics: &Arc<Metrics>,
     stop: impl Future<Output = ()>,
 ) {
-    let sockets = Arc::new(AtomicUsize::new(0));
-    let most = config.max_connections.saturating_add(TURN_AWAY);
+    let most = u64::try_from(config.max_connections.saturating_add(TURN_AWAY)).unwrap_or(u64::MAX);
     let timeout = config.upgrade_timeout;
     let (stopping, stopping_rx) = watch::channel(false);
     // Each socket's task holds a sender; the receiver hears `None` once they all ended.
@@ -216,15 +217,17 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        if sockets.load(Ordering::Relaxed) >= most {
+        if metrics.sockets() >= most {
             // Over the budget: closed at once (dropping it closes it), so that its file is
             // free again for the rooms.
+            metrics.socket_refused();
             continue;
         }
         // Frames are small and latency matters: no Nagle delay (which, with the peer's
         // delayed acknowledgement, holds a small write up to 40 ms).
         let _ = tcp.set_nodelay(true);
-        let io = TokioIo::new(Counted::new(tcp, &sockets));
+        let io = TokioIo::new(Counted::new(tcp, metrics));
+        let metrics = Arc::clone(metrics);
         let service = TowerToHyperService::new(app.clone());
         let mut stopping = stopping_rx.clone();
         let alive = alive.clone();
@@ -240,7 +243,10 @@ pub(crate) async fn serve(
             loop {
                 tokio::select! {
                     _ = conn.as_mut() => break,
-                    () = &mut deadline => break,
+                    () = &mut deadline => {
+                        metrics.upgrade_timed_out();
+                        break;
+                    }
                     _ = stopping.changed(), if !asked => {
                         asked = true;
                         conn.as_mut().graceful_shutdown();

@@ -883,7 +883,7 @@ impl Server {
             shutdown_rooms(&closing).await;
             let _ = stop_tx.send(());
         });
-        crate::listen::serve(self.listener, app, &shared.config, async {
+        crate::listen::serve(self.listener, app, &shared.config, &shared.metrics, async {
             let _ = stop_rx.await;
         })
         .await;

@@ -41,6 +41,13 @@ fn half_request(room: &str) -> String {
     )
 }
 
+/// The value of a metric in the server's /metrics text, 0 when it is not there.
+fn metric(text: &str, name: &str) -> u64 {
+    text.lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn flag(seq: u32, row: u32, col: u32) -> ClientMsg {
     ClientMsg::Move {
         seq,
@@ -117,6 +124,12 @@ async fn a_socket_that_does_not_upgrade_in_time_is_closed_and_joins_go_on() {
         "{ack:?}; closed: {:?}",
         player.closed
     );
+    let metrics = server.metrics().await;
+    assert_eq!(
+        metric(&metrics, "bitmines_upgrade_timeouts_total"),
+        26,
+        "{metrics}"
+    );
     server.stop().await;
 }
 
@@ -145,6 +158,7 @@ async fn sockets_past_the_budget_are_closed_at_once_and_joins_resume_when_they_g
         closed_by_server(&mut extra).await,
         "a socket past the budget of {most} was kept open"
     );
+
     // Once the held sockets close, a join gets in (tried for at most 10 s, as their
     // closing reaches the server).
     drop(held);
@@ -161,6 +175,13 @@ async fn sockets_past_the_budget_are_closed_at_once_and_joins_resume_when_they_g
         }
     };
     assert!(!joined.welcome().spectator);
+    // The extra socket was counted as refused (and so was any join tried while the held
+    // sockets were still closing).
+    let metrics = server.metrics().await;
+    assert!(
+        metric(&metrics, "bitmines_sockets_refused_total") >= 1,
+        "{metrics}"
+    );
     server.stop().await;
 }
 
@@ -310,6 +331,38 @@ async fn a_join_with_an_unknown_key_or_a_bad_value_is_refused_naming_it() {
             Err(other) => panic!("{query}: {other}"),
             Ok(_) => panic!("{query}: joined"),
         }
+    }
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_socket_counts_until_it_closes_so_joins_never_use_up_the_budget() {
+    let server = start_with(|c| Config {
+        max_connections: 16,
+        ..c
+    })
+    .await;
+    let url = server.url("many", "preset=beginner");
+    // Over twice the budget of 16 + 64 sockets, one after the other: a WebSocket's socket
+    // leaves the count when it closes, or the later joins would be closed at once.
+    for i in 0..200 {
+        let client = Client::connect(&url)
+            .await
+            .unwrap_or_else(|e| panic!("join {i}: {e}"));
+        client.close().await;
+    }
+    // Once the last closes reach the server, only the socket asking for the metrics is open.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let metrics = server.metrics().await;
+        if metric(&metrics, "bitmines_sockets") == 1 {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "sockets still counted 10 s after the last close: {metrics}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     server.stop().await;
 }
