@@ -487,7 +487,9 @@ struct Live {
     scheduled: Arc<AtomicBool>,
     closers: HashMap<ConnId, Closer>,
     /// Each connected player's connection: a newer one with the player's token takes the
-    /// player over, and the older is closed.
+    /// player over, and the older is closed. A leave removes its entry; one the room closed
+    /// itself (too slow) may stay until the player's next join replaces it, so there is
+    /// never more than one entry a player.
     seats: HashMap<usize, ConnId>,
     /// Flushes taken this round, answered once its frames are released.
     flushes: Vec<oneshot::Sender<()>>,
