@@ -5,6 +5,8 @@
 //!
 //! # The open-file budget
 //!
+//! A socket still sending its request holds at most [`MAX_REQUEST_HEAD`] bytes of it.
+//!
 //! Every socket is one open file, from its accept to its close, whether it is still an HTTP
 //! request or a WebSocket. At most `max_connections` WebSockets are served, and at most
 //! [`TURN_AWAY`] sockets more are accepted, so that a join past the limit is told why (a
@@ -46,6 +48,13 @@ pub const FILES_PER_ROOM: u64 = 3;
 /// streams, the listening socket, the runtime's polling and waking, the data folder a
 /// group commit syncs, and what libraries open.
 pub const RESERVED_FILES: u64 = 64;
+
+/// The most bytes of a request's head (its request line and headers) a socket may hold
+/// before it is answered 431 and closed (a head that comes whole in one read may be a little
+/// longer), as nginx's default: a join's head is under 1 KiB, a
+/// browser's with its cookies a few, and the sockets still sending theirs hold at most this
+/// much memory each (hyper's default is about 400 KiB).
+pub const MAX_REQUEST_HEAD: usize = 32 * 1024;
 
 /// How long the accept loop waits after the listener fails for want of open files (or
 /// memory), rather than spin: sockets close meanwhile.
@@ -234,6 +243,7 @@ pub(crate) async fn serve(
         tokio::spawn(async move {
             let _alive = alive;
             let conn = http1::Builder::new()
+                .max_buf_size(MAX_REQUEST_HEAD)
                 .serve_connection(io, service)
                 .with_upgrades();
             tokio::pin!(conn);
