@@ -1,11 +1,10 @@
 //! The listening socket and what the sockets cost: every accepted socket is counted, served
 //! HTTP/1 until it becomes a WebSocket, and closed if it has not within
 //! [`Config::upgrade_timeout`]; and the open files the server's limits need, against the
-//! process's limit.
+//! process's limit. A socket still sending its request holds at most [`MAX_REQUEST_HEAD`]
+//! bytes of it.
 //!
 //! # The open-file budget
-//!
-//! A socket still sending its request holds at most [`MAX_REQUEST_HEAD`] bytes of it.
 //!
 //! Every socket is one open file, from its accept to its close, whether it is still an HTTP
 //! request or a WebSocket. At most `max_connections` WebSockets are served, and at most
@@ -51,9 +50,9 @@ pub const RESERVED_FILES: u64 = 64;
 
 /// The most bytes of a request's head (its request line and headers) a socket may hold
 /// before it is answered 431 and closed (a head that comes whole in one read may be a little
-/// longer), as nginx's default: a join's head is under 1 KiB, a
-/// browser's with its cookies a few, and the sockets still sending theirs hold at most this
-/// much memory each (hyper's default is about 400 KiB).
+/// longer), as nginx's default: a join's head is under 1 KiB and a browser's, with its
+/// cookies, a few, and the sockets still sending theirs hold at most this much memory each
+/// (hyper's default is about 400 KiB).
 pub const MAX_REQUEST_HEAD: usize = 32 * 1024;
 
 /// How long the accept loop waits after the listener fails for want of open files (or
@@ -269,4 +268,36 @@ pub(crate) async fn serve(
     let _ = stopping.send(true);
     drop(alive);
     let _ = all_ended.recv().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_counts_sockets_rooms_and_the_process() {
+        let config = Config {
+            max_connections: 100,
+            max_rooms: 10,
+            ..Config::default()
+        };
+        // 100 connections and 64 to turn away, 3 files for each of 10 rooms, 64 reserved.
+        assert_eq!(open_files_needed(&config), 258);
+        assert_eq!(check_open_files(&config, 258), Ok(()));
+        assert_eq!(check_open_files(&config, u64::MAX), Ok(()));
+        let error = check_open_files(&config, 200).unwrap_err();
+        assert!(
+            error.starts_with("100 connections need 258 open files")
+                && error.ends_with("over this process's limit of 200: at most 42 connections fit"),
+            "{error}"
+        );
+        // Limits too large to add up do not wrap round.
+        let huge = Config {
+            max_connections: usize::MAX,
+            max_rooms: usize::MAX,
+            ..Config::default()
+        };
+        assert_eq!(open_files_needed(&huge), u64::MAX);
+        assert!(check_open_files(&huge, 1 << 20).is_err());
+    }
 }
