@@ -53,6 +53,10 @@ pub(crate) struct Args {
     /// Seconds a silent connection stays open.
     #[arg(long, default_value_t = 120, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     idle: u64,
+    /// Seconds a socket has to become a WebSocket before it is closed (a request sent
+    /// half, an idle HTTP connection).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    upgrade_timeout: u64,
     /// Moves between a room's snapshots (a snapshot is also written at shutdown) [default:
     /// 200000, or one for each 128 cells of a larger board].
     #[arg(long, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
@@ -84,10 +88,23 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rate: args.rate,
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
+        upgrade_timeout: Duration::from_secs(args.upgrade_timeout),
         snapshot_every: args.snapshot_every,
         room_threads,
         ..Config::default()
     };
+    // Every connection is an open file: the soft limit is often 1,024, far below the
+    // connections allowed, so it is raised to the hard limit, and limits that need more
+    // files than that are refused now rather than failing joins later.
+    if let Some(limit) = bitmines_server::listen::raise_open_file_limit() {
+        bitmines_server::listen::check_open_files(&config, limit).map_err(|e| {
+            anyhow!(
+                "--max-connections {}: {e}; lower it or --max-rooms, or raise the hard limit \
+                 (ulimit -Hn)",
+                args.max_connections
+            )
+        })?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(io_threads)
         .enable_all()

@@ -23,6 +23,15 @@ pub const SHARED_VIEW: u32 = 0;
 /// A player id meaning "nobody" (a spectator's own id, or an empty choice).
 pub const NOBODY: u32 = u32::MAX;
 
+/// The close code of a connection whose player joined again on another connection (with
+/// the player's token): the newer connection plays on, and a client that gets this code
+/// must not join again by itself, or two clients of one player would take the player from
+/// each other for ever. Codes 4000 to 4999 are the application's own (RFC 6455, 7.4.2).
+pub const CLOSE_TAKEN_OVER: u16 = 4000;
+
+/// The close reason that goes with [`CLOSE_TAKEN_OVER`].
+pub const TAKEN_OVER: &str = "taken over by a newer connection with this player's token";
+
 /// What a decoder found wrong with a frame.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -447,6 +456,22 @@ fn put_cell_frame(out: &mut BytesMut, kind: u8, seq: u32, row: u32, col: u32) {
 }
 
 impl ClientMsg {
+    /// The number the answer carries back: a move's or a help request's `seq`, and 0 for a
+    /// message that has none.
+    pub fn seq(&self) -> u32 {
+        match self {
+            ClientMsg::Move { seq, .. }
+            | ClientMsg::Hint { seq, .. }
+            | ClientMsg::Odds { seq, .. }
+            | ClientMsg::WrongFlags { seq, .. } => *seq,
+            ClientMsg::Subscribe(_)
+            | ClientMsg::Unsubscribe(_)
+            | ClientMsg::Cursor { .. }
+            | ClientMsg::Watch { .. }
+            | ClientMsg::Ping { .. } => 0,
+        }
+    }
+
     /// The message as one frame.
     pub fn encode(&self) -> Bytes {
         let mut out = BytesMut::with_capacity(16);

@@ -22,7 +22,6 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
 use bytes::Bytes;
 use crossbeam_channel as cb;
 use futures_util::{SinkExt, StreamExt};
@@ -30,8 +29,10 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::log::{Log, RoomDir, SnapshotState, Sync, Syncer};
 use crate::metrics::Metrics;
-use crate::params::{Requested, RoomParams, parse_query};
-use crate::protocol::{ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg};
+use crate::params::{Join, Requested, RoomParams};
+use crate::protocol::{
+    CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg, TAKEN_OVER,
+};
 use crate::room::{ConnId, Refusal, Room};
 
 /// The server's settings and limits.
@@ -52,7 +53,8 @@ pub struct Config {
     pub max_total_cells: u128,
     /// The most chunks one connection may watch.
     pub max_chunks: usize,
-    /// The most connections at once.
+    /// The most connections at once. Each is an open file, and so is each socket still
+    /// speaking HTTP: see [`crate::listen`] for what the limits cost in open files.
     pub max_connections: usize,
     /// Frames a connection's queue holds before the connection is closed as too slow.
     pub queue: usize,
@@ -64,6 +66,10 @@ pub struct Config {
     pub help_rate: f64,
     /// A connection silent this long is closed.
     pub idle: Duration,
+    /// A socket that has not become a WebSocket this long after it was accepted is closed:
+    /// a half-sent request, or a plain HTTP connection kept open, holds an open file only
+    /// this long.
+    pub upgrade_timeout: Duration,
     /// Records between a room's snapshots; `None` chooses by the board's size (see
     /// [`snapshot_every`]).
     pub snapshot_every: Option<u64>,
@@ -103,6 +109,7 @@ impl Default for Config {
             burst: 200.0,
             help_rate: 5.0,
             idle: Duration::from_secs(120),
+            upgrade_timeout: Duration::from_secs(10),
             snapshot_every: None,
             room_threads: default_threads(),
         }
@@ -127,6 +134,12 @@ enum Cmd {
     },
     Leave {
         conn: ConnId,
+    },
+    /// Answered once every request queued before it has been applied and the frames it
+    /// produced are in their connections' queues: sent behind a connection's last frames,
+    /// it tells the connection when their answers have all been queued.
+    Flush {
+        done: oneshot::Sender<()>,
     },
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -197,6 +210,15 @@ impl MsgQueue {
         })?;
         self.bell.ring();
         Ok(())
+    }
+
+    /// Queues a [`Cmd::Flush`] behind the requests already queued; it is not counted
+    /// against the queue's bound, so it is never refused for a full queue. False when the
+    /// room has gone.
+    fn flush(&self, done: oneshot::Sender<()>) -> bool {
+        let sent = self.tx.send(Cmd::Flush { done }).is_ok();
+        self.bell.ring();
+        sent
     }
 }
 
@@ -481,6 +503,8 @@ impl Adoption {
             inbox: self.inbox,
             scheduled: self.scheduled,
             closers: HashMap::new(),
+            seats: HashMap::new(),
+            flushes: Vec::new(),
             replies: Vec::new(),
             shutdown: None,
             writer: None,
@@ -509,6 +533,13 @@ struct Live {
     inbox: Inbox,
     scheduled: Arc<AtomicBool>,
     closers: HashMap<ConnId, Closer>,
+    /// Each connected player's connection: a newer one with the player's token takes the
+    /// player over, and the older is closed. A leave removes its entry; one the room closed
+    /// itself (too slow) may stay until the player's next join replaces it, so there is
+    /// never more than one entry a player.
+    seats: HashMap<usize, ConnId>,
+    /// Flushes taken this round, answered once its frames are released.
+    flushes: Vec<oneshot::Sender<()>>,
     /// Records between snapshots, and the count at the last one.
     every: u64,
     last_snapshot: u64,
@@ -631,12 +662,11 @@ fn run_worker(config: &Config, syncer: &Syncer, rx: &cb::Receiver<WorkerMsg>) {
 impl Live {
     /// Takes up to a batch of the room's requests and applies them.
     fn take(&mut self, batch: &mut Vec<Cmd>, now: Instant) {
-        let Inbox {
-            ctl, msgs, queued, ..
-        } = &self.inbox;
+        let Inbox { ctl, msgs, .. } = &self.inbox;
         batch.extend(
             std::iter::from_fn(|| ctl.try_recv().or_else(|_| msgs.try_recv()).ok()).take(BATCH),
         );
+        let queued = Arc::clone(&self.inbox.queued);
         for cmd in batch.drain(..) {
             match cmd {
                 Cmd::Join {
@@ -651,6 +681,7 @@ impl Live {
                     let result = self.room.join(conn, token, spectate, name, tx, now);
                     if result.is_ok() {
                         self.closers.insert(conn, closer);
+                        self.take_over(conn);
                     }
                     self.replies.push((reply, result));
                 }
@@ -663,10 +694,34 @@ impl Live {
                     self.room.handle(conn, msg, received, now);
                 }
                 Cmd::Leave { conn } => {
+                    if let Some(player) = self.room.plays_as(conn)
+                        && self.seats.get(&player) == Some(&conn)
+                    {
+                        self.seats.remove(&player);
+                    }
                     self.room.leave(conn);
                     self.closers.remove(&conn);
                 }
+                Cmd::Flush { done } => self.flushes.push(done),
                 Cmd::Shutdown { reply } => self.shutdown = Some(reply),
+            }
+        }
+    }
+
+    /// Makes `conn`, just joined, its player's one connection: one the player had before
+    /// leaves the room at once (so that it gets no frame and moves nobody from now on) and
+    /// is closed with [`CLOSE_TAKEN_OVER`]. Leaving after the join keeps the player online
+    /// throughout, so the others see no "left" and "joined" for it.
+    fn take_over(&mut self, conn: ConnId) {
+        let Some(player) = self.room.plays_as(conn) else {
+            return;
+        };
+        if let Some(old) = self.seats.insert(player, conn)
+            && old != conn
+        {
+            self.room.leave(old);
+            if let Some(closer) = self.closers.remove(&old) {
+                set_close(&closer, CLOSE_TAKEN_OVER, TAKEN_OVER);
             }
         }
     }
@@ -681,6 +736,9 @@ impl Live {
             .store(self.room.player_count(), Ordering::Relaxed);
         for (reply, result) in self.replies.drain(..) {
             let _ = reply.send(result);
+        }
+        for done in self.flushes.drain(..) {
+            let _ = done.send(());
         }
         for (conn, reason) in self.room.take_closed() {
             if let Some(closer) = self.closers.remove(&conn) {
@@ -875,17 +933,10 @@ impl Server {
             shutdown_rooms(&closing).await;
             let _ = stop_tx.send(());
         });
-        // Frames are small and latency matters: no Nagle delay (which, with the peer's
-        // delayed acknowledgement, holds a small write up to 40 ms).
-        let listener = self.listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stop_rx.await;
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+        crate::listen::serve(self.listener, app, &shared.config, &shared.metrics, async {
+            let _ = stop_rx.await;
+        })
+        .await;
         let _ = watcher.await;
         // Give the writers a moment to send their close frames.
         let deadline = Instant::now() + Duration::from_secs(3);
@@ -978,17 +1029,6 @@ async fn turn_away(mut socket: WebSocket, code: ErrorCode, message: String) {
         .await;
 }
 
-fn parse_token(hex: &str) -> Option<[u8; 16]> {
-    if hex.len() != 32 {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// Counts a connection as open for as long as it lives.
 struct OpenGuard(Arc<Shared>);
 
@@ -998,6 +1038,11 @@ impl Drop for OpenGuard {
         self.0.metrics.disconnected();
     }
 }
+
+/// The longest a connection closed for flooding waits for the answers to its last good
+/// frames before it closes anyway: a round of the room, its sync included, takes far less
+/// unless the disk has stalled.
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
 
 async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<Shared>) {
     shared.open.fetch_add(1, Ordering::SeqCst);
@@ -1030,38 +1075,11 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         )
         .await;
     }
-    let query = parse_query(&query);
-    if let Some(v) = query.get("v").filter(|v| v.as_str() != "1") {
-        return turn_away(
-            socket,
-            ErrorCode::BadParameter,
-            format!("protocol version v={v} is not spoken here; this server speaks 1"),
-        )
-        .await;
-    }
-    let token = match query.get("token") {
-        None => None,
-        Some(hex) => match parse_token(hex) {
-            Some(t) => Some(t),
-            None => {
-                return turn_away(
-                    socket,
-                    ErrorCode::BadToken,
-                    format!("token={hex:?} is not 32 hexadecimal digits"),
-                )
-                .await;
-            }
-        },
+    let join = match Join::parse(&query) {
+        Ok(join) => join,
+        Err((code, e)) => return turn_away(socket, code, e).await,
     };
-    let spectate = query
-        .get("spectate")
-        .is_some_and(|v| v == "1" || v == "true");
-    let player_name = query.get("name").cloned();
-    let requested = match Requested::from_query(&query) {
-        Ok(r) => r,
-        Err(e) => return turn_away(socket, ErrorCode::BadParameter, e).await,
-    };
-    let (ctl, msgs) = match find_or_create(&shared, &name, &requested) {
+    let (ctl, msgs) = match find_or_create(&shared, &name, &join.room) {
         Ok(channels) => channels,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
@@ -1071,9 +1089,9 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
     let (reply_tx, reply_rx) = oneshot::channel();
     let join = Cmd::Join {
         conn,
-        token,
-        spectate,
-        name: player_name,
+        token: join.token,
+        spectate: join.spectate,
+        name: join.name,
         tx: tx.clone(),
         closer: Arc::clone(&closer),
         reply: reply_tx,
@@ -1135,7 +1153,24 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
             .await;
         let _ = sink.close().await;
     });
-    read_loop(&shared, conn, &mut stream, &tx, &closer, &msgs).await;
+    let ended = read_loop(&shared, conn, &mut stream, &tx, &closer, &msgs).await;
+    if ended == Ended::Flood {
+        // The good frames read before the flood may still wait in the room's queue, and
+        // their answers come only after the room's next commit: a flush queued behind them
+        // is answered once those answers are in this connection's queue, and only then is
+        // the close left for the writer (which sends what is queued first) and the room
+        // told of the leave (which drops what the room still holds for the connection).
+        let (done_tx, done_rx) = oneshot::channel();
+        if msgs.flush(done_tx) {
+            let _ = tokio::time::timeout(FLUSH_WAIT, done_rx).await;
+        }
+        shared.metrics.close_abuse();
+        set_close(
+            &closer,
+            1008,
+            &format!("more than {STRIKES} bad or refused frames"),
+        );
+    }
     let _ = ctl.send(Cmd::Leave { conn });
     drop(tx);
     // The writer ends when the room drops its sender (after the leave) or the socket fails.
@@ -1191,6 +1226,66 @@ impl Bucket {
 /// Strikes (bad frames, refused floods) after which a connection is closed.
 const STRIKES: u32 = 100;
 
+/// Why a connection's reader stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The client closed, the socket failed, or the room went away.
+    Gone,
+    /// The connection was silent for the idle time (its close reason is left).
+    Idle,
+    /// More than [`STRIKES`] bad or refused frames.
+    Flood,
+}
+
+/// A frame the reader refuses itself: the seq to answer with, the code, the message.
+type Refused = (u32, ErrorCode, String);
+
+/// The connection's rates, kept by its reader.
+struct Rates {
+    frames: Bucket,
+    help: Bucket,
+}
+
+impl Rates {
+    /// Checks a binary frame against the connection's rates and decodes it. Every frame,
+    /// good or bad, is charged to the frame rate; a refusal carries the frame's own seq
+    /// when the frame decodes, so a client that sends many moves at once learns which were
+    /// refused.
+    fn admit(&mut self, bytes: &[u8], now: Instant, config: &Config) -> Result<ClientMsg, Refused> {
+        let within_rate = self.frames.take(now);
+        if bytes.len() > MAX_CLIENT_FRAME {
+            return Err((
+                0,
+                ErrorCode::BadFrame,
+                format!(
+                    "a frame of {} bytes, over the limit of {MAX_CLIENT_FRAME}",
+                    bytes.len()
+                ),
+            ));
+        }
+        let msg = ClientMsg::decode(bytes).map_err(|e| (0, ErrorCode::BadFrame, e.to_string()))?;
+        if !within_rate {
+            return Err((
+                msg.seq(),
+                ErrorCode::RateLimited,
+                format!("more than {} frames a second", config.rate),
+            ));
+        }
+        if matches!(
+            msg,
+            ClientMsg::Hint { .. } | ClientMsg::Odds { .. } | ClientMsg::WrongFlags { .. }
+        ) && !self.help.take(now)
+        {
+            return Err((
+                msg.seq(),
+                ErrorCode::RateLimited,
+                format!("more than {} hints a second", config.help_rate),
+            ));
+        }
+        Ok(msg)
+    }
+}
+
 async fn read_loop(
     shared: &Arc<Shared>,
     conn: ConnId,
@@ -1198,12 +1293,14 @@ async fn read_loop(
     tx: &mpsc::Sender<Bytes>,
     closer: &Closer,
     msgs: &MsgQueue,
-) {
+) -> Ended {
     let config = &shared.config;
-    let mut frames = Bucket::new(config.rate, config.burst);
-    let mut help = Bucket::new(config.help_rate, config.help_rate * 2.0);
+    let mut rates = Rates {
+        frames: Bucket::new(config.rate, config.burst),
+        help: Bucket::new(config.help_rate, config.help_rate * 2.0),
+    };
     let mut strikes = 0u32;
-    let refuse = |seq: u32, code: ErrorCode, message: String| {
+    let refuse = |(seq, code, message): Refused| {
         shared.metrics.error();
         let _ = tx.try_send(
             ServerMsg::Error {
@@ -1222,107 +1319,49 @@ async fn read_loop(
                     1000,
                     &format!("idle for {} s", config.idle.as_secs()),
                 );
-                return;
+                return Ended::Idle;
             }
-            Ok(None | Some(Err(_))) => return,
+            Ok(None | Some(Err(_))) => return Ended::Gone,
             Ok(Some(Ok(message))) => message,
         };
         let now = Instant::now();
         shared.metrics.frame_in();
-        let bytes = match next {
-            Message::Binary(b) => b,
-            Message::Close(_) => return,
-            Message::Ping(_) | Message::Pong(_) => continue,
-            Message::Text(_) => {
-                strikes += 1;
-                refuse(
-                    0,
-                    ErrorCode::BadFrame,
-                    "text frames are not part of the protocol; send binary frames".into(),
-                );
-                if strikes > STRIKES {
-                    break;
+        let refused = match next {
+            Message::Binary(bytes) => match rates.admit(&bytes, now, config) {
+                Ok(msg) => {
+                    let seq = msg.seq();
+                    match msgs.try_send(Cmd::Msg {
+                        conn,
+                        msg,
+                        received: now,
+                    }) {
+                        Ok(()) => {}
+                        // A full room is nobody's fault: no strike.
+                        Err(cb::TrySendError::Full(_)) => refuse((
+                            seq,
+                            ErrorCode::Busy,
+                            "the room is busy; try the move again".into(),
+                        )),
+                        Err(cb::TrySendError::Disconnected(_)) => return Ended::Gone,
+                    }
+                    continue;
                 }
-                continue;
-            }
-        };
-        if !frames.take(now) {
-            strikes += 1;
-            refuse(
-                0,
-                ErrorCode::RateLimited,
-                format!("more than {} frames a second", config.rate),
-            );
-            if strikes > STRIKES {
-                break;
-            }
-            continue;
-        }
-        if bytes.len() > MAX_CLIENT_FRAME {
-            strikes += 1;
-            refuse(
+                Err(refused) => refused,
+            },
+            Message::Close(_) => return Ended::Gone,
+            Message::Ping(_) | Message::Pong(_) => continue,
+            Message::Text(_) => (
                 0,
                 ErrorCode::BadFrame,
-                format!(
-                    "a frame of {} bytes, over the limit of {MAX_CLIENT_FRAME}",
-                    bytes.len()
-                ),
-            );
-            if strikes > STRIKES {
-                break;
-            }
-            continue;
-        }
-        let msg = match ClientMsg::decode(&bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                strikes += 1;
-                refuse(0, ErrorCode::BadFrame, e.to_string());
-                if strikes > STRIKES {
-                    break;
-                }
-                continue;
-            }
+                "text frames are not part of the protocol; send binary frames".into(),
+            ),
         };
-        if let ClientMsg::Hint { seq, .. }
-        | ClientMsg::Odds { seq, .. }
-        | ClientMsg::WrongFlags { seq, .. } = msg
-            && !help.take(now)
-        {
-            strikes += 1;
-            refuse(
-                seq,
-                ErrorCode::RateLimited,
-                format!("more than {} hints a second", config.help_rate),
-            );
-            continue;
-        }
-        let seq = match msg {
-            ClientMsg::Move { seq, .. } => seq,
-            _ => 0,
-        };
-        match msgs.try_send(Cmd::Msg {
-            conn,
-            msg,
-            received: now,
-        }) {
-            Ok(()) => {}
-            Err(cb::TrySendError::Full(_)) => {
-                refuse(
-                    seq,
-                    ErrorCode::Busy,
-                    "the room is busy; try the move again".into(),
-                );
-            }
-            Err(cb::TrySendError::Disconnected(_)) => return,
+        refuse(refused);
+        strikes += 1;
+        if strikes > STRIKES {
+            return Ended::Flood;
         }
     }
-    shared.metrics.close_abuse();
-    set_close(
-        closer,
-        1008,
-        &format!("more than {STRIKES} bad or refused frames"),
-    );
 }
 
 fn find_or_create(

@@ -64,6 +64,8 @@ $("theme").onclick = () => {
 
 const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first"];
 const STATUS = ["playing", "won", "lost"];
+// The close code of a connection whose player joined again on another connection.
+const CLOSE_TAKEN_OVER = 4000;
 // What a close without a reason means, in words.
 const CLOSE_WORDS = {
   1000: "closed",
@@ -203,6 +205,17 @@ class Game {
         );
         return;
       }
+      if (e.code === CLOSE_TAKEN_OVER) {
+        // This player joined again elsewhere (another tab or device with the token), and
+        // that connection plays on. Joining again from here by itself would take the player
+        // back, and the two would pass it to and fro for ever: only a reload does.
+        this.setState("elsewhere");
+        showMessage(
+          `This player joined room ${this.name} again from another tab or device, which plays on. Reload this page to play here instead.`,
+          "connection",
+        );
+        return;
+      }
       if (refused && refused.code === 9) {
         // The token names no player (a room made again under the same name): join afresh.
         localStorage.removeItem(this.tokenKey());
@@ -228,11 +241,12 @@ class Game {
       reconnecting: `reconnecting… (try ${this.attempt})`,
       open: "",
       refused: "not joined",
+      elsewhere: "playing elsewhere",
       left: "",
     };
     badge.textContent = words[state] ?? state;
     badge.hidden = !badge.textContent;
-    badge.classList.toggle("down", state === "reconnecting" || state === "refused");
+    badge.classList.toggle("down", ["reconnecting", "refused", "elsewhere"].includes(state));
   }
 
   send(frame) {

@@ -230,6 +230,11 @@ impl Room {
         self.conns.len()
     }
 
+    /// The player a connection plays as; `None` for a spectator's or one not in the room.
+    pub fn plays_as(&self, conn: ConnId) -> Option<usize> {
+        self.conns.get(&conn)?.player
+    }
+
     /// Players who joined the room.
     pub fn player_count(&self) -> usize {
         self.players.len()
