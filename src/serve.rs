@@ -111,6 +111,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .build()
         .context("cannot start the runtime")?;
     runtime.block_on(async {
+        let stop = stop_signal();
         let server = Server::bind(config).await.map_err(|e| anyhow!(e))?;
         let addr = server.local_addr().map_err(|e| anyhow!(e))?;
         // A closed standard output (a pipe whose reader went away) must not stop the server.
@@ -121,31 +122,45 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             args.data.display()
         );
         let _ = out.flush();
-        server.run(stop_signal()).await.map_err(|e| anyhow!(e))?;
+        server.run(stop).await.map_err(|e| anyhow!(e))?;
         let _ = writeln!(std::io::stdout(), "bitmines serve: stopped; every room saved");
         Ok(())
     })
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Listens for Ctrl-C and SIGTERM from now on, and gives a future that completes on either.
+/// The handlers are installed before the future is first polled, so a signal sent as soon as
+/// the server says it is listening (as a supervisor or a test may) stops it through its
+/// shutdown path rather than killing the process outright.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let (interrupt, terminate) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |stream: Option<tokio::signal::unix::Signal>| async move {
+                match stream {
+                    Some(mut stream) => {
+                        stream.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        eprintln!("bitmines serve: stopping: closing connections and saving rooms");
     }
-    eprintln!("bitmines serve: stopping: closing connections and saving rooms");
 }
