@@ -1073,6 +1073,8 @@ mod tests {
             first: (70, 100),
             max_chunks: 256,
             view: if mode == Mode::Coop { 0 } else { 1 },
+            elapsed_ms: 0,
+            clock_running: false,
         }
     }
 

@@ -758,11 +758,13 @@ fn the_pages_codec_agrees_with_the_servers() {
                 first: (5000, 4999),
                 max_chunks: 256,
                 view: 0,
+                elapsed_ms: 61_234,
+                clock_running: true,
             }),
             json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
                    "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
                    "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
-                   "maxChunks": 256, "view": 0}),
+                   "maxChunks": 256, "view": 0, "elapsedMs": 61234, "clockRunning": true}),
         ),
         (
             ServerMsg::Ack {

@@ -12,7 +12,7 @@ use std::time::Instant;
 use bitmines_core::{Board, Game, Status};
 
 use super::{PlayerSlot, Room};
-use crate::log::{Log, RoomDir, SavedPlayer, SnapshotState, Sync, make_board};
+use crate::log::{Log, RoomDir, SavedClock, SavedPlayer, SnapshotState, Sync, make_board};
 use crate::metrics::Metrics;
 use crate::params::RoomParams;
 use crate::protocol::Mode;
@@ -31,9 +31,10 @@ impl Room {
         let mut room = Room::new(params, board, max_chunks, metrics, now)?;
         room.views.clear();
         for game in games {
-            let mut slot = room.view_slot(game, None, now);
+            let mut slot = room.view_slot(game, None);
             if slot.game.status() != Status::Playing {
-                slot.ended = Some(now);
+                // Until the snapshot's clock is restored: a game over with no time kept.
+                slot.ended_ms = Some(0);
             }
             room.views.push(slot);
         }
@@ -67,6 +68,31 @@ impl Room {
         Ok(room)
     }
 
+    /// Sets the game clock as a snapshot kept it: stopped before the room's first move, and
+    /// otherwise running on from the last move's time from `now`; each ended view keeps the
+    /// time it ended at (a snapshot from before the clock was kept gives an ended view the
+    /// last move's time).
+    pub fn restore_clock(&mut self, clock: &SavedClock, now: Instant) -> Result<(), String> {
+        if !clock.ended_ms.is_empty() && clock.ended_ms.len() != self.views.len() {
+            return Err(format!(
+                "the snapshot's clock names {} views where the room has {}",
+                clock.ended_ms.len(),
+                self.views.len()
+            ));
+        }
+        self.clock = super::Clock::default();
+        if clock.started {
+            self.clock.set(clock.last_ms, now);
+        }
+        for (v, slot) in self.views.iter_mut().enumerate() {
+            slot.ended_ms = match clock.ended_ms.get(v) {
+                Some(&ended) => ended,
+                None => (slot.game.status() != Status::Playing).then_some(clock.last_ms),
+            };
+        }
+        Ok(())
+    }
+
     /// A copy of the room's state after its first `records` records, for a snapshot: made
     /// in the buffers of `reuse` (an earlier copy) where there is one, so that a large
     /// board's copy allocates nothing.
@@ -77,6 +103,7 @@ impl Room {
             games: Vec::new(),
             players: Vec::new(),
             flag_owners: Vec::new(),
+            clock: SavedClock::default(),
         });
         state.records = records;
         state.board = Arc::clone(&self.board);
@@ -104,6 +131,14 @@ impl Room {
                 .enumerate()
                 .flat_map(|(v, slot)| slot.flag_owner.iter().map(move |(&cell, &p)| (v, cell, p))),
         );
+        // The clock as the last of those records left it: what a replay of them would set.
+        state.clock.started = self.clock.running();
+        state.clock.last_ms = self.clock.last_ms;
+        state.clock.ended_ms.clear();
+        state
+            .clock
+            .ended_ms
+            .extend(self.views.iter().map(|v| v.ended_ms));
         state
     }
 }
@@ -137,7 +172,7 @@ impl RoomDir {
         let records = read.records();
         let snapshots = self.snapshots();
         let restore = |state: SnapshotState| {
-            Room::restore(
+            let mut room = Room::restore(
                 params,
                 state.board,
                 state.games,
@@ -145,7 +180,9 @@ impl RoomDir {
                 max_chunks,
                 Arc::clone(&metrics),
                 now,
-            )
+            )?;
+            room.restore_clock(&state.clock, now)?;
+            Ok::<Room, String>(room)
         };
         let mut chosen = None;
         let mut refused = Vec::new();
