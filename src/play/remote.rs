@@ -1194,10 +1194,7 @@ mod tests {
             Rect::new(0, 0, 120, 40),
             now,
         );
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Progress { share: 4_271 }),
-            now,
-        );
+        remote.receive(NetEvent::Frame(ServerMsg::Progress { share: 4_271 }), now);
         assert_eq!(remote.message(), Some("making the board: 42%"));
         let mut resumed = welcome(Mode::Coop, false);
         resumed.elapsed_ms = 61_000;

@@ -398,15 +398,19 @@ mod progress {
         let zone = FirstClick::Opening.zone(2000, 1000, 10, 10).unwrap();
         let config = Config::new(2000, 1000, 300_000, 5).keep_clear(zone);
         let shares = Mutex::new(Vec::new());
-        let board = generate_with_progress(&config, &|share| shares.lock().unwrap().push(share))
-            .unwrap();
+        let board =
+            generate_with_progress(&config, &|share| shares.lock().unwrap().push(share)).unwrap();
         assert_eq!(board, generate(&config).unwrap());
         let shares = shares.into_inner().unwrap();
         // A report for each chunk placed, one when placing is done and one at the end.
         let chunks = 2000usize.div_ceil(CHUNK_CELLS / 1000);
         assert_eq!(shares.len(), chunks + 2, "{shares:?}");
         assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
-        assert!(shares[..chunks].iter().all(|&s| s > 0.0 && s <= PLACING_SHARE));
+        assert!(
+            shares[..chunks]
+                .iter()
+                .all(|&s| s > 0.0 && s <= PLACING_SHARE)
+        );
         assert_eq!(shares.last(), Some(&1.0));
     }
 

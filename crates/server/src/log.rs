@@ -595,8 +595,7 @@ const LOG_HEADER: &[u8; 8] = b"BMLOG02\n";
 /// 1. A header naming a version this server does not read is an error, not a damaged tail:
 /// cutting a newer log back would lose its moves.
 fn records_start(bytes: &[u8]) -> Result<Option<(usize, u32)>, String> {
-    if bytes.len() < LOG_HEADER.len() && LOG_HEADER[..5].starts_with(&bytes[..bytes.len().min(5)])
-    {
+    if bytes.len() < LOG_HEADER.len() && LOG_HEADER[..5].starts_with(&bytes[..bytes.len().min(5)]) {
         // A header cut short: the version digits may be this version's or an older one's.
         let digits_fit = bytes
             .get(5..)
@@ -894,11 +893,22 @@ impl RoomDir {
 
 /// The board of a new room, from its parameters and seed.
 pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
+    make_board_with_progress(params, seed, &|_| {})
+}
+
+/// [`make_board`], calling `progress` with the share of the work done (0 to 1) as the
+/// generator reports it, from the generator's threads. The share of a no-guess board may
+/// step back (see [`bitmines_gen::Progress::share`]).
+pub fn make_board_with_progress(
+    params: &RoomParams,
+    seed: u64,
+    progress: &(dyn Fn(f64) + std::marker::Sync),
+) -> Result<Board, String> {
     let (r, c) = params.first;
     if params.no_guess {
         let request = bitmines_gen::NoGuess::new(params.rows, params.cols, params.mines, seed)
             .first_click(FirstClick::Opening, r, c);
-        bitmines_gen::no_guess(&request)
+        bitmines_gen::no_guess_with_progress(&request, &|p| progress(p.share()))
             .map(|certified| certified.into_board())
             .map_err(|e| e.to_string())
     } else {
@@ -907,7 +917,7 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
             .map_err(|e| e.to_string())?;
         let config = bitmines_gen::Config::new(params.rows, params.cols, params.mines, seed)
             .keep_clear(zone);
-        bitmines_gen::generate(&config).map_err(|e| e.to_string())
+        bitmines_gen::generate_with_progress(&config, progress).map_err(|e| e.to_string())
     }
 }
 

@@ -62,7 +62,10 @@ impl Room {
     /// `only`, or every view).
     pub(super) fn send_clocks(&mut self, only: Option<usize>, now: Instant) {
         let frames: Vec<Option<Bytes>> = (0..self.views.len())
-            .map(|v| only.is_none_or(|o| o == v).then(|| self.clock_frame(v, now)))
+            .map(|v| {
+                only.is_none_or(|o| o == v)
+                    .then(|| self.clock_frame(v, now))
+            })
             .collect();
         for (&id, c) in &self.conns {
             if let Some(frame) = c.view.and_then(|v| frames.get(v)).and_then(Option::as_ref) {
@@ -155,12 +158,7 @@ impl Room {
         Ok(())
     }
 
-    pub(super) fn watch(
-        &mut self,
-        conn: ConnId,
-        player: u32,
-        now: Instant,
-    ) -> Result<(), Refusal> {
+    pub(super) fn watch(&mut self, conn: ConnId, player: u32, now: Instant) -> Result<(), Refusal> {
         let c = self.conn(conn)?;
         if self.params.mode == Mode::Coop {
             return refuse(
