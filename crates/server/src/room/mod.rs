@@ -133,13 +133,6 @@ impl Clock {
         self.anchor.is_some()
     }
 
-    /// A move at `now`: starts the clock if it is the first, and gives its play time.
-    fn tick(&mut self, now: Instant) -> u64 {
-        let ms = self.at(now).max(self.last_ms);
-        self.set(ms, now);
-        ms
-    }
-
     /// Sets the clock to `ms` at `now`, as a replayed move or a restored snapshot leaves it.
     fn set(&mut self, ms: u64, now: Instant) {
         self.last_ms = ms;

@@ -43,8 +43,9 @@ impl Room {
         if self.views[view].game.status() != Status::Playing {
             return refuse(ErrorCode::GameOver, "this game is over");
         }
+        // The move's play time: 0 for the room's first move, which starts the clock.
         let first = !self.clock.running();
-        let at_ms = self.clock.tick(now);
+        let at_ms = self.clock.at(now).max(self.clock.last_ms);
         let record = Record::Move {
             player: player as u32,
             action,
@@ -52,14 +53,15 @@ impl Room {
             col,
             at_ms,
         };
-        if first {
-            // The room's first move starts every view's clock: everyone is told (once the
-            // move is durable, as every frame is).
-            self.send_clocks(None, now);
-        }
         let outcome = self
             .apply_move(player, action, row as usize, col as usize, at_ms, now)
             .map_err(|e| (ErrorCode::Storage, e))?;
+        self.clock.set(at_ms, now);
+        if first {
+            // Every view's clock starts: everyone is told (once the move is durable, as
+            // every frame is).
+            self.send_clocks(None, now);
+        }
         self.records.push(record);
         self.metrics.action();
         let ack = ServerMsg::Ack {

@@ -300,3 +300,94 @@ mod snapshots {
         fs::remove_dir_all(&data).unwrap();
     }
 }
+
+#[cfg(test)]
+mod clock {
+    use std::fs;
+
+    use super::*;
+    use crate::log::{Record, read_snapshot};
+    use crate::protocol::{Action, MineRule};
+
+    #[test]
+    fn a_snapshot_keeps_the_clock_a_replay_would_set() {
+        let data = std::env::temp_dir().join(format!("bitmines-clock-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let params = RoomParams {
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            mode: Mode::Race,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (4, 4),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let now = Instant::now();
+        let mut room = fresh_room(&params, 3, 256, Arc::clone(&metrics), now).unwrap();
+        // Before any move: stopped at 0, and so in the snapshot.
+        assert_eq!(room.view_clock(0, now), (0, false));
+        assert_eq!(room.snapshot_state(0, None).clock, SavedClock::default());
+        for player in 0..2 {
+            let join = Record::Join {
+                player,
+                token: [player as u8 + 1; 16],
+                name: format!("p{player}"),
+            };
+            room.apply_record(&join, now).unwrap();
+        }
+        assert_eq!(room.view_clock(1, now), (0, false));
+        // Player 1 flags at 0, then hits a mine at 4,200 ms: their game ends there; player
+        // 2's view runs on, from the same start.
+        let board = Arc::clone(room.board());
+        let mine = (0..81)
+            .map(|k| (k / 9, k % 9))
+            .find(|&(r, c)| board.is_mine(r, c).unwrap())
+            .unwrap();
+        let moves = [(Action::Flag, (0, 0), 0), (Action::Reveal, mine, 4_200)];
+        for (action, (row, col), at_ms) in moves {
+            let record = Record::Move {
+                player: 0,
+                action,
+                row: row as u32,
+                col: col as u32,
+                at_ms,
+            };
+            room.apply_record(&record, now).unwrap();
+        }
+        assert_eq!(room.view_clock(0, now), (4_200, false));
+        assert_eq!(room.view_clock(1, now), (4_200, true));
+        assert_eq!(room.last_move_ms(), 4_200);
+        let state = room.snapshot_state(4, None);
+        let want = SavedClock {
+            started: true,
+            last_ms: 4_200,
+            ended_ms: vec![Some(4_200), None],
+        };
+        assert_eq!(state.clock, want);
+        // Written and read back, restored later: the same clock, running on from the last
+        // move's time at the moment of the restore.
+        let dir = RoomDir::new(&data, "clock");
+        fs::create_dir_all(dir.path()).unwrap();
+        dir.write_snapshot(&state, None).unwrap();
+        let read = read_snapshot(&dir.path().join(format!("snapshot-{:020}", 4)), &params).unwrap();
+        assert_eq!(read.clock, want);
+        let later = now + std::time::Duration::from_secs(3600);
+        let mut back = Room::restore(
+            params,
+            read.board,
+            read.games,
+            (read.players, read.flag_owners),
+            256,
+            metrics,
+            later,
+        )
+        .unwrap();
+        back.restore_clock(&read.clock, later).unwrap();
+        assert_eq!(back.view_clock(0, later), (4_200, false));
+        assert_eq!(back.view_clock(1, later), (4_200, true));
+        let on = later + std::time::Duration::from_millis(800);
+        assert_eq!(back.view_clock(1, on), (5_000, true));
+        fs::remove_dir_all(&data).unwrap();
+    }
+}
