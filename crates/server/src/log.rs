@@ -591,9 +591,9 @@ const LOG_HEADER: &[u8; 8] = b"BMLOG02\n";
 /// Where the records of a log's bytes start and the format version they are in, or `None`
 /// for a log with no header yet (an empty file, or a header cut short by a crash), which is
 /// written afresh. A log written before logs had a header starts with its first record,
-/// whose length (a few hundred bytes at most) never reads as `BMLO`, and is read as version
-/// 1. A header naming a version this server does not read is an error, not a damaged tail:
-/// cutting a newer log back would lose its moves.
+/// whose length (a few hundred bytes at most) never reads as `BMLO`, and is read as the
+/// first version. A header naming a version this server does not read is an error, not a
+/// damaged tail: cutting a newer log back would lose its moves.
 fn records_start(bytes: &[u8]) -> Result<Option<(usize, u32)>, String> {
     if bytes.len() < LOG_HEADER.len() && LOG_HEADER[..5].starts_with(&bytes[..bytes.len().min(5)]) {
         // A header cut short: the version digits may be this version's or an older one's.
