@@ -163,7 +163,10 @@ async fn run(
         // A connection that takes long to make (a far host that does not answer) must not
         // hold up quitting: the app going away ends the try.
         let connected = tokio::select! {
-            connected = Client::connect(&address) => connected,
+            // While a new room's board is made, its share done comes before the welcome.
+            connected = Client::connect_with_progress(&address, |share| {
+                let _ = events.send(NetEvent::Frame(ServerMsg::Progress { share }));
+            }) => connected,
             () = closed(&mut out) => return,
         };
         let reason = match connected {

@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -31,7 +31,8 @@ use crate::log::{Log, RoomDir, SnapshotState, Sync, Syncer};
 use crate::metrics::Metrics;
 use crate::params::{Join, Requested, RoomParams};
 use crate::protocol::{
-    CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg, TAKEN_OVER,
+    CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, PROGRESS_DONE, ServerMsg,
+    TAKEN_OVER,
 };
 use crate::room::{ConnId, Refusal, Room};
 
@@ -222,8 +223,22 @@ impl MsgQueue {
     }
 }
 
+/// How much of a new room's board is made, in ten-thousandths ([`PROGRESS_DONE`] the
+/// whole), for the connections waiting to join it; [`MADE`] once the room runs (or was
+/// restored, or failed). It only grows: a no-guess generator's share may step back, and a
+/// bar that goes backwards tells the players nothing true.
+type Making = Arc<AtomicU32>;
+
+/// A [`Making`] value: the room is not being made.
+const MADE: u32 = u32::MAX;
+
+/// How often a connection waiting for a room's board is told how far it is, at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
+
 struct RoomHandle {
     params: RoomParams,
+    /// How much of its board is made, while it is being made.
+    making: Making,
     weight: u128,
     worker: usize,
     ctl: CtlQueue,
@@ -372,6 +387,10 @@ fn spawn_room(
     let (msg_tx, msg_rx) = cb::unbounded();
     let queued = Arc::new(AtomicUsize::new(0));
     let players = Arc::new(AtomicUsize::new(0));
+    let making: Making = Arc::new(AtomicU32::new(match start {
+        RoomStart::New(_) => 0,
+        RoomStart::Restored(_) => MADE,
+    }));
     let id = shared.next_room.fetch_add(1, Ordering::Relaxed);
     let bell = Bell {
         room: id,
@@ -380,6 +399,7 @@ fn spawn_room(
     };
     let handle = RoomHandle {
         params,
+        making: Arc::clone(&making),
         weight: weight(&params),
         worker,
         ctl: CtlQueue {
@@ -416,7 +436,9 @@ fn spawn_room(
                 .name(format!("new room {name}"))
                 .spawn(move || {
                     let shared = thread_shared;
-                    match make_room(&shared, &thread_name, &params, seed) {
+                    let made = make_room(&shared, &thread_name, &params, seed, &making);
+                    making.store(MADE, Ordering::Release);
+                    match made {
                         Ok(made) => {
                             adoption.adopt(thread_name, &params, made, &shared.config);
                         }
@@ -446,21 +468,27 @@ fn spawn_room(
 /// A room, its log, and a copy of its state to write the next snapshot from, if there is one.
 type Made = (Room, Log, Option<SnapshotState>);
 
-/// Makes a new room: its folder and secret, its board, its log and first snapshot (whose
-/// copy of the state the room keeps, to copy the next one into).
+/// Makes a new room: its folder and secret, its board (reporting the share made in
+/// `making`), its log and first snapshot (whose copy of the state the room keeps, to copy
+/// the next one into).
 fn make_room(
     shared: &Arc<Shared>,
     name: &str,
     params: &RoomParams,
     seed: u64,
+    making: &AtomicU32,
 ) -> Result<Made, String> {
     let config = &shared.config;
     let dir = RoomDir::new(&config.data, name);
     dir.create(params, seed)
         .map_err(|e| format!("{}: {e}", dir.path().display()))?;
-    let room = crate::room::fresh_room(
-        params,
-        seed,
+    let board = crate::log::make_board_with_progress(params, seed, &|share| {
+        let share = (share.clamp(0.0, 1.0) * f64::from(PROGRESS_DONE)) as u32;
+        making.fetch_max(share, Ordering::Relaxed);
+    })?;
+    let room = Room::new(
+        *params,
+        Arc::new(board),
         config.max_chunks,
         Arc::clone(&shared.metrics),
         Instant::now(),
@@ -1079,10 +1107,11 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         Ok(join) => join,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
-    let (ctl, msgs) = match find_or_create(&shared, &name, &join.room) {
+    let (ctl, msgs, making) = match find_or_create(&shared, &name, &join.room) {
         Ok(channels) => channels,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
+    let mut socket = socket;
     let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (tx, mut rx) = mpsc::channel::<Bytes>(shared.config.queue);
     let closer: Closer = Arc::new(CloseSlot::default());
@@ -1099,7 +1128,7 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
     if ctl.send(join).is_err() {
         return turn_away(socket, ErrorCode::Busy, "the room is closing".into()).await;
     }
-    match reply_rx.await {
+    match wait_for_join(&mut socket, reply_rx, &making).await {
         Ok(Ok(())) => {}
         Ok(Err((code, e))) => return turn_away(socket, code, e).await,
         Err(_) => return turn_away(socket, ErrorCode::Busy, "the room closed".into()).await,
@@ -1190,6 +1219,33 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         let _ = tokio::join!(writer, drain);
     })
     .await;
+}
+
+/// Waits for the room's answer to a join; meanwhile, while the room's board is being made,
+/// tells the client how far it is (a progress frame at once, then at most every
+/// [`PROGRESS_EVERY`] when the share changed), so a large board is not a silence. These
+/// frames are the only ones that come before the welcome.
+async fn wait_for_join(
+    socket: &mut WebSocket,
+    mut reply: oneshot::Receiver<Result<(), Refusal>>,
+    making: &AtomicU32,
+) -> Result<Result<(), Refusal>, oneshot::error::RecvError> {
+    let mut told = None;
+    loop {
+        let share = making.load(Ordering::Acquire);
+        if share != MADE && told != Some(share) {
+            told = Some(share);
+            let share = u16::try_from(share.min(u32::from(PROGRESS_DONE))).unwrap_or(PROGRESS_DONE);
+            // A client gone meanwhile is found by the read loop once the join is answered.
+            let _ = socket
+                .send(Message::Binary(ServerMsg::Progress { share }.encode()))
+                .await;
+        }
+        tokio::select! {
+            answer = &mut reply => return answer,
+            () = tokio::time::sleep(PROGRESS_EVERY) => {}
+        }
+    }
 }
 
 /// A token bucket.
@@ -1368,7 +1424,7 @@ fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
     requested: &Requested,
-) -> Result<(CtlQueue, MsgQueue), Refusal> {
+) -> Result<(CtlQueue, MsgQueue, Making), Refusal> {
     let config = &shared.config;
     let mut rooms = shared
         .rooms
@@ -1378,7 +1434,7 @@ fn find_or_create(
         if let Some(m) = requested.mismatch(&h.params) {
             return Err((ErrorCode::RoomMismatch, format!("room {name} exists: {m}")));
         }
-        return Ok((h.ctl.clone(), h.msgs.clone()));
+        return Ok((h.ctl.clone(), h.msgs.clone(), Arc::clone(&h.making)));
     }
     if rooms.len() >= config.max_rooms {
         return Err((
@@ -1416,6 +1472,6 @@ fn find_or_create(
     shared.metrics.set_rooms(rooms.len());
     rooms
         .get(name)
-        .map(|h| (h.ctl.clone(), h.msgs.clone()))
+        .map(|h| (h.ctl.clone(), h.msgs.clone(), Arc::clone(&h.making)))
         .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))
 }

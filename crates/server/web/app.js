@@ -143,6 +143,9 @@ class Game {
     this.firstPaint = null;
     this.connectStart = 0;
     this.watching = null;
+    // The server's clock of the view watched: its play time, whether it runs, and when it
+    // was told (the clock stands still before the room's first move).
+    this.clock = null;
     this.events = [];
     this.names = new Map();
     this.pointers = new Map();
@@ -238,6 +241,7 @@ class Game {
     const badge = $("connection");
     const words = {
       connecting: "connecting…",
+      making: `making the board: ${this.making ?? 0}%`,
       reconnecting: `reconnecting… (try ${this.attempt})`,
       open: "",
       refused: "not joined",
@@ -271,6 +275,14 @@ class Game {
     switch (msg.type) {
       case "welcome":
         return this.onWelcome(msg, ws);
+      case "progress":
+        // The room's board is still being made: no game, so no clock, until the welcome.
+        this.making = Math.floor(msg.share / 100);
+        this.setState("making");
+        return;
+      case "clock":
+        if (msg.view === this.watching) this.setClock(msg.elapsedMs, msg.running, msg.view);
+        return;
       case "chunk":
         if (msg.view !== this.watching) return;
         this.store.setChunk(msg);
@@ -287,6 +299,13 @@ class Game {
       case "players":
         this.players = msg.players;
         this.playersAt = performance.now();
+        {
+          // The reference player's time is the server's clock, newer than its last word.
+          const ref = this.clockRef();
+          if (ref && this.clock && this.clock.view === this.watching && this.clock.running) {
+            this.setClock(ref.elapsedMs, ref.status === 0, this.watching);
+          }
+        }
         for (const p of msg.players) this.names.set(p.id, p.name);
         {
           const ref = this.welcome.mode === "coop" ? msg.players[0] : this.me();
@@ -368,6 +387,7 @@ class Game {
     this.watching = w.view;
     this.watchedPlayer = null;
     this.view.won = false;
+    this.setClock(w.elapsedMs, w.clockRunning, w.view);
     this.subscribed.clear();
     this.pending.clear();
     const mode = w.mode === "race" ? "race" : `co-op, ${w.rule}`;
@@ -512,6 +532,19 @@ class Game {
     return this.players.find((p) => p.id === this.welcome?.player);
   }
 
+  // The player whose time the bar shows: the team's (all the same) in co-op, one's own or
+  // the watched racer's in a race.
+  clockRef() {
+    const w = this.welcome;
+    if (!w) return undefined;
+    return w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
+  }
+
+  setClock(ms, running, view) {
+    this.clock = { ms, running, view, at: performance.now() };
+    this.updateBar();
+  }
+
   updateBar() {
     const w = this.welcome;
     if (!w) return;
@@ -528,12 +561,13 @@ class Game {
     }
     const left = this.view.won ? 0 : w.mines - flags - hit;
     $("mines-left").textContent = `${left} mines left`;
-    const ref =
-      w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
-    if (ref) {
-      const running = ref.status === 0;
-      const ms = ref.elapsedMs + (running ? performance.now() - this.playersAt : 0);
+    const c = this.clock;
+    if (c && c.view === this.watching) {
+      const ms = c.ms + (c.running ? performance.now() - c.at : 0);
       $("clock").textContent = `${Math.floor(ms / 1000)} s`;
+    } else {
+      const ref = this.clockRef();
+      if (ref) $("clock").textContent = `${Math.floor(ref.elapsedMs / 1000)} s`;
     }
     const safe = w.rows * w.cols - w.mines;
     if (w.mode === "coop") {
