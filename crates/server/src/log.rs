@@ -611,7 +611,8 @@ pub fn quarantine(
     Ok(to)
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
+/// The first bytes of every snapshot file, by which a reader (`bitmines show`) tells one.
+pub const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
 
 /// Bytes a snapshot is written and synced in at a time.
 pub(crate) const SNAPSHOT_PIECE: usize = 1 << 20;
@@ -826,6 +827,21 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
 /// of `params`.
 pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<SnapshotState, String> {
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
+    let state = decode_snapshot(&bytes)?;
+    let board = &state.board;
+    if board.rows() != params.rows
+        || board.cols() != params.cols
+        || board.mine_count() != params.mines
+    {
+        return Err("its board does not match the room's parameters".into());
+    }
+    Ok(state)
+}
+
+/// Decodes the bytes of a whole snapshot file, checking its CRC first. Every length it
+/// declares is checked against the bytes there are, so no bytes make it read past them or
+/// panic; what is wrong is named with the byte where it was found.
+pub fn decode_snapshot(bytes: &[u8]) -> Result<SnapshotState, String> {
     let (body, crc) = bytes
         .split_last_chunk::<4>()
         .ok_or("shorter than a snapshot")?;
@@ -834,9 +850,11 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
     }
     let mut at = 0usize;
     let mut take = |n: usize| -> Result<&[u8], String> {
-        let s = body
-            .get(at..at + n)
-            .ok_or_else(|| format!("cut short at byte {at}"))?;
+        // A length read from the file may be anything: the end is checked, not assumed.
+        let s = at
+            .checked_add(n)
+            .and_then(|end| body.get(at..end))
+            .ok_or_else(|| format!("cut short at byte {at}: {n} bytes declared there"))?;
         at += n;
         Ok(s)
     };
@@ -888,12 +906,6 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
                 .0,
         ),
     };
-    if board.rows() != params.rows
-        || board.cols() != params.cols
-        || board.mine_count() != params.mines
-    {
-        return Err("its board does not match the room's parameters".into());
-    }
     Ok(SnapshotState {
         records,
         board,

@@ -1386,6 +1386,12 @@ fn find_or_create(
             format!("the server has its {} rooms", config.max_rooms),
         ));
     }
+    // Parameters that make no room anywhere (no cells, mines that do not fit, a first click
+    // off the board, an endless race) are bad parameters; only a room this server's limit
+    // refuses is over a limit. So the parameters are resolved first with no limit.
+    requested
+        .resolve(u128::MAX)
+        .map_err(|e| (ErrorCode::BadParameter, e))?;
     let params = requested
         .resolve(config.max_room_cells)
         .map_err(|e| (ErrorCode::Limit, e))?;
