@@ -225,8 +225,8 @@ impl Window {
         use bitmines_solve::Error as E;
         let most = scan.most();
         let mut count = scan.estimate;
-        // Whether an answer with `count` is taken as it comes: so until a count below it
-        // is known to be too few while a higher one fits.
+        // Whether an answer at `count` is taken at once: false only while halving down from
+        // a count that fits toward the counts known to be too few.
         let mut take = true;
         // Every count below `fewest` is too few; `fits` is the lowest count found to fit.
         let mut fewest = 0;
