@@ -245,6 +245,54 @@ pub(crate) fn open_saved(path: &Path) -> anyhow::Result<BufReader<File>> {
     }
 }
 
+/// Bytes a room's snapshot may take in memory for each of its bytes while it is read and
+/// decoded: the file, read whole (its CRC covers all of it), and the board and games built
+/// from it, which are smaller than their encoded bytes.
+const SNAPSHOT_BYTES_PER_BYTE: u64 = 3;
+
+/// Whether `path` is a room's snapshot, as `bitmines serve` writes them into its data folder
+/// (`rooms/NAME/snapshot-N`): a regular file that starts with the snapshot's magic.
+pub(crate) fn is_snapshot(path: &Path) -> anyhow::Result<bool> {
+    let mut input = open_input(path)?;
+    let head = input
+        .reader
+        .fill_buf()
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    use bitmines_server::log::{SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_V2};
+    Ok(head.starts_with(SNAPSHOT_MAGIC) || head.starts_with(SNAPSHOT_MAGIC_V2))
+}
+
+/// Reads a room's snapshot. A snapshot is read whole, since its CRC at the end covers every
+/// byte: no more than the length the file had when it was opened is read (a file that grew
+/// since is refused), after checking that the memory for it is there; every length the
+/// snapshot declares inside is then checked against those bytes as it is decoded.
+pub(crate) fn read_snapshot(path: &Path) -> anyhow::Result<bitmines_server::log::SnapshotState> {
+    let mut input = open_input(path)?;
+    let len = input.len;
+    ensure_memory(len.saturating_mul(SNAPSHOT_BYTES_PER_BYTE), || {
+        format!(
+            "reading {} ({} of snapshot)",
+            path.display(),
+            human_bytes(len)
+        )
+    })?;
+    let mut bytes = Vec::new();
+    // One byte more than the length tells a file that grew while it was read.
+    (&mut input.reader)
+        .take(len.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > len {
+        bail!(
+            "{} grew past {} while being read",
+            path.display(),
+            human_bytes(len)
+        );
+    }
+    bitmines_server::log::decode_snapshot(&bytes)
+        .map_err(|e| anyhow!("{} is not a valid room snapshot: {e}", path.display()))
+}
+
 /// Guesses the format from the first bytes of a file (`head`) and its length: the binary
 /// magic, then text (UTF-8 after an optional byte order mark), then MBF if its header
 /// agrees with the length; `None` if none of them fits.

@@ -9,7 +9,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::cli::{JsonArg, at_least_one};
-use crate::files::{Dash, Format, Loaded, check_output, declared_size, output_name, read};
+use crate::files::{
+    Dash, Format, Loaded, check_output, declared_size, is_snapshot, output_name, read,
+    read_snapshot,
+};
 use crate::picture;
 use crate::system::{PROGRESS_CELLS, emit, progress_bar, too_large_to_print};
 use crate::text::{count, thousands};
@@ -23,7 +26,8 @@ pub(crate) const SCHEMA: &str = "bitmines-show/1";
 /// Options of `bitmines show`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
-    /// A board (binary, MBF or text) or a saved game (text).
+    /// A board (binary, MBF or text), a saved game (binary or text), or a room's snapshot
+    /// from a `bitmines serve` data folder (`rooms/NAME/snapshot-N`).
     file: PathBuf,
     /// The file's format (default: recognised from its first bytes).
     #[arg(long, value_enum)]
@@ -49,7 +53,7 @@ pub(crate) struct Args {
 struct Report {
     schema: &'static str,
     file: String,
-    /// `board`, `game` or `view`.
+    /// `board`, `game`, `view` or `snapshot`.
     kind: &'static str,
     rows: usize,
     cols: usize,
@@ -70,6 +74,16 @@ struct Report {
     rule: Option<String>,
     /// Where the picture was written, with --png.
     png: Option<String>,
+    /// The room's records the state includes, of a snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<u64>,
+    /// The players, of a snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    players: Option<usize>,
+    /// The views (one game each: one shared in co-op, one a player in a race), of a
+    /// snapshot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    views: Option<usize>,
 }
 
 /// A board's figures.
@@ -97,6 +111,9 @@ fn report(args: &Args, loaded: &Loaded, png: Option<String>) -> anyhow::Result<R
         flags: None,
         rule: None,
         png,
+        records: None,
+        players: None,
+        views: None,
     };
     match loaded {
         Loaded::Board(board, seed, record) => {
@@ -142,6 +159,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
                 "--json and --png - would both write to standard output: name a file with --png, or leave out --json"
             );
         }
+    }
+    if args.format.is_none() && is_snapshot(&args.file)? {
+        return show_snapshot(args);
     }
     if args.png.is_none()
         && !args.json.json
@@ -202,6 +222,81 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Loaded::View(position) => emit(position)?,
     }
     Ok(())
+}
+
+/// Shows a room's snapshot: what the room held (its records, players and views), then each
+/// view's game as `show` prints a saved game, or the figures as JSON. A snapshot has no
+/// picture of its own: each view is a game, and the views differ in a race.
+fn show_snapshot(args: &Args) -> anyhow::Result<()> {
+    if args.png.is_some() {
+        anyhow::bail!(
+            "{} is a room's snapshot, which has no picture; show prints its views as text",
+            args.file.display()
+        );
+    }
+    let state = read_snapshot(&args.file)?;
+    let board = &state.board;
+    let (rows, cols) = (board.rows(), board.cols());
+    if args.json.json {
+        let mut report = report(args, &Loaded::Board((**board).clone(), None, None), None)?;
+        report.kind = "snapshot";
+        report.records = Some(state.records);
+        report.players = Some(state.players.len());
+        report.views = Some(state.games.len());
+        return emit(format!(
+            "{}
+",
+            serde_json::to_string(&report)?
+        ));
+    }
+    let mut text = format!(
+        "room snapshot after {}: {rows}x{cols} board, {}; {}, {}\n",
+        count(state.records, "record"),
+        count(board.mine_count(), "mine"),
+        count(state.players.len(), "player"),
+        count(state.games.len(), "view"),
+    );
+    // Players are numbered from 1, as the protocol numbers them; their tokens are secrets
+    // and never shown.
+    let name = |p: usize| format!("player {} {:?}", p + 1, state.players[p].name);
+    for (p, player) in state.players.iter().enumerate() {
+        text.push_str(&format!(
+            "{}: view {}, opened {}, {} hit\n",
+            name(p),
+            player.view,
+            count(player.opened, "cell"),
+            count(player.mines_hit, "mine"),
+        ));
+    }
+    let printable = rows.saturating_mul(cols) <= TEXT_MAX_CELLS;
+    for (v, game) in state.games.iter().enumerate() {
+        let players: Vec<String> = (0..state.players.len())
+            .filter(|&p| state.players[p].view == v)
+            .map(name)
+            .collect();
+        let whose = if players.is_empty() {
+            "no player".to_string()
+        } else {
+            players.join(", ")
+        };
+        text.push_str(&format!(
+            "\nview {v} ({whose}): {}, {} revealed, {}\n",
+            game.status(),
+            count(game.revealed_count(), "cell"),
+            count(game.flag_count(), "flag"),
+        ));
+        if printable {
+            text.push_str(&game.to_string());
+        }
+    }
+    if !printable {
+        text.push_str(&format!(
+            "\nthe views' cells are not printed: {} cells is more than {}\n",
+            thousands(rows.saturating_mul(cols)),
+            thousands(TEXT_MAX_CELLS)
+        ));
+    }
+    emit(text)
 }
 
 /// A bar of the board's rows as they are pictured, for boards large enough to take a while,

@@ -1485,3 +1485,105 @@ fn one_seed_gives_one_board_on_the_command_line_and_in_the_library() {
     assert_ne!(core.board().unwrap().to_string(), written);
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn show_prints_a_rooms_snapshot_view_by_view() {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use bitmines_server::log::{Record, RoomDir};
+    use bitmines_server::metrics::Metrics;
+    use bitmines_server::params::RoomParams;
+    use bitmines_server::protocol::{Action, MineRule, Mode};
+    use bitmines_server::room::fresh_room;
+
+    // A race of two players, as a server's room plays it: each joins, one flags a cell of
+    // its own view, the other reveals one. The snapshot is the one the server writes.
+    let params = RoomParams {
+        rows: 9,
+        cols: 12,
+        mines: 15,
+        mode: Mode::Race,
+        rule: MineRule::Classic,
+        no_guess: false,
+        first: (4, 6),
+    };
+    let now = Instant::now();
+    let mut room = fresh_room(&params, 5, 64, Arc::new(Metrics::default()), now).unwrap();
+    let joined = |player: u32, name: &str| Record::Join {
+        player,
+        token: [player as u8 + 1; 16],
+        name: name.into(),
+    };
+    let moved = |player, action, row, col| Record::Move {
+        player,
+        action,
+        row,
+        col,
+        at_ms: 0,
+    };
+    let records = [
+        joined(0, "ada"),
+        joined(1, "bob"),
+        moved(0, Action::Flag, 0, 0),
+        moved(1, Action::Reveal, 8, 11),
+    ];
+    for record in &records {
+        room.apply_record(record, now).unwrap();
+    }
+    let state = room.snapshot_state(records.len() as u64, None);
+    let dir = folder("snapshot");
+    let room_dir = RoomDir::new(&dir, "race");
+    fs::create_dir_all(room_dir.path()).unwrap();
+    room_dir.write_snapshot(&state, None).unwrap();
+    let file = path(room_dir.path(), &format!("snapshot-{:020}", records.len()));
+
+    let output = bitmines(&["show", &file]);
+    let text = stdout(&output);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        text.starts_with(
+            "room snapshot after 4 records: 9x12 board, 15 mines; 2 players, 2 views\n\
+             player 1 \"ada\": view 0, opened 0 cells, 0 mines hit\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nview 0 (player 1 \"ada\"): playing, "),
+        "{text}"
+    );
+    assert!(text.contains("\nview 1 (player 2 \"bob\"): "), "{text}");
+    // Each view is printed as `show` prints a saved game, and no token is shown.
+    assert_eq!(state.games.len(), 2);
+    for game in &state.games {
+        assert!(text.contains(&game.to_string()), "{text}");
+    }
+    assert_eq!(state.games[0].flag_count(), 1);
+    assert!(!text.contains("0101010101"), "{text}");
+
+    let output = bitmines(&["show", "--json", &file]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(report["kind"], "snapshot");
+    assert_eq!(
+        (&report["records"], &report["players"], &report["views"]),
+        (&Value::from(4), &Value::from(2), &Value::from(2))
+    );
+    assert_eq!((u(&report["rows"]), u(&report["mines"])), (9, 15));
+
+    // A damaged snapshot is named for what it is, and why it does not read.
+    let mut bytes = fs::read(&file).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    let damaged = path(&dir, "damaged");
+    fs::write(&damaged, &bytes).unwrap();
+    assert_fails(
+        &["show", &damaged],
+        "is not a valid room snapshot: its CRC does not match",
+    );
+    let cut = path(&dir, "cut");
+    fs::write(&cut, &bytes[..40]).unwrap();
+    assert_fails(&["show", &cut], "is not a valid room snapshot");
+    assert_fails(&["show", "--png", "out.png", &file], "has no picture");
+    fs::remove_dir_all(&dir).unwrap();
+}

@@ -7,8 +7,8 @@
 //!   a client watches rectangles of 64x64-cell chunks, gets a snapshot of each and then only
 //!   the deltas; every frame it can receive is computed from a view, never from the mines.
 //! - Every acknowledged move is **durable** ([`log`]): appended to the room's log and flushed
-//!   before the acknowledgement, with snapshots in the saved-game format, and replayed on
-//!   start.
+//!   before the acknowledgement, with snapshots holding each view in the saved-game format
+//!   (which `bitmines show` prints), and replayed on start.
 //! - [`server`] is the network side (axum): rooms on threads of their own, thin connection
 //!   tasks, bounded queues, rate limits, `/healthz` and `/metrics`; [`listen`] accepts the
 //!   sockets, closes those that do not become WebSockets in time, and keeps their open

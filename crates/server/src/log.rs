@@ -682,12 +682,13 @@ pub fn quarantine(
     Ok(to)
 }
 
-/// The first bytes of a snapshot. Version 3 added the game clock; a version-2 snapshot,
-/// which kept none, reads with the clock not started.
-const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP3\n";
+/// The first bytes of a snapshot, by which a reader (`bitmines show`) tells one. Version 3
+/// added the game clock; a version-2 snapshot, which kept none, reads with the clock not
+/// started.
+pub const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP3\n";
 
 /// The first bytes of a version-2 snapshot, which is still read.
-const SNAPSHOT_MAGIC_V2: &[u8; 8] = b"BMSNAP2\n";
+pub const SNAPSHOT_MAGIC_V2: &[u8; 8] = b"BMSNAP2\n";
 
 /// Written for a view whose game has not ended, in place of its end time.
 const NOT_ENDED: u64 = u64::MAX;
@@ -925,6 +926,21 @@ pub fn make_board_with_progress(
 /// of `params`.
 pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<SnapshotState, String> {
     let bytes = fs::read(path).map_err(|e| e.to_string())?;
+    let state = decode_snapshot(&bytes)?;
+    let board = &state.board;
+    if board.rows() != params.rows
+        || board.cols() != params.cols
+        || board.mine_count() != params.mines
+    {
+        return Err("its board does not match the room's parameters".into());
+    }
+    Ok(state)
+}
+
+/// Decodes the bytes of a whole snapshot file, checking its CRC first. Every length it
+/// declares is checked against the bytes there are, so no bytes make it read past them or
+/// panic; what is wrong is named with the byte where it was found.
+pub fn decode_snapshot(bytes: &[u8]) -> Result<SnapshotState, String> {
     let (body, crc) = bytes
         .split_last_chunk::<4>()
         .ok_or("shorter than a snapshot")?;
@@ -933,9 +949,11 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
     }
     let mut at = 0usize;
     let mut take = |n: usize| -> Result<&[u8], String> {
-        let s = body
-            .get(at..at + n)
-            .ok_or_else(|| format!("cut short at byte {at}"))?;
+        // A length read from the file may be anything: the end is checked, not assumed.
+        let s = at
+            .checked_add(n)
+            .and_then(|end| body.get(at..end))
+            .ok_or_else(|| format!("cut short at byte {at}: {n} bytes declared there"))?;
         at += n;
         Ok(s)
     };
@@ -1005,12 +1023,6 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
                 .0,
         ),
     };
-    if board.rows() != params.rows
-        || board.cols() != params.cols
-        || board.mine_count() != params.mines
-    {
-        return Err("its board does not match the room's parameters".into());
-    }
     Ok(SnapshotState {
         records,
         board,

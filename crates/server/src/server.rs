@@ -1035,8 +1035,8 @@ async fn ws(
 ) -> Response {
     // Client frames are tiny: a small read buffer saves zeroing a large one on every read.
     ws.read_buffer_size(4096)
-        .max_message_size(1024)
-        .max_frame_size(1024)
+        .max_message_size(MAX_MESSAGE)
+        .max_frame_size(MAX_MESSAGE)
         .on_upgrade(move |socket| connection(socket, name, query.unwrap_or_default(), shared))
 }
 
@@ -1291,6 +1291,25 @@ enum Ended {
     Idle,
     /// More than [`STRIKES`] bad or refused frames.
     Flood,
+    /// A message over the WebSocket's limit of [`MAX_MESSAGE`] bytes (its close reason is
+    /// left).
+    TooBig,
+}
+
+/// The largest WebSocket message (and frame) a connection reads. Client frames are at most
+/// [`MAX_CLIENT_FRAME`] bytes; one up to this size is read and answered with `BadFrame`, and
+/// a larger one closes the connection with code 1009.
+const MAX_MESSAGE: usize = 1024;
+
+/// The close reason for a read error that is a message over the limit, if it is one.
+fn too_big(error: axum::Error) -> Option<String> {
+    use tokio_tungstenite::tungstenite::error::{CapacityError, Error};
+    match error.into_inner().downcast_ref::<Error>()? {
+        Error::Capacity(CapacityError::MessageTooLong { size, max_size }) => Some(format!(
+            "a message of {size} bytes, over the limit of {max_size}"
+        )),
+        _ => None,
+    }
 }
 
 /// A frame the reader refuses itself: the seq to answer with, the code, the message.
@@ -1377,7 +1396,19 @@ async fn read_loop(
                 );
                 return Ended::Idle;
             }
-            Ok(None | Some(Err(_))) => return Ended::Gone,
+            Ok(Some(Err(e))) => {
+                // A message past the WebSocket's limit is refused before its payload is read,
+                // so the bytes after it cannot be read as frames: the connection is closed
+                // with the code for a message too big (RFC 6455, 7.4.1), naming its size.
+                return match too_big(e) {
+                    Some(reason) => {
+                        set_close(closer, 1009, &reason);
+                        Ended::TooBig
+                    }
+                    None => Ended::Gone,
+                };
+            }
+            Ok(None) => return Ended::Gone,
             Ok(Some(Ok(message))) => message,
         };
         let now = Instant::now();
@@ -1442,6 +1473,12 @@ fn find_or_create(
             format!("the server has its {} rooms", config.max_rooms),
         ));
     }
+    // Parameters that make no room anywhere (no cells, mines that do not fit, a first click
+    // off the board, an endless race) are bad parameters; only a room this server's limit
+    // refuses is over a limit. So the parameters are resolved first with no limit.
+    requested
+        .resolve(u128::MAX)
+        .map_err(|e| (ErrorCode::BadParameter, e))?;
     let params = requested
         .resolve(config.max_room_cells)
         .map_err(|e| (ErrorCode::Limit, e))?;

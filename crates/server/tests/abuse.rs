@@ -53,8 +53,33 @@ async fn bad_joins_are_refused_with_the_numbers() {
         ),
         (
             server.url("race", "mode=race&rule=endless"),
-            ErrorCode::Limit,
+            ErrorCode::BadParameter,
             "a race is classic",
+        ),
+        (
+            server.url("empty", "rows=0&cols=5"),
+            ErrorCode::BadParameter,
+            "a 0x5 board has no cells",
+        ),
+        (
+            server.url("full", "rows=9&cols=9&mines=80"),
+            ErrorCode::BadParameter,
+            "80 mines do not fit a 9x9 board",
+        ),
+        (
+            server.url("first", "rows=9&cols=9&first=9,0"),
+            ErrorCode::BadParameter,
+            "first=(9, 0) is off a 9x9 board",
+        ),
+        // Too many mines on a board over the limit: the parameters are wrong wherever the
+        // room is made, so that comes first.
+        (
+            server.url(
+                "hugefull",
+                "rows=1000000&cols=1000000&density=0.5&first=0,2000000",
+            ),
+            ErrorCode::BadParameter,
+            "is off a 1000000x1000000 board",
         ),
     ];
     for (url, code, text) in cases {
