@@ -1114,6 +1114,7 @@ mod tests {
             view: if mode == Mode::Coop { 0 } else { 1 },
             elapsed_ms: 0,
             clock_running: false,
+            game: 1,
         }
     }
 

@@ -523,6 +523,7 @@ mod tests {
             view: 0,
             elapsed_ms: 0,
             clock_running: false,
+            game: 1,
         };
         remote.receive(
             NetEvent::Joined {

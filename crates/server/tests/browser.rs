@@ -805,6 +805,7 @@ fn the_pages_codec_agrees_with_the_servers() {
                 view: 0,
                 elapsed_ms: 61_234,
                 clock_running: true,
+                game: 1,
             }),
             json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
                    "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
