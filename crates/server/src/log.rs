@@ -1165,7 +1165,10 @@ mod tests {
         }
         let mut headed = LOG_HEADER.to_vec();
         headed.extend_from_slice(&body);
-        assert_eq!(records_start(&headed), Ok(Some((LOG_HEADER.len(), LOG_VERSION))));
+        assert_eq!(
+            records_start(&headed),
+            Ok(Some((LOG_HEADER.len(), LOG_VERSION)))
+        );
         let mut old_body = Vec::new();
         for r in records() {
             frame_v1(&r, &mut old_body);

@@ -760,7 +760,11 @@ fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
     let server = rt.block_on(support::start());
     let base = format!("http://{}", server.addr);
     let s = driver.session(1280, 800);
-    join(&s, &base, "room=again&preset=expert&mode=coop&rule=classic&noguess=0");
+    join(
+        &s,
+        &base,
+        "room=again&preset=expert&mode=coop&rule=classic&noguess=0",
+    );
     assert_eq!(s.eval("return bitmines.game()"), json!(1));
     let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
     let mut tries = 0;

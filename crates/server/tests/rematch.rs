@@ -205,7 +205,10 @@ async fn a_coop_rematch_after_a_loss_gives_a_fresh_board_to_everyone_still_here(
     assert_eq!(again.client.welcome().player, a.client.welcome().player);
     assert_eq!(again.client.welcome().game, 2);
     assert_eq!(
-        (again.client.welcome().elapsed_ms, again.client.welcome().clock_running),
+        (
+            again.client.welcome().elapsed_ms,
+            again.client.welcome().clock_running
+        ),
         (0, false)
     );
     server.stop().await;
@@ -250,7 +253,10 @@ async fn a_restart_restores_the_new_game_with_its_moves() {
         .find(|&(r, c)| a.picture.cell(view, r as usize, c as usize) == Some(cell::HIDDEN))
         .unwrap();
     let opened = a.act(reveal(4, safe)).await;
-    assert!(matches!(opened, ServerMsg::Ack { status: 0, .. }), "{opened:?}");
+    assert!(
+        matches!(opened, ServerMsg::Ack { status: 0, .. }),
+        "{opened:?}"
+    );
     let token = a.client.token_hex();
 
     let data = server.stop().await;
@@ -332,7 +338,8 @@ async fn a_race_series_counts_wins_across_games_and_restarts() {
         let board = board_now(server.data.path(), "series");
         let mark = a.frames.len();
         win(&mut a, &board, &mut seq).await;
-        let (_, ServerMsg::Over(over)) = got(&mut a, mark, |m| matches!(m, ServerMsg::Over(_))).await
+        let (_, ServerMsg::Over(over)) =
+            got(&mut a, mark, |m| matches!(m, ServerMsg::Over(_))).await
         else {
             unreachable!()
         };
@@ -390,12 +397,18 @@ async fn a_race_series_counts_wins_across_games_and_restarts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_room_over_the_rematch_limit_refuses_it_saying_so() {
     let server = start().await;
-    let url = server.url("big", "rows=1001&cols=1000&mines=1000&mode=coop&rule=classic");
+    let url = server.url(
+        "big",
+        "rows=1001&cols=1000&mines=1000&mode=coop&rule=classic",
+    );
     let mut a = Recorder::join(&url).await;
     let board = board_now(server.data.path(), "big");
     lose(&mut a, &board, 1).await;
     let (code, why) = refusal(&a.act(ClientMsg::Rematch { seq: 2 }).await);
     assert_eq!(code, ErrorCode::Limit as u16, "{why}");
-    assert!(why.contains("1001x1000") && why.contains("1001000"), "{why}");
+    assert!(
+        why.contains("1001x1000") && why.contains("1001000"),
+        "{why}"
+    );
     server.stop().await;
 }

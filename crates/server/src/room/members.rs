@@ -151,8 +151,7 @@ impl Room {
         self.pending
             .push(Pending::Frame(conn, self.players_frame(now)));
         if self.params.mode == Mode::Race {
-            self.pending
-                .push(Pending::Frame(conn, self.series_frame()));
+            self.pending.push(Pending::Frame(conn, self.series_frame()));
         }
         if let Some(p) = player {
             self.players[p].online += 1;

@@ -143,8 +143,12 @@ impl Room {
             );
         }
         let mut seed = [0u8; 8];
-        getrandom::fill(&mut seed)
-            .map_err(|e| (ErrorCode::Busy, format!("no random seed for a new board: {e}")))?;
+        getrandom::fill(&mut seed).map_err(|e| {
+            (
+                ErrorCode::Busy,
+                format!("no random seed for a new board: {e}"),
+            )
+        })?;
         let record = Record::NewGame {
             game: self.game + 1,
             seed: u64::from_le_bytes(seed),
@@ -305,7 +309,8 @@ impl Room {
         }
         self.game = game.max(1);
         self.series = series;
-        self.series.resize(self.players.len(), SavedSeries::default());
+        self.series
+            .resize(self.players.len(), SavedSeries::default());
         Ok(())
     }
 
@@ -331,8 +336,14 @@ mod tests {
             no_guess,
             first: (8, 15),
         };
-        super::super::fresh_room(&params, 5, 256, Arc::new(Metrics::default()), Instant::now())
-            .unwrap()
+        super::super::fresh_room(
+            &params,
+            5,
+            256,
+            Arc::new(Metrics::default()),
+            Instant::now(),
+        )
+        .unwrap()
     }
 
     fn join(room: &mut Room, player: u32) {
