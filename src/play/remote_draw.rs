@@ -630,6 +630,7 @@ mod tests {
             "efficiency  75%",
             "flags right ann: 1",
             "flags right bo: 0",
+            "n next game",
         ] {
             assert!(screen.contains(part), "{part:?} not on\n{screen}");
         }
