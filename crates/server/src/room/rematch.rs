@@ -400,6 +400,63 @@ mod tests {
     }
 
     #[test]
+    fn a_snapshot_keeps_the_game_and_the_series_and_an_older_one_reads_as_game_1() {
+        use crate::log::{RoomDir, read_snapshot};
+        let data = std::env::temp_dir().join(format!("bitmines-series-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&data);
+        let mut room = room(Mode::Race, false);
+        join(&mut room, 0);
+        join(&mut room, 1);
+        let now = Instant::now();
+        room.apply_record(&Record::NewGame { game: 2, seed: 9 }, now)
+            .unwrap();
+        room.count_win(1, 41_000);
+        room.count_win(1, 37_500);
+        let state = room.snapshot_state(3, None);
+        assert_eq!(state.game, 2);
+        let dir = RoomDir::new(&data, "series");
+        std::fs::create_dir_all(dir.path()).unwrap();
+        dir.write_snapshot(&state, None).unwrap();
+        let path = dir.path().join(format!("snapshot-{:020}", 3));
+        let params = *room.params();
+        let read = read_snapshot(&path, &params).unwrap();
+        assert_eq!(read.game, 2);
+        let want = vec![
+            SavedSeries::default(),
+            SavedSeries {
+                wins: 2,
+                best_ms: Some(37_500),
+            },
+        ];
+        assert_eq!(read.series, want);
+        let mut back = Room::restore(
+            params,
+            read.board,
+            read.games,
+            (read.players, read.flag_owners),
+            256,
+            Arc::new(Metrics::default()),
+            now,
+        )
+        .unwrap();
+        back.restore_series(read.game, read.series).unwrap();
+        assert_eq!(back.game(), 2);
+        assert_eq!(back.series(), vec![(0, None), (2, Some(37_500))]);
+        // The same snapshot as version 3 wrote it, with neither: game 1, no wins.
+        let bytes = std::fs::read(&path).unwrap();
+        let tail = 4 + 4 + 2 * (4 + 8);
+        let mut old = bytes[..bytes.len() - 4 - tail].to_vec();
+        old[..8].copy_from_slice(b"BMSNAP3\n");
+        old.extend_from_slice(&crc32fast::hash(&old).to_le_bytes());
+        std::fs::write(&path, &old).unwrap();
+        let read = read_snapshot(&path, &params).unwrap();
+        assert_eq!((read.game, read.series.len()), (1, 0));
+        back.restore_series(read.game, read.series).unwrap();
+        assert_eq!((back.game(), back.series()), (1, vec![(0, None); 2]));
+        std::fs::remove_dir_all(&data).unwrap();
+    }
+
+    #[test]
     fn a_new_game_out_of_turn_is_refused_and_changes_nothing() {
         let mut room = room(Mode::Race, false);
         join(&mut room, 0);
