@@ -530,6 +530,15 @@ impl Remote {
 
     fn joined(&mut self, welcome: Welcome, token: Option<String>) {
         let again = self.welcome.is_some();
+        if self
+            .welcome
+            .as_ref()
+            .is_some_and(|w| w.game != welcome.game)
+        {
+            // Back after a rematch this client missed: the old game's end goes.
+            self.over = None;
+            self.end_shown = false;
+        }
         let same_board = self
             .welcome
             .as_ref()
@@ -1261,6 +1270,28 @@ mod tests {
         assert_eq!(remote.elapsed(), Duration::ZERO);
         assert_eq!(remote.series().len(), 1);
         assert_eq!(remote.message(), Some("game 2: a new board"));
+        // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
+        let over = Over {
+            view: 1,
+            status: 1,
+            elapsed_ms: 5_000,
+            bbbv: 30,
+            clicks: 30,
+            correct_flags: vec![(1, 0)],
+        };
+        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        assert_eq!(remote.status(), Status::Won);
+        let mut later = welcome(Mode::Race, false);
+        later.game = 3;
+        remote.receive(
+            NetEvent::Joined {
+                welcome: later,
+                token: None,
+            },
+            now,
+        );
+        assert_eq!(remote.status(), Status::Playing);
+        assert!(remote.end_screen().is_none());
         // A spectator has no next game to ask for.
         let (mut watcher, now) = joined(Mode::Coop, Some(None));
         watcher.take_outbox();

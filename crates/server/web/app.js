@@ -393,6 +393,8 @@ class Game {
     }
     this.watching = w.view;
     this.watchedPlayer = null;
+    // Back after a rematch this page missed: what it showed of the old game goes.
+    if (again && w.game !== this.game) this.onNewGame({ game: w.game });
     this.game = w.game;
     this.view.won = false;
     this.setClock(w.elapsedMs, w.clockRunning, w.view);
