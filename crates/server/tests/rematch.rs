@@ -412,3 +412,33 @@ async fn a_room_over_the_rematch_limit_refuses_it_saying_so() {
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_racer_who_left_mid_game_does_not_hold_the_room() {
+    let server = start().await;
+    let url = server.url("left", "preset=beginner&mode=race");
+    let mut a = Recorder::join(&url).await;
+    let b = Recorder::join(&url).await;
+    let board = board_now(server.data.path(), "left");
+    lose(&mut a, &board, 1).await;
+    // Bob, still racing, is here: Ada waits.
+    let (code, why) = refusal(&a.act(ClientMsg::Rematch { seq: 2 }).await);
+    assert_eq!(code, ErrorCode::NotOver as u16, "{why}");
+    // Bob leaves in the middle of his game; once the room has seen him go, Ada may start.
+    let token = b.client.token_hex();
+    b.client.close().await;
+    a.until(|m| match m {
+        ServerMsg::Players(players) => players.iter().any(|p| p.id == 2 && !p.online),
+        _ => false,
+    })
+    .await;
+    let mark = a.frames.len();
+    let ack = a.act(ClientMsg::Rematch { seq: 3 }).await;
+    assert!(matches!(ack, ServerMsg::Ack { seq: 3, .. }), "{ack:?}");
+    sees_new_game(&mut a, 2, mark).await;
+    // Bob's token brings him back, into game 2.
+    let back = Recorder::join(&format!("{url}&token={token}")).await;
+    assert_eq!(back.client.welcome().player, 2);
+    assert_eq!(back.client.welcome().game, 2);
+    server.stop().await;
+}
