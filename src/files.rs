@@ -258,8 +258,10 @@ pub(crate) fn is_snapshot(path: &Path) -> anyhow::Result<bool> {
         .reader
         .fill_buf()
         .with_context(|| format!("cannot read {}", path.display()))?;
-    use bitmines_server::log::{SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_V2};
-    Ok(head.starts_with(SNAPSHOT_MAGIC) || head.starts_with(SNAPSHOT_MAGIC_V2))
+    use bitmines_server::log::{SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_V2, SNAPSHOT_MAGIC_V3};
+    Ok([SNAPSHOT_MAGIC, SNAPSHOT_MAGIC_V3, SNAPSHOT_MAGIC_V2]
+        .iter()
+        .any(|magic| head.starts_with(*magic)))
 }
 
 /// Reads a room's snapshot. A snapshot is read whole, since its CRC at the end covers every

@@ -629,3 +629,105 @@ fn the_clock_goes_on_after_sigkill_and_sigterm_from_the_last_acknowledged_move()
     let (status, _) = serve.terminate();
     assert!(status.success());
 }
+
+/// Frames until `want` picks one, from a client of a real server (bounded by the caller).
+async fn recv_until(client: &mut Client, want: impl Fn(&ServerMsg) -> bool) -> ServerMsg {
+    loop {
+        let msg = client.recv().await.unwrap();
+        if want(&msg) {
+            return msg;
+        }
+    }
+}
+
+#[test]
+fn a_rematch_survives_sigkill_with_the_new_games_moves() {
+    let data = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let query = "preset=expert&mode=coop&rule=classic";
+    let serve = Serve::start(data.path(), &[]);
+    let seq_of = |m: &ServerMsg| match m {
+        ServerMsg::Ack { seq, .. } | ServerMsg::Error { seq, .. } => Some(*seq),
+        _ => None,
+    };
+    let (token, flagged) = runtime.block_on(async {
+        let mut client = Client::connect(&serve.url("again", query)).await.unwrap();
+        // The boards, read from the data folder as the server made them (the seeds in `meta`
+        // and in the log's new-game record).
+        let board = |data: &Path| {
+            let dir = RoomDir::new(data, "again");
+            let (params, mut seed) = dir.meta().unwrap();
+            for record in dir.read_log().unwrap().records() {
+                if let bitmines_server::log::Record::NewGame { seed: s, .. } = record {
+                    seed = *s;
+                }
+            }
+            bitmines_server::log::make_board(&params, seed).unwrap()
+        };
+        let first = board(data.path());
+        let mine = (0..16 * 30)
+            .map(|k| (k / 30, k % 30))
+            .find(|&(r, c)| first.is_mine(r, c).unwrap())
+            .unwrap();
+        let hit = ClientMsg::Move {
+            seq: 1,
+            action: Action::Reveal,
+            row: mine.0 as u32,
+            col: mine.1 as u32,
+        };
+        client.send(&hit).await.unwrap();
+        let lost = recv_until(&mut client, |m| seq_of(m) == Some(1)).await;
+        assert!(matches!(lost, ServerMsg::Ack { status: 2, .. }), "{lost:?}");
+        client.send(&ClientMsg::Rematch { seq: 2 }).await.unwrap();
+        let ack = recv_until(&mut client, |m| seq_of(m) == Some(2)).await;
+        assert!(matches!(ack, ServerMsg::Ack { .. }), "{ack:?}");
+        // A move of game 2, acknowledged just before the kill: a flag on one of its mines
+        // (never in the first click's opening).
+        let second = board(data.path());
+        let mines = |b: &bitmines_core::Board| {
+            (0..16 * 30)
+                .map(|k| (k / 30, k % 30))
+                .filter(|&(r, c)| b.is_mine(r, c).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_ne!(mines(&first), mines(&second), "the same board again");
+        let (row, col) = mines(&second)[0];
+        flag_acked(&mut client, 3, row as u32, col as u32).await;
+        (client.token_hex(), (row, col))
+    });
+    serve.kill();
+
+    let serve = Serve::start(data.path(), &[]);
+    runtime.block_on(async {
+        let url = format!("{}&token={token}", serve.url("again", query));
+        let mut client = Client::connect(&url).await.unwrap();
+        assert_eq!(client.welcome().game, 2, "the new game, not the old one");
+        assert!(client.welcome().clock_running, "game 2 had a move");
+        let whole = ChunkRect {
+            row: 0,
+            col: 0,
+            rows: 1,
+            cols: 1,
+        };
+        // An expert board is one chunk.
+        client.send(&ClientMsg::Subscribe(whole)).await.unwrap();
+        let mut picture = Picture::default();
+        let chunk = recv_until(&mut client, |m| matches!(m, ServerMsg::Chunk { .. })).await;
+        picture.apply(&chunk);
+        assert_eq!(picture.cell(0, flagged.0, flagged.1), Some(cell::FLAGGED));
+        // Nothing of game 1's loss shows: no mine, no explosion.
+        assert!(
+            picture
+                .cells()
+                .all(|(_, _, _, state)| state <= cell::FLAGGED),
+            "game 1's mines show after the restart"
+        );
+        client.close().await;
+    });
+    let (status, _) = serve.terminate();
+    assert!(status.success());
+}

@@ -14,7 +14,7 @@ use bitmines_core::{Cell, Status};
 use bitmines_server::client::Picture;
 use bitmines_server::protocol::{
     self, CHUNK, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NOBODY, Over, PlayerInfo,
-    ServerMsg, Welcome, cell,
+    SeriesEntry, ServerMsg, Welcome, cell,
 };
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -61,6 +61,8 @@ enum Asked {
     Move(protocol::Action, (usize, usize)),
     /// A hint, odds or wrong flags: their answers say what they are.
     Help,
+    /// The room's next game.
+    Rematch,
 }
 
 /// The mine probabilities of a window of the board, as the server sent them.
@@ -133,6 +135,8 @@ pub(crate) struct Remote {
     wrong_flags: Vec<(usize, usize)>,
     over: Option<Over>,
     end_shown: bool,
+    /// A race room's series scoreboard, as the server last sent it.
+    series: Vec<SeriesEntry>,
     page: Page,
     seq: u32,
     asked: HashMap<u32, Asked>,
@@ -176,6 +180,7 @@ impl Remote {
             wrong_flags: Vec::new(),
             over: None,
             end_shown: false,
+            series: Vec::new(),
             page: Page::Board,
             seq: 0,
             asked: HashMap::new(),
@@ -339,6 +344,12 @@ impl Remote {
     /// The end of the game, while its screen is shown.
     pub(crate) fn end_screen(&self) -> Option<&Over> {
         self.over.as_ref().filter(|_| self.end_shown)
+    }
+
+    /// A race room's series scoreboard: each racer's wins and best time across the room's
+    /// games.
+    pub(crate) fn series(&self) -> &[SeriesEntry] {
+        &self.series
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -519,6 +530,15 @@ impl Remote {
 
     fn joined(&mut self, welcome: Welcome, token: Option<String>) {
         let again = self.welcome.is_some();
+        if self
+            .welcome
+            .as_ref()
+            .is_some_and(|w| w.game != welcome.game)
+        {
+            // Back after a rematch this client missed: the old game's end goes.
+            self.over = None;
+            self.end_shown = false;
+        }
         let same_board = self
             .welcome
             .as_ref()
@@ -748,6 +768,21 @@ impl Remote {
                     self.events.remove(0);
                 }
             }
+            ServerMsg::NewGame { game } => {
+                // The chunks watched come again with the new board, and the clock with them.
+                self.over = None;
+                self.end_shown = false;
+                self.overlay = Overlay::Off;
+                self.odds = None;
+                self.show_wrong_flags = false;
+                self.wrong_flags.clear();
+                self.hint = None;
+                if let Some(welcome) = &mut self.welcome {
+                    welcome.game = game;
+                }
+                self.note(format!("game {game}: a new board"));
+            }
+            ServerMsg::Series(entries) => self.series = entries,
             ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
         }
     }
@@ -807,6 +842,11 @@ impl Remote {
         }
         if self.page == Page::Keys {
             self.page = Page::Board;
+            return Action::Continue;
+        }
+        if key.code == KeyCode::Char('n') {
+            self.end_shown = false;
+            self.ask_rematch();
             return Action::Continue;
         }
         if self.end_shown {
@@ -1022,6 +1062,31 @@ impl Remote {
         self.help_request(|seq, row, col| ClientMsg::WrongFlags { seq, row, col })
     }
 
+    /// `n`: the room's next game, once this one is over (the server says so when it is not,
+    /// as in a race where another racer still plays).
+    fn ask_rematch(&mut self) {
+        let Some(welcome) = &self.welcome else {
+            return;
+        };
+        if welcome.spectator {
+            self.note("a spectator cannot start the next game");
+            return;
+        }
+        let own_over = self
+            .over
+            .as_ref()
+            .is_some_and(|over| over.view == welcome.view);
+        if !own_over {
+            self.note("the next game (n) comes once this one is over");
+            return;
+        }
+        let Some(seq) = self.next_seq(Asked::Rematch) else {
+            return;
+        };
+        self.outbox.push(ClientMsg::Rematch { seq });
+        self.note("asked for the next game");
+    }
+
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
     /// over; the server refuses a racer still playing, in words).
     fn watch_next(&mut self) {
@@ -1114,6 +1179,7 @@ mod tests {
             view: if mode == Mode::Coop { 0 } else { 1 },
             elapsed_ms: 0,
             clock_running: false,
+            game: 1,
         }
     }
 
@@ -1140,6 +1206,97 @@ mod tests {
             &Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
             now,
         )
+    }
+
+    /// `n` asks for the next game only once one's own game is over: before, it says why and
+    /// sends nothing; on the end screen it sends a rematch and closes the screen; the new
+    /// game's frame clears what was shown of the old one and names the game.
+    #[test]
+    fn n_on_the_end_screen_asks_for_the_next_game() {
+        let (mut remote, now) = joined(Mode::Race, None);
+        remote.take_outbox();
+        key(&mut remote, now, 'n');
+        assert!(remote.take_outbox().is_empty());
+        assert_eq!(
+            remote.message(),
+            Some("the next game (n) comes once this one is over")
+        );
+        let over = Over {
+            view: 1,
+            status: 2,
+            elapsed_ms: 9_000,
+            bbbv: 30,
+            clicks: 12,
+            correct_flags: vec![(1, 0)],
+        };
+        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        assert!(remote.end_screen().is_some());
+        key(&mut remote, now, 'n');
+        assert!(remote.end_screen().is_none());
+        let sent = remote.take_outbox();
+        assert!(
+            matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]),
+            "{sent:?}"
+        );
+        assert_eq!(remote.message(), Some("asked for the next game"));
+        // Acknowledged, then the new game: no end, the game's number, the clock at 0.
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Ack {
+                seq: 1,
+                opened: 0,
+                exploded: 0,
+                status: 0,
+                flagged: false,
+            }),
+            now,
+        );
+        for frame in [
+            ServerMsg::NewGame { game: 2 },
+            ServerMsg::Series(vec![protocol::SeriesEntry {
+                player: 1,
+                wins: 0,
+                best_ms: protocol::NO_TIME,
+            }]),
+            ServerMsg::Clock {
+                view: 1,
+                elapsed_ms: 0,
+                running: false,
+            },
+        ] {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+        assert_eq!(remote.status(), Status::Playing);
+        assert_eq!(remote.welcome().map(|w| w.game), Some(2));
+        assert_eq!(remote.elapsed(), Duration::ZERO);
+        assert_eq!(remote.series().len(), 1);
+        assert_eq!(remote.message(), Some("game 2: a new board"));
+        // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
+        let over = Over {
+            view: 1,
+            status: 1,
+            elapsed_ms: 5_000,
+            bbbv: 30,
+            clicks: 30,
+            correct_flags: vec![(1, 0)],
+        };
+        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        assert_eq!(remote.status(), Status::Won);
+        let mut later = welcome(Mode::Race, false);
+        later.game = 3;
+        remote.receive(
+            NetEvent::Joined {
+                welcome: later,
+                token: None,
+            },
+            now,
+        );
+        assert_eq!(remote.status(), Status::Playing);
+        assert!(remote.end_screen().is_none());
+        // A spectator has no next game to ask for.
+        let (mut watcher, now) = joined(Mode::Coop, Some(None));
+        watcher.take_outbox();
+        key(&mut watcher, now, 'n');
+        assert!(watcher.take_outbox().is_empty());
     }
 
     /// A join subscribes the chunks in view, one by one, and sends the cursor; the view's

@@ -3,7 +3,7 @@
 //! a panel of the players and the room's events.
 
 use bitmines_core::{Cell, Status};
-use bitmines_server::protocol::{Mode, Over, PlayerInfo};
+use bitmines_server::protocol::{Mode, NO_TIME, Over, PlayerInfo};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -281,7 +281,7 @@ fn key_line(remote: &Remote, glyphs: &Glyphs) -> Line<'static> {
 
 /// The `?` page: every key of a game in a room.
 fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
-    let rows: [(&str, &str); 13] = [
+    let rows: [(&str, &str); 14] = [
         (
             glyphs.arrows,
             "move the cursor (with Shift: a screen at a time)",
@@ -303,6 +303,10 @@ fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
             "a race: watch the next player (once your own game is over)",
         ),
         ("Esc", "clear the message and the hint"),
+        (
+            "n",
+            "once the game is over: the next game in this room, on a new board",
+        ),
         (
             "q Ctrl-C",
             "quit (the game goes on on the server; the token brings you back)",
@@ -450,7 +454,26 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, remote: &Remote, over: &Over, g
             format!("{}: {flags}", remote.name_of(player)),
         ));
     }
+    // A race room's series: every racer's wins across the room's games, and best time.
+    for entry in remote.series() {
+        let best = if entry.best_ms == NO_TIME {
+            dash()
+        } else {
+            format!("{:.2} s", f64::from(entry.best_ms) / 1000.0)
+        };
+        rows.push((
+            "series",
+            format!(
+                "{}: {} won, best {best}",
+                remote.name_of(entry.player),
+                entry.wins
+            ),
+        ));
+    }
     let keys = vec![
+        Span::styled("n", key),
+        Span::raw(" next game"),
+        Span::raw(glyphs.dot),
         Span::styled("Esc", key),
         Span::raw(" board"),
         Span::raw(glyphs.dot),
@@ -523,6 +546,7 @@ mod tests {
             view: 0,
             elapsed_ms: 0,
             clock_running: false,
+            game: 1,
         };
         remote.receive(
             NetEvent::Joined {
@@ -606,6 +630,7 @@ mod tests {
             "efficiency  75%",
             "flags right ann: 1",
             "flags right bo: 0",
+            "n next game",
         ] {
             assert!(screen.contains(part), "{part:?} not on\n{screen}");
         }

@@ -64,7 +64,19 @@ pub enum Record {
         /// log, which kept no times, reads as 0.
         at_ms: u64,
     },
+    /// The room's next game began, after a rematch: every view starts again on the board
+    /// made from `seed` with the room's parameters, and the clock stops at 0. The seed is
+    /// the new board's secret, like the one in `meta`: it never leaves the server.
+    NewGame {
+        /// The new game's number: 2 for the first rematch, and so on.
+        game: u32,
+        /// The secret seed of the new game's board.
+        seed: u64,
+    },
 }
+
+/// The bytes of a new-game record's payload.
+const NEW_GAME_LEN: usize = 13;
 
 /// The bytes of a move record's payload in a version-1 log, which kept no times.
 const MOVE_V1_LEN: usize = 14;
@@ -102,6 +114,11 @@ impl Record {
                 out.extend_from_slice(&row.to_le_bytes());
                 out.extend_from_slice(&col.to_le_bytes());
                 out.extend_from_slice(&at_ms.to_le_bytes());
+            }
+            Record::NewGame { game, seed } => {
+                out.push(3);
+                out.extend_from_slice(&game.to_le_bytes());
+                out.extend_from_slice(&seed.to_le_bytes());
             }
         }
         out
@@ -149,8 +166,16 @@ impl Record {
                     at_ms,
                 })
             }
+            Some(3) if payload.len() == NEW_GAME_LEN => Ok(Record::NewGame {
+                game: u32_at(1)?,
+                seed: payload
+                    .get(5..13)
+                    .and_then(|b| b.try_into().ok())
+                    .map(u64::from_le_bytes)
+                    .ok_or("a new-game record is cut short")?,
+            }),
             Some(kind) => Err(format!(
-                "record kind {kind} with {} bytes is not a join or a move",
+                "record kind {kind} with {} bytes is not a join, a move or a new game",
                 payload.len()
             )),
             None => Err("an empty record".into()),
@@ -299,8 +324,13 @@ impl LogRead {
                 frame(record, &mut bytes);
             }
             write_atomic(&self.path, &bytes).map_err(|e| failed(&e))?;
+            let note = if self.version == 1 {
+                " (its moves kept no times: they read as time 0)"
+            } else {
+                ""
+            };
             eprintln!(
-                "bitmines serve: {}: rewrote a version-{} log of {} records in version {LOG_VERSION} (its moves kept no times: they read as time 0)",
+                "bitmines serve: {}: rewrote a version-{} log of {} records in version {LOG_VERSION}{note}",
                 self.path.display(),
                 self.version,
                 self.records.len()
@@ -463,6 +493,19 @@ pub struct SnapshotState {
     pub flag_owners: Vec<(usize, usize, usize)>,
     /// The room's game clock as the last of those records left it.
     pub clock: SavedClock,
+    /// The room's game number: 1 for the first, one more at each rematch.
+    pub game: u32,
+    /// A race room's series scoreboard, by player index.
+    pub series: Vec<SavedSeries>,
+}
+
+/// One racer's series score as a snapshot keeps it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SavedSeries {
+    /// Games won.
+    pub wins: u32,
+    /// The best winning time, in milliseconds of play.
+    pub best_ms: Option<u64>,
 }
 
 /// A room's game clock as a snapshot keeps it: play time is counted from the room's first
@@ -579,14 +622,17 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
 }
 
 /// The log format this server writes. Version 2 added the game's time to each move;
-/// version 1, whose moves kept no time, is still read (its moves read as time 0).
-pub const LOG_VERSION: u32 = 2;
+/// version 1, whose moves kept no time, is still read (its moves read as time 0). Version 3
+/// added the new-game record of a rematch: its records are read as version 2's were, and a
+/// server that reads only version 2 refuses a version-3 log rather than cut a record it
+/// does not know off as a damaged tail.
+pub const LOG_VERSION: u32 = 3;
 
 /// The oldest log format this server reads.
 pub const OLDEST_LOG_VERSION: u32 = 1;
 
 /// The first bytes of a log: `BMLOG`, the format's version in two decimal digits, a newline.
-const LOG_HEADER: &[u8; 8] = b"BMLOG02\n";
+const LOG_HEADER: &[u8; 8] = b"BMLOG03\n";
 
 /// Where the records of a log's bytes start and the format version they are in, or `None`
 /// for a log with no header yet (an empty file, or a header cut short by a crash), which is
@@ -684,8 +730,12 @@ pub fn quarantine(
 
 /// The first bytes of a snapshot, by which a reader (`bitmines show`) tells one. Version 3
 /// added the game clock; a version-2 snapshot, which kept none, reads with the clock not
-/// started.
-pub const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP3\n";
+/// started. Version 4 added the game number and the race series after the clock; a
+/// version-3 snapshot reads as game 1 with no series.
+pub const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP4\n";
+
+/// The first bytes of a version-3 snapshot, which is still read.
+pub const SNAPSHOT_MAGIC_V3: &[u8; 8] = b"BMSNAP3\n";
 
 /// The first bytes of a version-2 snapshot, which is still read.
 pub const SNAPSHOT_MAGIC_V2: &[u8; 8] = b"BMSNAP2\n";
@@ -864,6 +914,12 @@ impl RoomDir {
             let ended = state.clock.ended_ms.get(view).copied().flatten();
             clock.extend_from_slice(&ended.unwrap_or(NOT_ENDED).to_le_bytes());
         }
+        clock.extend_from_slice(&state.game.to_le_bytes());
+        clock.extend_from_slice(&(state.series.len() as u32).to_le_bytes());
+        for s in &state.series {
+            clock.extend_from_slice(&s.wins.to_le_bytes());
+            clock.extend_from_slice(&s.best_ms.unwrap_or(NOT_ENDED).to_le_bytes());
+        }
         out.write_all(&clock).map_err(|e| failed(&e))?;
         out.finish().map_err(|e| failed(&e))?;
         publish(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -957,11 +1013,13 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<SnapshotState, String> {
         at += n;
         Ok(s)
     };
-    let has_clock = match take(8)? {
-        magic if magic == SNAPSHOT_MAGIC => true,
-        magic if magic == SNAPSHOT_MAGIC_V2 => false,
-        _ => return Err("not a bitmines snapshot (version 2 or 3)".into()),
+    let version = match take(8)? {
+        magic if magic == SNAPSHOT_MAGIC => 4,
+        magic if magic == SNAPSHOT_MAGIC_V3 => 3,
+        magic if magic == SNAPSHOT_MAGIC_V2 => 2,
+        _ => return Err("not a bitmines snapshot (version 2, 3 or 4)".into()),
     };
+    let has_clock = version >= 3;
     let u64_of = |b: &[u8]| b.try_into().map(u64::from_le_bytes).unwrap_or(0);
     let u32_of = |b: &[u8]| b.try_into().map(u32::from_le_bytes).unwrap_or(0);
     let records = u64_of(take(8)?);
@@ -1015,6 +1073,25 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<SnapshotState, String> {
             clock.ended_ms.push((ended != NOT_ENDED).then_some(ended));
         }
     }
+    let mut game = 1;
+    let mut series = Vec::new();
+    if version >= 4 {
+        game = u32_of(take(4)?);
+        let count = u32_of(take(4)?);
+        if count != players {
+            return Err(format!(
+                "its series names {count} players where it holds {players}"
+            ));
+        }
+        for _ in 0..count {
+            let wins = u32_of(take(4)?);
+            let best = u64_of(take(8)?);
+            series.push(SavedSeries {
+                wins,
+                best_ms: (best != NOT_ENDED).then_some(best),
+            });
+        }
+    }
     let board = match games.first().and_then(|g| g.board()) {
         Some(board) => Arc::clone(board),
         None => Arc::new(
@@ -1030,6 +1107,8 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<SnapshotState, String> {
         players: table,
         flag_owners,
         clock,
+        game,
+        series,
     })
 }
 
@@ -1098,7 +1177,10 @@ mod tests {
         }
         let mut headed = LOG_HEADER.to_vec();
         headed.extend_from_slice(&body);
-        assert_eq!(records_start(&headed), Ok(Some((LOG_HEADER.len(), 2))));
+        assert_eq!(
+            records_start(&headed),
+            Ok(Some((LOG_HEADER.len(), LOG_VERSION)))
+        );
         let mut old_body = Vec::new();
         for r in records() {
             frame_v1(&r, &mut old_body);
@@ -1113,9 +1195,9 @@ mod tests {
             assert_eq!(records_start(&old_headed[..cut]), Ok(None), "cut at {cut}");
         }
         let mut newer = headed.clone();
-        newer[5..7].copy_from_slice(b"03");
+        newer[5..7].copy_from_slice(b"04");
         let refused = records_start(&newer).unwrap_err();
-        assert!(refused.contains("version 3"), "{refused}");
+        assert!(refused.contains("version 4"), "{refused}");
         newer[5..7].copy_from_slice(b"x1");
         let refused = records_start(&newer).unwrap_err();
         assert!(refused.contains("names no version"), "{refused}");
@@ -1138,11 +1220,32 @@ mod tests {
             log.append(&records()[1..2]).unwrap();
             drop(log);
             let read = old.read_log().unwrap();
-            assert_eq!(read.version(), 2, "{name}");
+            assert_eq!(read.version(), LOG_VERSION, "{name}");
             let mut want = untimed(&records());
             want.push(records()[1].clone());
             assert_eq!(read.records(), &want[..], "{name}");
         }
+        // A version-2 log (records as now, no new game yet) is rewritten under the version-3
+        // header, its records as they were, and then takes a new game.
+        let mut v2 = b"BMLOG02\n".to_vec();
+        v2.extend_from_slice(&body);
+        let old = RoomDir::new(&data, "v2");
+        fs::create_dir_all(old.path()).unwrap();
+        fs::write(old.path().join("log"), &v2).unwrap();
+        assert_eq!(old.read_log().unwrap().version(), 2);
+        let (mut log, got) = old.open_log(Sync::Os).unwrap();
+        assert_eq!(got, records());
+        let rematch = Record::NewGame {
+            game: 2,
+            seed: 0x0123_4567_89ab_cdef,
+        };
+        log.append(std::slice::from_ref(&rematch)).unwrap();
+        drop(log);
+        let read = old.read_log().unwrap();
+        assert_eq!(read.version(), LOG_VERSION);
+        let mut want = records();
+        want.push(rematch);
+        assert_eq!(read.records(), &want[..]);
         let new = RoomDir::new(&data, "new");
         fs::create_dir_all(new.path()).unwrap();
         let (mut log, got) = new.open_log(Sync::Os).unwrap();

@@ -171,6 +171,12 @@ pub enum ClientMsg {
         /// The column the window is centred on.
         col: u32,
     },
+    /// Start the room's next game (type 0x0c), once the game is over: answered by an ack
+    /// carrying `seq` (and a [`ServerMsg::NewGame`] to everyone) or an error carrying it.
+    Rematch {
+        /// Echoed in the answer.
+        seq: u32,
+    },
 }
 
 /// The room's game mode.
@@ -225,6 +231,8 @@ pub struct Welcome {
     pub elapsed_ms: u32,
     /// Whether that clock runs: from the room's first move until the view's game ends.
     pub clock_running: bool,
+    /// The room's game this welcome shows: 1 for the first, one more at each rematch.
+    pub game: u32,
 }
 
 /// How a chunk's cells are encoded in a [`ServerMsg::Chunk`].
@@ -419,7 +427,31 @@ pub enum ServerMsg {
         /// The share done, in ten-thousandths: 0 to [`PROGRESS_DONE`].
         share: u16,
     },
+    /// The room's next game began on a new board (type 0x90), after a rematch: sent to
+    /// every connection, followed by every chunk it watches (fresh) and its view's clock
+    /// (stopped at 0). The parameters, players, tokens and views stay; scores start again.
+    NewGame {
+        /// The new game's number: 2 for the first rematch, and so on.
+        game: u32,
+    },
+    /// A race room's series scoreboard across its games (type 0x91): sent to a connection
+    /// when it joins a race room and to everyone when a racer wins a game.
+    Series(Vec<SeriesEntry>),
 }
+
+/// One racer's line of a race room's series scoreboard.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesEntry {
+    /// The player's id.
+    pub player: u32,
+    /// Games of the room this player won.
+    pub wins: u32,
+    /// The player's best winning time in milliseconds, or [`NO_TIME`] before a win.
+    pub best_ms: u32,
+}
+
+/// A [`SeriesEntry::best_ms`] meaning the player has won no game yet.
+pub const NO_TIME: u32 = u32::MAX;
 
 /// A [`ServerMsg::Progress`] share meaning the whole board is made.
 pub const PROGRESS_DONE: u16 = 10_000;
@@ -458,6 +490,8 @@ pub enum ErrorCode {
     NoSuchPlayer = 14,
     /// The solver found no answer for the window asked about (its numbers contradict).
     NoAnswer = 15,
+    /// A rematch asked for while the room's game is still being played.
+    NotOver = 16,
 }
 
 /// Cell states as they travel in chunk and delta frames.
@@ -491,7 +525,8 @@ impl ClientMsg {
             ClientMsg::Move { seq, .. }
             | ClientMsg::Hint { seq, .. }
             | ClientMsg::Odds { seq, .. }
-            | ClientMsg::WrongFlags { seq, .. } => *seq,
+            | ClientMsg::WrongFlags { seq, .. }
+            | ClientMsg::Rematch { seq } => *seq,
             ClientMsg::Subscribe(_)
             | ClientMsg::Unsubscribe(_)
             | ClientMsg::Cursor { .. }
@@ -538,6 +573,10 @@ impl ClientMsg {
             ClientMsg::Ping { nonce } => {
                 out.put_u8(0x0a);
                 out.put_u64_le(nonce);
+            }
+            ClientMsg::Rematch { seq } => {
+                out.put_u8(0x0c);
+                out.put_u32_le(seq);
             }
         }
         out.freeze()
@@ -604,6 +643,10 @@ impl ClientMsg {
                     row: r.u32(),
                     col: r.u32(),
                 }
+            }
+            0x0c => {
+                r.exact(4)?;
+                ClientMsg::Rematch { seq: r.u32() }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };
@@ -813,6 +856,7 @@ impl ServerMsg {
                 out.put_u32_le(w.view);
                 out.put_u32_le(w.elapsed_ms);
                 out.put_u8(u8::from(w.clock_running));
+                out.put_u32_le(w.game);
             }
             &ServerMsg::Ack {
                 seq,
@@ -977,6 +1021,20 @@ impl ServerMsg {
                 out.put_u8(0x8f);
                 out.put_u16_le(share);
             }
+            &ServerMsg::NewGame { game } => {
+                out.put_u8(0x90);
+                out.put_u32_le(game);
+            }
+            ServerMsg::Series(entries) => {
+                out.put_u8(0x91);
+                let n = entries.len().min(usize::from(u16::MAX));
+                out.put_u16_le(n as u16);
+                for e in &entries[..n] {
+                    out.put_u32_le(e.player);
+                    out.put_u32_le(e.wins);
+                    out.put_u32_le(e.best_ms);
+                }
+            }
         }
         out.freeze()
     }
@@ -987,7 +1045,7 @@ impl ServerMsg {
         let mut r = Reader { kind, body };
         let msg = match kind {
             0x81 => {
-                r.exact(62)?;
+                r.exact(66)?;
                 let version = r.u8();
                 let spectator = r.u8() != 0;
                 let player = r.u32();
@@ -1021,6 +1079,7 @@ impl ServerMsg {
                     view: r.u32(),
                     elapsed_ms: r.u32(),
                     clock_running: r.u8() != 0,
+                    game: r.u32(),
                 })
             }
             0x82 => {
@@ -1219,6 +1278,24 @@ impl ServerMsg {
                     )));
                 }
                 ServerMsg::Progress { share }
+            }
+            0x90 => {
+                r.exact(4)?;
+                ServerMsg::NewGame { game: r.u32() }
+            }
+            0x91 => {
+                r.at_least(2)?;
+                let count = usize::from(r.u16());
+                r.exact(count * 12)?;
+                ServerMsg::Series(
+                    (0..count)
+                        .map(|_| SeriesEntry {
+                            player: r.u32(),
+                            wins: r.u32(),
+                            best_ms: r.u32(),
+                        })
+                        .collect(),
+                )
             }
             other => return Err(DecodeError::UnknownType(other)),
         };

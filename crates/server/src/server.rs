@@ -759,6 +759,10 @@ impl Live {
     /// room has shut down.
     fn after_commit(&mut self, config: &Config) -> bool {
         self.room.release(Instant::now());
+        // The games that ended at a rematch, now durable: the archive of finished games takes
+        // each here (keyed by room and game number); until it does, they are let go, so a
+        // room that plays for months holds none of them.
+        for _finished in self.room.take_finished() {}
         self.inbox
             .players
             .store(self.room.player_count(), Ordering::Relaxed);

@@ -751,10 +751,80 @@ fn a_board_being_made_shows_its_progress_and_no_running_clock() {
 /// Rust encoder writes decodes in the page to the same fields, and every client frame the
 /// page writes decodes in Rust to the message meant.
 #[test]
+fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
+    let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    let s = driver.session(1280, 800);
+    join(
+        &s,
+        &base,
+        "room=again&preset=expert&mode=coop&rule=classic&noguess=0",
+    );
+    assert_eq!(s.eval("return bitmines.game()"), json!(1));
+    let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
+    let mut tries = 0;
+    while status(&s) == 0 {
+        tries += 1;
+        assert!(tries < 100, "no mine hit in 100 tries");
+        settle(&s);
+        let (_, risky) = solve(&cells(&s), mines);
+        click_cells(&s, &risky[..1], 0);
+        settle(&s);
+    }
+    assert_eq!(status(&s), 2);
+    s.wait_for(
+        "the end screen with its Rematch button",
+        "return document.getElementById('end').open
+           && !document.getElementById('end-rematch').hidden",
+        WAIT,
+    );
+    s.wait_for(
+        "the mines shown",
+        "return bitmines.cells().some(row => row.some(c => c === 12))",
+        WAIT,
+    );
+    s.screenshot(&shots().join("rematch-end.png"));
+    click_element(&s, "#end-rematch");
+    // Game 2: the end screen gone, the clock stopped at 0, and a fresh board: every chunk
+    // in view again, nothing shown but hidden cells and the first click's opening.
+    s.wait_for(
+        "the new game",
+        "return bitmines.game() === 2 && bitmines.status() === 0
+           && !document.getElementById('end').open && bitmines.ready()",
+        WAIT,
+    );
+    s.wait_for(
+        "the new game's board",
+        "return bitmines.cells().every(row => row.every(c => c <= 9))
+           && bitmines.cells().some(row => row.some(c => c <= 8))",
+        WAIT,
+    );
+    let clock = s.eval("return bitmines.clock()");
+    assert_eq!(
+        (clock["ms"].as_u64(), clock["running"].as_bool()),
+        (Some(0), Some(false)),
+        "{clock}"
+    );
+    s.screenshot(&shots().join("rematch-new.png"));
+    // The new game plays: a proven safe cell opens.
+    safe_round(&s, mines);
+    assert_eq!(status(&s), 0);
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+#[test]
 fn the_pages_codec_agrees_with_the_servers() {
     use bitmines_server::protocol::{
-        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, Over, PlayerInfo, ServerMsg,
-        Welcome,
+        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, Over, PlayerInfo,
+        SeriesEntry, ServerMsg, Welcome,
     };
     let _one = lock();
     let Some(driver) = Driver::start() else {
@@ -805,11 +875,13 @@ fn the_pages_codec_agrees_with_the_servers() {
                 view: 0,
                 elapsed_ms: 61_234,
                 clock_running: true,
+                game: 3,
             }),
             json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
                    "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
                    "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
-                   "maxChunks": 256, "view": 0, "elapsedMs": 61234, "clockRunning": true}),
+                   "maxChunks": 256, "view": 0, "elapsedMs": 61234, "clockRunning": true,
+                   "game": 3}),
         ),
         (
             ServerMsg::Ack {
@@ -954,6 +1026,27 @@ fn the_pages_codec_agrees_with_the_servers() {
             ServerMsg::Progress { share: 4_271 },
             json!({"type": "progress", "share": 4271}),
         ),
+        (
+            ServerMsg::NewGame { game: 70_000 },
+            json!({"type": "newGame", "game": 70000}),
+        ),
+        (
+            ServerMsg::Series(vec![
+                SeriesEntry {
+                    player: 1,
+                    wins: 2,
+                    best_ms: 31_415,
+                },
+                SeriesEntry {
+                    player: 2,
+                    wins: 0,
+                    best_ms: NO_TIME,
+                },
+            ]),
+            json!({"type": "series", "series": [
+                {"player": 1, "wins": 2, "bestMs": 31415},
+                {"player": 2, "wins": 0, "bestMs": 4294967295u64}]}),
+        ),
     ];
     for (msg, expected) in &cases {
         assert_eq!(&decode(msg), expected, "{msg:?}");
@@ -966,6 +1059,7 @@ fn the_pages_codec_agrees_with_the_servers() {
            encode.reveal(1, 2, 3), encode.flag(4, 5, 6), encode.chord(7, 8, 9),
            encode.hint(10, 11, 12), encode.odds(13, 14, 15), encode.cursor(16, 17),
            encode.watch(18), encode.ping(1700000000000), encode.wrongFlags(19, 20, 21),
+           encode.rematch(22),
          ].map(b => Array.from(new Uint8Array(b))))",
     );
     let rect = |row, col, rows, cols| ChunkRect {
@@ -1006,6 +1100,7 @@ fn the_pages_codec_agrees_with_the_servers() {
             row: 20,
             col: 21,
         },
+        ClientMsg::Rematch { seq: 22 },
     ];
     let frames: Vec<Vec<u8>> = serde_json::from_value(encoded).unwrap();
     assert_eq!(frames.len(), expected.len());

@@ -3,7 +3,7 @@
 
 use bitmines_server::protocol::{
     Action, ChunkRect, ClientMsg, DecodeError, EventKind, MineRule, Mode, Over, PROGRESS_DONE,
-    PlayerInfo, ServerMsg, Welcome,
+    PlayerInfo, SeriesEntry, ServerMsg, Welcome,
 };
 use proptest::prelude::*;
 
@@ -47,6 +47,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         any::<u64>().prop_map(|nonce| ClientMsg::Ping { nonce }),
         (any::<u32>(), any::<u32>(), any::<u32>())
             .prop_map(|(seq, row, col)| { ClientMsg::WrongFlags { seq, row, col } }),
+        any::<u32>().prop_map(|seq| ClientMsg::Rematch { seq }),
     ]
 }
 
@@ -78,7 +79,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             any::<u64>(),
             any::<bool>(),
             any::<bool>(),
-            (any::<bool>(), any::<u32>(), any::<bool>())
+            (any::<bool>(), any::<u32>(), any::<bool>(), any::<u32>())
         )
             .prop_map(
                 |(
@@ -90,7 +91,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                     mines,
                     race,
                     endless,
-                    (no_guess, elapsed_ms, clock_running),
+                    (no_guess, elapsed_ms, clock_running, game),
                 )| {
                     ServerMsg::Welcome(Welcome {
                         version: 1,
@@ -112,6 +113,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                         view: player,
                         elapsed_ms,
                         clock_running,
+                        game,
                     })
                 }
             ),
@@ -233,6 +235,19 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             }
         }),
         (0..=PROGRESS_DONE).prop_map(|share| ServerMsg::Progress { share }),
+        any::<u32>().prop_map(|game| ServerMsg::NewGame { game }),
+        proptest::collection::vec((any::<u32>(), any::<u32>(), any::<u32>()), 0..9).prop_map(
+            |entries| ServerMsg::Series(
+                entries
+                    .into_iter()
+                    .map(|(player, wins, best_ms)| SeriesEntry {
+                        player,
+                        wins,
+                        best_ms
+                    })
+                    .collect()
+            )
+        ),
     ]
 }
 

@@ -128,6 +128,8 @@ class Game {
     this.playersAt = 0;
     this.status = 0;
     this.over = null;
+    this.game = 1;
+    this.series = [];
     this.oddsMode = 0;
     this.oddsAsked = null;
     this.showWrong = false;
@@ -339,6 +341,11 @@ class Game {
         return;
       case "over":
         return this.onOver(msg);
+      case "newGame":
+        return this.onNewGame(msg);
+      case "series":
+        this.series = msg.series;
+        return;
       case "hint":
         return this.onHint(msg);
       case "odds":
@@ -386,6 +393,9 @@ class Game {
     }
     this.watching = w.view;
     this.watchedPlayer = null;
+    // Back after a rematch this page missed: what it showed of the old game goes.
+    if (again && w.game !== this.game) this.onNewGame({ game: w.game });
+    this.game = w.game;
     this.view.won = false;
     this.setClock(w.elapsedMs, w.clockRunning, w.view);
     this.subscribed.clear();
@@ -417,6 +427,8 @@ class Game {
 
   onError(e) {
     const name = ERROR_NAMES[e.code] || `error ${e.code}`;
+    // A rematch refused (a race where someone still plays): the button may be pressed again.
+    if (e.seq !== 0 && e.seq === this.rematchSeq) $("end-rematch").disabled = false;
     const move = this.pending.get(e.seq);
     if (move) this.pending.delete(e.seq);
     const what = move ? `${move.kind} at (${move.row}, ${move.col}) refused` : "the server says";
@@ -456,19 +468,59 @@ class Game {
         return tr;
       }),
     );
+    const name = (id) => this.names.get(id) || `player ${id}`;
     $("end-flags").replaceChildren(
       ...o.correctFlags.map(({ player, correct }) => {
         const li = document.createElement("li");
-        li.textContent = `${this.names.get(player) || `player ${player}`}: ${correct} correct flag${correct === 1 ? "" : "s"}`;
+        li.textContent = `${name(player)}: ${correct} correct flag${correct === 1 ? "" : "s"}`;
+        return li;
+      }),
+      // A race room's series across its games.
+      ...this.series.map(({ player, wins, bestMs }) => {
+        const li = document.createElement("li");
+        const best = bestMs === 0xffffffff ? "" : `, best ${seconds(bestMs)} s`;
+        li.textContent = `${name(player)}: ${wins} game${wins === 1 ? "" : "s"} won${best}`;
         return li;
       }),
     );
+    // Any player may start the next game once this one is over; a spectator may not.
+    $("end-rematch").hidden = this.welcome.spectator;
+    $("end-rematch").disabled = false;
     const dialog = $("end");
     if (!dialog.open) dialog.showModal();
     this.view.odds = null;
     this.view.wrong = [];
     this.oddsMode = 0;
     this.showWrong = false;
+    this.updateButtons();
+    this.updateBar();
+    this.dirty = true;
+  }
+
+  // The end screen's Rematch button: the room's next game. The server answers everyone with
+  // the new game (or this page with why not, as in a race where someone still plays).
+  rematch() {
+    $("end-rematch").disabled = true;
+    this.rematchSeq = this.seq++;
+    if (!this.send(encode.rematch(this.rematchSeq))) $("end-rematch").disabled = false;
+  }
+
+  // The room's next game began: a new board with the same settings. The chunks in view come
+  // again with it, and the clock (stopped at 0).
+  onNewGame(g) {
+    this.game = g.game;
+    this.over = null;
+    this.status = 0;
+    this.view.won = false;
+    this.view.odds = null;
+    this.view.wrong = [];
+    this.view.hint = null;
+    this.oddsMode = 0;
+    this.showWrong = false;
+    this.store.clear();
+    const dialog = $("end");
+    if (dialog.open) dialog.close();
+    this.say(`Game ${g.game}: a new board.`);
     this.updateButtons();
     this.updateBar();
     this.dirty = true;
@@ -994,6 +1046,7 @@ class Game {
     });
     on(mini, "pointermove", (e) => e.buttons && jump(e));
     on($("hint"), "click", () => this.askHint());
+    on($("end-rematch"), "click", () => this.rematch());
     on($("odds"), "click", () => this.cycleOdds());
     on($("wrong"), "click", () => this.toggleWrong());
     on($("keys-button"), "click", () => $("keys").showModal());
@@ -1174,6 +1227,9 @@ window.bitmines = {
   status: () => game?.status ?? null,
   pending: () => game?.pending.size ?? 0,
   over: () => game?.over ?? null,
+  game: () => game?.game ?? null,
+  // The game clock as the page keeps it: { ms, running, view, at }.
+  clock: () => game?.clock ?? null,
   players: () => game?.players ?? [],
   hint: () => game?.view.hint ?? null,
   odds: () => game?.view.odds ?? null,

@@ -27,6 +27,7 @@ export const ERROR_NAMES = {
   12: "busy",
   13: "storage",
   14: "no such player",
+  16: "not over",
 };
 
 export const EVENT = { MINE_HIT: 1, JOINED: 2, LEFT: 3, WON: 4, LOST: 5 };
@@ -83,6 +84,13 @@ export const encode = {
     return b;
   },
   wrongFlags: (seq, row, col) => cellFrame(0x0b, seq, row, col),
+  rematch(seq) {
+    const b = new ArrayBuffer(5);
+    const v = new DataView(b);
+    v.setUint8(0, 0x0c);
+    v.setUint32(1, seq, true);
+    return b;
+  },
 };
 
 const utf8 = new TextDecoder();
@@ -172,6 +180,7 @@ export function decode(buffer) {
       m.view = r.u32();
       m.elapsedMs = r.u32();
       m.clockRunning = r.u8() !== 0;
+      m.game = r.u32();
       return m;
     }
     case 0x82:
@@ -261,6 +270,15 @@ export function decode(buffer) {
     case 0x8f:
       // The share of the board made, in ten-thousandths.
       return { type: "progress", share: r.u16() };
+    case 0x90:
+      return { type: "newGame", game: r.u32() };
+    case 0x91: {
+      // A race room's series: wins and best winning time (0xffffffff: none yet) a player.
+      const n = r.u16();
+      const series = [];
+      for (let i = 0; i < n; i++) series.push({ player: r.u32(), wins: r.u32(), bestMs: r.u32() });
+      return { type: "series", series };
+    }
     default:
       throw new RangeError(`unknown message type 0x${kind.toString(16)}`);
   }

@@ -132,6 +132,7 @@ impl Room {
             view: view.map_or(NOBODY, |v| v as u32),
             elapsed_ms: super::ms_u32(elapsed),
             clock_running: running,
+            game: self.game,
         };
         self.conns.insert(
             conn,
@@ -149,6 +150,9 @@ impl Room {
         // The newcomer learns who is here at once.
         self.pending
             .push(Pending::Frame(conn, self.players_frame(now)));
+        if self.params.mode == Mode::Race {
+            self.pending.push(Pending::Frame(conn, self.series_frame()));
+        }
         if let Some(p) = player {
             self.players[p].online += 1;
             self.players_dirty = true;

@@ -21,6 +21,9 @@
 //! - `moves`: a move checked, applied by the rules and recorded; the end of a game.
 //! - `help`: hints, odds and wrong flags, computed from the asking player's own view.
 //! - `outbox`: the frames a batch queued, released once its records are durable.
+//! - `rematch`: the end of a game and the start of the next in the same room: when a
+//!   rematch may be asked for, the new board, the finished game described for the archive,
+//!   and a race room's series scoreboard.
 //! - `recover`: the room's restorable state: the copy a snapshot is written from, and the
 //!   room rebuilt from a snapshot and the log.
 //!
@@ -49,11 +52,13 @@ mod members;
 mod moves;
 mod outbox;
 mod recover;
+mod rematch;
 mod views;
 
 pub use help::{ViewCells, WINDOW, window_hint, window_odds, window_wrong_flags};
 pub use moves::Outcome;
 pub use recover::fresh_room;
+pub use rematch::{FinishedGame, GameResult, MAX_REMATCH_CELLS, RacerResult};
 
 use outbox::Pending;
 
@@ -196,6 +201,13 @@ pub struct Room {
     won_race: bool,
     /// Joins so far, which orders connections.
     joins: u64,
+    /// The room's game: 1 for the first, one more at each rematch.
+    game: u32,
+    /// A race room's series scoreboard, by player index (kept for co-op players too, and
+    /// never changed there).
+    series: Vec<crate::log::SavedSeries>,
+    /// The games that ended at a rematch, described for the archive, until taken.
+    finished: Vec<FinishedGame>,
 }
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
@@ -252,6 +264,9 @@ impl Room {
             clock: Clock::default(),
             won_race: false,
             joins: 0,
+            game: 1,
+            series: Vec::new(),
+            finished: Vec::new(),
         };
         if params.mode == Mode::Coop {
             room.add_view(None)?;
@@ -302,7 +317,8 @@ impl Room {
             M::Move { seq, .. }
             | M::Hint { seq, .. }
             | M::Odds { seq, .. }
-            | M::WrongFlags { seq, .. } => seq,
+            | M::WrongFlags { seq, .. }
+            | M::Rematch { seq } => seq,
             _ => 0,
         };
         let result = match msg {
@@ -323,6 +339,7 @@ impl Room {
                 self.reply(conn, ServerMsg::Pong { nonce });
                 Ok(())
             }
+            M::Rematch { seq } => self.rematch(conn, seq, received, now),
         };
         if let Err(refusal) = result {
             self.error(conn, seq, refusal);

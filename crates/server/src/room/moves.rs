@@ -97,6 +97,7 @@ impl Room {
                 };
                 self.players
                     .push(PlayerSlot::new(*token, name.clone(), view));
+                self.series.push(Default::default());
                 self.players_dirty = true;
                 Ok(())
             }
@@ -118,6 +119,7 @@ impl Room {
                 self.apply_move(*player as usize, *action, row, col, at_ms, now)
                     .map(|_| ())
             }
+            &Record::NewGame { game, seed } => self.new_game(game, seed, now),
         }
     }
 
@@ -259,6 +261,7 @@ impl Room {
         };
         if self.params.mode == Mode::Race && status == Status::Won {
             self.won_race = true;
+            self.count_win(player, at_ms);
         }
         // The view's clock stops for everyone watching it.
         self.send_clocks(Some(view), now);

@@ -104,6 +104,8 @@ impl Room {
             players: Vec::new(),
             flag_owners: Vec::new(),
             clock: SavedClock::default(),
+            game: 1,
+            series: Vec::new(),
         });
         state.records = records;
         state.board = Arc::clone(&self.board);
@@ -139,6 +141,8 @@ impl Room {
             .clock
             .ended_ms
             .extend(self.views.iter().map(|v| v.ended_ms));
+        state.game = self.game;
+        state.series.clone_from(&self.series);
         state
     }
 }
@@ -182,6 +186,7 @@ impl RoomDir {
                 now,
             )?;
             room.restore_clock(&state.clock, now)?;
+            room.restore_series(state.game, state.series)?;
             Ok::<Room, String>(room)
         };
         let mut chosen = None;

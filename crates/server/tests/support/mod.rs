@@ -179,7 +179,8 @@ impl Recorder {
             ClientMsg::Move { seq, .. }
             | ClientMsg::Hint { seq, .. }
             | ClientMsg::Odds { seq, .. }
-            | ClientMsg::WrongFlags { seq, .. } => seq,
+            | ClientMsg::WrongFlags { seq, .. }
+            | ClientMsg::Rematch { seq } => seq,
             _ => 0,
         };
         self.send(msg).await;
