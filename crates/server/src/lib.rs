@@ -12,6 +12,8 @@
 //! - [`server`] is the network side (axum): rooms on threads of their own, thin connection
 //!   tasks, bounded queues, rate limits, `/healthz` and `/metrics`. [`client`] speaks the
 //!   protocol for tests, the load tester and the terminal game.
+//! - [`life`] is a room's life: waiting, playing, over; evicted from memory when nobody is
+//!   connected, archived (a small record listed at `/games`) when its game is over.
 //! - [`web`] is the browser game, plain JavaScript modules embedded in the binary and served
 //!   at `/`.
 //!
@@ -30,6 +32,7 @@
 struct CrateReadme;
 
 pub mod client;
+pub mod life;
 pub mod log;
 pub mod metrics;
 pub mod params;

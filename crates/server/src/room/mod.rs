@@ -69,6 +69,21 @@ pub const MAX_COOP_PLAYERS: usize = 20_000;
 /// The most players a players frame lists: the leaders of a larger co-op room.
 pub const MAX_LISTED: usize = 32;
 
+/// A player's result, for the room's archive record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerResult {
+    /// The player's name.
+    pub name: String,
+    /// Their game's status.
+    pub status: Status,
+    /// How long their game took, where the server saw it start and end.
+    pub elapsed: Option<std::time::Duration>,
+    /// Safe cells their moves opened.
+    pub opened: u64,
+    /// Mines they set off.
+    pub mines_hit: u32,
+}
+
 /// A refused request: its error code and message.
 pub type Refusal = (ErrorCode, String);
 
@@ -233,6 +248,64 @@ impl Room {
     /// Players who joined the room.
     pub fn player_count(&self) -> usize {
         self.players.len()
+    }
+
+    /// Players connected now (spectators are not counted).
+    pub fn players_connected(&self) -> usize {
+        self.conns.values().filter(|c| c.player.is_some()).count()
+    }
+
+    /// Whether the room's game is over: co-op's one game ended, or in a race a racer won or
+    /// every racer's game ended.
+    pub fn is_over(&self) -> bool {
+        match self.params.mode {
+            Mode::Coop => self
+                .views
+                .first()
+                .is_some_and(|v| v.game.status() != Status::Playing),
+            Mode::Race => {
+                !self.views.is_empty()
+                    && (self.views.iter().any(|v| v.game.status() == Status::Won)
+                        || self
+                            .views
+                            .iter()
+                            .all(|v| v.game.status() != Status::Playing))
+            }
+        }
+    }
+
+    /// The board's 3BV: the fewest clicks that clear it.
+    pub fn bbbv(&self) -> u32 {
+        self.bbbv.unwrap_or_else(|| {
+            bitmines_core::stats::bbbv(&self.board)
+                .map_or(0, |b| u32::try_from(b).unwrap_or(u32::MAX))
+        })
+    }
+
+    /// Each player's result, in the order they joined: their name, their game's status, how
+    /// long their game took where this process saw it end, safe cells opened and mines set
+    /// off.
+    pub fn results(&self) -> Vec<PlayerResult> {
+        self.players
+            .iter()
+            .map(|p| {
+                let view = &self.views[p.view];
+                // A view restored already over has no start this process saw (its start and
+                // end are both the restore), so its time is unknown until the clock is kept
+                // in the log.
+                let elapsed = view
+                    .ended
+                    .filter(|&end| end != view.started)
+                    .map(|end| end.duration_since(view.started));
+                PlayerResult {
+                    name: p.name.clone(),
+                    status: view.game.status(),
+                    elapsed,
+                    opened: p.opened,
+                    mines_hit: p.mines_hit,
+                }
+            })
+            .collect()
     }
 
     /// Takes one decoded message from a connection, received at `received`.
