@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
+use bitmines_server::life::ArchiveMode;
 use bitmines_server::log::Sync;
 use bitmines_server::server::{Config, Server};
 
@@ -18,6 +19,15 @@ pub(crate) enum SyncArg {
     Data,
     /// Write to the operating system only: moves survive the server being killed.
     Os,
+}
+
+/// What becomes of a finished game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ArchiveArg {
+    /// Keep a small record of the result under the data folder's archive/, listed at /games.
+    Archive,
+    /// Delete the game's folder and keep nothing.
+    None,
 }
 
 /// Options of `bitmines serve`.
@@ -61,6 +71,16 @@ pub(crate) struct Args {
     /// the connections and half as many for the rooms, at least 1; at most 8 per core).
     #[arg(long, default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     threads: usize,
+    /// Seconds a room with nobody connected stays in memory; then it is saved and dropped
+    /// (it comes back on the next join), or deleted if no move was ever made.
+    #[arg(long, default_value_t = 600, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    room_idle: u64,
+    /// Seconds a finished game with nobody connected is kept before it is archived.
+    #[arg(long, default_value_t = 86_400, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    keep_finished: u64,
+    /// What becomes of a finished game: a small record under archive/, or nothing.
+    #[arg(long, value_enum, default_value = "archive")]
+    archive: ArchiveArg,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -86,6 +106,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         idle: Duration::from_secs(args.idle),
         snapshot_every: args.snapshot_every,
         room_threads,
+        room_idle: Duration::from_secs(args.room_idle),
+        keep_finished: Duration::from_secs(args.keep_finished),
+        archive: match args.archive {
+            ArchiveArg::Archive => ArchiveMode::Archive,
+            ArchiveArg::None => ArchiveMode::None,
+        },
         ..Config::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
