@@ -19,7 +19,9 @@ use bitmines_server::params::RoomParams;
 use bitmines_server::protocol::{Action, ChunkRect, ClientMsg, MineRule, Mode};
 use bitmines_server::room::{Room, fresh_room};
 use bytes::Bytes;
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{
+    BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main,
+};
 use tokio::sync::mpsc;
 
 const SIDE: usize = 1000;
@@ -211,7 +213,10 @@ fn evict_and_restore(c: &mut Criterion) {
         let mut group = c.benchmark_group(format!("evict and restore {label}"));
         group.sample_size(samples);
         if samples == 10 {
-            group.measurement_time(Duration::from_secs(20));
+            // About a second an iteration (the untimed half included): ten, flat.
+            group
+                .sampling_mode(SamplingMode::Flat)
+                .measurement_time(Duration::from_secs(30));
         }
         group.throughput(Throughput::Elements(params.cells() as u64));
         let mut held = Some(room);
