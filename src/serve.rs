@@ -42,13 +42,14 @@ pub(crate) struct Args {
     /// How each batch of moves is made durable before it is acknowledged.
     #[arg(long, value_enum, default_value = "data")]
     sync: SyncArg,
-    /// The most rooms at once.
+    /// The most rooms that can be joined at once (a finished game is not counted).
     #[arg(long, default_value_t = 1000, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     max_rooms: usize,
     /// The most cells in one room.
     #[arg(long, default_value_t = 1_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_room_cells: u128,
-    /// The most cells over all rooms (a race counts its board once per possible player).
+    /// The most cells over all rooms in memory (a race counts its board once per possible
+    /// player).
     #[arg(long, default_value_t = 4_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_total_cells: u128,
     /// The most 64x64-cell chunks one connection may watch.

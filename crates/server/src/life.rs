@@ -290,6 +290,7 @@ pub fn archive(data: &Path, name: &str, record: &str, ended: u64) -> io::Result<
     line.push(b'\n');
     let mut index = OpenOptions::new()
         .create(true)
+        .truncate(false)
         .read(true)
         .write(true)
         .open(dir.join("index"))?;

@@ -8,6 +8,11 @@
 //! has some, applies them, appends their records to the rooms' logs, makes them all durable
 //! with one sync (the group commit spans the rooms), and only then releases the frames
 //! they produced.
+//!
+//! The room directory knows every room, in memory or not. A worker takes an empty room out
+//! of memory when its time comes (see [`crate::life`]), under the directory's lock and only
+//! with no join on its way in; a sweep thread archives or removes the rooms already out of
+//! memory; a join to an evicted room recovers it on a thread of its own.
 
 use std::collections::HashMap;
 use std::io;
@@ -44,12 +49,12 @@ pub struct Config {
     pub data: PathBuf,
     /// Whether each group commit is synced to the disk.
     pub sync: Sync,
-    /// The most rooms at once.
+    /// The most rooms that can be joined (waiting or playing, in memory or not) at once.
     pub max_rooms: usize,
     /// The most cells in one room.
     pub max_room_cells: u128,
-    /// The most cells over all rooms, each room counted once for its board and once for
-    /// each view it may hold (a race: up to 8).
+    /// The most cells over all rooms in memory, each room counted once for its board and
+    /// once for each view it may hold (a race: up to 8).
     pub max_total_cells: u128,
     /// The most chunks one connection may watch.
     pub max_chunks: usize,
@@ -849,6 +854,7 @@ fn unload(config: &Config, directory: &Directory, mut live: Live, fate: Fate) ->
         return Some(live);
     }
     let Some(handle) = rooms.get_mut(&live.name) else {
+        // Not in the directory (it never leaves it while in memory): nothing to keep.
         return None;
     };
     live.inbox.life.phase.store(phase.code(), Ordering::Relaxed);
