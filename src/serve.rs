@@ -122,6 +122,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         .context("cannot start the runtime")?;
     runtime.block_on(async {
         let server = Server::bind(config).await.map_err(|e| anyhow!(e))?;
+        let stop = stop_signal();
         let addr = server.local_addr().map_err(|e| anyhow!(e))?;
         // A closed standard output (a pipe whose reader went away) must not stop the server.
         let mut out = std::io::stdout();
@@ -131,31 +132,43 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             args.data.display()
         );
         let _ = out.flush();
-        server.run(stop_signal()).await.map_err(|e| anyhow!(e))?;
+        server.run(stop).await.map_err(|e| anyhow!(e))?;
         let _ = writeln!(std::io::stdout(), "bitmines serve: stopped; every room saved");
         Ok(())
     })
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn stop_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on Ctrl-C or SIGTERM. On Unix the handlers are installed when this is called,
+/// not when the future is first polled: it is called before the server says it listens, so
+/// that a signal sent as soon as the line is read stops the server the graceful way rather
+/// than killing it.
+fn stop_signal() -> impl Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let signals = {
+        use tokio::signal::unix::{SignalKind, signal};
+        [SignalKind::interrupt(), SignalKind::terminate()].map(|kind| signal(kind).ok())
     };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let [interrupt, term] = signals;
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(term) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+        eprintln!("bitmines serve: stopping: closing connections and saving rooms");
     }
-    eprintln!("bitmines serve: stopping: closing connections and saving rooms");
 }
