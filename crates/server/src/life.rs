@@ -465,3 +465,54 @@ mod tests {
         assert_eq!(out, "\"a\\\"b\\\\c\\u000ad\\u0001é\"");
     }
 }
+
+#[cfg(test)]
+mod records {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use super::*;
+    use crate::log::Record;
+    use crate::metrics::Metrics;
+    use crate::protocol::MineRule;
+    use crate::room::fresh_room;
+
+    #[test]
+    fn a_record_stays_under_a_kibibyte_with_many_players_and_long_names() {
+        let params = RoomParams {
+            rows: 16,
+            cols: 30,
+            mines: 99,
+            mode: Mode::Coop,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (8, 15),
+        };
+        let now = Instant::now();
+        let mut room = fresh_room(&params, 3, 256, Arc::new(Metrics::default()), now).unwrap();
+        for player in 0..200u32 {
+            let name = format!("\"{player}\\\n{}", "é".repeat(200));
+            room.apply_record(
+                &Record::Join {
+                    player,
+                    token: [player as u8; 16],
+                    name,
+                },
+                now,
+            )
+            .unwrap();
+        }
+        let name = "n".repeat(64);
+        let text = record(&name, &params, &room, (1, 2));
+        assert!(text.len() <= MAX_RECORD, "{} bytes", text.len());
+        assert!(text.contains("\"players_total\":200"), "{text}");
+        assert!(text.ends_with("]}"), "{text}");
+        assert!(text.contains("\"bbbv\":"), "{text}");
+        // It is JSON a reader takes: one object whose listed players fit.
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let listed = value["players"].as_array().unwrap().len();
+        assert!((1..200).contains(&listed), "{listed} players listed");
+        assert_eq!(value["made"], 1);
+        assert_eq!(value["ended"], 2);
+    }
+}

@@ -343,3 +343,57 @@ async fn max_rooms_counts_the_rooms_that_can_be_joined() {
     e.client.close().await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn a_won_race_is_archived_with_its_winner_and_each_racers_result() {
+    let server = start_with(quick).await;
+    let race = "preset=beginner&mode=race";
+    let mut alice = Recorder::join(&server.url("race", &format!("{race}&name=alice"))).await;
+    let mut bob = Recorder::join(&server.url("race", &format!("{race}&name=bob"))).await;
+    let room = recover(server.data.path(), "race");
+    let board = room.board();
+    let safe: Vec<(usize, usize)> = (0..9)
+        .flat_map(|r| (0..9).map(move |c| (r, c)))
+        .filter(|&(r, c)| !board.is_mine(r, c).unwrap())
+        .collect();
+    play(&mut bob, 1, Action::Reveal, safe[0]).await;
+    // Alice reveals every safe cell until her game is won.
+    let mut won = false;
+    for (seq, &(row, col)) in (1..).zip(&safe) {
+        match alice
+            .act(ClientMsg::Move {
+                seq,
+                action: Action::Reveal,
+                row: row as u32,
+                col: col as u32,
+            })
+            .await
+        {
+            ServerMsg::Ack { status, .. } => {
+                won = status == 1;
+                if won {
+                    break;
+                }
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert!(won, "every safe cell revealed and the game not won");
+    alice.client.close().await;
+    bob.client.close().await;
+    wait_metric(&server, "bitmines_rooms_archived_total", 1).await;
+    let games = get_json(&server, "/games").await;
+    let game = &games["games"][0];
+    assert_eq!(game["mode"], "race", "{game}");
+    assert_eq!(game["result"], "won", "{game}");
+    assert_eq!(game["winner"], "alice", "{game}");
+    assert_eq!(game["players_total"], 2, "{game}");
+    let players = game["players"].as_array().expect("players");
+    assert_eq!(players[0]["name"], "alice", "{game}");
+    assert_eq!(players[0]["result"], "won", "{game}");
+    assert!(players[0]["ms"].as_u64().is_some(), "{game}");
+    assert_eq!(players[1]["name"], "bob", "{game}");
+    assert_eq!(players[1]["result"], "playing", "{game}");
+    assert!(players[1]["ms"].is_null(), "{game}");
+    server.stop().await;
+}
