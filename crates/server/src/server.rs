@@ -866,8 +866,9 @@ fn unload(config: &Config, directory: &Directory, mut live: Live, fate: Fate) ->
             saving: Some(saving),
             record,
         });
-        drop(rooms);
+        // Counted under the lock, so that whoever sees the room out of memory sees it counted.
         directory.metrics.room_evicted();
+        drop(rooms);
         // A large room's snapshot takes a second: it is written on a thread of its own, and a
         // join meanwhile waits for it (`saving`) before recovering the room.
         let data = config.data.clone();

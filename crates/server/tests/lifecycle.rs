@@ -25,6 +25,16 @@ fn quick(config: Config) -> Config {
     }
 }
 
+/// A second empty and a room leaves memory; a finished game is kept for an hour (so that a
+/// move that happens to win the game leaves the room to be evicted, not archived).
+fn evicting(config: Config) -> Config {
+    Config {
+        room_idle: Duration::from_secs(1),
+        keep_finished: Duration::from_secs(3600),
+        ..config
+    }
+}
+
 /// Joins room `name` and watches its one chunk.
 async fn watch(server: &TestServer, name: &str) -> Recorder {
     let mut player = Recorder::join(&server.url(name, QUERY)).await;
@@ -125,7 +135,7 @@ async fn refused(server: &TestServer, name: &str) -> String {
 
 #[tokio::test]
 async fn an_empty_room_is_evicted_and_comes_back_on_a_join_as_it_was() {
-    let server = start_with(quick).await;
+    let server = start_with(evicting).await;
     let mut player = watch(&server, "kept").await;
     let listing = listed(&server, "kept").await.expect("listed");
     assert_eq!(listing["state"], "waiting", "{listing}");
@@ -182,7 +192,7 @@ async fn an_empty_room_is_evicted_and_comes_back_on_a_join_as_it_was() {
 
 #[tokio::test]
 async fn a_spectator_brings_an_evicted_room_back_too() {
-    let server = start_with(quick).await;
+    let server = start_with(evicting).await;
     let mut player = watch(&server, "seen").await;
     let safe = hidden_cell(&server, &player, "seen", false);
     play(&mut player, 1, Action::Reveal, safe).await;
@@ -395,5 +405,54 @@ async fn a_won_race_is_archived_with_its_winner_and_each_racers_result() {
     assert_eq!(players[1]["name"], "bob", "{game}");
     assert_eq!(players[1]["result"], "playing", "{game}");
     assert!(players[1]["ms"].is_null(), "{game}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn joins_racing_evictions_lose_no_move() {
+    // Evicted 10 ms after each leave: the joins that follow meet the room being evicted,
+    // being saved, out of memory or in it, and every one must find every move before it.
+    let server = start_with(|c| Config {
+        room_idle: Duration::from_millis(10),
+        ..c
+    })
+    .await;
+    let mut first = watch(&server, "busy").await;
+    let room = recover(server.data.path(), "busy");
+    let safe: Vec<(usize, usize)> = (0..9)
+        .flat_map(|r| (0..9).map(move |c| (r, c)))
+        .filter(|&(r, c)| {
+            !room.board().is_mine(r, c).unwrap()
+                && first.picture.cell(0, r, c) == Some(cell::HIDDEN)
+        })
+        .take(12)
+        .collect();
+    // A board with a large opening may have fewer hidden safe cells; the rounds are as many.
+    assert!(safe.len() >= 3, "{} hidden safe cells", safe.len());
+    play(&mut first, 1, Action::Reveal, safe[0]).await;
+    first.client.close().await;
+    let mut waited = 0;
+    for (round, &cell) in safe.iter().enumerate().skip(1) {
+        let mut player = watch(&server, "busy").await;
+        for &(r, c) in &safe[..round] {
+            assert!(
+                matches!(player.picture.cell(0, r, c), Some(0..=8)),
+                "round {round}: ({r}, {c}) revealed before, hidden now"
+            );
+        }
+        play(&mut player, 1, Action::Reveal, cell).await;
+        player.client.close().await;
+        // Every other round, give the room time to leave memory.
+        if round % 2 == 0 {
+            wait_metric(&server, "bitmines_rooms_in_memory", 0).await;
+            waited += 1;
+        }
+    }
+    let text = server.metrics().await;
+    let evicted = metric(&text, "bitmines_rooms_evicted_total").unwrap_or(0);
+    assert!(
+        evicted >= waited,
+        "evicted {evicted} times, waited for {waited}"
+    );
     server.stop().await;
 }
