@@ -15,6 +15,7 @@ pub struct Metrics {
     rooms: AtomicU64,
     rooms_by_phase: [AtomicU64; 3],
     rooms_in_memory: AtomicU64,
+    rooms_empty: AtomicU64,
     rooms_quarantined: AtomicU64,
     rooms_evicted: AtomicU64,
     rooms_restored: AtomicU64,
@@ -43,6 +44,7 @@ impl Default for Metrics {
             rooms: AtomicU64::new(0),
             rooms_by_phase: Default::default(),
             rooms_in_memory: AtomicU64::new(0),
+            rooms_empty: AtomicU64::new(0),
             rooms_quarantined: AtomicU64::new(0),
             rooms_evicted: AtomicU64::new(0),
             rooms_restored: AtomicU64::new(0),
@@ -124,8 +126,10 @@ impl Metrics {
     }
 
     /// Rooms now: how many are waiting, playing and over, and how many of them are in
-    /// memory. The rooms that can be joined (waiting or playing) are the rooms open.
-    pub fn set_rooms(&self, by_phase: [u64; 3], in_memory: u64) {
+    /// memory and how many empty (nobody connected). The rooms that can be joined (waiting
+    /// or playing) are the rooms open.
+    pub fn set_rooms(&self, by_phase: [u64; 3], in_memory: u64, empty: u64) {
+        self.rooms_empty.store(empty, Relaxed);
         self.rooms.store(by_phase[0] + by_phase[1], Relaxed);
         for (slot, n) in self.rooms_by_phase.iter().zip(by_phase) {
             slot.store(n, Relaxed);
@@ -265,6 +269,12 @@ impl Metrics {
             "gauge",
             "Rooms in memory (the others are evicted: their folder only).",
             self.rooms_in_memory.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_empty",
+            "gauge",
+            "Rooms with nobody connected, in any state, in memory or not.",
+            self.rooms_empty.load(Relaxed),
         );
         put(
             "bitmines_rooms_evicted_total",

@@ -1391,12 +1391,13 @@ async fn shutdown_rooms(shared: &Arc<Shared>) {
 async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
     if let Ok(rooms) = shared.rooms.lock() {
         let mut by_phase = [0u64; 3];
-        let mut in_memory = 0;
+        let (mut in_memory, mut empty) = (0, 0);
         for h in rooms.values() {
             by_phase[usize::from(h.life.phase().code())] += 1;
             in_memory += u64::from(h.loaded().is_some());
+            empty += u64::from(h.life.connections.load(Ordering::Relaxed) == 0);
         }
-        shared.metrics.set_rooms(by_phase, in_memory);
+        shared.metrics.set_rooms(by_phase, in_memory, empty);
     }
     (
         [("content-type", "text/plain; version=0.0.4")],
@@ -1406,7 +1407,7 @@ async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
 
 /// The rooms that can be joined (waiting or playing; in memory or not), by name, as JSON:
 /// each with its parameters, `state`, `players` connected, `connections` (players and
-/// spectators), `in_memory`, and `age` in seconds.
+/// spectators), `empty` (no connection), `in_memory`, and `age` in seconds.
 async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
     let mut out = String::from("[");
     let now = SystemTime::now();
@@ -1424,7 +1425,7 @@ async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
                 out.push(',');
             }
             out.push_str(&format!(
-                "{{\"name\":\"{name}\",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"state\":\"{}\",\"players\":{},\"connections\":{},\"in_memory\":{},\"age\":{}}}",
+                "{{\"name\":\"{name}\",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"state\":\"{}\",\"players\":{},\"connections\":{},\"empty\":{},\"in_memory\":{},\"age\":{}}}",
                 p.rows,
                 p.cols,
                 p.mines,
@@ -1434,6 +1435,7 @@ async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
                 h.life.phase().name(),
                 h.life.players.load(Ordering::Relaxed),
                 h.life.connections.load(Ordering::Relaxed),
+                h.life.connections.load(Ordering::Relaxed) == 0,
                 h.loaded().is_some(),
                 now.duration_since(h.made).map_or(0, |d| d.as_secs()),
             ));

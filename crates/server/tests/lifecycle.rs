@@ -140,6 +140,7 @@ async fn an_empty_room_is_evicted_and_comes_back_on_a_join_as_it_was() {
     let listing = listed(&server, "kept").await.expect("listed");
     assert_eq!(listing["state"], "waiting", "{listing}");
     assert_eq!(listing["players"], 1, "{listing}");
+    assert_eq!(listing["empty"], false, "{listing}");
     let flag = hidden_cell(&server, &player, "kept", true);
     play(&mut player, 1, Action::Flag, flag).await;
     let safe = hidden_cell(&server, &player, "kept", false);
@@ -165,6 +166,11 @@ async fn an_empty_room_is_evicted_and_comes_back_on_a_join_as_it_was() {
     assert_eq!(listing["in_memory"], false, "{listing}");
     assert_eq!(listing["state"], "playing", "{listing}");
     assert_eq!(listing["players"], 0, "{listing}");
+    assert_eq!(listing["empty"], true, "{listing}");
+    assert_eq!(
+        metric(&server.metrics().await, "bitmines_rooms_empty"),
+        Some(1)
+    );
     assert!(
         server.data.path().join("rooms/kept/meta").exists(),
         "the folder is kept"
