@@ -541,7 +541,14 @@ fn start_room(
                     if let Some(saving) = saving {
                         let _ = saving.recv();
                     }
-                    recover_room(&shared, &thread_name).map(|(room, log)| (room, log, None))
+                    recover_room(&shared, &thread_name).map(|(mut room, log)| {
+                        // A finished game's record needs the board's 3BV when the room
+                        // leaves memory: counted here, not on the worker that runs others.
+                        if room.is_over() {
+                            room.count_bbbv();
+                        }
+                        (room, log, None)
+                    })
                 }
             };
             match made {

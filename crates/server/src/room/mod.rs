@@ -282,6 +282,14 @@ impl Room {
         })
     }
 
+    /// Counts the board's 3BV now if it was not yet, so that [`Room::bbbv`] costs nothing
+    /// later (a 10^8-cell board takes a while).
+    pub fn count_bbbv(&mut self) {
+        if self.bbbv.is_none() {
+            self.bbbv = Some(self.bbbv());
+        }
+    }
+
     /// Each player's result, in the order they joined: their name, their game's status, how
     /// long their game took where this process saw it end, safe cells opened and mines set
     /// off.
