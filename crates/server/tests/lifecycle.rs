@@ -462,3 +462,33 @@ async fn joins_racing_evictions_lose_no_move() {
     );
     server.stop().await;
 }
+
+#[tokio::test]
+async fn many_games_leave_nothing_behind_but_their_records() {
+    // More games than --max-rooms, one after another: each is refused nothing, and once
+    // they are archived no room is in memory, rooms/ is empty, and the archive lists them.
+    let server = start_with(|c| Config {
+        max_rooms: 2,
+        ..quick(c)
+    })
+    .await;
+    let games = 8;
+    for k in 0..games {
+        lose(&server, &format!("game-{k}")).await;
+    }
+    wait_metric(&server, "bitmines_rooms_archived_total", games).await;
+    let text = server.metrics().await;
+    assert_eq!(metric(&text, "bitmines_rooms_in_memory"), Some(0));
+    assert_eq!(metric(&text, "bitmines_rooms"), Some(0));
+    let left = std::fs::read_dir(server.data.path().join("rooms"))
+        .unwrap()
+        .count();
+    assert_eq!(left, 0, "room folders left behind");
+    let listed = get_json(&server, "/games").await;
+    assert_eq!(listed["total"], games, "{listed}");
+    let index = std::fs::metadata(server.data.path().join("archive/index"))
+        .unwrap()
+        .len();
+    assert_eq!(index, games * 128);
+    server.stop().await;
+}
