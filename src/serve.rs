@@ -64,6 +64,10 @@ pub(crate) struct Args {
     /// Seconds a silent connection stays open.
     #[arg(long, default_value_t = 120, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
     idle: u64,
+    /// Seconds a socket has to become a WebSocket before it is closed (a request sent
+    /// half, an idle HTTP connection).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    upgrade_timeout: u64,
     /// Moves between a room's snapshots (a snapshot is also written at shutdown) [default:
     /// 200000, or one for each 128 cells of a larger board].
     #[arg(long, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
@@ -105,6 +109,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         rate: args.rate,
         burst: args.rate * 2.0,
         idle: Duration::from_secs(args.idle),
+        upgrade_timeout: Duration::from_secs(args.upgrade_timeout),
         snapshot_every: args.snapshot_every,
         room_threads,
         room_idle: Duration::from_secs(args.room_idle),
@@ -115,14 +120,26 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         },
         ..Config::default()
     };
+    // Every connection is an open file: the soft limit is often 1,024, far below the
+    // connections allowed, so it is raised to the hard limit, and limits that need more
+    // files than that are refused now rather than failing joins later.
+    if let Some(limit) = bitmines_server::listen::raise_open_file_limit() {
+        bitmines_server::listen::check_open_files(&config, limit).map_err(|e| {
+            anyhow!(
+                "--max-connections {}: {e}; lower it or --max-rooms, or raise the hard limit \
+                 (ulimit -Hn)",
+                args.max_connections
+            )
+        })?;
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(io_threads)
         .enable_all()
         .build()
         .context("cannot start the runtime")?;
     runtime.block_on(async {
-        let server = Server::bind(config).await.map_err(|e| anyhow!(e))?;
         let stop = stop_signal();
+        let server = Server::bind(config).await.map_err(|e| anyhow!(e))?;
         let addr = server.local_addr().map_err(|e| anyhow!(e))?;
         // A closed standard output (a pipe whose reader went away) must not stop the server.
         let mut out = std::io::stdout();
@@ -138,31 +155,33 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     })
 }
 
-/// Completes on Ctrl-C or SIGTERM. On Unix the handlers are installed when this is called,
-/// not when the future is first polled: it is called before the server says it listens, so
-/// that a signal sent as soon as the line is read stops the server the graceful way rather
-/// than killing it.
-fn stop_signal() -> impl Future<Output = ()> {
+/// Listens for Ctrl-C and SIGTERM from now on, and gives a future that completes on either.
+/// The handlers are installed before the future is first polled, so a signal sent as soon as
+/// the server says it is listening (as a supervisor or a test may) stops it through its
+/// shutdown path rather than killing the process outright.
+fn stop_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let signals = {
+    let (interrupt, terminate) = {
         use tokio::signal::unix::{SignalKind, signal};
-        [SignalKind::interrupt(), SignalKind::terminate()].map(|kind| signal(kind).ok())
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
     async move {
         #[cfg(unix)]
         {
-            let [interrupt, term] = signals;
-            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
-                match s {
-                    Some(mut s) => {
-                        s.recv().await;
+            let wait = |stream: Option<tokio::signal::unix::Signal>| async move {
+                match stream {
+                    Some(mut stream) => {
+                        stream.recv().await;
                     }
                     None => std::future::pending::<()>().await,
                 }
             };
             tokio::select! {
                 () = wait(interrupt) => {},
-                () = wait(term) => {},
+                () = wait(terminate) => {},
             }
         }
         #[cfg(not(unix))]

@@ -51,6 +51,10 @@ const MEANINGS: &[(&str, &str)] = &[
     ("max-connections", "the most connections"),
     ("rate", "frames a second one connection may send"),
     ("idle", "seconds a silent connection"),
+    (
+        "upgrade-timeout",
+        "seconds a socket has to become a websocket",
+    ),
     ("snapshot-every", "moves between a room's snapshots"),
     ("player", "who plays"),
     ("png", "png"),

@@ -6,14 +6,14 @@
 //! press); what the server says comes back as [`NetEvent`]s, which the loop takes with
 //! [`Link::poll`] between frames. A dropped connection is joined again with the player's
 //! token, as [`NetEvent::Reconnecting`] tells the app, until [`GIVE_UP_AFTER`] tries fail in
-//! a row.
+//! a row; one closed because the player joined again elsewhere is not.
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use bitmines_server::client::{Client, ClientError};
-use bitmines_server::protocol::{ClientMsg, ServerMsg, Welcome};
+use bitmines_server::protocol::{CLOSE_TAKEN_OVER, ClientMsg, ServerMsg, Welcome};
 use tokio::sync::mpsc as tmpsc;
 
 /// Failed tries in a row after which a lost connection is given up.
@@ -144,6 +144,9 @@ enum Ended {
     Quit,
     /// The connection dropped, for this reason.
     Lost(String),
+    /// The player joined again elsewhere with the token, and the server closed this
+    /// connection for it, with this reason.
+    TakenOver(String),
 }
 
 /// Joins, pumps frames both ways, and joins again with the token when the connection drops.
@@ -160,7 +163,10 @@ async fn run(
         // A connection that takes long to make (a far host that does not answer) must not
         // hold up quitting: the app going away ends the try.
         let connected = tokio::select! {
-            connected = Client::connect(&address) => connected,
+            // While a new room's board is made, its share done comes before the welcome.
+            connected = Client::connect_with_progress(&address, |share| {
+                let _ = events.send(NetEvent::Frame(ServerMsg::Progress { share }));
+            }) => connected,
             () = closed(&mut out) => return,
         };
         let reason = match connected {
@@ -185,6 +191,15 @@ async fn run(
                 match pump(client, &mut out, &events).await {
                     Ended::Quit => return,
                     Ended::Lost(reason) => reason,
+                    Ended::TakenOver(reason) => {
+                        // The other connection plays on: joining again from here would
+                        // take the player back from it, and the two would pass the player
+                        // to and fro for ever.
+                        let _ = events.send(NetEvent::Closed(format!(
+                            "{reason}; not joining again from here"
+                        )));
+                        return;
+                    }
                 }
             }
             Err(ClientError::Refused { code, message }) => {
@@ -264,6 +279,9 @@ async fn pump(
                         client.close().await;
                         return Ended::Quit;
                     }
+                }
+                Err(ClientError::Closed(Some((code, reason)))) if code == CLOSE_TAKEN_OVER => {
+                    return Ended::TakenOver(reason);
                 }
                 Err(error) => return Ended::Lost(error.to_string()),
             },

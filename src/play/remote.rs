@@ -118,6 +118,9 @@ pub(crate) struct Remote {
     players: Vec<PlayerInfo>,
     /// When the players frame came, to run their clocks on from it.
     players_at: Instant,
+    /// The server's clock of a view, as the welcome or the last clock frame gave it:
+    /// `(view, play time in milliseconds, running, when it came)`.
+    clock: Option<(u32, u32, bool, Instant)>,
     /// Other co-op players' cursors, by player id.
     cursors: BTreeMap<u32, (usize, usize)>,
     /// The room's last events, named when drawn, so a name that came after its event shows.
@@ -162,6 +165,7 @@ impl Remote {
             ascii: false,
             players: Vec::new(),
             players_at: now,
+            clock: None,
             cursors: BTreeMap::new(),
             events: Vec::new(),
             message: Some("connecting…".into()),
@@ -368,8 +372,20 @@ impl Remote {
         }
     }
 
-    /// Time played by the player followed, run on from the last players frame.
+    /// The play time of the view drawn, as the server's clock gives it (run on from its last
+    /// word while it runs), else the player followed's, run on from the last players frame.
     pub(crate) fn elapsed(&self) -> Duration {
+        if let Some((view, ms, running, at)) = self.clock
+            && view == self.view
+            && !self.watch_sent
+        {
+            let at_ms = Duration::from_millis(u64::from(ms));
+            return if running {
+                at_ms + self.now.saturating_duration_since(at)
+            } else {
+                at_ms
+            };
+        }
         let Some(player) = self.followed() else {
             return Duration::ZERO;
         };
@@ -517,6 +533,12 @@ impl Remote {
         self.watching = None;
         self.view = welcome.view;
         self.has_view = welcome.view != NOBODY;
+        self.clock = Some((
+            welcome.view,
+            welcome.elapsed_ms,
+            welcome.clock_running,
+            self.now,
+        ));
         if !same_board {
             self.cursor = (welcome.first.0 as usize, welcome.first.1 as usize);
         }
@@ -610,6 +632,15 @@ impl Remote {
             ServerMsg::Players(players) => {
                 self.players = players;
                 self.players_at = self.now;
+                // The followed player's time is the server's clock of the view drawn, newer
+                // than the last clock frame; whether it runs stays the clock frame's word.
+                if let Some((view, _, running, _)) = self.clock
+                    && view == self.view
+                    && let Some(p) = self.followed()
+                {
+                    let running = running && p.status == 0;
+                    self.clock = Some((view, p.elapsed_ms, running, self.now));
+                }
                 if self
                     .welcome
                     .as_ref()
@@ -632,6 +663,14 @@ impl Remote {
                         self.cursors.insert(player, (row as usize, col as usize));
                     }
                 }
+            }
+            ServerMsg::Clock {
+                view,
+                elapsed_ms,
+                running,
+            } => self.clock = Some((view, elapsed_ms, running, self.now)),
+            ServerMsg::Progress { share } => {
+                self.note(format!("making the board: {}%", share / 100));
             }
             ServerMsg::Over(over) => {
                 if over.view == self.view {
@@ -1073,6 +1112,8 @@ mod tests {
             first: (70, 100),
             max_chunks: 256,
             view: if mode == Mode::Coop { 0 } else { 1 },
+            elapsed_ms: 0,
+            clock_running: false,
         }
     }
 
@@ -1142,11 +1183,59 @@ mod tests {
         );
     }
 
+    /// While a new room's board is made, the share done is what the screen says; the clock
+    /// the welcome gives is the one shown, stopped until the room's first move.
+    #[test]
+    fn the_making_of_the_board_is_shown_then_the_servers_clock() {
+        let now = Instant::now();
+        let mut remote = Remote::new(
+            "ws://127.0.0.1:1/room/r",
+            None,
+            Rect::new(0, 0, 120, 40),
+            now,
+        );
+        remote.receive(NetEvent::Frame(ServerMsg::Progress { share: 4_271 }), now);
+        assert_eq!(remote.message(), Some("making the board: 42%"));
+        let mut resumed = welcome(Mode::Coop, false);
+        resumed.elapsed_ms = 61_000;
+        resumed.clock_running = true;
+        remote.receive(
+            NetEvent::Joined {
+                welcome: resumed,
+                token: None,
+            },
+            now,
+        );
+        remote.tick(now + Duration::from_millis(500));
+        assert_eq!(remote.elapsed(), Duration::from_millis(61_500));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Clock {
+                view: 0,
+                elapsed_ms: 62_000,
+                running: false,
+            }),
+            now + Duration::from_millis(500),
+        );
+        remote.tick(now + Duration::from_secs(9));
+        assert_eq!(remote.elapsed(), Duration::from_millis(62_000));
+    }
+
     /// Frames from the room: players, cursors, events, the end screen; a lost connection
     /// and keys that cannot be sent meanwhile.
     #[test]
     fn the_room_is_shown_as_its_frames_tell() {
         let (mut remote, now) = joined(Mode::Coop, None);
+        // Before the room's first move the server's clock stands at 0, however long it waits.
+        remote.tick(now + Duration::from_secs(5));
+        assert_eq!(remote.elapsed(), Duration::ZERO);
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Clock {
+                view: 0,
+                elapsed_ms: 3000,
+                running: true,
+            }),
+            now,
+        );
         let player = |id, name: &str| PlayerInfo {
             id,
             name: name.into(),

@@ -521,6 +521,8 @@ mod tests {
             first: (4, 4),
             max_chunks: 256,
             view: 0,
+            elapsed_ms: 0,
+            clock_running: false,
         };
         remote.receive(
             NetEvent::Joined {

@@ -504,6 +504,34 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
     drop(server);
 }
 
+/// A second join with the player's token takes the player over: the app's connection is
+/// closed with the server's reason and the app does not join again, which would take the
+/// player back and start the two passing it to and fro.
+#[test]
+fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
+    let server = TestServer::start();
+    let url = server.url("twice", "preset=beginner");
+    let mut a = Session::join(&url, None, None);
+    let token = a.remote.token().expect("a token").to_owned();
+    let elsewhere = server
+        .runtime
+        .block_on(Client::connect(&format!("{url}&token={token}")))
+        .expect("the second join");
+    a.until("the close", |r| r.link() == &LinkState::Lost);
+    let message = a.remote.message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains(bitmines_server::protocol::TAKEN_OVER)
+            && message.contains("not joining again"),
+        "{message}"
+    );
+    assert_eq!(
+        elsewhere.welcome().player,
+        a.remote.welcome().map_or(0, |w| w.player)
+    );
+    drop(a);
+    drop(server);
+}
+
 /// The odds of the window around the cursor come as a window the overlay draws: a chance for
 /// each hidden cell, none for an open one. The board fits in one window, so the server's
 /// mine count for it is the board's own.

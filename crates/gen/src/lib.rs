@@ -183,6 +183,20 @@ pub const SEED_VERSION: u32 = 2;
 /// Generates the board `config` describes. Sizes, mine counts and memory are checked before
 /// anything large is allocated.
 pub fn generate(config: &Config) -> Result<Board, Error> {
+    generate_with_progress(config, &|_| {})
+}
+
+/// The share of [`generate_with_progress`]'s work that placing the mines is (the rest is
+/// counting the neighbours).
+const PLACING_SHARE: f64 = 0.9;
+
+/// [`generate`], calling `progress` with the share of the work done (0 to 1) as each chunk
+/// of rows gets its mines, from whichever thread placed it, and with 1 when the board is
+/// made. The board is the same as [`generate`]'s.
+pub fn generate_with_progress(
+    config: &Config,
+    progress: &(dyn Fn(f64) + Sync),
+) -> Result<Board, Error> {
     let geometry = Geometry::new(config.rows, config.cols)?;
     let (rows, cols) = (config.rows, config.cols);
     let zone = &config.keep_clear;
@@ -242,6 +256,8 @@ pub fn generate(config: &Config) -> Result<Board, Error> {
         .place(&mut master);
     } else {
         let counts = chunk_counts(config.seed, config.mines, &free);
+        let placed = std::sync::atomic::AtomicUsize::new(0);
+        let chunks = free.len().max(1) as f64;
         plane
             .par_chunks_mut(chunk_rows * wpr)
             .zip(counts.par_iter().zip(free.par_iter()))
@@ -258,12 +274,16 @@ pub fn generate(config: &Config) -> Result<Board, Error> {
                     free,
                 }
                 .place(&mut rng);
+                let done = placed.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                progress(PLACING_SHARE * done as f64 / chunks);
             });
     }
-
-    Ok(Board::from_mine_words_with(geometry, words, |jobs| {
+    progress(PLACING_SHARE);
+    let board = Board::from_mine_words_with(geometry, words, |jobs| {
         jobs.par_iter_mut().for_each(bitmines_core::ZeroJob::run)
-    })?)
+    })?;
+    progress(1.0);
+    Ok(board)
 }
 
 /// How many mines each chunk holds, drawn one chunk after another from the master stream:
@@ -361,5 +381,50 @@ impl Placer for Generator {
                 reason: other.to_string(),
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod progress {
+    use std::sync::Mutex;
+
+    use bitmines_core::FirstClick;
+
+    use super::*;
+
+    #[test]
+    fn progress_runs_from_placing_to_one_and_leaves_the_board_as_it_was() {
+        // Mines enough for every chunk to be placed on its own, and rows for many chunks.
+        let zone = FirstClick::Opening.zone(2000, 1000, 10, 10).unwrap();
+        let config = Config::new(2000, 1000, 300_000, 5).keep_clear(zone);
+        let shares = Mutex::new(Vec::new());
+        let board =
+            generate_with_progress(&config, &|share| shares.lock().unwrap().push(share)).unwrap();
+        assert_eq!(board, generate(&config).unwrap());
+        let shares = shares.into_inner().unwrap();
+        // A report for each chunk placed, one when placing is done and one at the end.
+        let chunks = 2000usize.div_ceil(CHUNK_CELLS / 1000);
+        assert_eq!(shares.len(), chunks + 2, "{shares:?}");
+        assert!(shares.iter().all(|s| (0.0..=1.0).contains(s)), "{shares:?}");
+        assert!(
+            shares[..chunks]
+                .iter()
+                .all(|&s| s > 0.0 && s <= PLACING_SHARE)
+        );
+        assert_eq!(shares.last(), Some(&1.0));
+    }
+
+    #[test]
+    fn a_no_guess_boards_share_done_grows_to_one_through_its_certifying_replay() {
+        // Too large for rejection: repaired, then certified by a replay from the first click.
+        let request = NoGuess::new(60, 60, 600, 3).first_click(FirstClick::Opening, 30, 30);
+        let seen = Mutex::new(Vec::new());
+        no_guess_with_progress(&request, &|p| seen.lock().unwrap().push(p)).unwrap();
+        let seen = seen.into_inner().unwrap();
+        assert!(seen.iter().all(|p| (0.0..=1.0).contains(&p.share())));
+        assert!(seen.iter().any(|p| !p.certifying && p.share() <= 0.5));
+        let last = seen.last().unwrap();
+        assert!(last.certifying, "{last:?}");
+        assert_eq!(last.share(), 1.0, "{last:?}");
     }
 }

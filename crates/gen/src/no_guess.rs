@@ -327,6 +327,25 @@ pub struct Progress {
     pub repairs: usize,
 }
 
+impl Progress {
+    /// The share of the work done, from 0 to 1, for a progress bar: the play with repairs
+    /// is the first half and the certifying replay the second, each counted by the safe
+    /// cells it revealed. It is an estimate, and may step back (a play restarted after a
+    /// repair counts from its first click again), so a display keeps the largest seen.
+    pub fn share(&self) -> f64 {
+        let played = if self.safe == 0 {
+            1.0
+        } else {
+            (self.revealed as f64 / self.safe as f64).clamp(0.0, 1.0)
+        };
+        if self.certifying {
+            0.5 + played / 2.0
+        } else {
+            played / 2.0
+        }
+    }
+}
+
 /// [`no_guess`], calling `progress` after every move of the repairing and certifying plays
 /// and after every round of repairs (rejection, which is quick, reports nothing).
 pub fn no_guess_with_progress(

@@ -54,6 +54,16 @@ pub struct Client {
 impl Client {
     /// Connects to `url` (`ws://HOST:PORT/room/NAME?...`) and waits for the welcome.
     pub async fn connect(url: &str) -> Result<Client, ClientError> {
+        Client::connect_with_progress(url, |_| {}).await
+    }
+
+    /// [`Client::connect`], handing `progress` the share of the room's board made (in
+    /// ten-thousandths, see [`ServerMsg::Progress`]) each time the server says, while a new
+    /// room's board is being generated before the welcome.
+    pub async fn connect_with_progress(
+        url: &str,
+        mut progress: impl FnMut(u16),
+    ) -> Result<Client, ClientError> {
         // The read buffer is zeroed before every read (and every read that finds nothing):
         // 4 KiB holds a move's frames (a chunk is about 2 KiB; a larger burst takes two
         // reads) and costs a thirty-second of the default 128 KiB.
@@ -74,6 +84,10 @@ impl Client {
                         }),
                         ServerMsg::Error { code, message, .. } => {
                             Err(ClientError::Refused { code, message })
+                        }
+                        ServerMsg::Progress { share } => {
+                            progress(share);
+                            continue;
                         }
                         other => Err(ClientError::Io(format!(
                             "the first frame is not a welcome: {other:?}"

@@ -10,7 +10,9 @@
 //!   before the acknowledgement, with snapshots in the saved-game format, and replayed on
 //!   start.
 //! - [`server`] is the network side (axum): rooms on threads of their own, thin connection
-//!   tasks, bounded queues, rate limits, `/healthz` and `/metrics`. [`client`] speaks the
+//!   tasks, bounded queues, rate limits, `/healthz` and `/metrics`; [`listen`] accepts the
+//!   sockets, closes those that do not become WebSockets in time, and keeps their open
+//!   files within budget. [`client`] speaks the
 //!   protocol for tests, the load tester and the terminal game.
 //! - [`life`] is a room's life: waiting, playing, over; evicted from memory when nobody is
 //!   connected, archived (a small record listed at `/games`) when its game is over.
@@ -33,6 +35,7 @@ struct CrateReadme;
 
 pub mod client;
 pub mod life;
+pub mod listen;
 pub mod log;
 pub mod metrics;
 pub mod params;

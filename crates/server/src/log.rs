@@ -59,8 +59,18 @@ pub enum Record {
         row: u32,
         /// The cell's column.
         col: u32,
+        /// The game's play time when the move was acknowledged, in milliseconds since the
+        /// room's first move (so 0 for the first move itself). A move read from a version-1
+        /// log, which kept no times, reads as 0.
+        at_ms: u64,
     },
 }
+
+/// The bytes of a move record's payload in a version-1 log, which kept no times.
+const MOVE_V1_LEN: usize = 14;
+
+/// The bytes of a move record's payload, its time included.
+const MOVE_LEN: usize = 22;
 
 impl Record {
     /// The record's payload.
@@ -84,18 +94,21 @@ impl Record {
                 action,
                 row,
                 col,
+                at_ms,
             } => {
                 out.push(2);
                 out.extend_from_slice(&player.to_le_bytes());
                 out.push(action.code());
                 out.extend_from_slice(&row.to_le_bytes());
                 out.extend_from_slice(&col.to_le_bytes());
+                out.extend_from_slice(&at_ms.to_le_bytes());
             }
         }
         out
     }
 
-    /// Reads a payload back.
+    /// Reads a payload back: a move of either length, with its time (this version's) or
+    /// without (version 1's, read as time 0).
     pub fn decode(payload: &[u8]) -> Result<Record, String> {
         let u32_at = |at: usize| {
             payload
@@ -122,13 +135,20 @@ impl Record {
                     name: String::from_utf8_lossy(name).into_owned(),
                 })
             }
-            Some(2) if payload.len() == 14 => Ok(Record::Move {
-                player: u32_at(1)?,
-                action: Action::from_code(payload[5])
-                    .ok_or_else(|| format!("action 0x{:02x} is not a move", payload[5]))?,
-                row: u32_at(6)?,
-                col: u32_at(10)?,
-            }),
+            Some(2) if payload.len() == MOVE_V1_LEN || payload.len() == MOVE_LEN => {
+                let at_ms = match payload.get(MOVE_V1_LEN..MOVE_LEN) {
+                    Some(time) => time.try_into().map(u64::from_le_bytes).unwrap_or(0),
+                    None => 0,
+                };
+                Ok(Record::Move {
+                    player: u32_at(1)?,
+                    action: Action::from_code(payload[5])
+                        .ok_or_else(|| format!("action 0x{:02x} is not a move", payload[5]))?,
+                    row: u32_at(6)?,
+                    col: u32_at(10)?,
+                    at_ms,
+                })
+            }
             Some(kind) => Err(format!(
                 "record kind {kind} with {} bytes is not a join or a move",
                 payload.len()
@@ -239,6 +259,8 @@ pub struct LogRead {
     keep: usize,
     /// Whether the header is to be written: a new log, or a header cut short.
     header: bool,
+    /// The format version the file was written in.
+    version: u32,
     /// What is wrong with the bytes past `keep`, if any.
     problem: Option<String>,
 }
@@ -249,8 +271,17 @@ impl LogRead {
         &self.records
     }
 
+    /// The format version the log was written in: an older one is rewritten in this
+    /// version's format when the log is opened.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
     /// Opens the log for appending: cuts a damaged tail off, with a line saying how many
-    /// bytes went, and starts a new log with its header. Gives the log and its records.
+    /// bytes went, and starts a new log with its header. A log of an older format version is
+    /// first rewritten whole in this version's (its moves with time 0, the time they did not
+    /// keep), to a temporary file renamed over it, so a file never mixes two formats. Gives
+    /// the log and its records.
     pub fn open(self, sync: Sync) -> Result<(Log, Vec<Record>), String> {
         let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", self.path.display());
         if let Some(problem) = &self.problem {
@@ -261,12 +292,26 @@ impl LogRead {
                 self.records.len()
             );
         }
+        let upgrade = self.version < LOG_VERSION && !self.header;
+        if upgrade {
+            let mut bytes = LOG_HEADER.to_vec();
+            for record in &self.records {
+                frame(record, &mut bytes);
+            }
+            write_atomic(&self.path, &bytes).map_err(|e| failed(&e))?;
+            eprintln!(
+                "bitmines serve: {}: rewrote a version-{} log of {} records in version {LOG_VERSION} (its moves kept no times: they read as time 0)",
+                self.path.display(),
+                self.version,
+                self.records.len()
+            );
+        }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&self.path)
             .map_err(|e| failed(&e))?;
-        if self.keep < self.len {
+        if self.keep < self.len && !upgrade {
             file.set_len(self.keep as u64).map_err(|e| failed(&e))?;
         }
         if self.header {
@@ -416,6 +461,21 @@ pub struct SnapshotState {
     pub players: Vec<SavedPlayer>,
     /// Who placed each standing flag of a co-op view: `(view, cell index, player index)`.
     pub flag_owners: Vec<(usize, usize, usize)>,
+    /// The room's game clock as the last of those records left it.
+    pub clock: SavedClock,
+}
+
+/// A room's game clock as a snapshot keeps it: play time is counted from the room's first
+/// move, and only while the server runs, so what is kept is the time of the last move and
+/// the time each ended game stopped at.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SavedClock {
+    /// Whether the room's first move has been made (the clock runs from it).
+    pub started: bool,
+    /// The play time of the last move, in milliseconds since the first.
+    pub last_ms: u64,
+    /// Per view, the play time its game ended at, if it has ended.
+    pub ended_ms: Vec<Option<u64>>,
 }
 
 /// A player as a snapshot keeps them: who they are and their score.
@@ -518,23 +578,34 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// The log format this server writes and reads.
-pub const LOG_VERSION: u32 = 1;
+/// The log format this server writes. Version 2 added the game's time to each move;
+/// version 1, whose moves kept no time, is still read (its moves read as time 0).
+pub const LOG_VERSION: u32 = 2;
+
+/// The oldest log format this server reads.
+pub const OLDEST_LOG_VERSION: u32 = 1;
 
 /// The first bytes of a log: `BMLOG`, the format's version in two decimal digits, a newline.
-const LOG_HEADER: &[u8; 8] = b"BMLOG01\n";
+const LOG_HEADER: &[u8; 8] = b"BMLOG02\n";
 
-/// Where the records of a log's bytes start, or `None` for a log with no header yet (an
-/// empty file, or a header cut short by a crash), which is written afresh. A log written
-/// before logs had a header starts with its first record, whose length (a few hundred bytes
-/// at most) never reads as `BMLO`, and is read as version 1. A header naming another
-/// version is an error, not a damaged tail: cutting a newer log back would lose its moves.
-fn records_start(bytes: &[u8]) -> Result<Option<usize>, String> {
-    if bytes.len() < LOG_HEADER.len() && LOG_HEADER.starts_with(bytes) {
-        return Ok(None);
+/// Where the records of a log's bytes start and the format version they are in, or `None`
+/// for a log with no header yet (an empty file, or a header cut short by a crash), which is
+/// written afresh. A log written before logs had a header starts with its first record,
+/// whose length (a few hundred bytes at most) never reads as `BMLO`, and is read as the
+/// first version. A header naming a version this server does not read is an error, not a
+/// damaged tail: cutting a newer log back would lose its moves.
+fn records_start(bytes: &[u8]) -> Result<Option<(usize, u32)>, String> {
+    if bytes.len() < LOG_HEADER.len() && LOG_HEADER[..5].starts_with(&bytes[..bytes.len().min(5)]) {
+        // A header cut short: the version digits may be this version's or an older one's.
+        let digits_fit = bytes
+            .get(5..)
+            .is_none_or(|digits| digits.iter().all(|d| d.is_ascii_digit() || *d == b'\n'));
+        if digits_fit {
+            return Ok(None);
+        }
     }
     if !bytes.starts_with(&LOG_HEADER[..5]) {
-        return Ok(Some(0));
+        return Ok(Some((0, 1)));
     }
     let version = bytes
         .get(5..7)
@@ -542,9 +613,9 @@ fn records_start(bytes: &[u8]) -> Result<Option<usize>, String> {
         .and_then(|digits| std::str::from_utf8(digits).ok())
         .and_then(|digits| digits.parse::<u32>().ok());
     match version {
-        Some(LOG_VERSION) => Ok(Some(LOG_HEADER.len())),
+        Some(v @ OLDEST_LOG_VERSION..=LOG_VERSION) => Ok(Some((LOG_HEADER.len(), v))),
         Some(other) => Err(format!(
-            "log format version {other}, which this server does not read (it reads version {LOG_VERSION})"
+            "log format version {other}, which this server does not read (it reads versions {OLDEST_LOG_VERSION} to {LOG_VERSION})"
         )),
         None => Err(format!(
             "a log header {:?} that names no version",
@@ -611,7 +682,15 @@ pub fn quarantine(
     Ok(to)
 }
 
-const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP2\n";
+/// The first bytes of a snapshot. Version 3 added the game clock; a version-2 snapshot,
+/// which kept none, reads with the clock not started.
+const SNAPSHOT_MAGIC: &[u8; 8] = b"BMSNAP3\n";
+
+/// The first bytes of a version-2 snapshot, which is still read.
+const SNAPSHOT_MAGIC_V2: &[u8; 8] = b"BMSNAP2\n";
+
+/// Written for a view whose game has not ended, in place of its end time.
+const NOT_ENDED: u64 = u64::MAX;
 
 /// Bytes a snapshot is written and synced in at a time.
 pub(crate) const SNAPSHOT_PIECE: usize = 1 << 20;
@@ -716,14 +795,15 @@ impl RoomDir {
                 .map_err(|e| failed(&e))?;
         }
         let start = records_start(&bytes).map_err(|e| failed(&e))?;
-        let (records, good, problem) = scan(start.map_or(&[][..], |at| &bytes[at..]));
+        let (records, good, problem) = scan(start.map_or(&[][..], |(at, _)| &bytes[at..]));
         Ok(LogRead {
             records,
             len: bytes.len(),
             // The header and the whole records, or nothing of a log whose header was cut
             // short (it held no record, so nothing acknowledged is lost).
-            keep: start.map_or(0, |at| at + good),
+            keep: start.map_or(0, |(at, _)| at + good),
             header: start.is_none(),
+            version: start.map_or(LOG_VERSION, |(_, v)| v),
             problem,
             path,
         })
@@ -776,6 +856,14 @@ impl RoomDir {
                 .map_err(|e| failed(&e))?;
             game.write_saved(&mut out).map_err(|e| failed(&e))?;
         }
+        let mut clock = vec![u8::from(state.clock.started)];
+        clock.extend_from_slice(&state.clock.last_ms.to_le_bytes());
+        clock.extend_from_slice(&(state.games.len() as u32).to_le_bytes());
+        for view in 0..state.games.len() {
+            let ended = state.clock.ended_ms.get(view).copied().flatten();
+            clock.extend_from_slice(&ended.unwrap_or(NOT_ENDED).to_le_bytes());
+        }
+        out.write_all(&clock).map_err(|e| failed(&e))?;
         out.finish().map_err(|e| failed(&e))?;
         publish(&tmp, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         let mut old = self.snapshots();
@@ -805,11 +893,22 @@ impl RoomDir {
 
 /// The board of a new room, from its parameters and seed.
 pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
+    make_board_with_progress(params, seed, &|_| {})
+}
+
+/// [`make_board`], calling `progress` with the share of the work done (0 to 1) as the
+/// generator reports it, from the generator's threads. The share of a no-guess board may
+/// step back (see [`bitmines_gen::Progress::share`]).
+pub fn make_board_with_progress(
+    params: &RoomParams,
+    seed: u64,
+    progress: &(dyn Fn(f64) + std::marker::Sync),
+) -> Result<Board, String> {
     let (r, c) = params.first;
     if params.no_guess {
         let request = bitmines_gen::NoGuess::new(params.rows, params.cols, params.mines, seed)
             .first_click(FirstClick::Opening, r, c);
-        bitmines_gen::no_guess(&request)
+        bitmines_gen::no_guess_with_progress(&request, &|p| progress(p.share()))
             .map(|certified| certified.into_board())
             .map_err(|e| e.to_string())
     } else {
@@ -818,7 +917,7 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
             .map_err(|e| e.to_string())?;
         let config = bitmines_gen::Config::new(params.rows, params.cols, params.mines, seed)
             .keep_clear(zone);
-        bitmines_gen::generate(&config).map_err(|e| e.to_string())
+        bitmines_gen::generate_with_progress(&config, progress).map_err(|e| e.to_string())
     }
 }
 
@@ -840,9 +939,11 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
         at += n;
         Ok(s)
     };
-    if take(8)? != SNAPSHOT_MAGIC {
-        return Err("not a bitmines snapshot".into());
-    }
+    let has_clock = match take(8)? {
+        magic if magic == SNAPSHOT_MAGIC => true,
+        magic if magic == SNAPSHOT_MAGIC_V2 => false,
+        _ => return Err("not a bitmines snapshot (version 2 or 3)".into()),
+    };
     let u64_of = |b: &[u8]| b.try_into().map(u64::from_le_bytes).unwrap_or(0);
     let u32_of = |b: &[u8]| b.try_into().map(u32::from_le_bytes).unwrap_or(0);
     let records = u64_of(take(8)?);
@@ -880,6 +981,22 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
         let (game, _) = Game::from_saved(take(len)?).map_err(|e| e.to_string())?;
         games.push(game);
     }
+    let mut clock = SavedClock::default();
+    if has_clock {
+        clock.started = take(1)?[0] != 0;
+        clock.last_ms = u64_of(take(8)?);
+        let ends = u32_of(take(4)?);
+        if ends as usize != games.len() {
+            return Err(format!(
+                "its clock names {ends} views where it holds {}",
+                games.len()
+            ));
+        }
+        for _ in 0..ends {
+            let ended = u64_of(take(8)?);
+            clock.ended_ms.push((ended != NOT_ENDED).then_some(ended));
+        }
+    }
     let board = match games.first().and_then(|g| g.board()) {
         Some(board) => Arc::clone(board),
         None => Arc::new(
@@ -900,6 +1017,7 @@ pub(crate) fn read_snapshot(path: &Path, params: &RoomParams) -> Result<Snapshot
         games,
         players: table,
         flag_owners,
+        clock,
     })
 }
 
@@ -919,12 +1037,14 @@ mod tests {
                 action: Action::Reveal,
                 row: 3,
                 col: 4,
+                at_ms: 0,
             },
             Record::Move {
                 player: 0,
                 action: Action::Flag,
                 row: 5,
                 col: 6,
+                at_ms: 1_500,
             },
         ]
     }
@@ -966,32 +1086,51 @@ mod tests {
         }
         let mut headed = LOG_HEADER.to_vec();
         headed.extend_from_slice(&body);
-        assert_eq!(records_start(&headed), Ok(Some(LOG_HEADER.len())));
-        assert_eq!(records_start(&body), Ok(Some(0)));
+        assert_eq!(records_start(&headed), Ok(Some((LOG_HEADER.len(), 2))));
+        let mut old_body = Vec::new();
+        for r in records() {
+            frame_v1(&r, &mut old_body);
+        }
+        let mut old_headed = b"BMLOG01\n".to_vec();
+        old_headed.extend_from_slice(&old_body);
+        assert_eq!(records_start(&old_headed), Ok(Some((LOG_HEADER.len(), 1))));
+        assert_eq!(records_start(&old_body), Ok(Some((0, 1))));
         // A header cut short held no record: the log is written afresh.
         for cut in 0..LOG_HEADER.len() {
             assert_eq!(records_start(&headed[..cut]), Ok(None), "cut at {cut}");
+            assert_eq!(records_start(&old_headed[..cut]), Ok(None), "cut at {cut}");
         }
         let mut newer = headed.clone();
-        newer[5..7].copy_from_slice(b"02");
+        newer[5..7].copy_from_slice(b"03");
         let refused = records_start(&newer).unwrap_err();
-        assert!(refused.contains("version 2"), "{refused}");
+        assert!(refused.contains("version 3"), "{refused}");
         newer[5..7].copy_from_slice(b"x1");
         let refused = records_start(&newer).unwrap_err();
         assert!(refused.contains("names no version"), "{refused}");
-        // Through the files: a log from before headers keeps its records and takes more; a
-        // new log starts with the header.
+        // A version-1 move kept no time: it reads as time 0.
+        let (read, good, problem) = scan(&old_body);
+        assert_eq!((good, problem), (old_body.len(), None));
+        assert_eq!(read, untimed(&records()));
+        // Through the files: a version-1 log, with its header or from before headers, keeps
+        // its records, is rewritten in version 2, and takes more; a new log starts with the
+        // header.
         let data = std::env::temp_dir().join(format!("bitmines-header-{}", std::process::id()));
         let _ = fs::remove_dir_all(&data);
-        let old = RoomDir::new(&data, "old");
-        fs::create_dir_all(old.path()).unwrap();
-        fs::write(old.path().join("log"), &body).unwrap();
-        let (mut log, got) = old.open_log(Sync::Os).unwrap();
-        assert_eq!(got, records());
-        log.append(&records()[..1]).unwrap();
-        drop(log);
-        let (_, got) = old.open_log(Sync::Os).unwrap();
-        assert_eq!(got.len(), records().len() + 1);
+        for (name, bytes) in [("headless", &old_body), ("v1", &old_headed)] {
+            let old = RoomDir::new(&data, name);
+            fs::create_dir_all(old.path()).unwrap();
+            fs::write(old.path().join("log"), bytes).unwrap();
+            assert_eq!(old.read_log().unwrap().version(), 1);
+            let (mut log, got) = old.open_log(Sync::Os).unwrap();
+            assert_eq!(got, untimed(&records()), "{name}");
+            log.append(&records()[1..2]).unwrap();
+            drop(log);
+            let read = old.read_log().unwrap();
+            assert_eq!(read.version(), 2, "{name}");
+            let mut want = untimed(&records());
+            want.push(records()[1].clone());
+            assert_eq!(read.records(), &want[..], "{name}");
+        }
         let new = RoomDir::new(&data, "new");
         fs::create_dir_all(new.path()).unwrap();
         let (mut log, got) = new.open_log(Sync::Os).unwrap();
@@ -1000,6 +1139,31 @@ mod tests {
         drop(log);
         assert_eq!(fs::read(new.path().join("log")).unwrap(), headed);
         fs::remove_dir_all(&data).unwrap();
+    }
+
+    /// Frames a record as a version-1 log held it: a move without its time.
+    fn frame_v1(record: &Record, out: &mut Vec<u8>) {
+        let mut payload = record.encode();
+        if matches!(record, Record::Move { .. }) {
+            payload.truncate(MOVE_V1_LEN);
+        }
+        out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
+        out.extend_from_slice(&crc32fast::hash(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+    }
+
+    /// The records with every move's time at 0, as a version-1 log reads.
+    fn untimed(records: &[Record]) -> Vec<Record> {
+        records
+            .iter()
+            .cloned()
+            .map(|mut r| {
+                if let Record::Move { at_ms, .. } = &mut r {
+                    *at_ms = 0;
+                }
+                r
+            })
+            .collect()
     }
 
     #[test]
@@ -1045,6 +1209,7 @@ mod tests {
                             action: Action::Reveal,
                             row: i,
                             col: k as u32,
+                            at_ms: u64::from(i) * 100,
                         };
                         log.append(&[record]).unwrap();
                         syncer.sync(log.file()).unwrap();
@@ -1066,6 +1231,7 @@ mod tests {
                     action: Action::Reveal,
                     row: i,
                     col: k as u32,
+                    at_ms: u64::from(i) * 100,
                 })
                 .collect();
             assert_eq!(got, want, "room {k}");

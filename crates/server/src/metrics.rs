@@ -12,6 +12,9 @@ use hdrhistogram::Histogram;
 pub struct Metrics {
     connections: AtomicU64,
     connections_total: AtomicU64,
+    sockets: AtomicU64,
+    upgrade_timeouts: AtomicU64,
+    sockets_refused: AtomicU64,
     rooms: AtomicU64,
     rooms_by_phase: [AtomicU64; 3],
     rooms_in_memory: AtomicU64,
@@ -41,6 +44,9 @@ impl Default for Metrics {
         Metrics {
             connections: AtomicU64::new(0),
             connections_total: AtomicU64::new(0),
+            sockets: AtomicU64::new(0),
+            upgrade_timeouts: AtomicU64::new(0),
+            sockets_refused: AtomicU64::new(0),
             rooms: AtomicU64::new(0),
             rooms_by_phase: Default::default(),
             rooms_in_memory: AtomicU64::new(0),
@@ -123,6 +129,31 @@ impl Metrics {
     /// A connection closed.
     pub fn disconnected(&self) {
         self.connections.fetch_sub(1, Relaxed);
+    }
+
+    /// A socket was accepted (it counts until [`Metrics::socket_closed`]).
+    pub fn socket_opened(&self) {
+        self.sockets.fetch_add(1, Relaxed);
+    }
+
+    /// An accepted socket closed.
+    pub fn socket_closed(&self) {
+        self.sockets.fetch_sub(1, Relaxed);
+    }
+
+    /// Sockets open now, those still speaking HTTP and WebSockets alike.
+    pub fn sockets(&self) -> u64 {
+        self.sockets.load(Relaxed)
+    }
+
+    /// A socket was closed for not becoming a WebSocket in time.
+    pub fn upgrade_timed_out(&self) {
+        self.upgrade_timeouts.fetch_add(1, Relaxed);
+    }
+
+    /// A socket was closed as it was accepted, past the budget of sockets.
+    pub fn socket_refused(&self) {
+        self.sockets_refused.fetch_add(1, Relaxed);
     }
 
     /// Rooms now: how many are waiting, playing and over, and how many of them are in
@@ -237,6 +268,24 @@ impl Metrics {
             "counter",
             "WebSocket connections accepted.",
             self.connections_total.load(Relaxed),
+        );
+        put(
+            "bitmines_sockets",
+            "gauge",
+            "Open sockets: WebSockets and those still speaking HTTP.",
+            self.sockets.load(Relaxed),
+        );
+        put(
+            "bitmines_upgrade_timeouts_total",
+            "counter",
+            "Sockets closed for not becoming a WebSocket within the upgrade timeout.",
+            self.upgrade_timeouts.load(Relaxed),
+        );
+        put(
+            "bitmines_sockets_refused_total",
+            "counter",
+            "Sockets closed as they were accepted, past the budget of sockets.",
+            self.sockets_refused.load(Relaxed),
         );
         put(
             "bitmines_rooms",

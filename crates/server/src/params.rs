@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::protocol::{MineRule, Mode};
+use crate::protocol::{ErrorCode, MineRule, Mode, VERSION};
 
 /// Everything that makes a room's board and rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +42,85 @@ pub struct Requested {
     rule: Option<MineRule>,
     no_guess: Option<bool>,
     first: Option<(usize, usize)>,
+}
+
+/// The keys a join's query may hold. Any other is refused, so that a misspelt key (`col=`
+/// for `cols=`) is named to the client rather than left silently at its default.
+pub const JOIN_KEYS: [&str; 13] = [
+    "v", "preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first", "token",
+    "spectate", "name",
+];
+
+/// Everything a join's query says.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Join {
+    /// The token of the player to resume, if one was given.
+    pub token: Option<[u8; 16]>,
+    /// Whether the connection only watches.
+    pub spectate: bool,
+    /// The player's name, if one was given.
+    pub name: Option<String>,
+    /// The room parameters asked for.
+    pub room: Requested,
+}
+
+impl Join {
+    /// Reads a join's query string. A key that is not one of [`JOIN_KEYS`], or a value its
+    /// key does not take, is [`ErrorCode::BadParameter`] (a malformed token
+    /// [`ErrorCode::BadToken`]), with a message that names the key and the value.
+    pub fn parse(query: &str) -> Result<Join, (ErrorCode, String)> {
+        let bad = |message: String| (ErrorCode::BadParameter, message);
+        let query = parse_query(query);
+        let mut unknown: Vec<&String> = query
+            .keys()
+            .filter(|key| !JOIN_KEYS.contains(&key.as_str()))
+            .collect();
+        // The first in order, so that the same query always gets the same message.
+        unknown.sort();
+        if let Some(key) = unknown.first() {
+            return Err(bad(format!(
+                "{key:?} is not a query key of this server (it takes {})",
+                JOIN_KEYS.join(", ")
+            )));
+        }
+        if let Some(v) = query.get("v").filter(|v| **v != VERSION.to_string()) {
+            return Err(bad(format!(
+                "protocol version v={v} is not spoken here; this server speaks {VERSION}"
+            )));
+        }
+        let token = match query.get("token") {
+            None => None,
+            Some(hex) => Some(parse_token(hex).ok_or_else(|| {
+                (
+                    ErrorCode::BadToken,
+                    format!("token={hex:?} is not 32 hexadecimal digits"),
+                )
+            })?),
+        };
+        let spectate = match query.get("spectate").map(String::as_str) {
+            None | Some("0" | "false") => false,
+            Some("1" | "true") => true,
+            Some(v) => return Err(bad(format!("spectate={v:?} is not 0 or 1"))),
+        };
+        Ok(Join {
+            token,
+            spectate,
+            name: query.get("name").cloned(),
+            room: Requested::from_query(&query).map_err(bad)?,
+        })
+    }
+}
+
+/// Reads a token given as 32 hexadecimal digits.
+fn parse_token(hex: &str) -> Option<[u8; 16]> {
+    if hex.len() != 32 {
+        return None;
+    }
+    let mut out = [0u8; 16];
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
 }
 
 /// The presets and their sizes.
@@ -323,6 +402,76 @@ mod tests {
         );
         let same = Requested::from_query(&parse_query("rows=16&mode=coop")).unwrap();
         assert_eq!(same.mismatch(&room), None);
+    }
+
+    #[test]
+    fn a_join_names_an_unknown_key_or_a_bad_value() {
+        let cases = [
+            (
+                "colz=5",
+                ErrorCode::BadParameter,
+                "\"colz\" is not a query key",
+            ),
+            (
+                "rows=9&x",
+                ErrorCode::BadParameter,
+                "\"x\" is not a query key",
+            ),
+            // The first unknown key in order, whatever the query's order.
+            (
+                "zz=1&aa=2",
+                ErrorCode::BadParameter,
+                "\"aa\" is not a query key",
+            ),
+            (
+                "spectate=2",
+                ErrorCode::BadParameter,
+                "spectate=\"2\" is not 0 or 1",
+            ),
+            (
+                "spectate=",
+                ErrorCode::BadParameter,
+                "spectate=\"\" is not 0 or 1",
+            ),
+            ("v=2", ErrorCode::BadParameter, "v=2 is not spoken here"),
+            (
+                "token=zz",
+                ErrorCode::BadToken,
+                "token=\"zz\" is not 32 hexadecimal",
+            ),
+            (
+                "mode=solo",
+                ErrorCode::BadParameter,
+                "mode=\"solo\" is not race or coop",
+            ),
+        ];
+        for (query, code, text) in cases {
+            let (got, message) = Join::parse(query).unwrap_err();
+            assert_eq!(got, code, "{query}: {message}");
+            assert!(message.contains(text), "{query}: {message}");
+        }
+    }
+
+    #[test]
+    fn a_join_reads_every_key_it_knows() {
+        let token = "0123456789abcdef0123456789ABCDEF";
+        let join = Join::parse(&format!(
+            "v=1&preset=beginner&mode=race&noguess=1&first=1,2&token={token}&name=Ada+B&spectate=0"
+        ))
+        .unwrap();
+        assert_eq!(join.token.map(|t| (t[0], t[15])), Some((0x01, 0xef)));
+        assert_eq!(
+            (join.spectate, join.name.as_deref()),
+            (false, Some("Ada B"))
+        );
+        let p = join.room.resolve(1_000_000).unwrap();
+        assert_eq!(
+            (p.rows, p.mode, p.no_guess, p.first),
+            (9, Mode::Race, true, (1, 2))
+        );
+        for (query, spectate) in [("spectate=1", true), ("spectate=true", true), ("", false)] {
+            assert_eq!(Join::parse(query).unwrap().spectate, spectate, "{query}");
+        }
     }
 
     #[test]

@@ -23,6 +23,15 @@ pub const SHARED_VIEW: u32 = 0;
 /// A player id meaning "nobody" (a spectator's own id, or an empty choice).
 pub const NOBODY: u32 = u32::MAX;
 
+/// The close code of a connection whose player joined again on another connection (with
+/// the player's token): the newer connection plays on, and a client that gets this code
+/// must not join again by itself, or two clients of one player would take the player from
+/// each other for ever. Codes 4000 to 4999 are the application's own (RFC 6455, 7.4.2).
+pub const CLOSE_TAKEN_OVER: u16 = 4000;
+
+/// The close reason that goes with [`CLOSE_TAKEN_OVER`].
+pub const TAKEN_OVER: &str = "taken over by a newer connection with this player's token";
+
 /// What a decoder found wrong with a frame.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -211,6 +220,11 @@ pub struct Welcome {
     pub max_chunks: u32,
     /// The view this connection watches now.
     pub view: u32,
+    /// The play time of that view's game, in milliseconds since the room's first move: 0
+    /// before it, frozen once the game ended.
+    pub elapsed_ms: u32,
+    /// Whether that clock runs: from the room's first move until the view's game ends.
+    pub clock_running: bool,
 }
 
 /// How a chunk's cells are encoded in a [`ServerMsg::Chunk`].
@@ -241,7 +255,8 @@ pub struct PlayerInfo {
     pub mines_hit: u32,
     /// Flags this player placed and still stand.
     pub flags: u32,
-    /// Milliseconds since the player's game started, frozen when it ends.
+    /// The play time of the player's game in milliseconds, from the room's first move,
+    /// frozen when it ends.
     pub elapsed_ms: u32,
 }
 
@@ -252,7 +267,8 @@ pub struct Over {
     pub view: u32,
     /// 1 won, 2 lost.
     pub status: u8,
-    /// Milliseconds from the first click to the end.
+    /// The play time of the game, in milliseconds from the room's first move to the move
+    /// that ended it (counted only while the server ran).
     pub elapsed_ms: u32,
     /// The board's 3BV.
     pub bbbv: u32,
@@ -385,7 +401,28 @@ pub enum ServerMsg {
         /// Where, or 0.
         col: u32,
     },
+    /// A view's game clock started or stopped (type 0x8e): sent to the connections watching
+    /// the view when the room's first move starts it, when the view's game ends, and when a
+    /// connection starts watching another view. Between these a client runs the clock on
+    /// from `elapsed_ms` itself.
+    Clock {
+        /// The view.
+        view: u32,
+        /// The view's play time, in milliseconds since the room's first move.
+        elapsed_ms: u32,
+        /// Whether the clock runs.
+        running: bool,
+    },
+    /// How much of the room's board is made (type 0x8f): sent, before the welcome, to a
+    /// connection waiting for a room whose board is still being generated.
+    Progress {
+        /// The share done, in ten-thousandths: 0 to [`PROGRESS_DONE`].
+        share: u16,
+    },
 }
+
+/// A [`ServerMsg::Progress`] share meaning the whole board is made.
+pub const PROGRESS_DONE: u16 = 10_000;
 
 /// The kinds of error frame, by code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -447,6 +484,22 @@ fn put_cell_frame(out: &mut BytesMut, kind: u8, seq: u32, row: u32, col: u32) {
 }
 
 impl ClientMsg {
+    /// The number the answer carries back: a move's or a help request's `seq`, and 0 for a
+    /// message that has none.
+    pub fn seq(&self) -> u32 {
+        match self {
+            ClientMsg::Move { seq, .. }
+            | ClientMsg::Hint { seq, .. }
+            | ClientMsg::Odds { seq, .. }
+            | ClientMsg::WrongFlags { seq, .. } => *seq,
+            ClientMsg::Subscribe(_)
+            | ClientMsg::Unsubscribe(_)
+            | ClientMsg::Cursor { .. }
+            | ClientMsg::Watch { .. }
+            | ClientMsg::Ping { .. } => 0,
+        }
+    }
+
     /// The message as one frame.
     pub fn encode(&self) -> Bytes {
         let mut out = BytesMut::with_capacity(16);
@@ -758,6 +811,8 @@ impl ServerMsg {
                 out.put_u32_le(w.first.1);
                 out.put_u32_le(w.max_chunks);
                 out.put_u32_le(w.view);
+                out.put_u32_le(w.elapsed_ms);
+                out.put_u8(u8::from(w.clock_running));
             }
             &ServerMsg::Ack {
                 seq,
@@ -908,6 +963,20 @@ impl ServerMsg {
                 out.put_u32_le(*row);
                 out.put_u32_le(*col);
             }
+            &ServerMsg::Clock {
+                view,
+                elapsed_ms,
+                running,
+            } => {
+                out.put_u8(0x8e);
+                out.put_u32_le(view);
+                out.put_u32_le(elapsed_ms);
+                out.put_u8(u8::from(running));
+            }
+            &ServerMsg::Progress { share } => {
+                out.put_u8(0x8f);
+                out.put_u16_le(share);
+            }
         }
         out.freeze()
     }
@@ -918,7 +987,7 @@ impl ServerMsg {
         let mut r = Reader { kind, body };
         let msg = match kind {
             0x81 => {
-                r.exact(57)?;
+                r.exact(62)?;
                 let version = r.u8();
                 let spectator = r.u8() != 0;
                 let player = r.u32();
@@ -950,6 +1019,8 @@ impl ServerMsg {
                     first,
                     max_chunks: r.u32(),
                     view: r.u32(),
+                    elapsed_ms: r.u32(),
+                    clock_running: r.u8() != 0,
                 })
             }
             0x82 => {
@@ -1126,6 +1197,28 @@ impl ServerMsg {
                     row: r.u32(),
                     col: r.u32(),
                 }
+            }
+            0x8e => {
+                r.exact(9)?;
+                ServerMsg::Clock {
+                    view: r.u32(),
+                    elapsed_ms: r.u32(),
+                    running: match r.u8() {
+                        0 => false,
+                        1 => true,
+                        b => return Err(r.field(format!("running {b} is not 0 or 1"))),
+                    },
+                }
+            }
+            0x8f => {
+                r.exact(2)?;
+                let share = r.u16();
+                if share > PROGRESS_DONE {
+                    return Err(r.field(format!(
+                        "share {share} is over {PROGRESS_DONE} ten-thousandths"
+                    )));
+                }
+                ServerMsg::Progress { share }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };

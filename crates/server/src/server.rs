@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -27,7 +27,6 @@ use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgr
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt as _;
 use bytes::Bytes;
 use crossbeam_channel as cb;
 use futures_util::{SinkExt, StreamExt};
@@ -36,8 +35,11 @@ use tokio::sync::{mpsc, oneshot};
 use crate::life::{ArchiveMode, Fate, Phase};
 use crate::log::{Log, RoomDir, SnapshotState, Sync, Syncer};
 use crate::metrics::Metrics;
-use crate::params::{Requested, RoomParams, parse_query};
-use crate::protocol::{ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, ServerMsg};
+use crate::params::{Join, Requested, RoomParams, parse_query};
+use crate::protocol::{
+    CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, PROGRESS_DONE, ServerMsg,
+    TAKEN_OVER,
+};
 use crate::room::{ConnId, Refusal, Room};
 
 /// The server's settings and limits.
@@ -58,7 +60,8 @@ pub struct Config {
     pub max_total_cells: u128,
     /// The most chunks one connection may watch.
     pub max_chunks: usize,
-    /// The most connections at once.
+    /// The most connections at once. Each is an open file, and so is each socket still
+    /// speaking HTTP: see [`crate::listen`] for what the limits cost in open files.
     pub max_connections: usize,
     /// Frames a connection's queue holds before the connection is closed as too slow.
     pub queue: usize,
@@ -70,6 +73,10 @@ pub struct Config {
     pub help_rate: f64,
     /// A connection silent this long is closed.
     pub idle: Duration,
+    /// A socket that has not become a WebSocket this long after it was accepted is closed:
+    /// a half-sent request, or a plain HTTP connection kept open, holds an open file only
+    /// this long.
+    pub upgrade_timeout: Duration,
     /// Records between a room's snapshots; `None` chooses by the board's size (see
     /// [`snapshot_every`]).
     pub snapshot_every: Option<u64>,
@@ -117,6 +124,7 @@ impl Default for Config {
             burst: 200.0,
             help_rate: 5.0,
             idle: Duration::from_secs(120),
+            upgrade_timeout: Duration::from_secs(10),
             snapshot_every: None,
             room_threads: default_threads(),
             room_idle: Duration::from_secs(600),
@@ -144,6 +152,12 @@ enum Cmd {
     },
     Leave {
         conn: ConnId,
+    },
+    /// Answered once every request queued before it has been applied and the frames it
+    /// produced are in their connections' queues: sent behind a connection's last frames,
+    /// it tells the connection when their answers have all been queued.
+    Flush {
+        done: oneshot::Sender<()>,
     },
     Shutdown {
         reply: oneshot::Sender<()>,
@@ -215,7 +229,28 @@ impl MsgQueue {
         self.bell.ring();
         Ok(())
     }
+
+    /// Queues a [`Cmd::Flush`] behind the requests already queued; it is not counted
+    /// against the queue's bound, so it is never refused for a full queue. False when the
+    /// room has gone.
+    fn flush(&self, done: oneshot::Sender<()>) -> bool {
+        let sent = self.tx.send(Cmd::Flush { done }).is_ok();
+        self.bell.ring();
+        sent
+    }
 }
+
+/// How much of a new room's board is made, in ten-thousandths ([`PROGRESS_DONE`] the
+/// whole), for the connections waiting to join it; [`MADE`] once the room runs (or was
+/// restored, or failed). It only grows: a no-guess generator's share may step back, and a
+/// bar that goes backwards tells the players nothing true.
+type Making = Arc<AtomicU32>;
+
+/// A [`Making`] value: the room is not being made.
+const MADE: u32 = u32::MAX;
+
+/// How often a connection waiting for a room's board is told how far it is, at most.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// What a room's worker reports of it, for the directory, `/rooms` and `/metrics`.
 struct RoomLife {
@@ -268,6 +303,9 @@ struct Loaded {
     worker: usize,
     ctl: CtlQueue,
     msgs: MsgQueue,
+    /// How much of its board is made while a new room is being made; [`MADE`] for a room
+    /// recovered from its folder, whose joiners just wait for it.
+    making: Making,
 }
 
 /// A room out of memory.
@@ -473,7 +511,9 @@ fn cells_held(rooms: &HashMap<String, RoomHandle>) -> u128 {
 /// Brings a room into memory: makes its queues and hands it to `worker` once a thread of its
 /// own has made its board or recovered it from its folder (which a large board takes a while
 /// for, and no other room should wait on). Requests that come meanwhile wait in the room's
-/// queues. If the room cannot be made or recovered, the requests waiting are refused and the
+/// queues; the joins waiting for a new room are told how much of its board is made (its
+/// [`Loaded::making`]), those waiting for a recovered one just wait. If the room cannot be
+/// made or recovered, the requests waiting are refused and the
 /// room leaves the directory (a room that cannot be recovered is quarantined).
 fn start_room(
     shared: &Arc<Shared>,
@@ -491,6 +531,10 @@ fn start_room(
     let (ctl_tx, ctl_rx) = cb::unbounded();
     let (msg_tx, msg_rx) = cb::unbounded();
     let queued = Arc::new(AtomicUsize::new(0));
+    let making: Making = Arc::new(AtomicU32::new(match start {
+        RoomStart::New(_) => 0,
+        RoomStart::Recover(_) => MADE,
+    }));
     let id = shared.next_room.fetch_add(1, Ordering::Relaxed);
     let bell = Bell {
         room: id,
@@ -508,6 +552,7 @@ fn start_room(
             queued: Arc::clone(&queued),
             bell: bell.clone(),
         },
+        making: Arc::clone(&making),
     };
     let adoption = Adoption {
         id,
@@ -534,8 +579,11 @@ fn start_room(
         .spawn(move || {
             let shared = thread_shared;
             let made = match start {
-                RoomStart::New(seed) => make_room(&shared, &thread_name, &params, seed)
-                    .map_err(|e| format!("the room could not be made: {e}")),
+                RoomStart::New(seed) => {
+                    let made = make_room(&shared, &thread_name, &params, seed, &making);
+                    making.store(MADE, Ordering::Release);
+                    made.map_err(|e| format!("the room could not be made: {e}"))
+                }
                 RoomStart::Recover(saving) => {
                     // The eviction's snapshot first: recovery reads the folder it writes.
                     if let Some(saving) = saving {
@@ -597,21 +645,27 @@ fn quarantine_now(shared: &Shared, name: &str, cause: &str) {
 /// A room, its log, and a copy of its state to write the next snapshot from, if there is one.
 type Made = (Room, Log, Option<SnapshotState>);
 
-/// Makes a new room: its folder and secret, its board, its log and first snapshot (whose
-/// copy of the state the room keeps, to copy the next one into).
+/// Makes a new room: its folder and secret, its board (reporting the share made in
+/// `making`), its log and first snapshot (whose copy of the state the room keeps, to copy
+/// the next one into).
 fn make_room(
     shared: &Arc<Shared>,
     name: &str,
     params: &RoomParams,
     seed: u64,
+    making: &AtomicU32,
 ) -> Result<Made, String> {
     let config = &shared.config;
     let dir = RoomDir::new(&config.data, name);
     dir.create(params, seed)
         .map_err(|e| format!("{}: {e}", dir.path().display()))?;
-    let room = crate::room::fresh_room(
-        params,
-        seed,
+    let board = crate::log::make_board_with_progress(params, seed, &|share| {
+        let share = (share.clamp(0.0, 1.0) * f64::from(PROGRESS_DONE)) as u32;
+        making.fetch_max(share, Ordering::Relaxed);
+    })?;
+    let room = Room::new(
+        *params,
+        Arc::new(board),
         config.max_chunks,
         Arc::clone(&shared.metrics),
         Instant::now(),
@@ -656,6 +710,8 @@ impl Adoption {
             inbox: self.inbox,
             scheduled: self.scheduled,
             closers: HashMap::new(),
+            seats: HashMap::new(),
+            flushes: Vec::new(),
             replies: Vec::new(),
             shutdown: None,
             writer: None,
@@ -685,6 +741,13 @@ struct Live {
     inbox: Inbox,
     scheduled: Arc<AtomicBool>,
     closers: HashMap<ConnId, Closer>,
+    /// Each connected player's connection: a newer one with the player's token takes the
+    /// player over, and the older is closed. A leave removes its entry; one the room closed
+    /// itself (too slow) may stay until the player's next join replaces it, so there is
+    /// never more than one entry a player.
+    seats: HashMap<usize, ConnId>,
+    /// Flushes taken this round, answered once its frames are released.
+    flushes: Vec<oneshot::Sender<()>>,
     /// Records between snapshots, and the count at the last one.
     every: u64,
     last_snapshot: u64,
@@ -971,12 +1034,11 @@ impl Live {
 
     /// Takes up to a batch of the room's requests and applies them.
     fn take(&mut self, batch: &mut Vec<Cmd>, now: Instant) {
-        let Inbox {
-            ctl, msgs, queued, ..
-        } = &self.inbox;
+        let Inbox { ctl, msgs, .. } = &self.inbox;
         batch.extend(
             std::iter::from_fn(|| ctl.try_recv().or_else(|_| msgs.try_recv()).ok()).take(BATCH),
         );
+        let queued = Arc::clone(&self.inbox.queued);
         for cmd in batch.drain(..) {
             match cmd {
                 Cmd::Join {
@@ -992,6 +1054,7 @@ impl Live {
                     let result = self.room.join(conn, token, spectate, name, tx, now);
                     if result.is_ok() {
                         self.closers.insert(conn, closer);
+                        self.take_over(conn);
                     }
                     self.replies.push((reply, result));
                 }
@@ -1004,10 +1067,34 @@ impl Live {
                     self.room.handle(conn, msg, received, now);
                 }
                 Cmd::Leave { conn } => {
+                    if let Some(player) = self.room.plays_as(conn)
+                        && self.seats.get(&player) == Some(&conn)
+                    {
+                        self.seats.remove(&player);
+                    }
                     self.room.leave(conn);
                     self.closers.remove(&conn);
                 }
+                Cmd::Flush { done } => self.flushes.push(done),
                 Cmd::Shutdown { reply } => self.shutdown = Some(reply),
+            }
+        }
+    }
+
+    /// Makes `conn`, just joined, its player's one connection: one the player had before
+    /// leaves the room at once (so that it gets no frame and moves nobody from now on) and
+    /// is closed with [`CLOSE_TAKEN_OVER`]. Leaving after the join keeps the player online
+    /// throughout, so the others see no "left" and "joined" for it.
+    fn take_over(&mut self, conn: ConnId) {
+        let Some(player) = self.room.plays_as(conn) else {
+            return;
+        };
+        if let Some(old) = self.seats.insert(player, conn)
+            && old != conn
+        {
+            self.room.leave(old);
+            if let Some(closer) = self.closers.remove(&old) {
+                set_close(&closer, CLOSE_TAKEN_OVER, TAKEN_OVER);
             }
         }
     }
@@ -1032,6 +1119,9 @@ impl Live {
         }
         for (reply, result) in self.replies.drain(..) {
             let _ = reply.send(result);
+        }
+        for done in self.flushes.drain(..) {
+            let _ = done.send(());
         }
         for (conn, reason) in self.room.take_closed() {
             if let Some(closer) = self.closers.remove(&conn) {
@@ -1233,17 +1323,10 @@ impl Server {
             shutdown_rooms(&closing).await;
             let _ = stop_tx.send(());
         });
-        // Frames are small and latency matters: no Nagle delay (which, with the peer's
-        // delayed acknowledgement, holds a small write up to 40 ms).
-        let listener = self.listener.tap_io(|tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stop_rx.await;
-            })
-            .await
-            .map_err(|e| e.to_string())?;
+        crate::listen::serve(self.listener, app, &shared.config, &shared.metrics, async {
+            let _ = stop_rx.await;
+        })
+        .await;
         let _ = watcher.await;
         // Give the writers a moment to send their close frames.
         let deadline = Instant::now() + Duration::from_secs(3);
@@ -1510,17 +1593,6 @@ async fn turn_away(mut socket: WebSocket, code: ErrorCode, message: String) {
         .await;
 }
 
-fn parse_token(hex: &str) -> Option<[u8; 16]> {
-    if hex.len() != 32 {
-        return None;
-    }
-    let mut out = [0u8; 16];
-    for (i, byte) in out.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
-    }
-    Some(out)
-}
-
 /// Counts a connection as open for as long as it lives.
 struct OpenGuard(Arc<Shared>);
 
@@ -1530,6 +1602,11 @@ impl Drop for OpenGuard {
         self.0.metrics.disconnected();
     }
 }
+
+/// The longest a connection closed for flooding waits for the answers to its last good
+/// frames before it closes anyway: a round of the room, its sync included, takes far less
+/// unless the disk has stalled.
+const FLUSH_WAIT: Duration = Duration::from_secs(5);
 
 async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<Shared>) {
     shared.open.fetch_add(1, Ordering::SeqCst);
@@ -1562,50 +1639,24 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         )
         .await;
     }
-    let query = parse_query(&query);
-    if let Some(v) = query.get("v").filter(|v| v.as_str() != "1") {
-        return turn_away(
-            socket,
-            ErrorCode::BadParameter,
-            format!("protocol version v={v} is not spoken here; this server speaks 1"),
-        )
-        .await;
-    }
-    let token = match query.get("token") {
-        None => None,
-        Some(hex) => match parse_token(hex) {
-            Some(t) => Some(t),
-            None => {
-                return turn_away(
-                    socket,
-                    ErrorCode::BadToken,
-                    format!("token={hex:?} is not 32 hexadecimal digits"),
-                )
-                .await;
-            }
-        },
+    let join = match Join::parse(&query) {
+        Ok(join) => join,
+        Err((code, e)) => return turn_away(socket, code, e).await,
     };
-    let spectate = query
-        .get("spectate")
-        .is_some_and(|v| v == "1" || v == "true");
-    let player_name = query.get("name").cloned();
-    let requested = match Requested::from_query(&query) {
-        Ok(r) => r,
-        Err(e) => return turn_away(socket, ErrorCode::BadParameter, e).await,
-    };
-    let (ctl, msgs) = match find_or_create(&shared, &name, &requested) {
+    let (ctl, msgs, making) = match find_or_create(&shared, &name, &join.room) {
         Ok(channels) => channels,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
+    let mut socket = socket;
     let conn = shared.next_conn.fetch_add(1, Ordering::Relaxed);
     let (tx, mut rx) = mpsc::channel::<Bytes>(shared.config.queue);
     let closer: Closer = Arc::new(CloseSlot::default());
     let (reply_tx, reply_rx) = oneshot::channel();
     let join = Cmd::Join {
         conn,
-        token,
-        spectate,
-        name: player_name,
+        token: join.token,
+        spectate: join.spectate,
+        name: join.name,
         tx: tx.clone(),
         closer: Arc::clone(&closer),
         reply: reply_tx,
@@ -1613,7 +1664,7 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
     if ctl.send(join).is_err() {
         return turn_away(socket, ErrorCode::Busy, "the room is closing".into()).await;
     }
-    match reply_rx.await {
+    match wait_for_join(&mut socket, reply_rx, &making).await {
         Ok(Ok(())) => {}
         Ok(Err((code, e))) => return turn_away(socket, code, e).await,
         Err(_) => return turn_away(socket, ErrorCode::Busy, "the room closed".into()).await,
@@ -1667,7 +1718,24 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
             .await;
         let _ = sink.close().await;
     });
-    read_loop(&shared, conn, &mut stream, &tx, &closer, &msgs).await;
+    let ended = read_loop(&shared, conn, &mut stream, &tx, &closer, &msgs).await;
+    if ended == Ended::Flood {
+        // The good frames read before the flood may still wait in the room's queue, and
+        // their answers come only after the room's next commit: a flush queued behind them
+        // is answered once those answers are in this connection's queue, and only then is
+        // the close left for the writer (which sends what is queued first) and the room
+        // told of the leave (which drops what the room still holds for the connection).
+        let (done_tx, done_rx) = oneshot::channel();
+        if msgs.flush(done_tx) {
+            let _ = tokio::time::timeout(FLUSH_WAIT, done_rx).await;
+        }
+        shared.metrics.close_abuse();
+        set_close(
+            &closer,
+            1008,
+            &format!("more than {STRIKES} bad or refused frames"),
+        );
+    }
     let _ = ctl.send(Cmd::Leave { conn });
     drop(tx);
     // The writer ends when the room drops its sender (after the leave) or the socket fails.
@@ -1687,6 +1755,33 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         let _ = tokio::join!(writer, drain);
     })
     .await;
+}
+
+/// Waits for the room's answer to a join; meanwhile, while the room's board is being made,
+/// tells the client how far it is (a progress frame at once, then at most every
+/// [`PROGRESS_EVERY`] when the share changed), so a large board is not a silence. These
+/// frames are the only ones that come before the welcome.
+async fn wait_for_join(
+    socket: &mut WebSocket,
+    mut reply: oneshot::Receiver<Result<(), Refusal>>,
+    making: &AtomicU32,
+) -> Result<Result<(), Refusal>, oneshot::error::RecvError> {
+    let mut told = None;
+    loop {
+        let share = making.load(Ordering::Acquire);
+        if share != MADE && told != Some(share) {
+            told = Some(share);
+            let share = u16::try_from(share.min(u32::from(PROGRESS_DONE))).unwrap_or(PROGRESS_DONE);
+            // A client gone meanwhile is found by the read loop once the join is answered.
+            let _ = socket
+                .send(Message::Binary(ServerMsg::Progress { share }.encode()))
+                .await;
+        }
+        tokio::select! {
+            answer = &mut reply => return answer,
+            () = tokio::time::sleep(PROGRESS_EVERY) => {}
+        }
+    }
 }
 
 /// A token bucket.
@@ -1723,6 +1818,66 @@ impl Bucket {
 /// Strikes (bad frames, refused floods) after which a connection is closed.
 const STRIKES: u32 = 100;
 
+/// Why a connection's reader stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The client closed, the socket failed, or the room went away.
+    Gone,
+    /// The connection was silent for the idle time (its close reason is left).
+    Idle,
+    /// More than [`STRIKES`] bad or refused frames.
+    Flood,
+}
+
+/// A frame the reader refuses itself: the seq to answer with, the code, the message.
+type Refused = (u32, ErrorCode, String);
+
+/// The connection's rates, kept by its reader.
+struct Rates {
+    frames: Bucket,
+    help: Bucket,
+}
+
+impl Rates {
+    /// Checks a binary frame against the connection's rates and decodes it. Every frame,
+    /// good or bad, is charged to the frame rate; a refusal carries the frame's own seq
+    /// when the frame decodes, so a client that sends many moves at once learns which were
+    /// refused.
+    fn admit(&mut self, bytes: &[u8], now: Instant, config: &Config) -> Result<ClientMsg, Refused> {
+        let within_rate = self.frames.take(now);
+        if bytes.len() > MAX_CLIENT_FRAME {
+            return Err((
+                0,
+                ErrorCode::BadFrame,
+                format!(
+                    "a frame of {} bytes, over the limit of {MAX_CLIENT_FRAME}",
+                    bytes.len()
+                ),
+            ));
+        }
+        let msg = ClientMsg::decode(bytes).map_err(|e| (0, ErrorCode::BadFrame, e.to_string()))?;
+        if !within_rate {
+            return Err((
+                msg.seq(),
+                ErrorCode::RateLimited,
+                format!("more than {} frames a second", config.rate),
+            ));
+        }
+        if matches!(
+            msg,
+            ClientMsg::Hint { .. } | ClientMsg::Odds { .. } | ClientMsg::WrongFlags { .. }
+        ) && !self.help.take(now)
+        {
+            return Err((
+                msg.seq(),
+                ErrorCode::RateLimited,
+                format!("more than {} hints a second", config.help_rate),
+            ));
+        }
+        Ok(msg)
+    }
+}
+
 async fn read_loop(
     shared: &Arc<Shared>,
     conn: ConnId,
@@ -1730,12 +1885,14 @@ async fn read_loop(
     tx: &mpsc::Sender<Bytes>,
     closer: &Closer,
     msgs: &MsgQueue,
-) {
+) -> Ended {
     let config = &shared.config;
-    let mut frames = Bucket::new(config.rate, config.burst);
-    let mut help = Bucket::new(config.help_rate, config.help_rate * 2.0);
+    let mut rates = Rates {
+        frames: Bucket::new(config.rate, config.burst),
+        help: Bucket::new(config.help_rate, config.help_rate * 2.0),
+    };
     let mut strikes = 0u32;
-    let refuse = |seq: u32, code: ErrorCode, message: String| {
+    let refuse = |(seq, code, message): Refused| {
         shared.metrics.error();
         let _ = tx.try_send(
             ServerMsg::Error {
@@ -1754,114 +1911,56 @@ async fn read_loop(
                     1000,
                     &format!("idle for {} s", config.idle.as_secs()),
                 );
-                return;
+                return Ended::Idle;
             }
-            Ok(None | Some(Err(_))) => return,
+            Ok(None | Some(Err(_))) => return Ended::Gone,
             Ok(Some(Ok(message))) => message,
         };
         let now = Instant::now();
         shared.metrics.frame_in();
-        let bytes = match next {
-            Message::Binary(b) => b,
-            Message::Close(_) => return,
-            Message::Ping(_) | Message::Pong(_) => continue,
-            Message::Text(_) => {
-                strikes += 1;
-                refuse(
-                    0,
-                    ErrorCode::BadFrame,
-                    "text frames are not part of the protocol; send binary frames".into(),
-                );
-                if strikes > STRIKES {
-                    break;
+        let refused = match next {
+            Message::Binary(bytes) => match rates.admit(&bytes, now, config) {
+                Ok(msg) => {
+                    let seq = msg.seq();
+                    match msgs.try_send(Cmd::Msg {
+                        conn,
+                        msg,
+                        received: now,
+                    }) {
+                        Ok(()) => {}
+                        // A full room is nobody's fault: no strike.
+                        Err(cb::TrySendError::Full(_)) => refuse((
+                            seq,
+                            ErrorCode::Busy,
+                            "the room is busy; try the move again".into(),
+                        )),
+                        Err(cb::TrySendError::Disconnected(_)) => return Ended::Gone,
+                    }
+                    continue;
                 }
-                continue;
-            }
-        };
-        if !frames.take(now) {
-            strikes += 1;
-            refuse(
-                0,
-                ErrorCode::RateLimited,
-                format!("more than {} frames a second", config.rate),
-            );
-            if strikes > STRIKES {
-                break;
-            }
-            continue;
-        }
-        if bytes.len() > MAX_CLIENT_FRAME {
-            strikes += 1;
-            refuse(
+                Err(refused) => refused,
+            },
+            Message::Close(_) => return Ended::Gone,
+            Message::Ping(_) | Message::Pong(_) => continue,
+            Message::Text(_) => (
                 0,
                 ErrorCode::BadFrame,
-                format!(
-                    "a frame of {} bytes, over the limit of {MAX_CLIENT_FRAME}",
-                    bytes.len()
-                ),
-            );
-            if strikes > STRIKES {
-                break;
-            }
-            continue;
-        }
-        let msg = match ClientMsg::decode(&bytes) {
-            Ok(m) => m,
-            Err(e) => {
-                strikes += 1;
-                refuse(0, ErrorCode::BadFrame, e.to_string());
-                if strikes > STRIKES {
-                    break;
-                }
-                continue;
-            }
+                "text frames are not part of the protocol; send binary frames".into(),
+            ),
         };
-        if let ClientMsg::Hint { seq, .. }
-        | ClientMsg::Odds { seq, .. }
-        | ClientMsg::WrongFlags { seq, .. } = msg
-            && !help.take(now)
-        {
-            strikes += 1;
-            refuse(
-                seq,
-                ErrorCode::RateLimited,
-                format!("more than {} hints a second", config.help_rate),
-            );
-            continue;
-        }
-        let seq = match msg {
-            ClientMsg::Move { seq, .. } => seq,
-            _ => 0,
-        };
-        match msgs.try_send(Cmd::Msg {
-            conn,
-            msg,
-            received: now,
-        }) {
-            Ok(()) => {}
-            Err(cb::TrySendError::Full(_)) => {
-                refuse(
-                    seq,
-                    ErrorCode::Busy,
-                    "the room is busy; try the move again".into(),
-                );
-            }
-            Err(cb::TrySendError::Disconnected(_)) => return,
+        refuse(refused);
+        strikes += 1;
+        if strikes > STRIKES {
+            return Ended::Flood;
         }
     }
-    shared.metrics.close_abuse();
-    set_close(
-        closer,
-        1008,
-        &format!("more than {STRIKES} bad or refused frames"),
-    );
 }
 
 fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
     requested: &Requested,
-) -> Result<(CtlQueue, MsgQueue), Refusal> {
+) -> Result<(CtlQueue, MsgQueue, Making), Refusal> {
     let mut rooms = shared
         .rooms
         .lock()
@@ -1884,7 +1983,11 @@ fn find_or_create(
         .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
     // Counted under the lock: the room stays in memory until its worker takes this join.
     h.joining.fetch_add(1, Ordering::SeqCst);
-    Ok((loaded.ctl.clone(), loaded.msgs.clone()))
+    Ok((
+        loaded.ctl.clone(),
+        loaded.msgs.clone(),
+        Arc::clone(&loaded.making),
+    ))
 }
 
 /// Refuses a room of `weight` cells that would bring the cells in memory over the limit.

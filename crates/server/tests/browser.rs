@@ -702,6 +702,51 @@ fn frame_time_scrolling_a_huge_coop_board() {
     rt.block_on(server.stop());
 }
 
+/// A room whose no-guess board takes a while to make: the page says how far the making is,
+/// with no clock running, then shows the board with the clock at 0 until the first move.
+#[test]
+fn a_board_being_made_shows_its_progress_and_no_running_clock() {
+    let _one = lock();
+    let Some(driver) = Driver::start() else {
+        return;
+    };
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    let s = driver.session(1280, 800);
+    s.goto(&format!(
+        "{base}/#room=making&rows=400&cols=400&density=0.2&noguess=1&mode=coop&rule=endless"
+    ));
+    s.wait_for(
+        "the making of the board",
+        "return document.getElementById('connection').textContent.startsWith('making the board: ')",
+        WAIT,
+    );
+    s.screenshot(&shots().join("making.png"));
+    assert!(
+        s.eval("return document.getElementById('connection').textContent")
+            .as_str()
+            .is_some_and(|t| t.ends_with('%')),
+        "the share is given in percent"
+    );
+    s.wait_for(
+        "the board, drawn",
+        "return window.bitmines && bitmines.ready() && bitmines.firstPaint() !== null",
+        Duration::from_secs(300),
+    );
+    // The welcome said the clock stands at 0 and is stopped; it stays so until a move.
+    assert_eq!(welcome(&s)["clockRunning"], json!(false));
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(
+        s.eval("return document.getElementById('clock').textContent"),
+        json!("0 s")
+    );
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
 /// The page's `protocol.js` against the server's `protocol.rs`: every server message the
 /// Rust encoder writes decodes in the page to the same fields, and every client frame the
 /// page writes decodes in Rust to the message meant.
@@ -758,11 +803,13 @@ fn the_pages_codec_agrees_with_the_servers() {
                 first: (5000, 4999),
                 max_chunks: 256,
                 view: 0,
+                elapsed_ms: 61_234,
+                clock_running: true,
             }),
             json!({"type": "welcome", "version": 1, "spectator": false, "player": 7,
                    "token": "ab".repeat(16), "rows": 10000, "cols": 9999, "mines": 15000000,
                    "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
-                   "maxChunks": 256, "view": 0}),
+                   "maxChunks": 256, "view": 0, "elapsedMs": 61234, "clockRunning": true}),
         ),
         (
             ServerMsg::Ack {
@@ -894,6 +941,18 @@ fn the_pages_codec_agrees_with_the_servers() {
                 col: 5,
             },
             json!({"type": "event", "kind": 1, "player": 3, "row": 4, "col": 5}),
+        ),
+        (
+            ServerMsg::Clock {
+                view: 2,
+                elapsed_ms: 90_061,
+                running: true,
+            },
+            json!({"type": "clock", "view": 2, "elapsedMs": 90061, "running": true}),
+        ),
+        (
+            ServerMsg::Progress { share: 4_271 },
+            json!({"type": "progress", "share": 4271}),
         ),
     ];
     for (msg, expected) in &cases {

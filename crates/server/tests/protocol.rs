@@ -2,8 +2,8 @@
 //! spelling, and no bytes make a decoder panic.
 
 use bitmines_server::protocol::{
-    Action, ChunkRect, ClientMsg, DecodeError, EventKind, MineRule, Mode, Over, PlayerInfo,
-    ServerMsg, Welcome,
+    Action, ChunkRect, ClientMsg, DecodeError, EventKind, MineRule, Mode, Over, PROGRESS_DONE,
+    PlayerInfo, ServerMsg, Welcome,
 };
 use proptest::prelude::*;
 
@@ -78,10 +78,20 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
             any::<u64>(),
             any::<bool>(),
             any::<bool>(),
-            any::<bool>()
+            (any::<bool>(), any::<u32>(), any::<bool>())
         )
             .prop_map(
-                |(spectator, player, token, rows, cols, mines, race, endless, no_guess)| {
+                |(
+                    spectator,
+                    player,
+                    token,
+                    rows,
+                    cols,
+                    mines,
+                    race,
+                    endless,
+                    (no_guess, elapsed_ms, clock_running),
+                )| {
                     ServerMsg::Welcome(Welcome {
                         version: 1,
                         spectator,
@@ -100,6 +110,8 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                         first: (rows / 2, cols / 2),
                         max_chunks: 256,
                         view: player,
+                        elapsed_ms,
+                        clock_running,
                     })
                 }
             ),
@@ -213,6 +225,14 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 row,
                 col
             }),
+        (any::<u32>(), any::<u32>(), any::<bool>()).prop_map(|(view, elapsed_ms, running)| {
+            ServerMsg::Clock {
+                view,
+                elapsed_ms,
+                running,
+            }
+        }),
+        (0..=PROGRESS_DONE).prop_map(|share| ServerMsg::Progress { share }),
     ]
 }
 
@@ -290,6 +310,28 @@ fn errors_name_what_is_wrong() {
             DecodeError::Field {
                 kind: 0x84,
                 what: "a chunk of 65x1 cells".into(),
+            },
+        ),
+        (
+            vec![0x8e, 0, 0, 0, 0, 1, 0, 0, 0, 2],
+            DecodeError::Field {
+                kind: 0x8e,
+                what: "running 2 is not 0 or 1".into(),
+            },
+        ),
+        (
+            vec![0x8f, 0x11, 0x27],
+            DecodeError::Field {
+                kind: 0x8f,
+                what: "share 10001 is over 10000 ten-thousandths".into(),
+            },
+        ),
+        (
+            vec![0x8f, 0x10],
+            DecodeError::Length {
+                kind: 0x8f,
+                got: 2,
+                expected: 3,
             },
         ),
     ];

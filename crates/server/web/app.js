@@ -64,6 +64,8 @@ $("theme").onclick = () => {
 
 const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first"];
 const STATUS = ["playing", "won", "lost"];
+// The close code of a connection whose player joined again on another connection.
+const CLOSE_TAKEN_OVER = 4000;
 // What a close without a reason means, in words.
 const CLOSE_WORDS = {
   1000: "closed",
@@ -141,6 +143,9 @@ class Game {
     this.firstPaint = null;
     this.connectStart = 0;
     this.watching = null;
+    // The server's clock of the view watched: its play time, whether it runs, and when it
+    // was told (the clock stands still before the room's first move).
+    this.clock = null;
     this.events = [];
     this.names = new Map();
     this.pointers = new Map();
@@ -203,6 +208,17 @@ class Game {
         );
         return;
       }
+      if (e.code === CLOSE_TAKEN_OVER) {
+        // This player joined again elsewhere (another tab or device with the token), and
+        // that connection plays on. Joining again from here by itself would take the player
+        // back, and the two would pass it to and fro for ever: only a reload does.
+        this.setState("elsewhere");
+        showMessage(
+          `This player joined room ${this.name} again from another tab or device, which plays on. Reload this page to play here instead.`,
+          "connection",
+        );
+        return;
+      }
       if (refused && refused.code === 9) {
         // The token names no player (a room made again under the same name): join afresh.
         localStorage.removeItem(this.tokenKey());
@@ -225,14 +241,16 @@ class Game {
     const badge = $("connection");
     const words = {
       connecting: "connecting…",
+      making: `making the board: ${this.making ?? 0}%`,
       reconnecting: `reconnecting… (try ${this.attempt})`,
       open: "",
       refused: "not joined",
+      elsewhere: "playing elsewhere",
       left: "",
     };
     badge.textContent = words[state] ?? state;
     badge.hidden = !badge.textContent;
-    badge.classList.toggle("down", state === "reconnecting" || state === "refused");
+    badge.classList.toggle("down", ["reconnecting", "refused", "elsewhere"].includes(state));
   }
 
   send(frame) {
@@ -257,6 +275,14 @@ class Game {
     switch (msg.type) {
       case "welcome":
         return this.onWelcome(msg, ws);
+      case "progress":
+        // The room's board is still being made: no game, so no clock, until the welcome.
+        this.making = Math.floor(msg.share / 100);
+        this.setState("making");
+        return;
+      case "clock":
+        if (msg.view === this.watching) this.setClock(msg.elapsedMs, msg.running, msg.view);
+        return;
       case "chunk":
         if (msg.view !== this.watching) return;
         this.store.setChunk(msg);
@@ -273,6 +299,13 @@ class Game {
       case "players":
         this.players = msg.players;
         this.playersAt = performance.now();
+        {
+          // The reference player's time is the server's clock, newer than its last word.
+          const ref = this.clockRef();
+          if (ref && this.clock && this.clock.view === this.watching && this.clock.running) {
+            this.setClock(ref.elapsedMs, ref.status === 0, this.watching);
+          }
+        }
         for (const p of msg.players) this.names.set(p.id, p.name);
         {
           const ref = this.welcome.mode === "coop" ? msg.players[0] : this.me();
@@ -354,6 +387,7 @@ class Game {
     this.watching = w.view;
     this.watchedPlayer = null;
     this.view.won = false;
+    this.setClock(w.elapsedMs, w.clockRunning, w.view);
     this.subscribed.clear();
     this.pending.clear();
     const mode = w.mode === "race" ? "race" : `co-op, ${w.rule}`;
@@ -498,6 +532,19 @@ class Game {
     return this.players.find((p) => p.id === this.welcome?.player);
   }
 
+  // The player whose time the bar shows: the team's (all the same) in co-op, one's own or
+  // the watched racer's in a race.
+  clockRef() {
+    const w = this.welcome;
+    if (!w) return undefined;
+    return w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
+  }
+
+  setClock(ms, running, view) {
+    this.clock = { ms, running, view, at: performance.now() };
+    this.updateBar();
+  }
+
   updateBar() {
     const w = this.welcome;
     if (!w) return;
@@ -514,12 +561,13 @@ class Game {
     }
     const left = this.view.won ? 0 : w.mines - flags - hit;
     $("mines-left").textContent = `${left} mines left`;
-    const ref =
-      w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
-    if (ref) {
-      const running = ref.status === 0;
-      const ms = ref.elapsedMs + (running ? performance.now() - this.playersAt : 0);
+    const c = this.clock;
+    if (c && c.view === this.watching) {
+      const ms = c.ms + (c.running ? performance.now() - c.at : 0);
       $("clock").textContent = `${Math.floor(ms / 1000)} s`;
+    } else {
+      const ref = this.clockRef();
+      if (ref) $("clock").textContent = `${Math.floor(ref.elapsedMs / 1000)} s`;
     }
     const safe = w.rows * w.cols - w.mines;
     if (w.mode === "coop") {

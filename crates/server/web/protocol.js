@@ -170,6 +170,8 @@ export function decode(buffer) {
       m.first = [r.u32(), r.u32()];
       m.maxChunks = r.u32();
       m.view = r.u32();
+      m.elapsedMs = r.u32();
+      m.clockRunning = r.u8() !== 0;
       return m;
     }
     case 0x82:
@@ -254,6 +256,11 @@ export function decode(buffer) {
       return { type: "pong", nonce: r.u64() };
     case 0x8d:
       return { type: "event", kind: r.u8(), player: r.u32(), row: r.u32(), col: r.u32() };
+    case 0x8e:
+      return { type: "clock", view: r.u32(), elapsedMs: r.u32(), running: r.u8() !== 0 };
+    case 0x8f:
+      // The share of the board made, in ten-thousandths.
+      return { type: "progress", share: r.u16() };
     default:
       throw new RangeError(`unknown message type 0x${kind.toString(16)}`);
   }

@@ -115,6 +115,7 @@ impl Room {
                 Mode::Race => self.players.first().map(|p| p.view),
             },
         };
+        let (elapsed, running) = view.map_or((0, false), |v| self.view_clock(v, now));
         let welcome = Welcome {
             version: VERSION,
             spectator: player.is_none(),
@@ -129,6 +130,8 @@ impl Room {
             first: (self.params.first.0 as u32, self.params.first.1 as u32),
             max_chunks: self.max_chunks as u32,
             view: view.map_or(NOBODY, |v| v as u32),
+            elapsed_ms: super::ms_u32(elapsed),
+            clock_running: running,
         };
         self.conns.insert(
             conn,
@@ -272,7 +275,7 @@ impl Room {
             .map(|i| (i, &self.players[i]))
             .map(|(i, p)| {
                 let slot = &self.views[p.view];
-                let elapsed = slot.ended.unwrap_or(now).duration_since(slot.started);
+                let (elapsed, _) = self.view_clock(p.view, now);
                 PlayerInfo {
                     id: i as u32 + 1,
                     name: p.name.clone(),
@@ -284,7 +287,7 @@ impl Room {
                     },
                     mines_hit: p.mines_hit,
                     flags: p.flags,
-                    elapsed_ms: elapsed.as_millis().min(u32::MAX as u128) as u32,
+                    elapsed_ms: super::ms_u32(elapsed),
                 }
             })
             .collect();

@@ -109,11 +109,55 @@ struct ViewSlot {
     shadow: Vec<u64>,
     /// The player whose view this is, in a race.
     owner: Option<usize>,
-    started: Instant,
-    ended: Option<Instant>,
+    /// The room's play time this view's game ended at, in milliseconds.
+    ended_ms: Option<u64>,
     clicks: u32,
     /// Co-op: who placed each standing flag, by cell index.
     flag_owner: HashMap<usize, usize>,
+}
+
+/// The room's game clock: play time, in milliseconds, counted from the room's first move
+/// (so one start for every racer of a race) and only while the server runs.
+///
+/// What is durable is the time of each move, kept in its record: a room rebuilt after a
+/// restart sets its clock to the last move's time and runs it from the moment it is
+/// rebuilt, so the time the server was down is not counted, and nothing kept only in a
+/// process's memory is lost with it but the time since the last move.
+#[derive(Debug, Clone, Copy, Default)]
+struct Clock {
+    /// The play time of the last move.
+    last_ms: u64,
+    /// Once the clock runs: a moment of this process and the play time at it.
+    anchor: Option<(Instant, u64)>,
+}
+
+impl Clock {
+    /// The play time at `now`: 0 before the first move.
+    fn at(&self, now: Instant) -> u64 {
+        match self.anchor {
+            Some((then, ms)) => {
+                let since = now.saturating_duration_since(then).as_millis();
+                ms.saturating_add(u64::try_from(since).unwrap_or(u64::MAX))
+            }
+            None => 0,
+        }
+    }
+
+    /// Whether the first move has been made.
+    fn running(&self) -> bool {
+        self.anchor.is_some()
+    }
+
+    /// Sets the clock to `ms` at `now`, as a replayed move or a restored snapshot leaves it.
+    fn set(&mut self, ms: u64, now: Instant) {
+        self.last_ms = ms;
+        self.anchor = Some((now, ms));
+    }
+}
+
+/// Play time in milliseconds as a `u32` frame field (about 49 days), held at its largest.
+fn ms_u32(ms: u64) -> u32 {
+    u32::try_from(ms).unwrap_or(u32::MAX)
 }
 
 /// A player who joined: who they are, their score, whether they are here.
@@ -162,6 +206,8 @@ pub struct Room {
     last_cursors: Option<Instant>,
     bbbv: Option<u32>,
     metrics: Arc<Metrics>,
+    /// The game clock, shared by every view: it starts at the room's first move.
+    clock: Clock,
     won_race: bool,
     /// Joins so far, which orders connections.
     joins: u64,
@@ -182,12 +228,14 @@ fn status_byte(status: Status) -> u8 {
 impl Room {
     /// A room over `board`, which must have the size and mine count of `params` and keep
     /// the first click's region clear; the co-op view starts with the first click made.
+    /// The game clock does not start here, whatever `_now` is: it starts at the room's first
+    /// move.
     pub fn new(
         params: RoomParams,
         board: Arc<Board>,
         max_chunks: usize,
         metrics: Arc<Metrics>,
-        now: Instant,
+        _now: Instant,
     ) -> Result<Room, String> {
         let chunk_rows = params.rows.div_ceil(CHUNK);
         let chunk_cols = params.cols.div_ceil(CHUNK);
@@ -216,11 +264,12 @@ impl Room {
             last_cursors: None,
             bbbv: None,
             metrics,
+            clock: Clock::default(),
             won_race: false,
             joins: 0,
         };
         if params.mode == Mode::Coop {
-            room.add_view(None, now)?;
+            room.add_view(None)?;
         }
         Ok(room)
     }
@@ -243,6 +292,11 @@ impl Room {
     /// Connections in the room now.
     pub fn connections(&self) -> usize {
         self.conns.len()
+    }
+
+    /// The player a connection plays as; `None` for a spectator's or one not in the room.
+    pub fn plays_as(&self, conn: ConnId) -> Option<usize> {
+        self.conns.get(&conn)?.player
     }
 
     /// Players who joined the room.
@@ -298,13 +352,8 @@ impl Room {
             .iter()
             .map(|p| {
                 let view = &self.views[p.view];
-                // A view restored already over has no start this process saw (its start and
-                // end are both the restore), so its time is unknown until the clock is kept
-                // in the log.
-                let elapsed = view
-                    .ended
-                    .filter(|&end| end != view.started)
-                    .map(|end| end.duration_since(view.started));
+                // The game clock's time the view's game ended at.
+                let elapsed = view.ended_ms.map(std::time::Duration::from_millis);
                 PlayerResult {
                     name: p.name.clone(),
                     status: view.game.status(),
@@ -345,7 +394,7 @@ impl Room {
             M::Odds { seq, row, col } => self.odds(conn, seq, row, col),
             M::WrongFlags { seq, row, col } => self.wrong_flags(conn, seq, row, col),
             M::Cursor { row, col } => self.cursor(conn, row, col),
-            M::Watch { player } => self.watch(conn, player),
+            M::Watch { player } => self.watch(conn, player, now),
             M::Ping { nonce } => {
                 self.reply(conn, ServerMsg::Pong { nonce });
                 Ok(())
@@ -393,6 +442,20 @@ impl Room {
 
     fn offset(row: usize, col: usize) -> u16 {
         ((row % CHUNK) * CHUNK + col % CHUNK) as u16
+    }
+
+    /// The play time of view `view` at `now`, in milliseconds, and whether its clock runs:
+    /// 0 and stopped before the room's first move, frozen once the view's game ended.
+    pub fn view_clock(&self, view: usize, now: Instant) -> (u64, bool) {
+        match self.views.get(view).and_then(|v| v.ended_ms) {
+            Some(ended) => (ended, false),
+            None => (self.clock.at(now), self.clock.running()),
+        }
+    }
+
+    /// The play time of the room's last move, in milliseconds (0 before the first).
+    pub fn last_move_ms(&self) -> u64 {
+        self.clock.last_ms
     }
 
     /// Checks every view's game (`Game::validate`).

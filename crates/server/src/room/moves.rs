@@ -43,15 +43,25 @@ impl Room {
         if self.views[view].game.status() != Status::Playing {
             return refuse(ErrorCode::GameOver, "this game is over");
         }
+        // The move's play time: 0 for the room's first move, which starts the clock.
+        let first = !self.clock.running();
+        let at_ms = self.clock.at(now).max(self.clock.last_ms);
         let record = Record::Move {
             player: player as u32,
             action,
             row,
             col,
+            at_ms,
         };
         let outcome = self
-            .apply_move(player, action, row as usize, col as usize, now)
+            .apply_move(player, action, row as usize, col as usize, at_ms, now)
             .map_err(|e| (ErrorCode::Storage, e))?;
+        self.clock.set(at_ms, now);
+        if first {
+            // Every view's clock starts: everyone is told (once the move is durable, as
+            // every frame is).
+            self.send_clocks(None, now);
+        }
         self.records.push(record);
         self.metrics.action();
         let ack = ServerMsg::Ack {
@@ -83,7 +93,7 @@ impl Room {
                 let index = self.players.len();
                 let view = match self.params.mode {
                     Mode::Coop => 0,
-                    Mode::Race => self.add_view(Some(index), now)?,
+                    Mode::Race => self.add_view(Some(index))?,
                 };
                 self.players
                     .push(PlayerSlot::new(*token, name.clone(), view));
@@ -95,11 +105,17 @@ impl Room {
                 action,
                 row,
                 col,
+                at_ms,
             } => {
                 if *player as usize >= self.players.len() {
                     return Err(format!("a move of player {player}, who never joined"));
                 }
-                self.apply_move(*player as usize, *action, *row as usize, *col as usize, now)
+                // The clock goes on from the move's time (a version-1 record, which kept
+                // none, leaves it where it was).
+                let at_ms = (*at_ms).max(self.clock.last_ms);
+                self.clock.set(at_ms, now);
+                let (row, col) = (*row as usize, *col as usize);
+                self.apply_move(*player as usize, *action, row, col, at_ms, now)
                     .map(|_| ())
             }
         }
@@ -111,6 +127,7 @@ impl Room {
         action: Action,
         row: usize,
         col: usize,
+        at_ms: u64,
         now: Instant,
     ) -> Result<Outcome, String> {
         let view = self.players[player].view;
@@ -205,18 +222,18 @@ impl Room {
         let status = self.views[view].game.status();
         outcome.status = status;
         if status != Status::Playing {
-            self.end(view, player, now);
+            self.end(view, player, at_ms, now);
         }
         Ok(outcome)
     }
 
     /// A view's game ended: its players get the figures and, after a loss, the truth of the
     /// chunks they watch; everyone gets the event.
-    fn end(&mut self, view: usize, player: usize, now: Instant) {
+    fn end(&mut self, view: usize, player: usize, at_ms: u64, now: Instant) {
         let slot = &mut self.views[view];
-        slot.ended = Some(now);
+        slot.ended_ms = Some(at_ms);
         let status = slot.game.status();
-        let elapsed = now.duration_since(slot.started).as_millis() as u32;
+        let elapsed = super::ms_u32(at_ms);
         let clicks = slot.clicks;
         let bbbv = *self
             .bbbv
@@ -243,6 +260,8 @@ impl Room {
         if self.params.mode == Mode::Race && status == Status::Won {
             self.won_race = true;
         }
+        // The view's clock stops for everyone watching it.
+        self.send_clocks(Some(view), now);
         self.push_all(
             ServerMsg::Event {
                 kind,

@@ -12,7 +12,7 @@ use std::time::Instant;
 use bitmines_core::{Board, Game, Status};
 
 use super::{PlayerSlot, Room};
-use crate::log::{Log, RoomDir, SavedPlayer, SnapshotState, Sync, make_board};
+use crate::log::{Log, RoomDir, SavedClock, SavedPlayer, SnapshotState, Sync, make_board};
 use crate::metrics::Metrics;
 use crate::params::RoomParams;
 use crate::protocol::Mode;
@@ -31,9 +31,10 @@ impl Room {
         let mut room = Room::new(params, board, max_chunks, metrics, now)?;
         room.views.clear();
         for game in games {
-            let mut slot = room.view_slot(game, None, now);
+            let mut slot = room.view_slot(game, None);
             if slot.game.status() != Status::Playing {
-                slot.ended = Some(now);
+                // Until the snapshot's clock is restored: a game over with no time kept.
+                slot.ended_ms = Some(0);
             }
             room.views.push(slot);
         }
@@ -67,6 +68,31 @@ impl Room {
         Ok(room)
     }
 
+    /// Sets the game clock as a snapshot kept it: stopped before the room's first move, and
+    /// otherwise running on from the last move's time from `now`; each ended view keeps the
+    /// time it ended at (a snapshot from before the clock was kept gives an ended view the
+    /// last move's time).
+    pub fn restore_clock(&mut self, clock: &SavedClock, now: Instant) -> Result<(), String> {
+        if !clock.ended_ms.is_empty() && clock.ended_ms.len() != self.views.len() {
+            return Err(format!(
+                "the snapshot's clock names {} views where the room has {}",
+                clock.ended_ms.len(),
+                self.views.len()
+            ));
+        }
+        self.clock = super::Clock::default();
+        if clock.started {
+            self.clock.set(clock.last_ms, now);
+        }
+        for (v, slot) in self.views.iter_mut().enumerate() {
+            slot.ended_ms = match clock.ended_ms.get(v) {
+                Some(&ended) => ended,
+                None => (slot.game.status() != Status::Playing).then_some(clock.last_ms),
+            };
+        }
+        Ok(())
+    }
+
     /// A copy of the room's state after its first `records` records, for a snapshot: made
     /// in the buffers of `reuse` (an earlier copy) where there is one, so that a large
     /// board's copy allocates nothing.
@@ -77,6 +103,7 @@ impl Room {
             games: Vec::new(),
             players: Vec::new(),
             flag_owners: Vec::new(),
+            clock: SavedClock::default(),
         });
         state.records = records;
         state.board = Arc::clone(&self.board);
@@ -104,6 +131,14 @@ impl Room {
                 .enumerate()
                 .flat_map(|(v, slot)| slot.flag_owner.iter().map(move |(&cell, &p)| (v, cell, p))),
         );
+        // The clock as the last of those records left it: what a replay of them would set.
+        state.clock.started = self.clock.running();
+        state.clock.last_ms = self.clock.last_ms;
+        state.clock.ended_ms.clear();
+        state
+            .clock
+            .ended_ms
+            .extend(self.views.iter().map(|v| v.ended_ms));
         state
     }
 }
@@ -137,7 +172,7 @@ impl RoomDir {
         let records = read.records();
         let snapshots = self.snapshots();
         let restore = |state: SnapshotState| {
-            Room::restore(
+            let mut room = Room::restore(
                 params,
                 state.board,
                 state.games,
@@ -145,7 +180,9 @@ impl RoomDir {
                 max_chunks,
                 Arc::clone(&metrics),
                 now,
-            )
+            )?;
+            room.restore_clock(&state.clock, now)?;
+            Ok::<Room, String>(room)
         };
         let mut chosen = None;
         let mut refused = Vec::new();
@@ -260,6 +297,97 @@ mod snapshots {
             files.push(bytes);
         }
         assert!(files[0] == files[1], "paced and at-once bytes differ");
+        fs::remove_dir_all(&data).unwrap();
+    }
+}
+
+#[cfg(test)]
+mod clock {
+    use std::fs;
+
+    use super::*;
+    use crate::log::{Record, read_snapshot};
+    use crate::protocol::{Action, MineRule};
+
+    #[test]
+    fn a_snapshot_keeps_the_clock_a_replay_would_set() {
+        let data = std::env::temp_dir().join(format!("bitmines-clock-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&data);
+        let params = RoomParams {
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            mode: Mode::Race,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (4, 4),
+        };
+        let metrics = Arc::new(Metrics::default());
+        let now = Instant::now();
+        let mut room = fresh_room(&params, 3, 256, Arc::clone(&metrics), now).unwrap();
+        // Before any move: stopped at 0, and so in the snapshot.
+        assert_eq!(room.view_clock(0, now), (0, false));
+        assert_eq!(room.snapshot_state(0, None).clock, SavedClock::default());
+        for player in 0..2 {
+            let join = Record::Join {
+                player,
+                token: [player as u8 + 1; 16],
+                name: format!("p{player}"),
+            };
+            room.apply_record(&join, now).unwrap();
+        }
+        assert_eq!(room.view_clock(1, now), (0, false));
+        // Player 1 flags at 0, then hits a mine at 4,200 ms: their game ends there; player
+        // 2's view runs on, from the same start.
+        let board = Arc::clone(room.board());
+        let mine = (0..81)
+            .map(|k| (k / 9, k % 9))
+            .find(|&(r, c)| board.is_mine(r, c).unwrap())
+            .unwrap();
+        let moves = [(Action::Flag, (0, 0), 0), (Action::Reveal, mine, 4_200)];
+        for (action, (row, col), at_ms) in moves {
+            let record = Record::Move {
+                player: 0,
+                action,
+                row: row as u32,
+                col: col as u32,
+                at_ms,
+            };
+            room.apply_record(&record, now).unwrap();
+        }
+        assert_eq!(room.view_clock(0, now), (4_200, false));
+        assert_eq!(room.view_clock(1, now), (4_200, true));
+        assert_eq!(room.last_move_ms(), 4_200);
+        let state = room.snapshot_state(4, None);
+        let want = SavedClock {
+            started: true,
+            last_ms: 4_200,
+            ended_ms: vec![Some(4_200), None],
+        };
+        assert_eq!(state.clock, want);
+        // Written and read back, restored later: the same clock, running on from the last
+        // move's time at the moment of the restore.
+        let dir = RoomDir::new(&data, "clock");
+        fs::create_dir_all(dir.path()).unwrap();
+        dir.write_snapshot(&state, None).unwrap();
+        let read = read_snapshot(&dir.path().join(format!("snapshot-{:020}", 4)), &params).unwrap();
+        assert_eq!(read.clock, want);
+        let later = now + std::time::Duration::from_secs(3600);
+        let mut back = Room::restore(
+            params,
+            read.board,
+            read.games,
+            (read.players, read.flag_owners),
+            256,
+            metrics,
+            later,
+        )
+        .unwrap();
+        back.restore_clock(&read.clock, later).unwrap();
+        assert_eq!(back.view_clock(0, later), (4_200, false));
+        assert_eq!(back.view_clock(1, later), (4_200, true));
+        let on = later + std::time::Duration::from_millis(800);
+        assert_eq!(back.view_clock(1, on), (5_000, true));
         fs::remove_dir_all(&data).unwrap();
     }
 }

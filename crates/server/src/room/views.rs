@@ -15,13 +15,12 @@ use super::{Conn, ConnId, Refusal, Room, ViewSlot, refuse};
 use crate::protocol::{CHUNK, ChunkRect, ErrorCode, MineRule, Mode, ServerMsg, cell};
 
 impl Room {
-    pub(super) fn view_slot(&self, game: Game, owner: Option<usize>, now: Instant) -> ViewSlot {
+    pub(super) fn view_slot(&self, game: Game, owner: Option<usize>) -> ViewSlot {
         let mut slot = ViewSlot {
             game,
             shadow: vec![0; self.params.rows * self.chunk_cols],
             owner,
-            started: now,
-            ended: None,
+            ended_ms: None,
             clicks: 0,
             flag_owner: HashMap::new(),
         };
@@ -33,7 +32,7 @@ impl Room {
         slot
     }
 
-    pub(super) fn add_view(&mut self, owner: Option<usize>, now: Instant) -> Result<usize, String> {
+    pub(super) fn add_view(&mut self, owner: Option<usize>) -> Result<usize, String> {
         let rule = match self.params.rule {
             MineRule::Classic => Rule::Classic,
             MineRule::Endless => Rule::Endless,
@@ -43,9 +42,36 @@ impl Room {
             .with_rule(rule);
         let (r, c) = self.params.first;
         game.reveal(r, c).map_err(|e| e.to_string())?;
-        let slot = self.view_slot(game, owner, now);
+        let slot = self.view_slot(game, owner);
         self.views.push(slot);
         Ok(self.views.len() - 1)
+    }
+
+    /// The clock frame of view `view` at `now`.
+    pub(super) fn clock_frame(&self, view: usize, now: Instant) -> Bytes {
+        let (elapsed, running) = self.view_clock(view, now);
+        ServerMsg::Clock {
+            view: view as u32,
+            elapsed_ms: super::ms_u32(elapsed),
+            running,
+        }
+        .encode()
+    }
+
+    /// Queues each view's clock frame to the connections watching it (the views in
+    /// `only`, or every view).
+    pub(super) fn send_clocks(&mut self, only: Option<usize>, now: Instant) {
+        let frames: Vec<Option<Bytes>> = (0..self.views.len())
+            .map(|v| {
+                only.is_none_or(|o| o == v)
+                    .then(|| self.clock_frame(v, now))
+            })
+            .collect();
+        for (&id, c) in &self.conns {
+            if let Some(frame) = c.view.and_then(|v| frames.get(v)).and_then(Option::as_ref) {
+                self.pending.push(Pending::Frame(id, frame.clone()));
+            }
+        }
     }
 
     pub(super) fn unsubscribe_one(&mut self, view: usize, chunk: u32, conn: ConnId) {
@@ -132,7 +158,7 @@ impl Room {
         Ok(())
     }
 
-    pub(super) fn watch(&mut self, conn: ConnId, player: u32) -> Result<(), Refusal> {
+    pub(super) fn watch(&mut self, conn: ConnId, player: u32, now: Instant) -> Result<(), Refusal> {
         let c = self.conn(conn)?;
         if self.params.mode == Mode::Coop {
             return refuse(
@@ -175,6 +201,9 @@ impl Room {
         if let Some(c) = self.conns.get_mut(&conn) {
             c.view = Some(target_view);
         }
+        // The watcher's clock is now the watched view's.
+        let clock = self.clock_frame(target_view, now);
+        self.pending.push(Pending::Frame(conn, clock));
         Ok(())
     }
 
