@@ -127,8 +127,9 @@ pub fn unix(time: SystemTime) -> u64 {
 }
 
 /// When the room in `folder` was made and when its game last changed, as unix seconds: the
-/// times its `meta` and its `log` were last written. These are what a room keeps of the
-/// wall clock today; one function to change when the log keeps the game's clock.
+/// times its `meta` and its `log` were last written. These say when the game happened, by
+/// the wall clock; how long it took is the room's game clock (see [`record`]), which leaves
+/// out the time the server was down.
 pub fn game_times(folder: &Path) -> (u64, u64) {
     let modified = |name: &str| {
         fs::metadata(folder.join(name))
@@ -138,6 +139,11 @@ pub fn game_times(folder: &Path) -> (u64, u64) {
     let made = modified("meta").map_or(0, unix);
     let ended = modified("log").map_or(made, unix).max(made);
     (made, ended)
+}
+
+/// A play time for a record: its milliseconds, or `null` where there is none.
+fn json_ms(ms: Option<u64>) -> String {
+    ms.map_or_else(|| "null".to_string(), |ms| ms.to_string())
 }
 
 /// Appends `text` to `out` as a JSON string.
@@ -165,7 +171,9 @@ fn status_name(status: Status) -> &'static str {
 }
 
 /// The archive record of the finished room `name`: its parameters, when it was made and
-/// ended (unix seconds), the board's 3BV, who won, and the players with their results,
+/// ended (unix seconds), its play time on the room's clock (`ms`, milliseconds from its
+/// first move to the end of its game), the board's 3BV, who won, and the players with their
+/// results (each with the play time their game ended at, `null` for one still going),
 /// as one JSON object of at most [`MAX_RECORD`] bytes. Co-op's `result` is the team's; a
 /// race's is `won` when a racer won, and `winner` names them. Players past what fits are
 /// left out (`players_total` counts them all), and names are cut to 32 bytes.
@@ -185,13 +193,14 @@ pub fn record(name: &str, params: &RoomParams, room: &Room, (made, ended): (u64,
     json_string(&mut head, name);
     let _ = write!(
         head,
-        ",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"made\":{made},\"ended\":{ended},\"bbbv\":{},\"result\":\"{result}\",\"winner\":",
+        ",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"made\":{made},\"ended\":{ended},\"ms\":{},\"bbbv\":{},\"result\":\"{result}\",\"winner\":",
         params.rows,
         params.cols,
         params.mines,
         mode_name(params.mode),
         rule_name(params.rule),
         params.no_guess,
+        json_ms(room.ended_ms()),
         room.bbbv(),
     );
     match (params.mode, winner) {
@@ -206,13 +215,11 @@ pub fn record(name: &str, params: &RoomParams, room: &Room, (made, ended): (u64,
         .map(|r| {
             let mut p = String::from("{\"name\":");
             json_string(&mut p, crate::protocol::truncate_utf8(&r.name, 32));
-            let ms = r
-                .elapsed
-                .map_or("null".to_string(), |d| d.as_millis().to_string());
             let _ = write!(
                 p,
-                ",\"result\":\"{}\",\"ms\":{ms},\"opened\":{},\"mines_hit\":{}}}",
+                ",\"result\":\"{}\",\"ms\":{},\"opened\":{},\"mines_hit\":{}}}",
                 status_name(r.status),
+                json_ms(r.ms),
                 r.opened,
                 r.mines_hit
             );
@@ -472,9 +479,11 @@ mod records {
     use std::time::Instant;
 
     use super::*;
+    use bitmines_core::Cell;
+
     use crate::log::Record;
     use crate::metrics::Metrics;
-    use crate::protocol::MineRule;
+    use crate::protocol::{Action, MineRule};
     use crate::room::fresh_room;
 
     #[test]
@@ -514,5 +523,93 @@ mod records {
         assert!((1..200).contains(&listed), "{listed} players listed");
         assert_eq!(value["made"], 1);
         assert_eq!(value["ended"], 2);
+        // Nobody moved: no play time, for the game or anyone.
+        assert!(value["ms"].is_null(), "{text}");
+        assert!(value["players"][0]["ms"].is_null(), "{text}");
+    }
+
+    /// A move of `player` on the cell at `at_ms` of the room's clock.
+    fn at(player: u32, action: Action, (row, col): (usize, usize), at_ms: u64) -> Record {
+        Record::Move {
+            player,
+            action,
+            row: row as u32,
+            col: col as u32,
+            at_ms,
+        }
+    }
+
+    #[test]
+    fn a_records_times_are_the_rooms_clock() {
+        let params = RoomParams {
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            mode: Mode::Race,
+            rule: MineRule::Classic,
+            no_guess: false,
+            first: (4, 4),
+        };
+        let now = Instant::now();
+        let mut room = fresh_room(&params, 7, 256, Arc::new(Metrics::default()), now).unwrap();
+        for (player, name) in (0..).zip(["alice", "bob", "carol"]) {
+            let join = Record::Join {
+                player,
+                token: [player as u8 + 1; 16],
+                name: name.into(),
+            };
+            room.apply_record(&join, now).unwrap();
+        }
+        let cells: Vec<(usize, usize)> = (0..9).flat_map(|r| (0..9).map(move |c| (r, c))).collect();
+        let board = Arc::clone(room.board());
+        let mine = *cells
+            .iter()
+            .find(|&&(r, c)| board.is_mine(r, c).unwrap())
+            .unwrap();
+        // Alice sets off a mine at 1.5 s; Bob clears his board, his last cell at 7 s; Carol
+        // goes on playing.
+        room.apply_record(&at(0, Action::Reveal, mine, 1_500), now)
+            .unwrap();
+        let mut last = 2_000;
+        for &cell in cells
+            .iter()
+            .filter(|&&(r, c)| !board.is_mine(r, c).unwrap())
+        {
+            if room.games().nth(1).unwrap().cell(cell.0, cell.1).unwrap() == Cell::Hidden {
+                room.apply_record(&at(1, Action::Reveal, cell, last), now)
+                    .unwrap();
+                last += 100;
+            }
+        }
+        let won = last - 100;
+        assert_eq!(room.games().nth(1).unwrap().status(), Status::Won);
+        assert!(room.is_over());
+        let value = |room: &Room| -> serde_json::Value {
+            serde_json::from_str(&record("race", &params, room, (10, 20))).unwrap()
+        };
+        let player = |v: &serde_json::Value, name: &str| {
+            v["players"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|p| p["name"] == name)
+                .cloned()
+                .unwrap()
+        };
+        let v = value(&room);
+        assert_eq!(v["ms"], won, "{v}");
+        assert_eq!(player(&v, "bob")["ms"], won, "{v}");
+        assert_eq!(player(&v, "alice")["ms"], 1_500, "{v}");
+        assert!(player(&v, "carol")["ms"].is_null(), "{v}");
+        assert_eq!(
+            (v["made"].clone(), v["ended"].clone()),
+            (10.into(), 20.into())
+        );
+        // Carol's game ends later: her time is hers, and the race's stays the win's.
+        room.apply_record(&at(2, Action::Reveal, mine, won + 5_000), now)
+            .unwrap();
+        let v = value(&room);
+        assert_eq!(player(&v, "carol")["ms"], won + 5_000, "{v}");
+        assert_eq!(v["ms"], won, "{v}");
     }
 }

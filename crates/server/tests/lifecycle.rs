@@ -2,7 +2,8 @@
 //! back on the next join as it was; a finished one is archived after `keep_finished` (or
 //! deleted with `--archive none`) and listed at `/games`; one where no move was ever made is
 //! removed; only the rooms that can be joined count against `max_rooms` and show at
-//! `/rooms`, before and after a restart. Every wait is bounded, and no test asserts a time.
+//! `/rooms`, before and after a restart; an archived game's times are its room's clock.
+//! Every wait is bounded, and no test asserts how fast anything is.
 
 mod support;
 
@@ -82,6 +83,22 @@ async fn lose(server: &TestServer, name: &str) {
     let mine = hidden_cell(server, &player, name, true);
     play(&mut player, 1, Action::Reveal, mine).await;
     player.client.close().await;
+}
+
+/// The play time the player's own game ended at, as its `over` frame says.
+async fn over_ms(player: &mut Recorder) -> u64 {
+    let seen = player.frames.iter().find_map(|m| match m {
+        ServerMsg::Over(over) => Some(over.elapsed_ms),
+        _ => None,
+    });
+    let ms = match seen {
+        Some(ms) => ms,
+        None => match player.until(|m| matches!(m, ServerMsg::Over(_))).await {
+            ServerMsg::Over(over) => over.elapsed_ms,
+            other => panic!("{other:?}"),
+        },
+    };
+    u64::from(ms)
 }
 
 /// The value of the line `name value` in a metrics text.
@@ -248,6 +265,9 @@ async fn a_finished_empty_room_is_archived_and_listed_at_games() {
     assert!(game["bbbv"].as_u64().is_some_and(|b| b > 0), "{game}");
     assert_eq!(game["players"][0]["result"], "lost", "{game}");
     assert!(game["made"].as_u64().is_some_and(|t| t > 0), "{game}");
+    // One move, the room's first: the game ended as its clock started.
+    assert_eq!(game["ms"], 0, "{game}");
+    assert_eq!(game["players"][0]["ms"], 0, "{game}");
     let records: Vec<_> = std::fs::read_dir(server.data.path().join("archive/games"))
         .unwrap()
         .flatten()
@@ -268,6 +288,32 @@ async fn a_finished_empty_room_is_archived_and_listed_at_games() {
         "waiting"
     );
     fresh.client.close().await;
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_game_archived_after_a_restart_keeps_its_play_time() {
+    let server = start_with(evicting).await;
+    let mut player = watch(&server, "timed").await;
+    let safe = hidden_cell(&server, &player, "timed", false);
+    play(&mut player, 1, Action::Reveal, safe).await;
+    // The clock runs from that first move: the losing move comes some time after it.
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    let mine = hidden_cell(&server, &player, "timed", true);
+    play(&mut player, 2, Action::Reveal, mine).await;
+    let ms = over_ms(&mut player).await;
+    assert!(ms > 0, "the game ended at {ms} ms");
+    player.client.close().await;
+    // Kept for an hour, so still a room when the server stops; archived after the restart.
+    let data = server.stop().await;
+    let server = start_in(data, quick).await;
+    wait_metric(&server, "bitmines_rooms_archived_total", 1).await;
+    let games = get_json(&server, "/games").await;
+    let game = &games["games"][0];
+    assert_eq!(game["name"], "timed", "{game}");
+    assert_eq!(game["ms"], ms, "{game}");
+    assert_eq!(game["players"][0]["ms"], ms, "{game}");
+    assert!(game["ended"].as_u64() >= game["made"].as_u64(), "{game}");
     server.stop().await;
 }
 
@@ -395,6 +441,7 @@ async fn a_won_race_is_archived_with_its_winner_and_each_racers_result() {
         }
     }
     assert!(won, "every safe cell revealed and the game not won");
+    let alice_ms = over_ms(&mut alice).await;
     alice.client.close().await;
     bob.client.close().await;
     wait_metric(&server, "bitmines_rooms_archived_total", 1).await;
@@ -407,7 +454,10 @@ async fn a_won_race_is_archived_with_its_winner_and_each_racers_result() {
     let players = game["players"].as_array().expect("players");
     assert_eq!(players[0]["name"], "alice", "{game}");
     assert_eq!(players[0]["result"], "won", "{game}");
-    assert!(players[0]["ms"].as_u64().is_some(), "{game}");
+    // The times are the room's clock: the race's play time is the win's, as the winner's
+    // end screen said.
+    assert_eq!(players[0]["ms"], alice_ms, "{game}");
+    assert_eq!(game["ms"], alice_ms, "{game}");
     assert_eq!(players[1]["name"], "bob", "{game}");
     assert_eq!(players[1]["result"], "playing", "{game}");
     assert!(players[1]["ms"].is_null(), "{game}");

@@ -76,8 +76,9 @@ pub struct PlayerResult {
     pub name: String,
     /// Their game's status.
     pub status: Status,
-    /// How long their game took, where the server saw it start and end.
-    pub elapsed: Option<std::time::Duration>,
+    /// The room's play time their game ended at, in milliseconds (the time their clock
+    /// stopped at); `None` while it goes on (a racer still playing when another won).
+    pub ms: Option<u64>,
     /// Safe cells their moves opened.
     pub opened: u64,
     /// Mines they set off.
@@ -344,25 +345,38 @@ impl Room {
         }
     }
 
-    /// Each player's result, in the order they joined: their name, their game's status, how
-    /// long their game took where this process saw it end, safe cells opened and mines set
-    /// off.
+    /// Each player's result, in the order they joined: their name, their game's status, the
+    /// play time it ended at, safe cells opened and mines set off.
     pub fn results(&self) -> Vec<PlayerResult> {
         self.players
             .iter()
             .map(|p| {
                 let view = &self.views[p.view];
-                // The game clock's time the view's game ended at.
-                let elapsed = view.ended_ms.map(std::time::Duration::from_millis);
                 PlayerResult {
                     name: p.name.clone(),
                     status: view.game.status(),
-                    elapsed,
+                    ms: view.ended_ms,
                     opened: p.opened,
                     mines_hit: p.mines_hit,
                 }
             })
             .collect()
+    }
+
+    /// The room's play time its game ended at, in milliseconds, once it is over (see
+    /// [`Room::is_over`]): co-op's one game's end; a race's first win, or, when nobody won,
+    /// the last racer's end. `None` while the game goes on.
+    pub fn ended_ms(&self) -> Option<u64> {
+        if !self.is_over() {
+            return None;
+        }
+        let first_win = self
+            .views
+            .iter()
+            .filter(|v| v.game.status() == Status::Won)
+            .filter_map(|v| v.ended_ms)
+            .min();
+        first_win.or_else(|| self.views.iter().filter_map(|v| v.ended_ms).max())
     }
 
     /// Takes one decoded message from a connection, received at `received`.
