@@ -179,11 +179,13 @@ fn logged_room(data: &std::path::Path, params: &RoomParams) -> (RoomDir, Room) {
             .flat_map(|r| (0..params.cols).map(move |c| (r, c)))
             .filter(|&(r, c)| matches!(game.cell(r, c), Ok(Cell::Hidden)))
             .take(20)
-            .map(|(r, c)| Record::Move {
+            .zip(0u64..)
+            .map(|((r, c), i)| Record::Move {
                 player: 0,
                 action: Action::Flag,
                 row: r as u32,
                 col: c as u32,
+                at_ms: i * 100,
             }),
     );
     for record in &records {
