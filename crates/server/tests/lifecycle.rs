@@ -214,6 +214,35 @@ async fn an_empty_room_is_evicted_and_comes_back_on_a_join_as_it_was() {
 }
 
 #[tokio::test]
+async fn a_join_to_an_evicted_room_waits_for_it_with_no_progress_frames() {
+    let server = start_with(evicting).await;
+    let mut player = watch(&server, "back").await;
+    let safe = hidden_cell(&server, &player, "back", false);
+    play(&mut player, 1, Action::Reveal, safe).await;
+    player.client.close().await;
+    wait_metric(&server, "bitmines_rooms_evicted_total", 1).await;
+    // Its board is not made again but recovered: nothing to tell of a board's making.
+    let mut shares = Vec::new();
+    let client = bitmines_server::client::Client::connect_with_progress(
+        &server.url("back", QUERY),
+        |share| shares.push(share),
+    )
+    .await
+    .expect("joined");
+    assert_eq!(
+        shares,
+        Vec::<u16>::new(),
+        "progress frames before the welcome"
+    );
+    assert_eq!(
+        metric(&server.metrics().await, "bitmines_rooms_restored_total"),
+        Some(1)
+    );
+    client.close().await;
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn a_spectator_brings_an_evicted_room_back_too() {
     let server = start_with(evicting).await;
     let mut player = watch(&server, "seen").await;
