@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
+use bitmines_server::life::ArchiveMode;
 use bitmines_server::log::Sync;
 use bitmines_server::server::{Config, Server};
 
@@ -20,6 +21,15 @@ pub(crate) enum SyncArg {
     Os,
 }
 
+/// What becomes of a finished game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ArchiveArg {
+    /// Keep a small record of the result under the data folder's archive/, listed at /games.
+    Archive,
+    /// Delete the game's folder and keep nothing.
+    None,
+}
+
 /// Options of `bitmines serve`.
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
@@ -32,13 +42,14 @@ pub(crate) struct Args {
     /// How each batch of moves is made durable before it is acknowledged.
     #[arg(long, value_enum, default_value = "data")]
     sync: SyncArg,
-    /// The most rooms at once.
+    /// The most rooms that can be joined at once (a finished game is not counted).
     #[arg(long, default_value_t = 1000, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     max_rooms: usize,
     /// The most cells in one room.
     #[arg(long, default_value_t = 1_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_room_cells: u128,
-    /// The most cells over all rooms (a race counts its board once per possible player).
+    /// The most cells over all rooms in memory (a race counts its board once per possible
+    /// player).
     #[arg(long, default_value_t = 4_000_000_000, value_parser = at_least_one::<u128>, allow_negative_numbers = true)]
     max_total_cells: u128,
     /// The most 64x64-cell chunks one connection may watch.
@@ -65,6 +76,16 @@ pub(crate) struct Args {
     /// the connections and half as many for the rooms, at least 1; at most 8 per core).
     #[arg(long, default_value_t = 0, value_parser = threads, allow_negative_numbers = true)]
     threads: usize,
+    /// Seconds a room with nobody connected stays in memory; then it is saved and dropped
+    /// (it comes back on the next join), or deleted if no move was ever made.
+    #[arg(long, default_value_t = 600, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    room_idle: u64,
+    /// Seconds a finished game with nobody connected is kept before it is archived.
+    #[arg(long, default_value_t = 86_400, value_parser = at_least_one::<u64>, allow_negative_numbers = true)]
+    keep_finished: u64,
+    /// What becomes of a finished game: a small record under archive/, or nothing.
+    #[arg(long, value_enum, default_value = "archive")]
+    archive: ArchiveArg,
 }
 
 /// Runs the server until Ctrl-C or SIGTERM.
@@ -91,6 +112,12 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         upgrade_timeout: Duration::from_secs(args.upgrade_timeout),
         snapshot_every: args.snapshot_every,
         room_threads,
+        room_idle: Duration::from_secs(args.room_idle),
+        keep_finished: Duration::from_secs(args.keep_finished),
+        archive: match args.archive {
+            ArchiveArg::Archive => ArchiveMode::Archive,
+            ArchiveArg::None => ArchiveMode::None,
+        },
         ..Config::default()
     };
     // Every connection is an open file: the soft limit is often 1,024, far below the

@@ -56,6 +56,15 @@ const MEANINGS: &[(&str, &str)] = &[
         "seconds a socket has to become a websocket",
     ),
     ("snapshot-every", "moves between a room's snapshots"),
+    (
+        "room-idle",
+        "seconds a room with nobody connected stays in memory",
+    ),
+    (
+        "keep-finished",
+        "seconds a finished game with nobody connected is kept",
+    ),
+    ("archive", "what becomes of a finished game"),
     ("player", "who plays"),
     ("png", "png"),
     ("png-after", "picture the game after"),

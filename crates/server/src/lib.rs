@@ -14,6 +14,8 @@
 //!   sockets, closes those that do not become WebSockets in time, and keeps their open
 //!   files within budget. [`client`] speaks the
 //!   protocol for tests, the load tester and the terminal game.
+//! - [`life`] is a room's life: waiting, playing, over; evicted from memory when nobody is
+//!   connected, archived (a small record listed at `/games`) when its game is over.
 //! - [`web`] is the browser game, plain JavaScript modules embedded in the binary and served
 //!   at `/`.
 //!
@@ -32,6 +34,7 @@
 struct CrateReadme;
 
 pub mod client;
+pub mod life;
 pub mod listen;
 pub mod log;
 pub mod metrics;

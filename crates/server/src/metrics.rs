@@ -16,7 +16,15 @@ pub struct Metrics {
     upgrade_timeouts: AtomicU64,
     sockets_refused: AtomicU64,
     rooms: AtomicU64,
+    rooms_by_phase: [AtomicU64; 3],
+    rooms_in_memory: AtomicU64,
+    rooms_empty: AtomicU64,
     rooms_quarantined: AtomicU64,
+    rooms_evicted: AtomicU64,
+    rooms_restored: AtomicU64,
+    rooms_archived: AtomicU64,
+    rooms_removed: AtomicU64,
+    data_bytes: AtomicU64,
     actions: AtomicU64,
     errors: AtomicU64,
     frames_out: AtomicU64,
@@ -40,7 +48,15 @@ impl Default for Metrics {
             upgrade_timeouts: AtomicU64::new(0),
             sockets_refused: AtomicU64::new(0),
             rooms: AtomicU64::new(0),
+            rooms_by_phase: Default::default(),
+            rooms_in_memory: AtomicU64::new(0),
+            rooms_empty: AtomicU64::new(0),
             rooms_quarantined: AtomicU64::new(0),
+            rooms_evicted: AtomicU64::new(0),
+            rooms_restored: AtomicU64::new(0),
+            rooms_archived: AtomicU64::new(0),
+            rooms_removed: AtomicU64::new(0),
+            data_bytes: AtomicU64::new(0),
             actions: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             frames_out: AtomicU64::new(0),
@@ -140,9 +156,42 @@ impl Metrics {
         self.sockets_refused.fetch_add(1, Relaxed);
     }
 
-    /// Rooms open now.
-    pub fn set_rooms(&self, rooms: usize) {
-        self.rooms.store(rooms as u64, Relaxed);
+    /// Rooms now: how many are waiting, playing and over, and how many of them are in
+    /// memory and how many empty (nobody connected). The rooms that can be joined (waiting
+    /// or playing) are the rooms open.
+    pub fn set_rooms(&self, by_phase: [u64; 3], in_memory: u64, empty: u64) {
+        self.rooms_empty.store(empty, Relaxed);
+        self.rooms.store(by_phase[0] + by_phase[1], Relaxed);
+        for (slot, n) in self.rooms_by_phase.iter().zip(by_phase) {
+            slot.store(n, Relaxed);
+        }
+        self.rooms_in_memory.store(in_memory, Relaxed);
+    }
+
+    /// A room with nobody connected left memory, its folder kept.
+    pub fn room_evicted(&self) {
+        self.rooms_evicted.fetch_add(1, Relaxed);
+    }
+
+    /// An evicted room came back into memory for a join.
+    pub fn room_restored(&self) {
+        self.rooms_restored.fetch_add(1, Relaxed);
+    }
+
+    /// A finished room's folder was replaced by its archive record.
+    pub fn room_archived(&self) {
+        self.rooms_archived.fetch_add(1, Relaxed);
+    }
+
+    /// A room's folder was deleted with no record (a game never started, or `--archive
+    /// none`).
+    pub fn room_removed(&self) {
+        self.rooms_removed.fetch_add(1, Relaxed);
+    }
+
+    /// The bytes of the files under the data folder, as last measured.
+    pub fn set_data_bytes(&self, bytes: u64) {
+        self.data_bytes.store(bytes, Relaxed);
     }
 
     /// A move was applied.
@@ -241,8 +290,70 @@ impl Metrics {
         put(
             "bitmines_rooms",
             "gauge",
-            "Rooms open.",
+            "Rooms open: those that can be joined (waiting or playing), in memory or not.",
             self.rooms.load(Relaxed),
+        );
+        let _ = writeln!(
+            out,
+            "# HELP bitmines_rooms_by_state Rooms by state: waiting (no move yet), playing, over.\n# TYPE bitmines_rooms_by_state gauge"
+        );
+        for (state, n) in ["waiting", "playing", "over"]
+            .iter()
+            .zip(&self.rooms_by_phase)
+        {
+            let _ = writeln!(
+                out,
+                "bitmines_rooms_by_state{{state=\"{state}\"}} {}",
+                n.load(Relaxed)
+            );
+        }
+        let mut put = |name: &str, kind: &str, help: &str, value: u64| {
+            let _ = writeln!(
+                out,
+                "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}"
+            );
+        };
+        put(
+            "bitmines_rooms_in_memory",
+            "gauge",
+            "Rooms in memory (the others are evicted: their folder only).",
+            self.rooms_in_memory.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_empty",
+            "gauge",
+            "Rooms with nobody connected, in any state, in memory or not.",
+            self.rooms_empty.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_evicted_total",
+            "counter",
+            "Rooms with nobody connected that left memory, their folder kept.",
+            self.rooms_evicted.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_restored_total",
+            "counter",
+            "Evicted rooms brought back into memory by a join or a watch.",
+            self.rooms_restored.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_archived_total",
+            "counter",
+            "Finished rooms whose folder was replaced by an archive record.",
+            self.rooms_archived.load(Relaxed),
+        );
+        put(
+            "bitmines_rooms_removed_total",
+            "counter",
+            "Rooms deleted with no record: never started, or finished with --archive none.",
+            self.rooms_removed.load(Relaxed),
+        );
+        put(
+            "bitmines_data_bytes",
+            "gauge",
+            "Bytes of the files under the data folder, measured every few seconds.",
+            self.data_bytes.load(Relaxed),
         );
         put(
             "bitmines_rooms_quarantined_total",

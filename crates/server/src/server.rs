@@ -8,14 +8,19 @@
 //! has some, applies them, appends their records to the rooms' logs, makes them all durable
 //! with one sync (the group commit spans the rooms), and only then releases the frames
 //! they produced.
+//!
+//! The room directory knows every room, in memory or not. A worker takes an empty room out
+//! of memory when its time comes (see [`crate::life`]), under the directory's lock and only
+//! with no join on its way in; a sweep thread archives or removes the rooms already out of
+//! memory; a join to an evicted room recovers it on a thread of its own.
 
 use std::collections::HashMap;
 use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::Router;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
@@ -27,9 +32,10 @@ use crossbeam_channel as cb;
 use futures_util::{SinkExt, StreamExt};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::life::{ArchiveMode, Fate, Phase};
 use crate::log::{Log, RoomDir, SnapshotState, Sync, Syncer};
 use crate::metrics::Metrics;
-use crate::params::{Join, Requested, RoomParams};
+use crate::params::{Join, Requested, RoomParams, parse_query};
 use crate::protocol::{
     CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, MAX_CLIENT_FRAME, Mode, PROGRESS_DONE, ServerMsg,
     TAKEN_OVER,
@@ -45,12 +51,12 @@ pub struct Config {
     pub data: PathBuf,
     /// Whether each group commit is synced to the disk.
     pub sync: Sync,
-    /// The most rooms at once.
+    /// The most rooms that can be joined (waiting or playing, in memory or not) at once.
     pub max_rooms: usize,
     /// The most cells in one room.
     pub max_room_cells: u128,
-    /// The most cells over all rooms, each room counted once for its board and once for
-    /// each view it may hold (a race: up to 8).
+    /// The most cells over all rooms in memory, each room counted once for its board and
+    /// once for each view it may hold (a race: up to 8).
     pub max_total_cells: u128,
     /// The most chunks one connection may watch.
     pub max_chunks: usize,
@@ -76,6 +82,14 @@ pub struct Config {
     pub snapshot_every: Option<u64>,
     /// Threads that run the rooms (see [`default_threads`]).
     pub room_threads: usize,
+    /// A room with nobody connected this long leaves memory: evicted with a snapshot (it
+    /// comes back on the next join), or removed if its game never started.
+    pub room_idle: Duration,
+    /// A room whose game is over and that has had nobody connected this long is archived
+    /// (see [`crate::life`]).
+    pub keep_finished: Duration,
+    /// Whether a finished game leaves a record under `archive/` or nothing.
+    pub archive: ArchiveMode,
 }
 
 /// Threads for the rooms, unless told: half the processors, at least one. A room worker
@@ -113,6 +127,9 @@ impl Default for Config {
             upgrade_timeout: Duration::from_secs(10),
             snapshot_every: None,
             room_threads: default_threads(),
+            room_idle: Duration::from_secs(600),
+            keep_finished: Duration::from_secs(86_400),
+            archive: ArchiveMode::Archive,
         }
     }
 }
@@ -235,21 +252,89 @@ const MADE: u32 = u32::MAX;
 /// How often a connection waiting for a room's board is told how far it is, at most.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
+/// What a room's worker reports of it, for the directory, `/rooms` and `/metrics`.
+struct RoomLife {
+    /// The room's [`Phase`], as [`Phase::code`].
+    phase: AtomicU8,
+    /// Players connected now.
+    players: AtomicUsize,
+    /// Connections now, players and spectators.
+    connections: AtomicUsize,
+}
+
+impl RoomLife {
+    fn new(phase: Phase) -> Arc<RoomLife> {
+        Arc::new(RoomLife {
+            phase: AtomicU8::new(phase.code()),
+            players: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
+        })
+    }
+
+    fn phase(&self) -> Phase {
+        Phase::from_code(self.phase.load(Ordering::Relaxed))
+    }
+}
+
+/// A room in the directory: in memory, run by a worker, or evicted (its folder only).
 struct RoomHandle {
     params: RoomParams,
-    /// How much of its board is made, while it is being made.
-    making: Making,
     weight: u128,
+    /// When the room was made, for its age at `/rooms`.
+    made: SystemTime,
+    life: Arc<RoomLife>,
+    /// Joins handed this room's queues that its worker has not taken yet. Counted up under
+    /// the directory's lock, and a room is only unloaded under that lock with none, so no
+    /// join is ever sent to a room that is leaving memory.
+    joining: Arc<AtomicUsize>,
+    at: Where,
+}
+
+/// Where a room is.
+enum Where {
+    /// In a worker's hands.
+    Loaded(Loaded),
+    /// Out of memory, its folder kept.
+    Evicted(Evicted),
+}
+
+/// A room in memory: its worker and its queues.
+struct Loaded {
     worker: usize,
     ctl: CtlQueue,
     msgs: MsgQueue,
-    players: Arc<AtomicUsize>,
+    /// How much of its board is made while a new room is being made; [`MADE`] for a room
+    /// recovered from its folder, whose joiners just wait for it.
+    making: Making,
 }
+
+/// A room out of memory.
+struct Evicted {
+    /// Since when nobody has been connected.
+    empty_since: Instant,
+    /// Closed (its sender dropped) once the eviction's snapshot is written; a restore waits
+    /// for it.
+    saving: Option<cb::Receiver<()>>,
+    /// The archive record of a room whose game is over, made while it was in memory.
+    record: Option<(String, u64)>,
+}
+
+impl RoomHandle {
+    fn loaded(&self) -> Option<&Loaded> {
+        match &self.at {
+            Where::Loaded(l) => Some(l),
+            Where::Evicted(_) => None,
+        }
+    }
+}
+
+/// The room directory: every room by name, in memory or not.
+type Rooms = Arc<Mutex<HashMap<String, RoomHandle>>>;
 
 /// Shared by every connection.
 pub struct Shared {
     config: Config,
-    rooms: Mutex<HashMap<String, RoomHandle>>,
+    rooms: Rooms,
     metrics: Arc<Metrics>,
     next_conn: AtomicU64,
     next_room: AtomicU64,
@@ -266,13 +351,16 @@ impl Shared {
     }
 }
 
-/// Starts every room found under the data directory. A room that cannot be restored, or
-/// anything under `rooms/` that is not a room folder, is moved to the quarantine folder
-/// (see [`crate::log::quarantine`]) with a line naming it and the cause, and counted; the
-/// other rooms are served. Only a quarantine that fails (the data folder cannot be written)
-/// stops the start.
+/// Finds every room under the data directory. Each is recovered (so that a damaged one is
+/// found now), its phase and, for a finished game, its archive record are kept, and it is
+/// left out of memory until someone joins it. A room that cannot be restored, or anything
+/// under `rooms/` that is not a room folder, is moved to the quarantine folder (see
+/// [`crate::log::quarantine`]) with a line naming it and the cause, and counted; the other
+/// rooms are served. Only a quarantine that fails (the data folder cannot be written) stops
+/// the start.
 fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
     let data = &shared.config.data;
+    crate::life::empty_trash(data);
     let dir = data.join("rooms");
     let entries = std::fs::read_dir(&dir).map_err(|e| {
         format!(
@@ -303,17 +391,46 @@ fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
                 continue;
             }
         };
+        let folder = RoomDir::new(data, &name);
+        let phase = Phase::of(&room, log.records());
+        let record = finished_record(&name, &params, &room, phase, folder.path());
+        let made = std::fs::metadata(folder.path().join("meta"))
+            .and_then(|m| m.modified())
+            .unwrap_or_else(|_| SystemTime::now());
+        drop((room, log));
         let mut rooms = shared.rooms.lock().map_err(|_| "room directory poisoned")?;
-        spawn_room(
-            shared,
-            &mut rooms,
+        rooms.insert(
             name,
-            params,
-            RoomStart::Restored(Box::new((room, log))),
-        )?;
+            RoomHandle {
+                weight: weight(&params),
+                params,
+                made,
+                life: RoomLife::new(phase),
+                joining: Arc::new(AtomicUsize::new(0)),
+                at: Where::Evicted(Evicted {
+                    empty_since: Instant::now(),
+                    saving: None,
+                    record,
+                }),
+            },
+        );
         n += 1;
     }
     Ok(n)
+}
+
+/// The archive record of a room whose game is over, with the end time it was made at.
+fn finished_record(
+    name: &str,
+    params: &RoomParams,
+    room: &Room,
+    phase: Phase,
+    folder: &std::path::Path,
+) -> Option<(String, u64)> {
+    (phase == Phase::Over).then(|| {
+        let times = crate::life::game_times(folder);
+        (crate::life::record(name, params, room, times), times.1)
+    })
 }
 
 /// Restores the room in `entry`, an entry of the data folder's `rooms/`, or says why it
@@ -339,19 +456,32 @@ fn restore_room(
         return Err("an empty room folder".into());
     }
     let (params, _) = room_dir.meta()?;
-    let (room, log) = room_dir.recover(
+    let (room, log) = recover_room(shared, &name)?;
+    Ok((name, params, room, log))
+}
+
+/// Rebuilds room `name` from its folder and checks it.
+fn recover_room(shared: &Shared, name: &str) -> Result<(Room, Log), String> {
+    let (room, log) = RoomDir::new(&shared.config.data, name).recover(
         shared.config.sync,
         shared.config.max_chunks,
         Arc::clone(&shared.metrics),
     )?;
     room.validate()
         .map_err(|e| format!("restored inconsistent: {e}"))?;
-    Ok((name, params, room, log))
+    // The games a replay went through again ended before the server stopped, and were
+    // archived then: only the rematches of this run are archived.
+    let mut room = room;
+    drop(room.take_finished());
+    Ok((room, log))
 }
 
+/// How a room comes into memory.
 enum RoomStart {
+    /// A new room, made from this seed.
     New(u64),
-    Restored(Box<(Room, crate::log::Log)>),
+    /// An evicted room, recovered from its folder once its eviction's snapshot is written.
+    Recover(Option<cb::Receiver<()>>),
 }
 
 fn weight(params: &RoomParams) -> u128 {
@@ -362,22 +492,41 @@ fn weight(params: &RoomParams) -> u128 {
     params.cells() * (1 + views)
 }
 
-/// Registers a room and hands it to the worker with the fewest cells: at once when it was
-/// restored, or once a thread of its own has made its board (which a large board takes a
-/// while for, and no other room should wait on). Requests that come meanwhile wait in the
-/// room's queues.
-fn spawn_room(
-    shared: &Arc<Shared>,
-    rooms: &mut HashMap<String, RoomHandle>,
-    name: String,
-    params: RoomParams,
-    start: RoomStart,
-) -> Result<(), String> {
+/// The worker with the fewest cells in memory.
+fn least_loaded(shared: &Shared, rooms: &HashMap<String, RoomHandle>) -> usize {
     let mut load = vec![0u128; shared.workers.len()];
     for h in rooms.values() {
-        load[h.worker] += h.weight;
+        if let Some(l) = h.loaded() {
+            load[l.worker] += h.weight;
+        }
     }
-    let worker = (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0);
+    (0..load.len()).min_by_key(|&w| load[w]).unwrap_or(0)
+}
+
+/// Cells held in memory by every room.
+fn cells_held(rooms: &HashMap<String, RoomHandle>) -> u128 {
+    rooms
+        .values()
+        .filter(|h| h.loaded().is_some())
+        .map(|h| h.weight)
+        .sum()
+}
+
+/// Brings a room into memory: makes its queues and hands it to `worker` once a thread of its
+/// own has made its board or recovered it from its folder (which a large board takes a while
+/// for, and no other room should wait on). Requests that come meanwhile wait in the room's
+/// queues; the joins waiting for a new room are told how much of its board is made (its
+/// [`Loaded::making`]), those waiting for a recovered one just wait. If the room cannot be
+/// made or recovered, the requests waiting are refused and the
+/// room leaves the directory (a room that cannot be recovered is quarantined).
+fn start_room(
+    shared: &Arc<Shared>,
+    worker: usize,
+    name: &str,
+    params: RoomParams,
+    (life, joining): (Arc<RoomLife>, Arc<AtomicUsize>),
+    start: RoomStart,
+) -> Result<Loaded, String> {
     let worker_tx = shared
         .workers
         .get(worker)
@@ -386,10 +535,9 @@ fn spawn_room(
     let (ctl_tx, ctl_rx) = cb::unbounded();
     let (msg_tx, msg_rx) = cb::unbounded();
     let queued = Arc::new(AtomicUsize::new(0));
-    let players = Arc::new(AtomicUsize::new(0));
     let making: Making = Arc::new(AtomicU32::new(match start {
         RoomStart::New(_) => 0,
-        RoomStart::Restored(_) => MADE,
+        RoomStart::Recover(_) => MADE,
     }));
     let id = shared.next_room.fetch_add(1, Ordering::Relaxed);
     let bell = Bell {
@@ -397,10 +545,7 @@ fn spawn_room(
         scheduled: Arc::new(AtomicBool::new(false)),
         worker: worker_tx.clone(),
     };
-    let handle = RoomHandle {
-        params,
-        making: Arc::clone(&making),
-        weight: weight(&params),
+    let loaded = Loaded {
         worker,
         ctl: CtlQueue {
             tx: ctl_tx,
@@ -411,7 +556,7 @@ fn spawn_room(
             queued: Arc::clone(&queued),
             bell: bell.clone(),
         },
-        players: Arc::clone(&players),
+        making: Arc::clone(&making),
     };
     let adoption = Adoption {
         id,
@@ -419,50 +564,86 @@ fn spawn_room(
             ctl: ctl_rx,
             msgs: msg_rx,
             queued,
-            players,
+            life,
+            joining,
         },
         scheduled: bell.scheduled,
         worker: worker_tx,
     };
-    match start {
-        RoomStart::Restored(boxed) => {
-            let (room, log) = *boxed;
-            adoption.adopt(name.clone(), &params, (room, log, None), &shared.config);
-        }
-        RoomStart::New(seed) => {
-            let thread_shared = Arc::clone(shared);
-            let thread_name = name.clone();
-            std::thread::Builder::new()
-                .name(format!("new room {name}"))
-                .spawn(move || {
-                    let shared = thread_shared;
+    let thread_shared = Arc::clone(shared);
+    let thread_name = name.to_string();
+    let restoring = matches!(start, RoomStart::Recover(_));
+    let what = if restoring {
+        "restore room"
+    } else {
+        "new room"
+    };
+    std::thread::Builder::new()
+        .name(format!("{what} {name}"))
+        .spawn(move || {
+            let shared = thread_shared;
+            let made = match start {
+                RoomStart::New(seed) => {
                     let made = make_room(&shared, &thread_name, &params, seed, &making);
                     making.store(MADE, Ordering::Release);
-                    match made {
-                        Ok(made) => {
-                            adoption.adopt(thread_name, &params, made, &shared.config);
+                    made.map_err(|e| format!("the room could not be made: {e}"))
+                }
+                RoomStart::Recover(saving) => {
+                    // The eviction's snapshot first: recovery reads the folder it writes.
+                    if let Some(saving) = saving {
+                        let _ = saving.recv();
+                    }
+                    recover_room(&shared, &thread_name).map(|(mut room, log)| {
+                        // A finished game's record needs the board's 3BV when the room
+                        // leaves memory: counted here, not on the worker that runs others.
+                        if room.is_over() {
+                            room.count_bbbv();
                         }
-                        Err(e) => {
-                            eprintln!("bitmines serve: room {thread_name}: {e}");
-                            let inbox = &adoption.inbox;
-                            refuse_all(
-                                &inbox.ctl,
-                                &inbox.msgs,
-                                &format!("the room could not be made: {e}"),
-                            );
-                            if let Ok(mut rooms) = shared.rooms.lock() {
-                                rooms.remove(&thread_name);
-                                shared.metrics.set_rooms(rooms.len());
-                            }
+                        (room, log, None)
+                    })
+                }
+            };
+            match made {
+                Ok(made) => {
+                    if restoring {
+                        shared.metrics.room_restored();
+                    }
+                    adoption.adopt(thread_name, &params, made, &shared.config);
+                }
+                Err(e) => {
+                    eprintln!("bitmines serve: room {thread_name}: {e}");
+                    if let Ok(mut rooms) = shared.rooms.lock() {
+                        rooms.remove(&thread_name);
+                        if restoring {
+                            quarantine_now(&shared, &thread_name, &e);
                         }
                     }
-                })
-                .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
+                    let inbox = &adoption.inbox;
+                    refuse_all(&inbox.ctl, &inbox.msgs, &e);
+                }
+            }
+        })
+        .map_err(|e| format!("cannot start a thread for room {name}: {e}"))?;
+    Ok(loaded)
+}
+
+/// Moves the folder of room `name`, which could not be recovered, to the quarantine folder,
+/// with a line; called under the directory's lock, so that no new room of that name is made
+/// over it meanwhile.
+fn quarantine_now(shared: &Shared, name: &str, cause: &str) {
+    let data = &shared.config.data;
+    match crate::log::quarantine(data, std::ffi::OsStr::new(name), cause, SystemTime::now()) {
+        Ok(to) => {
+            eprintln!(
+                "bitmines serve: room {name} cannot be restored: {cause}; moved to {}",
+                to.display()
+            );
+            shared.metrics.room_quarantined();
         }
+        Err(e) => eprintln!(
+            "bitmines serve: room {name} cannot be restored ({cause}) nor moved to quarantine ({e})"
+        ),
     }
-    rooms.insert(name, handle);
-    shared.metrics.set_rooms(rooms.len());
-    Ok(())
 }
 
 /// A room, its log, and a copy of its state to write the next snapshot from, if there is one.
@@ -505,8 +686,10 @@ struct Inbox {
     msgs: cb::Receiver<Cmd>,
     /// Requests waiting in `msgs`.
     queued: Arc<AtomicUsize>,
-    /// Players who joined, for `/rooms`.
-    players: Arc<AtomicUsize>,
+    /// What the worker reports of the room.
+    life: Arc<RoomLife>,
+    /// Joins on their way (see [`RoomHandle::joining`]).
+    joining: Arc<AtomicUsize>,
 }
 
 /// A room on its way to its worker.
@@ -537,6 +720,7 @@ impl Adoption {
             shutdown: None,
             writer: None,
             spare,
+            empty_since: None,
         };
         let _ = self.worker.send(WorkerMsg::Adopt(self.id, Box::new(live)));
     }
@@ -580,6 +764,8 @@ struct Live {
     /// its buffers, so that taking it allocates nothing and touches no fresh memory (a
     /// fresh copy of a 10^8-cell room held its moves up for 30 ms).
     spare: Option<SnapshotState>,
+    /// Since when nobody has been connected.
+    empty_since: Option<Instant>,
 }
 
 /// How long a worker waits for a request before it looks at its rooms' timers.
@@ -593,7 +779,12 @@ const BATCH: usize = 4096;
 /// request to the [`Syncer`], and only then releases the frames and acknowledgements: the
 /// group commit spans the worker's rooms, so hundreds of small rooms cost a sync a round,
 /// not a sync each, and a handful of threads serve them all.
-fn run_worker(config: &Config, syncer: &Syncer, rx: &cb::Receiver<WorkerMsg>) {
+fn run_worker(
+    config: &Config,
+    syncer: &Syncer,
+    rx: &cb::Receiver<WorkerMsg>,
+    directory: &Directory,
+) {
     let mut rooms: HashMap<u64, Live> = HashMap::new();
     let mut ready: Vec<u64> = Vec::new();
     let mut batch = Vec::with_capacity(BATCH);
@@ -621,7 +812,8 @@ fn run_worker(config: &Config, syncer: &Syncer, rx: &cb::Receiver<WorkerMsg>) {
             }
         }
         let now = Instant::now();
-        if now.duration_since(last_tick) >= TICK {
+        let ticked = now.duration_since(last_tick) >= TICK;
+        if ticked {
             // Every room's throttled frames (players, cursors) and snapshot timer.
             last_tick = now;
             ready.extend(rooms.keys());
@@ -684,10 +876,166 @@ fn run_worker(config: &Config, syncer: &Syncer, rx: &cb::Receiver<WorkerMsg>) {
                 rooms.remove(&id);
             }
         }
+        if ticked {
+            // Rooms nobody has been connected to for long enough leave memory.
+            let due: Vec<(u64, Fate)> = rooms
+                .iter()
+                .filter_map(|(&id, live)| live.fate(config, now).map(|fate| (id, fate)))
+                .collect();
+            for (id, fate) in due {
+                if let Some(live) = rooms.remove(&id)
+                    && let Some(kept) = unload(config, directory, live, fate)
+                {
+                    rooms.insert(id, kept);
+                }
+            }
+        }
+    }
+}
+
+/// What a worker needs of the server to take its rooms out of memory.
+#[derive(Clone)]
+struct Directory {
+    rooms: Rooms,
+    metrics: Arc<Metrics>,
+}
+
+/// Takes a room out of its worker (evicted, archived or removed, as `fate` says), unless
+/// someone is connected or on the way in; then the room is given back.
+fn unload(config: &Config, directory: &Directory, mut live: Live, fate: Fate) -> Option<Live> {
+    // The folder is written by nobody once the room is out of the worker's hands.
+    if let Some(w) = live.writer.take() {
+        live.spare = w.join().ok();
+    }
+    let records = live.log.records();
+    let phase = Phase::of(&live.room, records);
+    let folder = RoomDir::new(&config.data, &live.name);
+    let record = finished_record(
+        &live.name,
+        live.room.params(),
+        &live.room,
+        phase,
+        folder.path(),
+    );
+    let Ok(mut rooms) = directory.rooms.lock() else {
+        return Some(live);
+    };
+    let busy = live.room.connections() > 0
+        || live.inbox.joining.load(Ordering::SeqCst) > 0
+        || !live.inbox.ctl.is_empty()
+        || !live.inbox.msgs.is_empty();
+    if busy {
+        return Some(live);
+    }
+    let Some(handle) = rooms.get_mut(&live.name) else {
+        // Not in the directory (it never leaves it while in memory): nothing to keep.
+        return None;
+    };
+    live.inbox.life.phase.store(phase.code(), Ordering::Relaxed);
+    let empty_since = live.empty_since.unwrap_or_else(Instant::now);
+    if fate == Fate::Evict {
+        let (saved, saving) = cb::bounded::<()>(0);
+        handle.at = Where::Evicted(Evicted {
+            empty_since,
+            saving: Some(saving),
+            record,
+        });
+        // Counted under the lock, so that whoever sees the room out of memory sees it counted.
+        directory.metrics.room_evicted();
+        drop(rooms);
+        // A large room's snapshot takes a second: it is written on a thread of its own, and a
+        // join meanwhile waits for it (`saving`) before recovering the room.
+        let data = config.data.clone();
+        let spawned = std::thread::Builder::new()
+            .name("evict".into())
+            .spawn(move || {
+                if records > live.last_snapshot {
+                    let state = live.room.snapshot_state(records, live.spare.take());
+                    if let Err(e) = RoomDir::new(&data, &live.name).write_snapshot(&state, None) {
+                        // The log holds every move: the room recovers from it all the same.
+                        eprintln!("bitmines serve: room {}: snapshot: {e}", live.name);
+                    }
+                }
+                drop(live);
+                drop(saved);
+            });
+        if let Err(e) = spawned {
+            eprintln!(
+                "bitmines serve: no thread to write an evicted room's snapshot: {e}; its log keeps its moves"
+            );
+        }
+        return None;
+    }
+    let handle = rooms.remove(&live.name);
+    let trash = end_room(config, &directory.metrics, &live.name, fate, record);
+    if trash.is_none()
+        && let Some(mut handle) = handle
+    {
+        // Neither archived nor removed: kept out of memory, to be tried again later.
+        handle.at = Where::Evicted(Evicted {
+            empty_since: Instant::now(),
+            saving: None,
+            record: None,
+        });
+        rooms.insert(live.name.clone(), handle);
+    }
+    drop(rooms);
+    if let Some(path) = trash {
+        let _ = std::fs::remove_dir_all(path);
+    }
+    None
+}
+
+/// Archives or removes room `name`'s folder, under the directory's lock: its record is
+/// written (when archived), and the folder is renamed into `trash/` at once so that a new
+/// room of the name starts afresh; gives the folder's new path, for the caller to delete
+/// after the lock, or `None` if nothing was done (said in a line).
+fn end_room(
+    config: &Config,
+    metrics: &Metrics,
+    name: &str,
+    fate: Fate,
+    record: Option<(String, u64)>,
+) -> Option<std::path::PathBuf> {
+    let data = &config.data;
+    if fate == Fate::Archive
+        && let Some((record, ended)) = &record
+        && let Err(e) = crate::life::archive(data, name, record, *ended)
+    {
+        eprintln!("bitmines serve: room {name}: cannot archive: {e}; its folder is kept");
+        return None;
+    }
+    match crate::life::trash_room_folder(data, name) {
+        Ok(path) => {
+            match (fate, &record) {
+                (Fate::Archive, Some(_)) => metrics.room_archived(),
+                _ => metrics.room_removed(),
+            }
+            Some(path)
+        }
+        Err(e) => {
+            eprintln!("bitmines serve: room {name}: cannot remove its folder: {e}");
+            None
+        }
     }
 }
 
 impl Live {
+    /// What becomes of the room now, if it has been empty long enough.
+    fn fate(&self, config: &Config, now: Instant) -> Option<Fate> {
+        let since = self.empty_since?;
+        if self.room.connections() > 0 || self.shutdown.is_some() {
+            return None;
+        }
+        crate::life::fate(
+            Phase::of(&self.room, self.log.records()),
+            now.duration_since(since),
+            config.room_idle,
+            config.keep_finished,
+            config.archive,
+        )
+    }
+
     /// Takes up to a batch of the room's requests and applies them.
     fn take(&mut self, batch: &mut Vec<Cmd>, now: Instant) {
         let Inbox { ctl, msgs, .. } = &self.inbox;
@@ -706,6 +1054,7 @@ impl Live {
                     closer,
                     reply,
                 } => {
+                    self.inbox.joining.fetch_sub(1, Ordering::SeqCst);
                     let result = self.room.join(conn, token, spectate, name, tx, now);
                     if result.is_ok() {
                         self.closers.insert(conn, closer);
@@ -758,14 +1107,35 @@ impl Live {
     /// connections that fell behind, and writes a snapshot when one is due. True when the
     /// room has shut down.
     fn after_commit(&mut self, config: &Config) -> bool {
-        self.room.release(Instant::now());
-        // The games that ended at a rematch, now durable: the archive of finished games takes
-        // each here (keyed by room and game number); until it does, they are let go, so a
-        // room that plays for months holds none of them.
-        for _finished in self.room.take_finished() {}
-        self.inbox
-            .players
-            .store(self.room.player_count(), Ordering::Relaxed);
+        let now = Instant::now();
+        self.room.release(now);
+        // The games that ended at a rematch, now durable, go to the archive (or are let go
+        // with `--archive none`), so a room that plays for months holds none of them.
+        for finished in self.room.take_finished() {
+            if config.archive != ArchiveMode::Archive {
+                continue;
+            }
+            let ended = crate::life::unix(std::time::SystemTime::now());
+            let record = crate::life::rematch_record(&self.name, &finished, ended);
+            if let Err(e) = crate::life::archive(&config.data, &self.name, &record, ended) {
+                eprintln!(
+                    "bitmines serve: room {}: cannot archive game {}: {e}",
+                    self.name, finished.game
+                );
+            }
+        }
+        let life = &self.inbox.life;
+        let phase = Phase::of(&self.room, self.log.records());
+        life.phase.store(phase.code(), Ordering::Relaxed);
+        life.players
+            .store(self.room.players_connected(), Ordering::Relaxed);
+        let connections = self.room.connections();
+        life.connections.store(connections, Ordering::Relaxed);
+        if connections > 0 {
+            self.empty_since = None;
+        } else {
+            self.empty_since.get_or_insert(now);
+        }
         for (reply, result) in self.replies.drain(..) {
             let _ = reply.send(result);
         }
@@ -892,6 +1262,11 @@ impl Server {
             .await
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         let metrics = Arc::new(Metrics::default());
+        let rooms: Rooms = Arc::new(Mutex::new(HashMap::new()));
+        let directory = Directory {
+            rooms: Arc::clone(&rooms),
+            metrics: Arc::clone(&metrics),
+        };
         // Each worker runs many rooms; they end when the server is dropped.
         let count = config.room_threads.max(1);
         // Workers share their rounds of syncing through a thread of its own; a lone worker
@@ -905,17 +1280,17 @@ impl Server {
         let mut workers = Vec::with_capacity(count);
         for w in 0..count {
             let (tx, rx) = cb::unbounded();
-            let (config, syncer) = (config.clone(), syncer.clone());
+            let (config, syncer, directory) = (config.clone(), syncer.clone(), directory.clone());
             std::thread::Builder::new()
                 .name(format!("rooms {w}"))
-                .spawn(move || run_worker(&config, &syncer, &rx))
+                .spawn(move || run_worker(&config, &syncer, &rx, &directory))
                 .map_err(|e| format!("cannot start a room worker: {e}"))?;
             workers.push(tx);
         }
         drop(syncer);
         let shared = Arc::new(Shared {
             config,
-            rooms: Mutex::new(HashMap::new()),
+            rooms,
             metrics,
             next_conn: AtomicU64::new(1),
             next_room: AtomicU64::new(1),
@@ -926,10 +1301,11 @@ impl Server {
         let restored = restore_rooms(&shared)?;
         if restored > 0 {
             eprintln!(
-                "bitmines serve: restored {restored} rooms from {}",
+                "bitmines serve: found {restored} rooms in {}; each comes back into memory when joined",
                 shared.config.data.display()
             );
         }
+        start_sweep(&shared)?;
         Ok(Server { shared, listener })
     }
 
@@ -954,6 +1330,7 @@ impl Server {
             .route("/healthz", get(|| async { "ok\n" }))
             .route("/metrics", get(metrics))
             .route("/rooms", get(rooms))
+            .route("/games", get(games))
             .route("/room/{name}", get(ws))
             .merge(crate::web::routes())
             .with_state(Arc::clone(&shared));
@@ -979,35 +1356,176 @@ impl Server {
     }
 }
 
+/// How often the sweep looks at the rooms out of memory: a quarter of the shortest of the
+/// room timers, between 10 ms and 1 s.
+fn sweep_every(config: &Config) -> Duration {
+    (config.room_idle.min(config.keep_finished) / 4)
+        .clamp(Duration::from_millis(10), Duration::from_secs(1))
+}
+
+/// How often the data folder's size is measured for `/metrics`.
+const MEASURE_EVERY: Duration = Duration::from_secs(10);
+
+/// Starts the thread that archives or removes the rooms out of memory whose time has come
+/// (the workers do it for the rooms in memory) and measures the data folder. It ends when
+/// the server is dropped.
+fn start_sweep(shared: &Arc<Shared>) -> Result<(), String> {
+    let weak = Arc::downgrade(shared);
+    let every = sweep_every(&shared.config);
+    shared
+        .metrics
+        .set_data_bytes(crate::life::folder_bytes(&shared.config.data));
+    std::thread::Builder::new()
+        .name("sweep".into())
+        .spawn(move || {
+            let mut measured = Instant::now();
+            loop {
+                std::thread::sleep(every);
+                let Some(shared) = weak.upgrade() else {
+                    return;
+                };
+                if shared.shutting_down.load(Ordering::SeqCst) {
+                    return;
+                }
+                sweep(&shared, Instant::now());
+                if measured.elapsed() >= MEASURE_EVERY {
+                    measured = Instant::now();
+                    shared
+                        .metrics
+                        .set_data_bytes(crate::life::folder_bytes(&shared.config.data));
+                }
+            }
+        })
+        .map(|_| ())
+        .map_err(|e| format!("cannot start the room sweep thread: {e}"))
+}
+
+/// Archives or removes each room out of memory whose time has come.
+fn sweep(shared: &Shared, now: Instant) {
+    let config = &shared.config;
+    let mut trash = Vec::new();
+    {
+        let Ok(mut rooms) = shared.rooms.lock() else {
+            return;
+        };
+        let due: Vec<(String, Fate)> = rooms
+            .iter()
+            .filter_map(|(name, h)| {
+                let Where::Evicted(e) = &h.at else {
+                    return None;
+                };
+                // An eviction's snapshot still being written: its folder is not done with.
+                let saving = e.saving.as_ref().is_some_and(|rx| {
+                    !matches!(rx.try_recv(), Err(cb::TryRecvError::Disconnected))
+                });
+                if saving {
+                    return None;
+                }
+                crate::life::fate(
+                    h.life.phase(),
+                    now.saturating_duration_since(e.empty_since),
+                    config.room_idle,
+                    config.keep_finished,
+                    config.archive,
+                )
+                .filter(|&fate| fate != Fate::Evict)
+                .map(|fate| (name.clone(), fate))
+            })
+            .collect();
+        for (name, fate) in due {
+            let Some(mut handle) = rooms.remove(&name) else {
+                continue;
+            };
+            let record = match &mut handle.at {
+                Where::Evicted(e) => e.record.take(),
+                Where::Loaded(_) => None,
+            };
+            match end_room(config, &shared.metrics, &name, fate, record) {
+                Some(path) => trash.push(path),
+                None => {
+                    // Kept, to be tried again after another wait.
+                    handle.at = Where::Evicted(Evicted {
+                        empty_since: now,
+                        saving: None,
+                        record: None,
+                    });
+                    rooms.insert(name, handle);
+                }
+            }
+        }
+    }
+    for path in trash {
+        let _ = std::fs::remove_dir_all(path);
+    }
+}
+
 async fn shutdown_rooms(shared: &Arc<Shared>) {
-    let waits: Vec<oneshot::Receiver<()>> = {
+    let (waits, saving): (Vec<oneshot::Receiver<()>>, Vec<cb::Receiver<()>>) = {
         let Ok(rooms) = shared.rooms.lock() else {
             return;
         };
-        rooms
+        let waits = rooms
             .values()
             .filter_map(|h| {
                 let (tx, rx) = oneshot::channel();
-                h.ctl.send(Cmd::Shutdown { reply: tx }).ok().map(|()| rx)
+                let loaded = h.loaded()?;
+                loaded
+                    .ctl
+                    .send(Cmd::Shutdown { reply: tx })
+                    .ok()
+                    .map(|()| rx)
             })
-            .collect()
+            .collect();
+        let saving = rooms
+            .values()
+            .filter_map(|h| match &h.at {
+                Where::Evicted(e) => e.saving.clone(),
+                Where::Loaded(_) => None,
+            })
+            .collect();
+        (waits, saving)
     };
     for w in waits {
         let _ = w.await;
     }
+    // The snapshots of rooms evicted a moment ago are finished too.
+    let _ = tokio::task::spawn_blocking(move || {
+        for rx in saving {
+            let _ = rx.recv();
+        }
+    })
+    .await;
 }
 
 async fn metrics(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
+    if let Ok(rooms) = shared.rooms.lock() {
+        let mut by_phase = [0u64; 3];
+        let (mut in_memory, mut empty) = (0, 0);
+        for h in rooms.values() {
+            by_phase[usize::from(h.life.phase().code())] += 1;
+            in_memory += u64::from(h.loaded().is_some());
+            empty += u64::from(h.life.connections.load(Ordering::Relaxed) == 0);
+        }
+        shared.metrics.set_rooms(by_phase, in_memory, empty);
+    }
     (
         [("content-type", "text/plain; version=0.0.4")],
         shared.metrics.render(),
     )
 }
 
+/// The rooms that can be joined (waiting or playing; in memory or not), by name, as JSON:
+/// each with its parameters, `state`, `players` connected, `connections` (players and
+/// spectators), `empty` (no connection), `in_memory`, and `age` in seconds.
 async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
     let mut out = String::from("[");
+    let now = SystemTime::now();
     if let Ok(rooms) = shared.rooms.lock() {
-        let mut names: Vec<&String> = rooms.keys().collect();
+        let mut names: Vec<&String> = rooms
+            .iter()
+            .filter(|(_, h)| h.life.phase() != Phase::Over)
+            .map(|(name, _)| name)
+            .collect();
         names.sort();
         for (i, name) in names.into_iter().enumerate() {
             let h = &rooms[name];
@@ -1016,19 +1534,52 @@ async fn rooms(State(shared): State<Arc<Shared>>) -> impl IntoResponse {
                 out.push(',');
             }
             out.push_str(&format!(
-                "{{\"name\":\"{name}\",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"players\":{}}}",
+                "{{\"name\":\"{name}\",\"rows\":{},\"cols\":{},\"mines\":{},\"mode\":\"{}\",\"rule\":\"{}\",\"noguess\":{},\"state\":\"{}\",\"players\":{},\"connections\":{},\"empty\":{},\"in_memory\":{},\"age\":{}}}",
                 p.rows,
                 p.cols,
                 p.mines,
                 crate::params::mode_name(p.mode),
                 crate::params::rule_name(p.rule),
                 p.no_guess,
-                h.players.load(Ordering::Relaxed)
+                h.life.phase().name(),
+                h.life.players.load(Ordering::Relaxed),
+                h.life.connections.load(Ordering::Relaxed),
+                h.life.connections.load(Ordering::Relaxed) == 0,
+                h.loaded().is_some(),
+                now.duration_since(h.made).map_or(0, |d| d.as_secs()),
             ));
         }
     }
     out.push(']');
     ([("content-type", "application/json")], out)
+}
+
+/// `/games?page=N`: a page of the archived games, newest first (see
+/// [`crate::life::games_page`]).
+async fn games(RawQuery(query): RawQuery, State(shared): State<Arc<Shared>>) -> Response {
+    let query = parse_query(query.as_deref().unwrap_or(""));
+    let page = match query.get("page") {
+        None => 0,
+        Some(v) => match v.parse::<usize>() {
+            Ok(page) => page,
+            Err(_) => {
+                return (
+                    axum::http::StatusCode::BAD_REQUEST,
+                    format!("page={v:?} is not a whole number of 0 or more\n"),
+                )
+                    .into_response();
+            }
+        },
+    };
+    let data = shared.config.data.clone();
+    match tokio::task::spawn_blocking(move || crate::life::games_page(&data, page)).await {
+        Ok(json) => ([("content-type", "application/json")], json).into_response(),
+        Err(_) => (
+            axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+            "the archive could not be read\n",
+        )
+            .into_response(),
+    }
 }
 
 async fn ws(
@@ -1460,7 +2011,6 @@ fn find_or_create(
     name: &str,
     requested: &Requested,
 ) -> Result<(CtlQueue, MsgQueue, Making), Refusal> {
-    let config = &shared.config;
     let mut rooms = shared
         .rooms
         .lock()
@@ -1469,9 +2019,64 @@ fn find_or_create(
         if let Some(m) = requested.mismatch(&h.params) {
             return Err((ErrorCode::RoomMismatch, format!("room {name} exists: {m}")));
         }
-        return Ok((h.ctl.clone(), h.msgs.clone(), Arc::clone(&h.making)));
+        if h.loaded().is_none() {
+            reload(shared, &mut rooms, name)?;
+        }
+    } else {
+        create(shared, &mut rooms, name, requested)?;
     }
-    if rooms.len() >= config.max_rooms {
+    let h = rooms
+        .get(name)
+        .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
+    let loaded = h
+        .loaded()
+        .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
+    // Counted under the lock: the room stays in memory until its worker takes this join.
+    h.joining.fetch_add(1, Ordering::SeqCst);
+    Ok((
+        loaded.ctl.clone(),
+        loaded.msgs.clone(),
+        Arc::clone(&loaded.making),
+    ))
+}
+
+/// Refuses a room of `weight` cells that would bring the cells in memory over the limit.
+fn check_cells(
+    config: &Config,
+    rooms: &HashMap<String, RoomHandle>,
+    params: &RoomParams,
+) -> Result<(), Refusal> {
+    let total = cells_held(rooms);
+    if total + weight(params) > config.max_total_cells {
+        return Err((
+            ErrorCode::Limit,
+            format!(
+                "a {}x{} {} room would bring the cells held to {}, over this server's limit of {}",
+                params.rows,
+                params.cols,
+                crate::params::mode_name(params.mode),
+                total + weight(params),
+                config.max_total_cells
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Makes room `name`: counted against `--max-rooms` with the other rooms that can be joined
+/// (waiting or playing, in memory or not; a finished game is not counted).
+fn create(
+    shared: &Arc<Shared>,
+    rooms: &mut HashMap<String, RoomHandle>,
+    name: &str,
+    requested: &Requested,
+) -> Result<(), Refusal> {
+    let config = &shared.config;
+    let live = rooms
+        .values()
+        .filter(|h| h.life.phase() != Phase::Over)
+        .count();
+    if live >= config.max_rooms {
         return Err((
             ErrorCode::Limit,
             format!("the server has its {} rooms", config.max_rooms),
@@ -1486,33 +2091,69 @@ fn find_or_create(
     let params = requested
         .resolve(config.max_room_cells)
         .map_err(|e| (ErrorCode::Limit, e))?;
-    let total: u128 = rooms.values().map(|h| h.weight).sum();
-    if total + weight(&params) > config.max_total_cells {
-        return Err((
-            ErrorCode::Limit,
-            format!(
-                "a {}x{} {} room would bring the cells held to {}, over this server's limit of {}",
-                params.rows,
-                params.cols,
-                crate::params::mode_name(params.mode),
-                total + weight(&params),
-                config.max_total_cells
-            ),
-        ));
-    }
+    check_cells(config, rooms, &params)?;
     let mut seed = [0u8; 8];
     getrandom::fill(&mut seed).map_err(|e| (ErrorCode::Busy, format!("no random seed: {e}")))?;
-    spawn_room(
+    let life = RoomLife::new(Phase::Waiting);
+    let joining = Arc::new(AtomicUsize::new(0));
+    let worker = least_loaded(shared, rooms);
+    let loaded = start_room(
         shared,
-        &mut rooms,
-        name.to_string(),
+        worker,
+        name,
         params,
+        (Arc::clone(&life), Arc::clone(&joining)),
         RoomStart::New(u64::from_le_bytes(seed)),
     )
     .map_err(|e| (ErrorCode::Busy, e))?;
-    shared.metrics.set_rooms(rooms.len());
-    rooms
-        .get(name)
-        .map(|h| (h.ctl.clone(), h.msgs.clone(), Arc::clone(&h.making)))
-        .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))
+    rooms.insert(
+        name.to_string(),
+        RoomHandle {
+            weight: weight(&params),
+            params,
+            made: SystemTime::now(),
+            life,
+            joining,
+            at: Where::Loaded(loaded),
+        },
+    );
+    Ok(())
+}
+
+/// Brings the evicted room `name` back into memory, recovered from its folder.
+fn reload(
+    shared: &Arc<Shared>,
+    rooms: &mut HashMap<String, RoomHandle>,
+    name: &str,
+) -> Result<(), Refusal> {
+    let worker = least_loaded(shared, rooms);
+    let (params, life, joining, saving) = {
+        let h = rooms
+            .get(name)
+            .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
+        check_cells(&shared.config, rooms, &h.params)?;
+        let saving = match &h.at {
+            Where::Evicted(e) => e.saving.clone(),
+            Where::Loaded(_) => None,
+        };
+        (
+            h.params,
+            Arc::clone(&h.life),
+            Arc::clone(&h.joining),
+            saving,
+        )
+    };
+    let loaded = start_room(
+        shared,
+        worker,
+        name,
+        params,
+        (life, joining),
+        RoomStart::Recover(saving),
+    )
+    .map_err(|e| (ErrorCode::Busy, e))?;
+    if let Some(h) = rooms.get_mut(name) {
+        h.at = Where::Loaded(loaded);
+    }
+    Ok(())
 }

@@ -20,6 +20,24 @@ use bitmines_server::protocol::{
 };
 use support::{Recorder, expected_state, recover, start, start_in, start_with};
 
+/// The archive records under `data`, waited for (at most 10 s) until there are `n`: a game
+/// ended at a rematch is archived once the rematch is durable, just after its ack.
+async fn archived(data: &Path, n: usize) -> Vec<String> {
+    let games = data.join("archive").join("games");
+    for _ in 0..1000 {
+        let records: Vec<String> = std::fs::read_dir(&games)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .collect();
+        if records.len() >= n {
+            return records;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    panic!("no {n} archive records under {}", games.display());
+}
+
 /// The board of the room's game now, as the server made it: from the seed in `meta`, or from
 /// the last new game's seed in the log (which is read, never written).
 fn board_now(data: &Path, room: &str) -> Board {
@@ -211,6 +229,19 @@ async fn a_coop_rematch_after_a_loss_gives_a_fresh_board_to_everyone_still_here(
         ),
         (0, false)
     );
+
+    // Game 1 went to the archive when game 2 began: one record, of its loss.
+    let records = archived(server.data.path(), 1).await;
+    assert_eq!(records.len(), 1, "{records:?}");
+    for field in [
+        "\"name\":\"coop\"",
+        "\"game\":1,",
+        "\"mode\":\"coop\"",
+        "\"result\":\"lost\"",
+        "\"players_total\":2",
+    ] {
+        assert!(records[0].contains(field), "{field} in {}", records[0]);
+    }
     server.stop().await;
 }
 
@@ -259,6 +290,7 @@ async fn a_restart_restores_the_new_game_with_its_moves() {
     );
     let token = a.client.token_hex();
 
+    assert_eq!(archived(server.data.path(), 1).await.len(), 1);
     let data = server.stop().await;
     // From the newest snapshot (the shutdown wrote one), and from the log alone, as after a
     // kill before any snapshot of game 2: the same game 2, with its moves.
@@ -308,6 +340,9 @@ async fn a_restart_restores_the_new_game_with_its_moves() {
             .cell(view, safe.0 as usize, safe.1 as usize)
             .is_some_and(|s| s <= cell::OPEN_MAX)
     );
+    // The replays went through game 1's end again (at the start, and when the join brought
+    // the room back), but game 1 was archived once, before: the rounds since wrote nothing.
+    assert_eq!(archived(server.data.path(), 1).await.len(), 1);
     server.stop().await;
 }
 

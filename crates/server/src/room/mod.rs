@@ -74,6 +74,22 @@ pub const MAX_COOP_PLAYERS: usize = 20_000;
 /// The most players a players frame lists: the leaders of a larger co-op room.
 pub const MAX_LISTED: usize = 32;
 
+/// A player's result, for the room's archive record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlayerResult {
+    /// The player's name.
+    pub name: String,
+    /// Their game's status.
+    pub status: Status,
+    /// The room's play time their game ended at, in milliseconds (the time their clock
+    /// stopped at); `None` while it goes on (a racer still playing when another won).
+    pub ms: Option<u64>,
+    /// Safe cells their moves opened.
+    pub opened: u64,
+    /// Mines they set off.
+    pub mines_hit: u32,
+}
+
 /// A refused request: its error code and message.
 pub type Refusal = (ErrorCode, String);
 
@@ -302,6 +318,80 @@ impl Room {
     /// Players who joined the room.
     pub fn player_count(&self) -> usize {
         self.players.len()
+    }
+
+    /// Players connected now (spectators are not counted).
+    pub fn players_connected(&self) -> usize {
+        self.conns.values().filter(|c| c.player.is_some()).count()
+    }
+
+    /// Whether the room's game is over: co-op's one game ended, or in a race a racer won or
+    /// every racer's game ended.
+    pub fn is_over(&self) -> bool {
+        match self.params.mode {
+            Mode::Coop => self
+                .views
+                .first()
+                .is_some_and(|v| v.game.status() != Status::Playing),
+            Mode::Race => {
+                !self.views.is_empty()
+                    && (self.views.iter().any(|v| v.game.status() == Status::Won)
+                        || self
+                            .views
+                            .iter()
+                            .all(|v| v.game.status() != Status::Playing))
+            }
+        }
+    }
+
+    /// The board's 3BV: the fewest clicks that clear it.
+    pub fn bbbv(&self) -> u32 {
+        self.bbbv.unwrap_or_else(|| {
+            bitmines_core::stats::bbbv(&self.board)
+                .map_or(0, |b| u32::try_from(b).unwrap_or(u32::MAX))
+        })
+    }
+
+    /// Counts the board's 3BV now if it was not yet, so that [`Room::bbbv`] costs nothing
+    /// later (a 10^8-cell board takes a while).
+    pub fn count_bbbv(&mut self) {
+        if self.bbbv.is_none() {
+            self.bbbv = Some(self.bbbv());
+        }
+    }
+
+    /// Each player's result, in the order they joined: their name, their game's status, the
+    /// play time it ended at, safe cells opened and mines set off.
+    pub fn results(&self) -> Vec<PlayerResult> {
+        self.players
+            .iter()
+            .map(|p| {
+                let view = &self.views[p.view];
+                PlayerResult {
+                    name: p.name.clone(),
+                    status: view.game.status(),
+                    ms: view.ended_ms,
+                    opened: p.opened,
+                    mines_hit: p.mines_hit,
+                }
+            })
+            .collect()
+    }
+
+    /// The room's play time its game ended at, in milliseconds, once it is over (see
+    /// [`Room::is_over`]): co-op's one game's end; a race's first win, or, when nobody won,
+    /// the last racer's end. `None` while the game goes on.
+    pub fn ended_ms(&self) -> Option<u64> {
+        if !self.is_over() {
+            return None;
+        }
+        let first_win = self
+            .views
+            .iter()
+            .filter(|v| v.game.status() == Status::Won)
+            .filter_map(|v| v.ended_ms)
+            .min();
+        first_win.or_else(|| self.views.iter().filter_map(|v| v.ended_ms).max())
     }
 
     /// Takes one decoded message from a connection, received at `received`.
