@@ -1587,3 +1587,52 @@ fn show_prints_a_rooms_snapshot_view_by_view() {
     assert_fails(&["show", "--png", "out.png", &file], "has no picture");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A newcomer's first look: `--help` says what bitmines is (the game and the server, not
+/// only stress runs), the README says it in a sentence before any command and then gives
+/// the main job's command and the test command, and what `serve` and `play` leave in a
+/// clone is ignored by git.
+#[test]
+fn a_newcomer_is_told_what_bitmines_is_and_the_clone_stays_clean() {
+    let help = stdout(&bitmines(&["--help"]));
+    let first = help.lines().next().unwrap_or_default().to_lowercase();
+    for word in ["minesweeper", "stress", "terminal game", "server"] {
+        assert!(first.contains(word), "{word} in {first:?}");
+    }
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let body: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| l.starts_with('#') || l.trim().is_empty())
+        .collect();
+    assert!(
+        body[0].starts_with("bitmines is "),
+        "the README opens with {:?}",
+        body[0]
+    );
+    let fence = body.iter().position(|l| l.starts_with("```")).unwrap();
+    let sentence = body[..fence].join(" ");
+    assert!(sentence.contains('.'), "{sentence:?}");
+    let commands: Vec<&str> = body[fence + 1..]
+        .iter()
+        .take_while(|l| !l.starts_with("```"))
+        .copied()
+        .collect();
+    assert!(
+        commands[0].starts_with("cargo run --release -- stress "),
+        "{commands:?}"
+    );
+    assert!(
+        commands
+            .iter()
+            .any(|l| l.starts_with("cargo test --workspace --all-features")),
+        "{commands:?}"
+    );
+
+    let ignored = std::fs::read_to_string(root.join(".gitignore")).unwrap();
+    let ignored: Vec<&str> = ignored.lines().map(str::trim).collect();
+    for pattern in ["/bitmines-data/", "/bitmines-*.bmg"] {
+        assert!(ignored.contains(&pattern), "{pattern} in .gitignore");
+    }
+}
