@@ -433,6 +433,12 @@ impl Metrics {
             "Resident memory of the server process.",
             resident_bytes(),
         );
+        put(
+            "process_open_fds",
+            "gauge",
+            "Files the server process has open (sockets, logs, snapshots being written).",
+            open_files(),
+        );
         put_histogram(
             &mut out,
             "bitmines_ack_latency_seconds",
@@ -457,6 +463,13 @@ pub fn resident_bytes() -> u64 {
         .map_or(0, |pages| pages * 4096)
 }
 
+/// How many files the process has open, from `/proc/self/fd` (0 where there is none). A
+/// scrape opens the folder itself, which is not counted.
+pub fn open_files() -> u64 {
+    std::fs::read_dir("/proc/self/fd")
+        .map_or(0, |entries| (entries.count() as u64).saturating_sub(1))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,6 +478,25 @@ mod tests {
     fn value(text: &str, name: &str) -> Option<f64> {
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+    }
+
+    /// The open-file gauge moves with the files the process opens.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn open_files_counts_the_process_files() {
+        let held: Vec<std::fs::File> = (0..20)
+            .map(|_| std::fs::File::open("/proc/self/statm").unwrap())
+            .collect();
+        let during = open_files();
+        drop(held);
+        // Other tests of this binary open and close files on their own threads meanwhile,
+        // so only the files held here are counted on.
+        assert!(during >= 20, "{during} with 20 held");
+        let text = Metrics::default().render();
+        assert!(
+            value(&text, "process_open_fds").is_some_and(|n| n >= 3.0),
+            "{text}"
+        );
     }
 
     #[test]
