@@ -304,7 +304,8 @@ impl Remote {
                     EventKind::Left => format!("{name} left"),
                     EventKind::Won if co_op => "the room cleared the board".to_owned(),
                     EventKind::Won => format!("{name} cleared the board"),
-                    EventKind::Lost if co_op => format!("{name} lost the game for the room"),
+                    // The room's own end carries no player (the mine hit before it names who).
+                    EventKind::Lost if co_op => "the room lost the game".to_owned(),
                     EventKind::Lost => format!("{name} lost"),
                 }
             })
@@ -1412,11 +1413,21 @@ mod tests {
                 row: 7,
                 col: 9,
             },
+            // The co-op room's loss is the room's, with no player of its own.
+            ServerMsg::Event {
+                kind: EventKind::Lost,
+                player: u32::MAX,
+                row: 0,
+                col: 0,
+            },
         ] {
             remote.receive(NetEvent::Frame(frame), now);
         }
         assert_eq!(remote.cursors().iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
-        assert_eq!(remote.events(), ["bo hit a mine at (7, 9)"]);
+        assert_eq!(
+            remote.events(),
+            ["bo hit a mine at (7, 9)", "the room lost the game"]
+        );
         remote.tick(now + Duration::from_millis(1500));
         assert_eq!(remote.elapsed(), Duration::from_millis(5500));
 

@@ -48,12 +48,12 @@ impl Phase {
     /// Every phase, in order.
     pub const ALL: [Phase; 3] = [Phase::Waiting, Phase::Playing, Phase::Over];
 
-    /// The phase of `room`, whose log holds `records` records: a room with more records than
-    /// players (each player's join is one record) has had a move.
-    pub fn of(room: &Room, records: u64) -> Phase {
+    /// The phase of `room`'s game: playing once its clock runs, which is from the game's
+    /// first move (a rematch's new game waits again for its own).
+    pub fn of(room: &Room) -> Phase {
         if room.is_over() {
             Phase::Over
-        } else if records > room.player_count() as u64 {
+        } else if room.clock_started() {
             Phase::Playing
         } else {
             Phase::Waiting

@@ -392,7 +392,7 @@ fn restore_rooms(shared: &Arc<Shared>) -> Result<usize, String> {
             }
         };
         let folder = RoomDir::new(data, &name);
-        let phase = Phase::of(&room, log.records());
+        let phase = Phase::of(&room);
         let record = finished_record(&name, &params, &room, phase, folder.path());
         let made = std::fs::metadata(folder.path().join("meta"))
             .and_then(|m| m.modified())
@@ -908,7 +908,7 @@ fn unload(config: &Config, directory: &Directory, mut live: Live, fate: Fate) ->
         live.spare = w.join().ok();
     }
     let records = live.log.records();
-    let phase = Phase::of(&live.room, records);
+    let phase = Phase::of(&live.room);
     let folder = RoomDir::new(&config.data, &live.name);
     let record = finished_record(
         &live.name,
@@ -1028,7 +1028,7 @@ impl Live {
             return None;
         }
         crate::life::fate(
-            Phase::of(&self.room, self.log.records()),
+            Phase::of(&self.room),
             now.duration_since(since),
             config.room_idle,
             config.keep_finished,
@@ -1125,7 +1125,7 @@ impl Live {
             }
         }
         let life = &self.inbox.life;
-        let phase = Phase::of(&self.room, self.log.records());
+        let phase = Phase::of(&self.room);
         life.phase.store(phase.code(), Ordering::Relaxed);
         life.players
             .store(self.room.players_connected(), Ordering::Relaxed);

@@ -484,6 +484,11 @@ impl Room {
         }
     }
 
+    /// Whether the game's clock runs: the game has had its first move.
+    pub fn clock_started(&self) -> bool {
+        self.clock.running()
+    }
+
     /// The play time of the room's last move, in milliseconds (0 before the first).
     pub fn last_move_ms(&self) -> u64 {
         self.clock.last_ms

@@ -456,6 +456,34 @@ mod tests {
         std::fs::remove_dir_all(&data).unwrap();
     }
 
+    /// A room's phase follows its game: waiting until the first move, playing, over; and a
+    /// rematch's new game waits again for a move of its own (`/rooms` and the lifecycle
+    /// read it: a new game nobody touched is removed, not kept, once empty).
+    #[test]
+    fn a_new_game_waits_for_its_first_move() {
+        use crate::life::Phase;
+        let mut room = room(Mode::Coop, true);
+        join(&mut room, 0);
+        assert_eq!(Phase::of(&room), Phase::Waiting);
+        let flag = Record::Move {
+            player: 0,
+            action: Action::Flag,
+            row: 0,
+            col: 0,
+            at_ms: 0,
+        };
+        room.apply_record(&flag, Instant::now()).unwrap();
+        assert_eq!(Phase::of(&room), Phase::Playing);
+        room.apply_record(&flag, Instant::now()).unwrap();
+        assert!(solver_wins(&mut room), "a certified board");
+        assert_eq!(Phase::of(&room), Phase::Over);
+        room.apply_record(&Record::NewGame { game: 2, seed: 8 }, Instant::now())
+            .unwrap();
+        assert_eq!(Phase::of(&room), Phase::Waiting);
+        room.apply_record(&flag, Instant::now()).unwrap();
+        assert_eq!(Phase::of(&room), Phase::Playing);
+    }
+
     #[test]
     fn a_new_game_out_of_turn_is_refused_and_changes_nothing() {
         let mut room = room(Mode::Race, false);
