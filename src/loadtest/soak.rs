@@ -739,7 +739,7 @@ async fn room_task(shared: Arc<Shared>, total: u64, worker: usize, args: Arc<Soa
             // One game in seven has a player drop and resume; one in forty has both leave
             // until the room is evicted.
             let drop_at = (k % 7 == 3).then(|| 2 + (rng.next_u64() % 10) as u32);
-            let leave_at = (k % 40 == 17).then(|| 3 + (rng.next_u64() % 10) as u32);
+            let leave_at = (k % 40 == 2).then(|| 3 + (rng.next_u64() % 10) as u32);
             if room.play(&shared, drop_at, leave_at, idle).await.is_err() {
                 return;
             }
