@@ -464,7 +464,7 @@ impl Room {
         let (rows, cols, mines) = self.board;
         let seat = &self.seats[i];
         let states = seat.picture.rect(seat.view, (0, 0), (rows, cols))?;
-        if self.rng.next_u64() % 4 == 0
+        if self.rng.next_u64().is_multiple_of(4)
             && let Some((r, c)) = proven_mine(&states, self.board)
         {
             return Some((Action::Flag, r as u32, c as u32));
@@ -711,9 +711,9 @@ async fn room_task(shared: Arc<Shared>, total: u64, worker: usize, args: Arc<Soa
             rng: Pcg64::seed_from_u64(rng.next_u64()),
         };
         // One room in three plays a rematch: two games in the same room.
-        let games = if rng.next_u64() % 3 == 0 { 2 } else { 1 };
+        let games = if rng.next_u64().is_multiple_of(3) { 2 } else { 1 };
         let mut joined = false;
-        for g in 0..games {
+        for _ in 0..games {
             let k = shared.claimed.fetch_add(1, Relaxed);
             if k >= total {
                 shared.claimed.fetch_sub(1, Relaxed);
@@ -749,7 +749,6 @@ async fn room_task(shared: Arc<Shared>, total: u64, worker: usize, args: Arc<Soa
             } else {
                 shared.coop.fetch_add(1, Relaxed);
             }
-            let _ = g;
         }
         for seat in room.seats.drain(..) {
             if let Some(client) = seat.client {
