@@ -711,7 +711,11 @@ async fn room_task(shared: Arc<Shared>, total: u64, worker: usize, args: Arc<Soa
             rng: Pcg64::seed_from_u64(rng.next_u64()),
         };
         // One room in three plays a rematch: two games in the same room.
-        let games = if rng.next_u64().is_multiple_of(3) { 2 } else { 1 };
+        let games = if rng.next_u64().is_multiple_of(3) {
+            2
+        } else {
+            1
+        };
         let mut joined = false;
         for _ in 0..games {
             let k = shared.claimed.fetch_add(1, Relaxed);
