@@ -18,6 +18,8 @@ use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
+mod soak;
+
 use crate::cli::{
     JsonArg, at_least_one, clock_seed, fraction, non_negative, positive, refused, whole,
 };
@@ -29,8 +31,10 @@ pub(crate) const SCHEMA: &str = "bitmines-loadtest/2";
 #[derive(clap::Args, Debug)]
 pub(crate) struct Args {
     /// The room to load: ws://127.0.0.1:PORT/room/NAME?PARAMETERS (this machine only). The
-    /// first client's join makes the room with the query's parameters.
-    url: String,
+    /// first client's join makes the room with the query's parameters. Not given with --soak,
+    /// which starts a server of its own.
+    #[arg(required_unless_present = "soak")]
+    url: Option<String>,
     /// Simulated players, each on a connection of its own.
     #[arg(long, default_value_t = 100, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     clients: usize,
@@ -62,6 +66,8 @@ pub(crate) struct Args {
     /// player whose game ends (a race's, or a classic co-op game's) stops.
     #[arg(long, default_value_t = 1, value_parser = at_least_one::<usize>, allow_negative_numbers = true)]
     rooms: usize,
+    #[command(flatten)]
+    soak: soak::SoakArgs,
     #[command(flatten)]
     json: JsonArg,
 }
@@ -220,7 +226,14 @@ fn slow_syncs(text: &str) -> Option<[u64; 2]> {
 
 /// Runs the load and prints the report.
 pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
-    let authority = loopback(&args.url)?;
+    if let Some(games) = args.soak.soak {
+        return soak::run(&args.soak, games, args.json.json);
+    }
+    let url = args
+        .url
+        .clone()
+        .ok_or_else(|| anyhow!("a room's URL is needed (or --soak GAMES)"))?;
+    let authority = loopback(&url)?;
     let (vr, vc) = args
         .viewport
         .split_once('x')
@@ -277,7 +290,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let totals = Arc::new(Totals::default());
     let ack = Arc::new(Mutex::new(histogram()));
     let fanout = Arc::new(Mutex::new(histogram()));
-    let (path, query) = args.url.split_once('?').unwrap_or((&args.url, ""));
+    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
     let room_url = |k: usize| {
         let name = if args.rooms > 1 {
             format!("{path}-{k}")
@@ -300,11 +313,11 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             ClientError::Connect { reason, .. } => {
                 anyhow!(
                     "cannot connect to {authority} ({}): {}",
-                    args.url,
+                    url,
                     reason.trim_start_matches("IO error: ")
                 )
             }
-            other => anyhow!("{}: {other}", args.url),
+            other => anyhow!("{url}: {other}"),
         })?;
     let (rows, cols) = (first.welcome().rows as usize, first.welcome().cols as usize);
     let mines = first.welcome().mines as usize;
@@ -424,7 +437,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let actions = totals.acks.load(Relaxed);
     let report = Report {
         schema: SCHEMA,
-        url: args.url.clone(),
+        url: url.clone(),
         seed,
         rooms: args.rooms,
         clients: args.clients,

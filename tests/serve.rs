@@ -450,6 +450,75 @@ fn loadtest_runs_a_few_seconds_against_a_local_server() {
     );
 }
 
+/// A short soak: 40 beginner games through a server the soak starts and restarts half-way,
+/// with rematches, reconnections and a return after an eviction, and nothing acknowledged
+/// lost. Its data folder is given, so the archive it leaves can be checked here.
+#[test]
+fn a_short_soak_plays_every_game_restarts_once_and_loses_nothing() {
+    let data = tempfile::tempdir().unwrap();
+    let samples = data.path().join("samples.csv");
+    let out = Command::new(env!("CARGO_BIN_EXE_bitmines"))
+        .args([
+            "loadtest",
+            "--soak",
+            "40",
+            "--preset",
+            "beginner",
+            "--concurrency",
+            "4",
+            "--time-limit",
+            "300",
+            "--json",
+            "--data",
+        ])
+        .arg(data.path().join("rooms"))
+        .arg("--samples")
+        .arg(&samples)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["schema"], "bitmines-soak/1");
+    assert_eq!(report["games"], 40, "{report}");
+    assert_eq!(
+        report["coop"].as_u64().unwrap() + report["race"].as_u64().unwrap(),
+        40,
+        "{report}"
+    );
+    assert!(report["coop"].as_u64().unwrap() > 0, "{report}");
+    assert!(report["race"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(report["restarts"], 1, "{report}");
+    assert_eq!(report["lost"], 0, "{report}");
+    assert_eq!(report["pass"], true, "{report}");
+    assert!(report["rematches"].as_u64().unwrap() > 0, "{report}");
+    assert!(report["reconnects"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(report["returns_after_eviction"], 1, "{report}");
+    assert!(report["archived"].as_u64().unwrap() > 0, "{report}");
+    let per_game = report["archive_bytes_per_game"].as_f64().unwrap();
+    assert!(per_game > 0.0 && per_game <= 1024.0, "{report}");
+    assert!(
+        report["failures"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    // The samples file has its header and a row a second.
+    let csv = std::fs::read_to_string(&samples).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seconds,games,rss_bytes,open_files,live_rooms,data_bytes,archive_bytes")
+    );
+    let rows = lines.count();
+    assert_eq!(rows as u64, report["samples"].as_u64().unwrap());
+    assert!(rows >= 1, "{csv}");
+    // The soak's data folder holds the archive of its games.
+    assert!(data.path().join("rooms/archive/index").exists());
+}
+
 #[test]
 fn a_stray_file_is_quarantined_in_one_line_and_an_unwritable_data_folder_stops_the_start() {
     // A file where the data folder should be (a read-only folder would not stop root): the

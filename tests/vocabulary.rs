@@ -85,6 +85,10 @@ const MEANINGS: &[(&str, &str)] = &[
     ("reconnects", "share of the players"),
     ("moves-per-second", "moves a second each player makes"),
     ("rooms", "rooms to spread the players over"),
+    ("soak", "games to play through a server of its own"),
+    ("concurrency", "rooms played at once"),
+    ("time-limit", "seconds the soak may take"),
+    ("samples", "samples, one a second"),
 ];
 
 /// Old spellings kept as hidden aliases, because they were documented: the alias, the
