@@ -48,12 +48,14 @@ impl Phase {
     /// Every phase, in order.
     pub const ALL: [Phase; 3] = [Phase::Waiting, Phase::Playing, Phase::Over];
 
-    /// The phase of `room`'s game: playing once its clock runs, which is from the game's
-    /// first move (a rematch's new game waits again for its own).
+    /// The phase of `room`'s game: waiting until the room's first move (its clock starts
+    /// there), playing from then, over once its game ended. A room past a rematch is never
+    /// waiting: it has players and a game behind it, which a waiting room (removed, not
+    /// kept, once empty) would lose.
     pub fn of(room: &Room) -> Phase {
         if room.is_over() {
             Phase::Over
-        } else if room.clock_started() {
+        } else if room.clock_started() || room.game() > 1 {
             Phase::Playing
         } else {
             Phase::Waiting

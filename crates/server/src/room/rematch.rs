@@ -456,11 +456,11 @@ mod tests {
         std::fs::remove_dir_all(&data).unwrap();
     }
 
-    /// A room's phase follows its game: waiting until the first move, playing, over; and a
-    /// rematch's new game waits again for a move of its own (`/rooms` and the lifecycle
-    /// read it: a new game nobody touched is removed, not kept, once empty).
+    /// A room's phase follows its game: waiting until the first move, playing, over; and
+    /// after a rematch, playing even before the new game's first move, since a waiting room
+    /// is removed once empty and this one has players whose tokens must still rejoin.
     #[test]
-    fn a_new_game_waits_for_its_first_move() {
+    fn a_room_waits_for_its_first_move_and_never_again() {
         use crate::life::Phase;
         let mut room = room(Mode::Coop, true);
         join(&mut room, 0);
@@ -479,7 +479,7 @@ mod tests {
         assert_eq!(Phase::of(&room), Phase::Over);
         room.apply_record(&Record::NewGame { game: 2, seed: 8 }, Instant::now())
             .unwrap();
-        assert_eq!(Phase::of(&room), Phase::Waiting);
+        assert_eq!(Phase::of(&room), Phase::Playing);
         room.apply_record(&flag, Instant::now()).unwrap();
         assert_eq!(Phase::of(&room), Phase::Playing);
     }
