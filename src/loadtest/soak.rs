@@ -193,6 +193,8 @@ struct Shared {
     rematches: AtomicU64,
     reconnects: AtomicU64,
     returns: AtomicU64,
+    /// Leaves until eviction owed, to be taken by the next co-op game.
+    leaves_owed: AtomicU64,
     lost: AtomicU64,
     failures: Mutex<Vec<String>>,
     stop: AtomicBool,
@@ -514,6 +516,12 @@ impl Room {
                 shared.reconnects.fetch_add(1, Relaxed);
                 self.join(turn, shared, "a reconnection").await?;
             }
+            // Both leave only while every seat still plays: a race with a finished racer may
+            // already be over, and an over room that is empty is archived after
+            // --keep-finished, where no token rejoins it (as it should).
+            if Some(moves) == leave_at && self.seats.iter().any(|s| s.done) {
+                leave_at = None;
+            }
             if Some(moves) == leave_at {
                 leave_at = None;
                 for seat in &mut self.seats {
@@ -741,9 +749,19 @@ async fn room_task(shared: Arc<Shared>, total: u64, worker: usize, args: Arc<Soa
                 return;
             }
             // One game in seven has a player drop and resume; one in forty has both leave
-            // until the room is evicted.
+            // until the room is evicted. The leave is owed from the fortieth game and taken
+            // by the next co-op game: a race can be over while a racer still plays (one
+            // won), and an over room that is empty is archived, where no token rejoins it.
             let drop_at = (k % 7 == 3).then(|| 2 + (rng.next_u64() % 10) as u32);
-            let leave_at = (k % 40 == 2).then(|| 3 + (rng.next_u64() % 10) as u32);
+            if k % 40 == 2 {
+                shared.leaves_owed.fetch_add(1, Relaxed);
+            }
+            let leave_at = (!race
+                && shared
+                    .leaves_owed
+                    .fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1))
+                    .is_ok())
+            .then(|| 3 + (rng.next_u64() % 10) as u32);
             if room.play(&shared, drop_at, leave_at, idle).await.is_err() {
                 return;
             }
