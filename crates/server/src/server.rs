@@ -718,6 +718,7 @@ impl Adoption {
             flushes: Vec::new(),
             replies: Vec::new(),
             shutdown: None,
+            members: None,
             writer: None,
             spare,
             empty_since: None,
@@ -766,6 +767,8 @@ struct Live {
     spare: Option<SnapshotState>,
     /// Since when nobody has been connected.
     empty_since: Option<Instant>,
+    /// The room's joins and connections when its players connected were last counted.
+    members: Option<(u64, usize)>,
 }
 
 /// How long a worker waits for a request before it looks at its rooms' timers.
@@ -1127,9 +1130,15 @@ impl Live {
         let life = &self.inbox.life;
         let phase = Phase::of(&self.room);
         life.phase.store(phase.code(), Ordering::Relaxed);
-        life.players
-            .store(self.room.players_connected(), Ordering::Relaxed);
         let connections = self.room.connections();
+        // Counting the players connected walks every connection: only when a join or a
+        // leave may have changed them, not on every round of a busy room.
+        let members = (self.room.joins(), connections);
+        if self.members != Some(members) {
+            self.members = Some(members);
+            life.players
+                .store(self.room.players_connected(), Ordering::Relaxed);
+        }
         life.connections.store(connections, Ordering::Relaxed);
         if connections > 0 {
             self.empty_since = None;

@@ -484,6 +484,12 @@ impl Room {
         }
     }
 
+    /// Joins the room has taken, counted from its start in memory: with the number of
+    /// connections, it tells whether who is connected may have changed.
+    pub fn joins(&self) -> u64 {
+        self.joins
+    }
+
     /// Whether the game's clock runs: the game has had its first move.
     pub fn clock_started(&self) -> bool {
         self.clock.running()
