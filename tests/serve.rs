@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use bitmines_server::client::{Client, ClientError, Picture};
 use bitmines_server::log::{RoomDir, Sync};
 use bitmines_server::metrics::Metrics;
-use bitmines_server::protocol::{Action, ChunkRect, ClientMsg, ServerMsg, cell};
+use bitmines_server::protocol::{Action, ChunkRect, ClientMsg, ErrorCode, ServerMsg, cell};
 use support::Rng;
 
 /// Sends SIGTERM to `child` by its PID. The shell's own `kill` does it, since a fresh machine
@@ -795,6 +795,105 @@ fn a_rematch_survives_sigkill_with_the_new_games_moves() {
                 .all(|(_, _, _, state)| state <= cell::FLAGGED),
             "game 1's mines show after the restart"
         );
+        client.close().await;
+    });
+    let (status, _) = serve.terminate();
+    assert!(status.success());
+}
+
+/// A room over [`bitmines_server::room::INLINE_BOARD_CELLS`] makes its next board on a thread
+/// of its own: the players are told its progress, a second rematch meanwhile is refused, the
+/// new game starts with the rematch's acknowledgement, and a snapshot of it is written at
+/// once, so that a restart after SIGKILL serves game 2 without making its board again.
+#[test]
+fn a_large_rooms_rematch_is_made_aside_with_progress_and_survives_sigkill() {
+    let data = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (rows, cols) = (1000, 1001);
+    assert!(rows * cols > bitmines_server::room::INLINE_BOARD_CELLS);
+    let query = format!("rows={rows}&cols={cols}&mines=20000&mode=coop&rule=classic");
+    let serve = Serve::start(data.path(), &[]);
+    let seq_of = |m: &ServerMsg| match m {
+        ServerMsg::Ack { seq, .. } | ServerMsg::Error { seq, .. } => Some(*seq),
+        _ => None,
+    };
+    let token = runtime.block_on(async {
+        let mut client = Client::connect(&serve.url("large", &query)).await.unwrap();
+        let dir = RoomDir::new(data.path(), "large");
+        let (params, seed) = dir.meta().unwrap();
+        let board = bitmines_server::log::make_board(&params, seed).unwrap();
+        let mine = (0..rows * cols)
+            .map(|k| (k / cols, k % cols))
+            .find(|&(r, c)| board.is_mine(r, c).unwrap())
+            .unwrap();
+        let hit = ClientMsg::Move {
+            seq: 1,
+            action: Action::Reveal,
+            row: mine.0 as u32,
+            col: mine.1 as u32,
+        };
+        client.send(&hit).await.unwrap();
+        let lost = recv_until(&mut client, |m| seq_of(m) == Some(1)).await;
+        assert!(matches!(lost, ServerMsg::Ack { status: 2, .. }), "{lost:?}");
+        client.send(&ClientMsg::Rematch { seq: 2 }).await.unwrap();
+        client.send(&ClientMsg::Rematch { seq: 3 }).await.unwrap();
+        let (mut progress, mut acked, mut refused, mut new_game) = (0, false, false, false);
+        while !(acked && refused && new_game) {
+            match client.recv().await.unwrap() {
+                ServerMsg::Progress { share } => {
+                    assert!(!new_game, "progress {share} after the new game");
+                    progress += 1;
+                }
+                ServerMsg::Ack { seq: 2, .. } => acked = true,
+                ServerMsg::Error {
+                    seq: 3,
+                    code,
+                    message,
+                } => {
+                    // Refused while the board is made, or because game 2 has begun.
+                    assert_eq!(code, ErrorCode::NotOver as u16, "{message}");
+                    refused = true;
+                }
+                ServerMsg::Error { seq, message, .. } => panic!("seq {seq} refused: {message}"),
+                ServerMsg::NewGame { game } => {
+                    assert_eq!(game, 2);
+                    new_game = true;
+                }
+                _ => {}
+            }
+        }
+        assert!(progress >= 1, "no progress frame while the board was made");
+        // The snapshot of game 2, written at once on a thread of its own.
+        let snapshot_of_game_2 = || {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
+                .filter_map(|e| std::fs::read(e.path()).ok())
+                .filter_map(|bytes| bitmines_server::log::decode_snapshot(&bytes).ok())
+                .any(|state| state.game == 2)
+        };
+        let waited = Instant::now();
+        while !snapshot_of_game_2() {
+            assert!(
+                waited.elapsed() < Duration::from_secs(60),
+                "no snapshot of game 2"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        client.token_hex()
+    });
+    serve.kill();
+
+    let serve = Serve::start(data.path(), &[]);
+    runtime.block_on(async {
+        let url = format!("{}&token={token}", serve.url("large", &query));
+        let client = Client::connect(&url).await.unwrap();
+        assert_eq!(client.welcome().game, 2, "the new game, not the old one");
         client.close().await;
     });
     let (status, _) = serve.terminate();

@@ -722,6 +722,8 @@ impl Adoption {
             writer: None,
             spare,
             empty_since: None,
+            next_board: None,
+            snapshot_owed: false,
         };
         let _ = self.worker.send(WorkerMsg::Adopt(self.id, Box::new(live)));
     }
@@ -769,6 +771,20 @@ struct Live {
     empty_since: Option<Instant>,
     /// The room's joins and connections when its players connected were last counted.
     members: Option<(u64, usize)>,
+    /// The next game's board, being made on a thread of its own for a large room's rematch.
+    next_board: Option<NextBoard>,
+    /// Whether a snapshot is owed at once: after a rematch's board was made off the worker,
+    /// so that a restart restores the new game from it rather than making its board again.
+    snapshot_owed: bool,
+}
+
+/// A large room's next board on its way: the game it is for, the share made (in
+/// ten-thousandths) and the share the room was last told, and the thread making it.
+struct NextBoard {
+    game: u32,
+    share: Arc<AtomicU32>,
+    told: u32,
+    thread: std::thread::JoinHandle<Result<bitmines_core::Board, String>>,
 }
 
 /// How long a worker waits for a request before it looks at its rooms' timers.
@@ -837,6 +853,7 @@ fn run_worker(
             if !live.inbox.ctl.is_empty() || !live.inbox.msgs.is_empty() {
                 ready.push(id);
             }
+            live.next_board(now);
             live.room.tick(now);
             let records = live.room.take_records();
             match live.log.append(&records) {
@@ -1088,6 +1105,64 @@ impl Live {
         }
     }
 
+    /// Looks after a large room's next board: starts making it on a thread of its own when a
+    /// rematch asks for it, tells the room's connections how far it is (at most once a
+    /// round: every [`TICK`] while nothing else happens), and hands it to the room when
+    /// made. A thread that cannot be started refuses the rematch.
+    fn next_board(&mut self, now: Instant) {
+        if self.next_board.is_none()
+            && let Some((params, game, seed)) = self.room.board_wanted()
+        {
+            let share = Arc::new(AtomicU32::new(0));
+            let made = Arc::clone(&share);
+            let spawned = std::thread::Builder::new()
+                .name(format!("next board {}", self.name))
+                .spawn(move || {
+                    crate::log::make_board_with_progress(&params, seed, &|done| {
+                        let done = (done.clamp(0.0, 1.0) * f64::from(PROGRESS_DONE)) as u32;
+                        made.fetch_max(done, Ordering::Relaxed);
+                    })
+                });
+            match spawned {
+                Ok(thread) => {
+                    self.room.tell_progress(0);
+                    self.next_board = Some(NextBoard {
+                        game,
+                        share,
+                        told: 0,
+                        thread,
+                    });
+                }
+                Err(e) => {
+                    let why = format!("no thread to make the board on: {e}");
+                    self.room.board_made(game, Err(why), now);
+                }
+            }
+        }
+        let Some(next) = &mut self.next_board else {
+            return;
+        };
+        if next.thread.is_finished() {
+            let Some(next) = self.next_board.take() else {
+                return;
+            };
+            let made = next
+                .thread
+                .join()
+                .unwrap_or_else(|_| Err("the thread making it failed".to_string()));
+            if self.room.board_made(next.game, made, now) {
+                self.snapshot_owed = true;
+            }
+            return;
+        }
+        let share = next.share.load(Ordering::Relaxed);
+        if share != next.told {
+            next.told = share;
+            let share = u16::try_from(share.min(u32::from(PROGRESS_DONE))).unwrap_or(PROGRESS_DONE);
+            self.room.tell_progress(share);
+        }
+    }
+
     /// Makes `conn`, just joined, its player's one connection: one the player had before
     /// leaves the room at once (so that it gets no frame and moves nobody from now on) and
     /// is closed with [`CLOSE_TAKEN_OVER`]. Leaving after the join keeps the player online
@@ -1164,8 +1239,9 @@ impl Live {
             self.spare = Some(state);
         }
         let records = self.log.records();
-        let due = records - self.last_snapshot >= self.every;
+        let due = records - self.last_snapshot >= self.every || self.snapshot_owed;
         if (due && self.writer.is_none()) || self.shutdown.is_some() {
+            self.snapshot_owed = false;
             if let Some(w) = self.writer.take() {
                 self.spare = w.join().ok();
             }

@@ -278,7 +278,9 @@ class Game {
       case "welcome":
         return this.onWelcome(msg, ws);
       case "progress":
-        // The room's board is still being made: no game, so no clock, until the welcome.
+        // Before the welcome, the room's board is still being made: no game, so no clock.
+        // After it, a large room's next board, after a rematch: the game stays over until
+        // the new game frame.
         this.making = Math.floor(msg.share / 100);
         this.setState("making");
         return;
@@ -521,6 +523,7 @@ class Game {
     const dialog = $("end");
     if (dialog.open) dialog.close();
     this.say(`Game ${g.game}: a new board.`);
+    if (this.state === "making") this.setState("open");
     this.updateButtons();
     this.updateBar();
     this.dirty = true;

@@ -58,7 +58,7 @@ mod views;
 pub use help::{ViewCells, WINDOW, window_hint, window_odds, window_wrong_flags};
 pub use moves::Outcome;
 pub use recover::fresh_room;
-pub use rematch::{FinishedGame, GameResult, MAX_REMATCH_CELLS, RacerResult};
+pub use rematch::{FinishedGame, GameResult, INLINE_BOARD_CELLS, RacerResult};
 
 use outbox::Pending;
 
@@ -224,6 +224,8 @@ pub struct Room {
     series: Vec<crate::log::SavedSeries>,
     /// The games that ended at a rematch, described for the archive, until taken.
     finished: Vec<FinishedGame>,
+    /// A large room's rematch, waiting for its board.
+    asked: Option<rematch::Asked>,
 }
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
@@ -283,6 +285,7 @@ impl Room {
             game: 1,
             series: Vec::new(),
             finished: Vec::new(),
+            asked: None,
         };
         if params.mode == Mode::Coop {
             room.add_view(None)?;

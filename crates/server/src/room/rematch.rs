@@ -7,16 +7,20 @@
 //! rematch asked for at the same time finds the new game being played and is refused with
 //! [`ErrorCode::NotOver`], like any rematch before the end.
 //!
-//! The new board is made in the room, on its worker, from a new secret seed: with the
-//! room's parameters, and certified again when the room is no-guess. So that one rematch
-//! never holds a worker (and the other rooms on it) for long, a rematch is offered to
-//! rooms of up to [`MAX_REMATCH_CELLS`] cells; a larger room refuses it with
-//! [`ErrorCode::Limit`].
+//! The new board is made from a new secret seed, with the room's parameters, and certified
+//! again when the room is no-guess. A room of up to [`INLINE_BOARD_CELLS`] cells makes it
+//! on its worker at once (milliseconds). A larger room's board would hold the worker, and
+//! every other room on it, for up to a minute: the rematch waits ([`Room::board_wanted`])
+//! while the server makes the board on a thread of its own, the room's connections are
+//! sent progress frames meanwhile ([`Room::tell_progress`]), and the game starts when the
+//! board is handed back ([`Room::board_made`]). The rematch is acknowledged only then, and
+//! a second one asked for meanwhile is refused with [`ErrorCode::NotOver`].
 //!
 //! A rematch is the record [`Record::NewGame`], with the seed, in the room's log: it is
 //! durable before anyone hears of it, and recovery replays it like any other record
 //! (making the same board from the same seed), so a restart restores the newest game with
-//! its moves.
+//! its moves. A rematch that was waiting for its board when the server stopped left no
+//! record: the game is still over, and a player asks again.
 //!
 //! The game that ended is described by a [`FinishedGame`], plain data with no secret in it,
 //! which the room keeps until [`Room::take_finished`] takes it: the archive of finished
@@ -34,9 +38,23 @@ use crate::log::{Record, SavedSeries, make_board};
 use crate::params::RoomParams;
 use crate::protocol::{ErrorCode, Mode, NO_TIME, SeriesEntry, ServerMsg};
 
-/// The most cells of a room that offers a rematch: its new board is made on the room's
-/// worker.
-pub const MAX_REMATCH_CELLS: usize = 1_000_000;
+/// The most cells of a room whose next board is made on the room's worker at the rematch;
+/// a larger room's is made on a thread of its own (see [`Room::board_wanted`]).
+pub const INLINE_BOARD_CELLS: usize = 1_000_000;
+
+/// A rematch of a large room, waiting for its board.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Asked {
+    /// The new game's number and the seed of its board.
+    game: u32,
+    seed: u64,
+    /// Who asked: the connection, the request's seq and when it arrived.
+    conn: ConnId,
+    seq: u32,
+    received: Instant,
+    /// Whether the board has been asked of the server ([`Room::board_wanted`]).
+    handed_out: bool,
+}
 
 /// A game of a room that ended, as the archive keeps it: nothing in it is secret.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -132,14 +150,10 @@ impl Room {
         if let Some(why) = self.not_over() {
             return refuse(ErrorCode::NotOver, why);
         }
-        let cells = self.params.rows.saturating_mul(self.params.cols);
-        if cells > MAX_REMATCH_CELLS {
+        if let Some(asked) = &self.asked {
             return refuse(
-                ErrorCode::Limit,
-                format!(
-                    "a rematch is offered up to {MAX_REMATCH_CELLS} cells; this room's {}x{} board has {cells}",
-                    self.params.rows, self.params.cols
-                ),
+                ErrorCode::NotOver,
+                format!("the board of game {} is being made", asked.game),
             );
         }
         let mut seed = [0u8; 8];
@@ -149,10 +163,19 @@ impl Room {
                 format!("no random seed for a new board: {e}"),
             )
         })?;
-        let record = Record::NewGame {
-            game: self.game + 1,
-            seed: u64::from_le_bytes(seed),
-        };
+        let (game, seed) = (self.game.saturating_add(1), u64::from_le_bytes(seed));
+        if self.params.rows.saturating_mul(self.params.cols) > INLINE_BOARD_CELLS {
+            self.asked = Some(Asked {
+                game,
+                seed,
+                conn,
+                seq,
+                received,
+                handed_out: false,
+            });
+            return Ok(());
+        }
+        let record = Record::NewGame { game, seed };
         self.apply_record(&record, now)
             .map_err(|e| (ErrorCode::Storage, e))?;
         self.records.push(record);
@@ -165,6 +188,64 @@ impl Room {
         };
         self.acks.push((conn, ack.encode(), received));
         Ok(())
+    }
+
+    /// The board a rematch waits for, once: the room's parameters, the new game's number and
+    /// the seed to make its board from ([`crate::log::make_board`]), to be handed back to
+    /// [`Room::board_made`]. `None` when no rematch waits, or its board was already asked
+    /// for.
+    pub fn board_wanted(&mut self) -> Option<(RoomParams, u32, u64)> {
+        let asked = self.asked.as_mut().filter(|a| !a.handed_out)?;
+        asked.handed_out = true;
+        Some((self.params, asked.game, asked.seed))
+    }
+
+    /// Tells every connection how much of the next game's board is made (`share` in
+    /// ten-thousandths, as [`ServerMsg::Progress`] carries it).
+    pub fn tell_progress(&mut self, share: u16) {
+        if self.asked.is_some() {
+            self.push_all(ServerMsg::Progress { share }.encode());
+        }
+    }
+
+    /// The board of game `game`, made from the seed [`Room::board_wanted`] gave, or why it
+    /// could not be made: the game starts on it (the record [`Record::NewGame`], so replay
+    /// makes the same board from the same seed) and the rematch is acknowledged; or the
+    /// rematch is refused with the reason, and the room's game stays over. True when the
+    /// new game started. A board for a game no rematch waits for is dropped.
+    pub fn board_made(
+        &mut self,
+        game: u32,
+        made: Result<bitmines_core::Board, String>,
+        now: Instant,
+    ) -> bool {
+        let Some(asked) = self.asked.filter(|a| a.game == game && a.handed_out) else {
+            return false;
+        };
+        self.asked = None;
+        let started = made.and_then(|board| self.start_game(game, Arc::new(board), now));
+        match started {
+            Ok(()) => {
+                self.records.push(Record::NewGame {
+                    game,
+                    seed: asked.seed,
+                });
+                let ack = ServerMsg::Ack {
+                    seq: asked.seq,
+                    opened: 0,
+                    exploded: 0,
+                    status: 0,
+                    flagged: false,
+                };
+                self.acks.push((asked.conn, ack.encode(), asked.received));
+                true
+            }
+            Err(e) => {
+                let why = format!("the board of game {game} could not be made: {e}");
+                self.error(asked.conn, asked.seq, (ErrorCode::Storage, why));
+                false
+            }
+        }
     }
 
     /// Starts game `game` on the board of `seed`, live or replayed: the game that ended is
@@ -180,9 +261,20 @@ impl Room {
             ));
         }
         let board = make_board(&self.params, seed)?;
+        self.start_game(game, Arc::new(board), now)
+    }
+
+    /// Starts game `game` on `board` (see [`Room::new_game`]); the room is unchanged if
+    /// the board's views cannot be made.
+    fn start_game(
+        &mut self,
+        game: u32,
+        board: Arc<bitmines_core::Board>,
+        now: Instant,
+    ) -> Result<(), String> {
         let finished = self.finished_game();
         let owners: Vec<Option<usize>> = self.views.iter().map(|v| v.owner).collect();
-        let old_board = std::mem::replace(&mut self.board, Arc::new(board));
+        let old_board = std::mem::replace(&mut self.board, board);
         let old_views = std::mem::take(&mut self.views);
         for owner in owners {
             if let Err(e) = self.add_view(owner) {
