@@ -221,14 +221,19 @@ async fn check_acked(url: &str, tokens: &[String], acked: &[Acked]) {
     client.close().await;
 }
 
-#[test]
-fn every_acknowledged_move_survives_sigkill() {
-    let data = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+/// A runtime for the tests' clients: two threads, as many as the machine's cores.
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn every_acknowledged_move_survives_sigkill() {
+    let data = tempfile::tempdir().unwrap();
+    let runtime = runtime();
     let query = format!("rows={ROWS}&cols={COLS}&density=0.15&rule=endless");
     let mut rng = Rng::new(26);
     let mut tokens: Vec<String> = Vec::new();
@@ -341,11 +346,7 @@ fn sigterm_closes_every_client_with_a_reason_and_saves() {
     let data = tempfile::tempdir().unwrap();
     let serve = Serve::start(data.path(), &[]);
     let url = serve.url("bye", "preset=beginner");
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let mut client = runtime.block_on(Client::connect(&url)).unwrap();
     let health = runtime.block_on(support_http(&serve.addr, "/healthz"));
     assert!(health.ends_with("ok\n"), "{health}");
@@ -648,11 +649,7 @@ async fn clock_now(serve: &Serve, room: &str) -> (u32, bool) {
 #[test]
 fn the_clock_goes_on_after_sigkill_and_sigterm_from_the_last_acknowledged_move() {
     let data = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let query = "preset=expert&mode=coop&rule=endless";
     let mut reading = 0;
     let mut seq = 0;
@@ -709,14 +706,35 @@ async fn recv_until(client: &mut Client, want: impl Fn(&ServerMsg) -> bool) -> S
     }
 }
 
+/// Reveals the first mine of `board` (the room's, read from its data folder) as move 1,
+/// and checks that it lost the co-op game.
+async fn lose_on_a_mine(client: &mut Client, board: &bitmines_core::Board) {
+    let cols = board.cols();
+    let mine = (0..board.rows() * cols)
+        .map(|k| (k / cols, k % cols))
+        .find(|&(r, c)| board.is_mine(r, c).unwrap())
+        .unwrap();
+    let hit = ClientMsg::Move {
+        seq: 1,
+        action: Action::Reveal,
+        row: mine.0 as u32,
+        col: mine.1 as u32,
+    };
+    client.send(&hit).await.unwrap();
+    let lost = recv_until(client, |m| {
+        matches!(
+            m,
+            ServerMsg::Ack { seq: 1, .. } | ServerMsg::Error { seq: 1, .. }
+        )
+    })
+    .await;
+    assert!(matches!(lost, ServerMsg::Ack { status: 2, .. }), "{lost:?}");
+}
+
 #[test]
 fn a_rematch_survives_sigkill_with_the_new_games_moves() {
     let data = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let query = "preset=expert&mode=coop&rule=classic";
     let serve = Serve::start(data.path(), &[]);
     let seq_of = |m: &ServerMsg| match m {
@@ -738,19 +756,7 @@ fn a_rematch_survives_sigkill_with_the_new_games_moves() {
             bitmines_server::log::make_board(&params, seed).unwrap()
         };
         let first = board(data.path());
-        let mine = (0..16 * 30)
-            .map(|k| (k / 30, k % 30))
-            .find(|&(r, c)| first.is_mine(r, c).unwrap())
-            .unwrap();
-        let hit = ClientMsg::Move {
-            seq: 1,
-            action: Action::Reveal,
-            row: mine.0 as u32,
-            col: mine.1 as u32,
-        };
-        client.send(&hit).await.unwrap();
-        let lost = recv_until(&mut client, |m| seq_of(m) == Some(1)).await;
-        assert!(matches!(lost, ServerMsg::Ack { status: 2, .. }), "{lost:?}");
+        lose_on_a_mine(&mut client, &first).await;
         client.send(&ClientMsg::Rematch { seq: 2 }).await.unwrap();
         let ack = recv_until(&mut client, |m| seq_of(m) == Some(2)).await;
         assert!(matches!(ack, ServerMsg::Ack { .. }), "{ack:?}");
@@ -808,37 +814,17 @@ fn a_rematch_survives_sigkill_with_the_new_games_moves() {
 #[test]
 fn a_large_rooms_rematch_is_made_aside_with_progress_and_survives_sigkill() {
     let data = tempfile::tempdir().unwrap();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let runtime = runtime();
     let (rows, cols) = (1000, 1001);
     assert!(rows * cols > bitmines_server::room::INLINE_BOARD_CELLS);
     let query = format!("rows={rows}&cols={cols}&mines=20000&mode=coop&rule=classic");
     let serve = Serve::start(data.path(), &[]);
-    let seq_of = |m: &ServerMsg| match m {
-        ServerMsg::Ack { seq, .. } | ServerMsg::Error { seq, .. } => Some(*seq),
-        _ => None,
-    };
     let token = runtime.block_on(async {
         let mut client = Client::connect(&serve.url("large", &query)).await.unwrap();
         let dir = RoomDir::new(data.path(), "large");
         let (params, seed) = dir.meta().unwrap();
         let board = bitmines_server::log::make_board(&params, seed).unwrap();
-        let mine = (0..rows * cols)
-            .map(|k| (k / cols, k % cols))
-            .find(|&(r, c)| board.is_mine(r, c).unwrap())
-            .unwrap();
-        let hit = ClientMsg::Move {
-            seq: 1,
-            action: Action::Reveal,
-            row: mine.0 as u32,
-            col: mine.1 as u32,
-        };
-        client.send(&hit).await.unwrap();
-        let lost = recv_until(&mut client, |m| seq_of(m) == Some(1)).await;
-        assert!(matches!(lost, ServerMsg::Ack { status: 2, .. }), "{lost:?}");
+        lose_on_a_mine(&mut client, &board).await;
         client.send(&ClientMsg::Rematch { seq: 2 }).await.unwrap();
         client.send(&ClientMsg::Rematch { seq: 3 }).await.unwrap();
         let (mut progress, mut acked, mut refused, mut new_game) = (0, false, false, false);
