@@ -604,7 +604,7 @@ fn serve_refuses_more_connections_than_its_open_file_limit() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with("bitmines: --max-connections 4000000000: 4000000000 connections need 4000003128 open files")
+        stderr.starts_with("bitmines: --max-connections 4000000000: 4000000000 connections need 4000006128 open files")
             && stderr.contains("over this process's limit of")
             && stderr.contains("raise the hard limit (ulimit -Hn)"),
         "{stderr}"
@@ -881,6 +881,52 @@ fn a_large_rooms_rematch_is_made_aside_with_progress_and_survives_sigkill() {
         let client = Client::connect(&url).await.unwrap();
         assert_eq!(client.welcome().game, 2, "the new game, not the old one");
         client.close().await;
+    });
+    let (status, _) = serve.terminate();
+    assert!(status.success());
+}
+
+/// Finished rooms with a player still connected do not count against `--max-rooms`, but they
+/// hold files: past twice `--max-rooms` rooms in memory, a new room is refused with a `Limit`
+/// error that says why, and a room that leaves memory makes room again.
+#[test]
+fn rooms_in_memory_are_bounded_by_twice_max_rooms() {
+    let data = tempfile::tempdir().unwrap();
+    let runtime = runtime();
+    let serve = Serve::start(data.path(), &["--max-rooms", "1"]);
+    let query = "preset=expert&mode=coop&rule=classic";
+    runtime.block_on(async {
+        let mut finished = Vec::new();
+        for name in ["first", "second"] {
+            let mut client = Client::connect(&serve.url(name, query)).await.unwrap();
+            let (params, seed) = RoomDir::new(data.path(), name).meta().unwrap();
+            let board = bitmines_server::log::make_board(&params, seed).unwrap();
+            lose_on_a_mine(&mut client, &board).await;
+            finished.push(client);
+        }
+        let refused = Client::connect(&serve.url("third", query)).await;
+        match refused {
+            Err(ClientError::Refused { code, message }) => {
+                assert_eq!(code, ErrorCode::Limit as u16, "{message}");
+                assert!(
+                    message.contains("holds 2 rooms in memory")
+                        && message.contains("--max-rooms 1"),
+                    "{message}"
+                );
+            }
+            other => panic!(
+                "a third room in memory: {:?}",
+                other.map(|c| c.welcome().game)
+            ),
+        }
+        // The finished rooms are still there for their players.
+        for client in &mut finished {
+            client.send(&ClientMsg::Ping { nonce: 5 }).await.unwrap();
+            recv_until(client, |m| matches!(m, ServerMsg::Pong { nonce: 5 })).await;
+        }
+        for client in finished {
+            client.close().await;
+        }
     });
     let (status, _) = serve.terminate();
     assert!(status.success());

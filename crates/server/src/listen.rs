@@ -10,9 +10,12 @@
 //! request or a WebSocket. At most `max_connections` WebSockets are served, and at most
 //! [`TURN_AWAY`] sockets more are accepted, so that a join past the limit is told why (a
 //! `Limit` error) rather than cut off; past that, a new socket is closed as soon as it is
-//! accepted. A room holds at most [`FILES_PER_ROOM`] files at once (its log, always; while
-//! a snapshot is written, the snapshot and, for the sync of its rename, the room's folder),
-//! and the process [`RESERVED_FILES`] more. [`open_files_needed`] adds these up;
+//! accepted. A room in memory holds at most [`FILES_PER_ROOM`] files at once (its log,
+//! always; while a snapshot is written, the snapshot and, for the sync of its rename, the
+//! room's folder), and at most [`ROOMS_IN_MEMORY`] times `max_rooms` rooms are in memory
+//! (`max_rooms` counts the rooms that can be joined; a finished room with a player still
+//! connected is in memory too, until it is empty for `--room-idle`), and the process holds
+//! [`RESERVED_FILES`] more. [`open_files_needed`] adds these up;
 //! `bitmines serve` raises its soft limit to the hard one ([`raise_open_file_limit`]) and
 //! refuses to start when the sum is over it ([`check_open_files`]), so no socket can take
 //! the file a room needs for its log or its snapshot.
@@ -43,6 +46,11 @@ pub const TURN_AWAY: usize = 64;
 /// the snapshot's file and, to sync its rename, the room's folder.
 pub const FILES_PER_ROOM: u64 = 3;
 
+/// The most rooms in memory, as a multiple of `max_rooms`: the rooms that can be joined, and
+/// as many finished ones again, whose players are still there or which wait for
+/// `--room-idle` to leave memory. A room past it is refused with a `Limit` error.
+pub const ROOMS_IN_MEMORY: usize = 2;
+
 /// Files the process holds besides sockets and rooms, with room to spare: the standard
 /// streams, the listening socket, the runtime's polling and waking, the data folder a
 /// group commit syncs, and what libraries open.
@@ -60,12 +68,12 @@ pub const MAX_REQUEST_HEAD: usize = 32 * 1024;
 const ACCEPT_PAUSE: Duration = Duration::from_millis(100);
 
 /// The open files the limits of `config` need (see the module's docs): one for each of
-/// `max_connections` and [`TURN_AWAY`] sockets, [`FILES_PER_ROOM`] for each of `max_rooms`
-/// rooms, and [`RESERVED_FILES`].
+/// `max_connections` and [`TURN_AWAY`] sockets, [`FILES_PER_ROOM`] for each of the
+/// [`ROOMS_IN_MEMORY`] times `max_rooms` rooms in memory, and [`RESERVED_FILES`].
 pub fn open_files_needed(config: &Config) -> u64 {
     let sockets =
         u64::try_from(config.max_connections.saturating_add(TURN_AWAY)).unwrap_or(u64::MAX);
-    let rooms = u64::try_from(config.max_rooms)
+    let rooms = u64::try_from(config.max_rooms.saturating_mul(ROOMS_IN_MEMORY))
         .unwrap_or(u64::MAX)
         .saturating_mul(FILES_PER_ROOM);
     sockets.saturating_add(rooms).saturating_add(RESERVED_FILES)
@@ -82,9 +90,10 @@ pub fn check_open_files(config: &Config, limit: u64) -> Result<(), String> {
     let fit = limit.saturating_sub(others);
     Err(format!(
         "{} connections need {needed} open files (one a connection and {TURN_AWAY} more to \
-         turn joins away, {FILES_PER_ROOM} a room for {} rooms, {RESERVED_FILES} for the \
-         server), over this process's limit of {limit}: at most {fit} connections fit",
-        config.max_connections, config.max_rooms
+         turn joins away, {FILES_PER_ROOM} a room for {} rooms in memory, {RESERVED_FILES} for \
+         the server), over this process's limit of {limit}: at most {fit} connections fit",
+        config.max_connections,
+        config.max_rooms.saturating_mul(ROOMS_IN_MEMORY)
     ))
 }
 
@@ -281,14 +290,15 @@ mod tests {
             max_rooms: 10,
             ..Config::default()
         };
-        // 100 connections and 64 to turn away, 3 files for each of 10 rooms, 64 reserved.
-        assert_eq!(open_files_needed(&config), 258);
-        assert_eq!(check_open_files(&config, 258), Ok(()));
+        // 100 connections and 64 to turn away, 3 files for each of 2 x 10 rooms in memory,
+        // 64 reserved.
+        assert_eq!(open_files_needed(&config), 288);
+        assert_eq!(check_open_files(&config, 288), Ok(()));
         assert_eq!(check_open_files(&config, u64::MAX), Ok(()));
         let error = check_open_files(&config, 200).unwrap_err();
         assert!(
-            error.starts_with("100 connections need 258 open files")
-                && error.ends_with("over this process's limit of 200: at most 42 connections fit"),
+            error.starts_with("100 connections need 288 open files")
+                && error.ends_with("over this process's limit of 200: at most 12 connections fit"),
             "{error}"
         );
         // Limits too large to add up do not wrap round.

@@ -2148,8 +2148,28 @@ fn check_cells(
     Ok(())
 }
 
+/// Refuses to bring one more room into memory when [`crate::listen::ROOMS_IN_MEMORY`] times
+/// `--max-rooms` are there (the open files the server counted on at start hold no more).
+fn check_in_memory(config: &Config, rooms: &HashMap<String, RoomHandle>) -> Result<(), Refusal> {
+    let held = rooms.values().filter(|h| h.loaded().is_some()).count();
+    let most = config
+        .max_rooms
+        .saturating_mul(crate::listen::ROOMS_IN_MEMORY);
+    if held >= most {
+        return Err((
+            ErrorCode::Limit,
+            format!(
+                "the server holds {held} rooms in memory, its most with --max-rooms {}: finished rooms leave memory once nobody has been connected for --room-idle",
+                config.max_rooms
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Makes room `name`: counted against `--max-rooms` with the other rooms that can be joined
-/// (waiting or playing, in memory or not; a finished game is not counted).
+/// (waiting or playing, in memory or not; a finished game is not counted), and against the
+/// rooms in memory ([`check_in_memory`]).
 fn create(
     shared: &Arc<Shared>,
     rooms: &mut HashMap<String, RoomHandle>,
@@ -2167,6 +2187,7 @@ fn create(
             format!("the server has its {} rooms", config.max_rooms),
         ));
     }
+    check_in_memory(config, rooms)?;
     // Parameters that make no room anywhere (no cells, mines that do not fit, a first click
     // off the board, an endless race) are bad parameters; only a room this server's limit
     // refuses is over a limit. So the parameters are resolved first with no limit.
@@ -2217,6 +2238,7 @@ fn reload(
             .get(name)
             .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
         check_cells(&shared.config, rooms, &h.params)?;
+        check_in_memory(&shared.config, rooms)?;
         let saving = match &h.at {
             Where::Evicted(e) => e.saving.clone(),
             Where::Loaded(_) => None,
