@@ -888,7 +888,8 @@ fn a_large_rooms_rematch_is_made_aside_with_progress_and_survives_sigkill() {
 
 /// Finished rooms with a player still connected do not count against `--max-rooms`, but they
 /// hold files: past twice `--max-rooms` rooms in memory, a new room is refused with a `Limit`
-/// error that says why, and a room that leaves memory makes room again.
+/// error that says why; once their players leave, the finished rooms leave memory at once to
+/// make room.
 #[test]
 fn rooms_in_memory_are_bounded_by_twice_max_rooms() {
     let data = tempfile::tempdir().unwrap();
@@ -927,6 +928,13 @@ fn rooms_in_memory_are_bounded_by_twice_max_rooms() {
         for client in finished {
             client.close().await;
         }
+        // Finished and empty, they leave memory at once for a new room (not after
+        // --room-idle's ten minutes), and come back when joined.
+        let third = Client::connect(&serve.url("third", query)).await.unwrap();
+        third.close().await;
+        let back = Client::connect(&serve.url("first", query)).await.unwrap();
+        assert_eq!(back.welcome().game, 1);
+        back.close().await;
     });
     let (status, _) = serve.terminate();
     assert!(status.success());

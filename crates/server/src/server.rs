@@ -342,6 +342,10 @@ pub struct Shared {
     shutting_down: AtomicBool,
     /// The room workers' queues.
     workers: Vec<cb::Sender<WorkerMsg>>,
+    /// Set while the rooms in memory are at their most ([`check_in_memory`]): the workers
+    /// then take finished rooms that nobody is connected to out of memory at once, rather
+    /// than after `--room-idle`.
+    crowded: Arc<AtomicBool>,
 }
 
 impl Shared {
@@ -897,10 +901,12 @@ fn run_worker(
             }
         }
         if ticked {
-            // Rooms nobody has been connected to for long enough leave memory.
+            // Rooms nobody has been connected to for long enough leave memory; while the
+            // rooms in memory are at their most, finished ones leave as soon as they are empty.
+            let crowded = directory.crowded.load(Ordering::Relaxed);
             let due: Vec<(u64, Fate)> = rooms
                 .iter()
-                .filter_map(|(&id, live)| live.fate(config, now).map(|fate| (id, fate)))
+                .filter_map(|(&id, live)| live.fate(config, now, crowded).map(|fate| (id, fate)))
                 .collect();
             for (id, fate) in due {
                 if let Some(live) = rooms.remove(&id)
@@ -918,6 +924,8 @@ fn run_worker(
 struct Directory {
     rooms: Rooms,
     metrics: Arc<Metrics>,
+    /// See [`Shared::crowded`].
+    crowded: Arc<AtomicBool>,
 }
 
 /// Takes a room out of its worker (evicted, archived or removed, as `fate` says), unless
@@ -1041,19 +1049,23 @@ fn end_room(
 }
 
 impl Live {
-    /// What becomes of the room now, if it has been empty long enough.
-    fn fate(&self, config: &Config, now: Instant) -> Option<Fate> {
+    /// What becomes of the room now, if it has been empty long enough; or, when the rooms
+    /// in memory are `crowded`, if it is finished and empty at all (it is evicted, and
+    /// archived later as ever).
+    fn fate(&self, config: &Config, now: Instant, crowded: bool) -> Option<Fate> {
         let since = self.empty_since?;
         if self.room.connections() > 0 || self.shutdown.is_some() {
             return None;
         }
+        let phase = Phase::of(&self.room);
         crate::life::fate(
-            Phase::of(&self.room),
+            phase,
             now.duration_since(since),
             config.room_idle,
             config.keep_finished,
             config.archive,
         )
+        .or((crowded && phase == Phase::Over).then_some(Fate::Evict))
     }
 
     /// Takes up to a batch of the room's requests and applies them.
@@ -1348,9 +1360,11 @@ impl Server {
             .map_err(|e| format!("cannot listen on {}: {e}", config.listen))?;
         let metrics = Arc::new(Metrics::default());
         let rooms: Rooms = Arc::new(Mutex::new(HashMap::new()));
+        let crowded = Arc::new(AtomicBool::new(false));
         let directory = Directory {
             rooms: Arc::clone(&rooms),
             metrics: Arc::clone(&metrics),
+            crowded: Arc::clone(&crowded),
         };
         // Each worker runs many rooms; they end when the server is dropped.
         let count = config.room_threads.max(1);
@@ -1382,6 +1396,7 @@ impl Server {
             open: AtomicUsize::new(0),
             shutting_down: AtomicBool::new(false),
             workers,
+            crowded,
         });
         let restored = restore_rooms(&shared)?;
         if restored > 0 {
@@ -1747,7 +1762,7 @@ async fn connection(socket: WebSocket, name: String, query: String, shared: Arc<
         Ok(join) => join,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
-    let (ctl, msgs, making) = match find_or_create(&shared, &name, &join.room) {
+    let (ctl, msgs, making) = match joined_room(&shared, &name, &join.room).await {
         Ok(channels) => channels,
         Err((code, e)) => return turn_away(socket, code, e).await,
     };
@@ -2091,6 +2106,30 @@ async fn read_loop(
     }
 }
 
+/// How long a join waits, at most, for finished rooms to leave memory when the rooms in
+/// memory are at their most, before it is refused.
+const CROWDED_WAIT: Duration = Duration::from_secs(2);
+
+/// [`find_or_create`]; while the rooms in memory are at their most, and finished rooms that
+/// nobody is connected to are leaving memory (see [`Shared::crowded`]), tried again every
+/// [`TICK`] for up to [`CROWDED_WAIT`].
+async fn joined_room(
+    shared: &Arc<Shared>,
+    name: &str,
+    requested: &Requested,
+) -> Result<(CtlQueue, MsgQueue, Making), Refusal> {
+    let started = Instant::now();
+    loop {
+        let found = find_or_create(shared, name, requested);
+        let crowded = matches!(&found, Err((ErrorCode::Limit, why)) if why.starts_with(CROWDED));
+        let waiting = crowded && started.elapsed() < CROWDED_WAIT;
+        if !waiting {
+            return found;
+        }
+        tokio::time::sleep(TICK).await;
+    }
+}
+
 fn find_or_create(
     shared: &Arc<Shared>,
     name: &str,
@@ -2148,18 +2187,23 @@ fn check_cells(
     Ok(())
 }
 
+/// The start of [`check_in_memory`]'s refusal.
+const CROWDED: &str = "the server holds";
+
 /// Refuses to bring one more room into memory when [`crate::listen::ROOMS_IN_MEMORY`] times
 /// `--max-rooms` are there (the open files the server counted on at start hold no more).
-fn check_in_memory(config: &Config, rooms: &HashMap<String, RoomHandle>) -> Result<(), Refusal> {
+fn check_in_memory(shared: &Shared, rooms: &HashMap<String, RoomHandle>) -> Result<(), Refusal> {
+    let config = &shared.config;
     let held = rooms.values().filter(|h| h.loaded().is_some()).count();
     let most = config
         .max_rooms
         .saturating_mul(crate::listen::ROOMS_IN_MEMORY);
+    shared.crowded.store(held >= most, Ordering::Relaxed);
     if held >= most {
         return Err((
             ErrorCode::Limit,
             format!(
-                "the server holds {held} rooms in memory, its most with --max-rooms {}: finished rooms leave memory once nobody has been connected for --room-idle",
+                "{CROWDED} {held} rooms in memory, its most with --max-rooms {}, and none of them is a finished room that nobody is connected to",
                 config.max_rooms
             ),
         ));
@@ -2187,7 +2231,7 @@ fn create(
             format!("the server has its {} rooms", config.max_rooms),
         ));
     }
-    check_in_memory(config, rooms)?;
+    check_in_memory(shared, rooms)?;
     // Parameters that make no room anywhere (no cells, mines that do not fit, a first click
     // off the board, an endless race) are bad parameters; only a room this server's limit
     // refuses is over a limit. So the parameters are resolved first with no limit.
@@ -2238,7 +2282,7 @@ fn reload(
             .get(name)
             .ok_or((ErrorCode::Busy, "the room closed as it opened".into()))?;
         check_cells(&shared.config, rooms, &h.params)?;
-        check_in_memory(&shared.config, rooms)?;
+        check_in_memory(shared, rooms)?;
         let saving = match &h.at {
             Where::Evicted(e) => e.saving.clone(),
             Where::Loaded(_) => None,
