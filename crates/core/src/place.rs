@@ -1,4 +1,13 @@
 //! Deferred mine placement: the first click, its policy, and the placers that honour it.
+//!
+//! `FirstClick` says which cells the first reveal keeps clear, `Zone` is that rectangle,
+//! `Placer` builds the board once the click is known (any closure works), and `SeededPlacer`
+//! is the simple uniform one on `rand_pcg`. `Zone`'s serde lives here, next to its private
+//! fields.
+//!
+//! A seed names a board together with its placer: `SeededPlacer` (`Game::seeded`, `bitmines
+//! winrate`, `bitmines demo`) and `bitmines-gen`'s `Generator` are two placers, and the same
+//! seed gives each its own board, each pinned by fixed-output tests (`tests/seeded.rs` here).
 
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
