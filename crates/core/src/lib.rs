@@ -80,9 +80,9 @@
 //! `indexing_slicing` to warn outside tests (CI denies warnings); the modules that index
 //! planes by word (`plane`, `board`, `view`, `stats`, the fills, the batch moves and
 //! `rebase`) allow `indexing_slicing` with the reason: every index there is formed from the
-//! plane's own [`Geometry`], after the public entry point checked the coordinates. [`Geometry::new`]
-//! refuses sizes whose padded planes could not be addressed in bits, so every size product
-//! formed from a valid geometry fits a `usize`.
+//! plane's own [`Geometry`], after the public entry point checked the coordinates.
+//! [`Geometry::new`] refuses sizes whose padded planes could not be addressed in bits, so
+//! every size product formed from a valid geometry fits a `usize`.
 
 // No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
 // indexing. Modules whose hot loops index planes by word allow indexing, saying why.
