@@ -4,6 +4,10 @@
 //! Every group times one call (a reveal or a chord) on a fresh game built outside the timed
 //! window, and reports throughput in cells opened by that call, so criterion's report reads
 //! as time per touched cell.
+//!
+//! The boards are random ones and the shapes of `benches/support/shapes.rs` that keep runs
+//! short (serpentines with walls across the rows and down the columns, corridors down the
+//! columns, a square spiral, a random maze), at 1000x1000 and 4096x4096.
 
 use std::hint::black_box;
 use std::sync::Arc;

@@ -1,4 +1,15 @@
 //! Argument types shared by the subcommands.
+//!
+//! The options every subcommand shares are flattened into each: `BoardArgs` (`--preset`,
+//! `--rows`, `--cols`, `--mines`, `--density`, `--seed`, `--first-click-rule` with the old
+//! `--keep-clear` and `--rule` as hidden aliases) resolved by one rule (`BoardArgs::choose`
+//! with the subcommand's `SizeDefault`: a preset's size and mines, a custom size keeping its
+//! density, a missing seed from the clock); `ThreadsArg` (at most eight threads a core,
+//! checked in `check_threads`; 0 is one per core everywhere); `JsonArg` (its help is given
+//! each subcommand's schema name in `main.rs`); and the number parsers (`whole`,
+//! `at_least_one`, `threads`, `number`, `non_negative`, `positive`, `fraction`) whose one
+//! phrase `main` prints after the option and the value (`--seed -1: must be 0 or more`).
+//! `refused` gives a range checked later the same form.
 
 use std::str::FromStr;
 

@@ -1,4 +1,6 @@
 //! `bitmines demo`: one seeded game played by a player that sees only what a person sees.
+//!
+//! The game is a `SeededPlacer` game played by the solver's `Player`.
 
 use anyhow::Context;
 use bitmines_core::{FirstClick, Game, Geometry, SeededPlacer, Stats, Status};

@@ -1,4 +1,16 @@
 //! Board and game files: reading any supported format, and writing atomically.
+//!
+//! Reading: any board, game or view file, its format told from the first bytes and the length
+//! unless given; regular files only, told from their metadata before they are opened, each
+//! format read no further than it can hold (the binary formats to the length their header
+//! gives, MBF to 131,074 bytes, text to 1 GiB), so no input hangs the program or grows its
+//! memory without end. A server's room snapshot reads too (`bitmines show` prints one).
+//!
+//! Writing: `check_output` checks an output path before the work that writes it, `-` means
+//! standard output (`write_output`), and `write_atomic` writes a temporary file in the same
+//! folder, `sync_all`, renames it and syncs the folder; the temporary file is removed on any
+//! error, and, where `/proc` tells which processes live, temporary files of writers that were
+//! killed are removed by the next write to the same file.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, IsTerminal, Read, Write};

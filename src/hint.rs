@@ -1,4 +1,6 @@
 //! `bitmines hint`: what a player can know about a position, with reasons and probabilities.
+//!
+//! The solver on a view, game or board file, as text or JSON.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

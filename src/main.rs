@@ -1,5 +1,19 @@
 //! `bitmines`: a Minesweeper engine's command line: stress runs, board files, a terminal game,
 //! and a multiplayer server.
+//!
+//! Subcommands: `stress`, `gen`, `show`, `demo`, `hint`, `winrate`, `play`, `serve` and
+//! `loadtest`, each in a module of its own, and the hidden `help-tree`, the options of every
+//! subcommand as JSON, which `tests/vocabulary.rs` reads to keep each option name to one
+//! meaning. Every error reaches `main` as an `anyhow::Error` and leaves as one line on
+//! standard error with exit code 2 (a value clap's parsers refuse, such as a negative number,
+//! is turned into one line too); standard output goes through `system::emit`, which ends
+//! quietly on a closed pipe. Long work (`stress`, `winrate`, `gen` and `show --png` on boards
+//! of 10^7 cells or more) shows progress through `system::progress_bar`, drawn only when
+//! standard error is a terminal.
+//!
+//! The binary includes the naive twin (`tests/naive`) and the shared moves
+//! (`tests/common/moves.rs`) with `#[path]`, so `stress --check` uses the same oracle as the
+//! tests.
 
 mod cli;
 mod demo;

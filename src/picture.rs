@@ -8,6 +8,9 @@
 //! taller than the picture is scaled down by a whole factor, each pixel the average colour of
 //! the block of cells it covers (no digits then). A legend of the colours, in words, runs
 //! in a strip below the board.
+//!
+//! The picture is box-filtered down (or scaled up by whole pixels) and streamed row by row, so
+//! a huge board never needs the whole image in memory.
 
 use std::io::Write;
 use std::path::Path;

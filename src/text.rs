@@ -1,4 +1,6 @@
 //! Numbers and counts as people read them: thousands separators, singular and plural.
+//!
+//! Also layouts as a number (`layouts`, from a base-10 logarithm).
 
 /// A whole number of any unsigned width.
 pub(crate) trait Whole {

@@ -1,5 +1,8 @@
 //! `bitmines winrate`: many seeded games played by the solver's player, in parallel, and the
 //! win rate with its 95% confidence interval.
+//!
+//! The games run on a rayon pool; game `i` is seeded from the run's seed and `i`, so the result
+//! is the same on any thread count. The interval is Wilson's score interval.
 
 use std::time::Instant;
 

@@ -1,4 +1,8 @@
 //! The `bitmines` command line, run as a user runs it: exit codes, reports, files, errors.
+//!
+//! Reports as text and JSON, pictures, files, every error path and its exit code, Ctrl-C's
+//! partial report, and one vocabulary: the same help for the shared options in every
+//! subcommand, and the old option names still taken.
 
 use std::fs;
 use std::path::{Path, PathBuf};

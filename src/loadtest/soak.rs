@@ -6,6 +6,10 @@
 //! come back after their room was evicted, and every player compares what it is shown on its
 //! return with what its acknowledgements said. Once a second the server's resident memory,
 //! open files, live rooms and data-folder bytes are sampled.
+//!
+//! The server is a child process, stopped by SIGTERM to its own PID half-way and restarted on
+//! the same data folder; one task per room drives its two players in turn, and a thread takes
+//! the samples.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader, Read as _};

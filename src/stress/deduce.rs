@@ -9,6 +9,12 @@
 //! guesses a one-at-a-time player would make, in a batch. Only then does the board speak:
 //! a guess that hits a mine is an assisted guess, flagged and given to the solver as a
 //! mine, and the game goes on.
+//!
+//! It keeps one `Solver` across the game: a loop of sweeps, pairs and `weigh`, batch reveals of
+//! its safe plane, and at a stall one guess per frontier component (`Weighed::safest_each`) no
+//! riskier than a cell off the frontier, else a quiet cell off it found word-parallel. The
+//! board is read only to settle a guess (flag and `assume_mine` on a mine) and to check the
+//! proven mines.
 
 use bitmines_core::{Board, Cell, Game, Status};
 use bitmines_solve::{Solver, Tally};

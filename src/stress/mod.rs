@@ -1,4 +1,11 @@
 //! `bitmines stress`: generate a large board, play it to the end, check and report.
+//!
+//! `walk.rs` orders the cells without storing them; `play.rs` holds the players and the table
+//! that applies their moves; `deduce.rs` is the solver player; `report.rs` is the report.
+//! This module runs it all: a memory check, generation on a rayon pool of `--threads` (or
+//! `--resume`, reading a saved game), play with a progress bar and a Ctrl-C flag checked every
+//! 2^14 visits, checkpoints (`--save-every`), statistics, checks, and the final save
+//! (`--save`).
 
 mod deduce;
 mod play;

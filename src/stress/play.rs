@@ -1,4 +1,11 @@
 //! The stress players and the table that applies their moves to one or more engines.
+//!
+//! The walking players are `truth` (it knows the mines and always wins) and `blind` (it
+//! reveals every hidden cell in walk order, mines included); the solver player is in
+//! `deduce.rs`. The call counters count each kind of move and the cells it touched. `Table`
+//! applies each move to the game under test and, for `--check`, to a scalar-fill game and
+//! the naive twin, comparing results and counters after every move and every cell at the
+//! end.
 
 use bitmines_core::{Board, Cell, Fill, Game};
 use serde::Serialize;

@@ -1,4 +1,6 @@
 //! The report of a stress run, as text for people and as JSON for scripts.
+//!
+//! `Display` for people and `Serialize` for `--json`.
 
 use std::fmt;
 

@@ -43,6 +43,16 @@
 //! assert_eq!(header.seed, Some(7));
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! # Implementation
+//!
+//! The writer streams each row straight from the plane words, shifted down one bit past the
+//! left sentinel. The reader shifts them back up, a 64 KiB piece at a time, and grows the plane
+//! only as pieces arrive (the first row is read into the top sentinel row's place and moved
+//! down once it is complete), so a header claiming a huge board on a short input costs
+//! nothing. Once the checks above pass, it builds through `Board::from_mine_words`. The header,
+//! the row encoder, the streaming `Source` and the plane reader are shared with the
+//! [saved-game format](crate::saved).
 
 use std::convert::Infallible;
 use std::io::{ErrorKind, Read, Write};

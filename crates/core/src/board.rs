@@ -1,4 +1,18 @@
 //! The truth: where the mines are, fixed once a board is built.
+//!
+//! A `Board` holds two planes: the mines and the zero cells. The zero plane is the complement
+//! of the mines dilated by one cell, computed a word at a time when the board is built. A
+//! cell's number is counted on demand (three three-bit windows, popcounted), since the
+//! cascade never needs it: it walks the zero plane.
+//!
+//! `Board::from_mine_words_with` takes a mine plane built elsewhere (by `bitmines-gen`) and
+//! hands the zero plane out as `ZeroJob`s over disjoint row ranges, which the caller may run
+//! on any threads; core itself has no thread pool. Both are `#[doc(hidden)]`: public only
+//! because `bitmines-gen` needs them, and free to change in any release.
+//!
+//! A board has no mutating method, and a game holds it behind an `Arc`, so the view never
+//! changes the truth and many games share one board. Memory: the two planes, 0.25 bytes per
+//! padded cell.
 
 #![allow(
     clippy::indexing_slicing,

@@ -48,6 +48,10 @@
 //! assert_eq!(board.to_mbf()?, [3, 2, 0, 1, 2, 1]);
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! The readers build through `Board::from_mines` and the private `Game::restore`, so every
+//! imported state is checked by the same `Game::from_view` as the binary formats
+//! (`Inconsistent` names the cell).
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,4 +1,29 @@
 //! The view: one player's revealed and flagged cells over a shared board.
+//!
+//! A `Game` holds the revealed and flagged planes, the revealed and flag counters, the status,
+//! the `Rule`, the exploded mines, the chosen `Fill`, and the cascade's scratch buffers. The
+//! rules of reveal, flag and chord live here; `Game::validate` recomputes every cached count
+//! from the planes, and the tests call it.
+//!
+//! The rule is a policy like the first-click one: under `Rule::Classic` a mine revealed loses;
+//! under `Rule::Endless` it explodes and play goes on, the exploded cell closed to every move
+//! and counted by chords as a known mine. The exploded mines are kept twice: a list in the
+//! order they exploded (`Game::exploded`), and a hash set of their bit indices, so that
+//! `Game::cell` stays O(1) with thousands of them (a set rather than a plane: memory per
+//! exploded mine, not per cell; it is consulted only for hidden mines, and not at all while
+//! nothing has exploded).
+//!
+//! Every reader builds its game through the private `Game::from_view` (text and LeetCode by
+//! way of `restore`, which turns per-cell characters into planes), under the rule the input
+//! names: a word pass over the planes for revealed mines and flagged revealed cells, the
+//! exploded list, and, for a classic game only, the one rule that needs more than one cell,
+//! that several exploded mines need a revealed cell a single chord on which explains them all
+//! (an endless game may explode any mines, one reveal each).
+//!
+//! Memory: a game holds three planes (revealed, flagged, and the cascade's pending plane) and a
+//! queue entry per row; with its board, 5 bits per padded cell, 0.66 bytes per cell on a
+//! 1000x1000 board, padding included. An endless game adds some 18 to 37 bytes per exploded
+//! mine (a list entry and a hash set slot, with the spare room both keep), nothing per cell.
 
 mod batch;
 mod rebase;

@@ -22,6 +22,9 @@
 //! let rows: Vec<String> = board.iter().map(|r| r.iter().collect()).collect();
 //! assert_eq!(rows, ["B1E1B", "B1M1B", "B111B", "BBBBB"]);
 //! ```
+//!
+//! `update_board` runs on a `Game` imported through the private `Game::restore` (so checked
+//! like any other reader's), rather than on a second implementation of the rules.
 
 use std::sync::Arc;
 

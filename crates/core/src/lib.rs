@@ -48,6 +48,41 @@
 //! a board or a game the engine could hold. With the `serde` feature, `Board` and `Game`
 //! implement `Serialize` and `Deserialize` as the bytes of their binary formats, which carry
 //! their version, and deserializing runs the same checked readers.
+//!
+//! # What is public, and why
+//!
+//! [`Board`] and [`Game`] with their moves, [`Cell`], [`Status`], [`Reveal`] and [`Fill`] (the
+//! cascade, chosen per game); [`Geometry`], because the planes' padded layout is part of what
+//! [`Board::from_mine_words`], [`View::revealed_words`] and the binary format promise;
+//! [`View`], [`Position`] and [`AsView`], the only door a solver has (numbers of revealed
+//! cells, never the mines); [`FirstClick`], [`Zone`], [`Placement`], [`Placer`] and
+//! [`SeededPlacer`] for deferred games; [`Stats`]; one [`Error`]. The modules [`binary`],
+//! [`formats`], [`saved`], [`leetcode`], [`stats`], [`cascade`] and [`view`] are public because
+//! each is a format or a tool a user calls by name (both fills are public so that a user can
+//! check one against the other).
+//!
+//! Hidden (`#[doc(hidden)]`), public only because another bitmines crate needs them, and free
+//! to change in any release: `View::number_words` (read by the solver's planes), and
+//! `Board::from_mine_words_with` with `ZeroJob` (the seam through which `bitmines-gen` builds
+//! the zero plane on rayon). `view::neighbour_count`, once public, is private.
+//!
+//! `bitvec`'s `BitSlice` appears in three read-only row views ([`Board::mine_row`],
+//! [`Game::revealed_row`], [`Game::flagged_row`]), kept deliberately: it lends a row without a
+//! copy, with the full slice API (`count_ones`, `iter_ones`, ranges). This makes bitvec 1.x
+//! part of this crate's public API: moving to a bitvec 2 would be a breaking release. Users
+//! who want no bitvec type read cells with [`Board::is_mine`] and [`Game::cell`], whole padded
+//! planes with [`View::revealed_words`] and [`View::flagged_words`], or 64 cells of a row from
+//! any column with [`Game::revealed_word`] and [`Game::flagged_word`].
+//!
+//! No public function panics on its input: bad sizes, coordinates, text and placements are
+//! [`Error`] variants that name the value and the bound. The crate, like `bitmines-gen` and
+//! `bitmines-solve`, sets clippy's `unwrap_used`, `expect_used`, `panic` and
+//! `indexing_slicing` to warn outside tests (CI denies warnings); the modules that index
+//! planes by word (`plane`, `board`, `view`, `stats`, the fills, the batch moves and
+//! `rebase`) allow `indexing_slicing` with the reason: every index there is formed from the
+//! plane's own [`Geometry`], after the public entry point checked the coordinates.
+//! [`Geometry::new`] refuses sizes whose padded planes could not be addressed in bits, so
+//! every size product formed from a valid geometry fits a `usize`.
 
 // No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
 // indexing. Modules whose hot loops index planes by word allow indexing, saying why.

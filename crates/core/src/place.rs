@@ -1,4 +1,15 @@
 //! Deferred mine placement: the first click, its policy, and the placers that honour it.
+//!
+//! `FirstClick` says which cells the first reveal keeps clear, `Zone` is that rectangle,
+//! `Placer` builds the board once the click is known (any closure works), and `SeededPlacer`
+//! is the simple uniform one on `rand_pcg`. `Zone`'s serde lives here, next to its private
+//! fields.
+//!
+//! A seed names a board together with its placer: `SeededPlacer` (`Game::seeded`, and
+//! `winrate` and `demo` on the command line) and `bitmines-gen`'s `generate` (`gen` and
+//! `stress`; its `Generator` placer for `play`) place mines two ways, and the same seed gives
+//! each its own board, each pinned by fixed-output tests (`tests/seeded.rs` here). A game
+//! remembers its seed (`Game::seed`), and a saved game records it.
 
 use rand_core::{Rng, SeedableRng};
 use rand_pcg::Pcg64;

@@ -1,4 +1,10 @@
 //! A padded bit plane: one bit per cell of a [`Geometry`], stored as 64-bit words.
+//!
+//! Planes are plain `Vec<u64>` rather than `fixedbitset::FixedBitSet`: the layout needs 64-bit
+//! words on every target (a `FixedBitSet` block is a `usize`), and a huge board must fail with
+//! a typed error (`OutOfMemory`), which needs `try_reserve` (`FixedBitSet` aborts). `bitvec`
+//! appears only at the edges, as read-only row views (`Board::mine_row`,
+//! `Game::revealed_row`, `Game::flagged_row`), never in a loop.
 
 #![allow(
     clippy::indexing_slicing,

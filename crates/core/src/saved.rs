@@ -102,6 +102,14 @@
 //! assert_eq!(read.exploded().collect::<Vec<_>>(), [(0, 0), (0, 2)]); // row by row
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! # Implementation
+//!
+//! The format reuses the [binary board format](crate::binary)'s header, row encoder,
+//! streaming `Source` and plane reader, so each plane grows only as its bytes arrive; after
+//! the length and the CRC it checks padding and counts, then hands the planes to
+//! `Board::from_mine_words` and the private `Game::from_view` under the flagged rule, and
+//! compares the status.
 
 use std::convert::Infallible;
 use std::io::{Read, Write};

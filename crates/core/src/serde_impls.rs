@@ -22,6 +22,9 @@
 //! assert!(serde_json::from_str::<Game>(&tampered).is_err());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! Both types go through one visitor that takes bytes or a sequence of `u8` and runs the
+//! checked reader. `Zone`'s serde lives in `place.rs`, next to its private fields.
 
 use std::fmt;
 

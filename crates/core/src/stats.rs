@@ -22,6 +22,9 @@
 //! assert_eq!(stats::bbbv(&board)?, 8);
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! Regions are counted by running the word fill with the region as its "zero plane" and
+//! everything outside it "flagged", so the fill opens exactly one 8-connected region per call.
 
 #![allow(
     clippy::indexing_slicing,

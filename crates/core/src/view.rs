@@ -22,6 +22,13 @@
 //! assert_eq!(Position::of(&game.view())?.to_string(), typed.to_string());
 //! # Ok::<(), bitmines_core::Error>(())
 //! ```
+//!
+//! A game's view counts numbers from the mine plane a word at a time (the private
+//! `neighbour_count`, the bit-sliced adder of eight shifted words) and masks them to revealed
+//! cells, so the mine plane never leaves it; a [`Position`] holds four bit-sliced number
+//! planes instead, and its text form names a line and a column in every error. [`AsView`] is
+//! what the solver takes. `View::number_words` (the bit-sliced numbers of one word, read by
+//! the solver's planes) is `#[doc(hidden)]`: public only because `bitmines-solve` needs it.
 
 #![allow(
     clippy::indexing_slicing,

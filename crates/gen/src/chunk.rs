@@ -1,4 +1,8 @@
 //! Placing an exact number of mines uniformly inside one chunk of whole rows.
+//!
+//! Sparse chunks place their mines by rejection; otherwise independent bits are drawn near the
+//! density and a uniform fix-up adds or removes cells to the exact count (uniform for any
+//! density used); above half the free cells, the holes are placed instead.
 
 #![allow(
     clippy::indexing_slicing,

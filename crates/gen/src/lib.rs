@@ -31,6 +31,27 @@
 //! bits near the chunk's density and then add or remove uniformly chosen cells until the
 //! count is exact. Above half the free cells, the holes are placed instead. Finally the zero
 //! plane is built in parallel row ranges.
+//!
+//! The chunks are filled with `par_chunks_mut` over whole rows, so no word is shared between
+//! threads, each from its own `Pcg64` whose state and stream are SplitMix64 hashes of the seed
+//! and the chunk index. The board is finished by core's hidden `Board::from_mine_words_with`,
+//! whose zero-plane jobs run on the same pool. [`Generator`] is the
+//! [`Placer`] deferred games use.
+//!
+//! The same seed gives the same board on any thread count (chunk boundaries and random streams
+//! depend on the config alone, and chunk counts are drawn in sequence) and on any platform
+//! (nothing is decided in floating point). [`SEED_VERSION`] is bumped whenever the same config
+//! may give a different board; fixed-output tests (the golden hashes) pin the boards, not a
+//! pinned `rand_pcg`. A seed names a board together with its placer: core's `SeededPlacer` is
+//! another placer, and the same seed gives it another board.
+//!
+//! Memory: the mine plane and the zero plane, 0.25 bytes per padded cell. Planes come from
+//! zeroed allocations, so their pages are first touched by the parallel writers.
+//!
+//! # What is public
+//!
+//! [`Config`], [`generate`], [`Generator`], [`SEED_VERSION`], the no-guess requests
+//! and certificates, and one [`Error`]. Other projects may use all of it.
 
 // No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
 // indexing. Modules whose hot loops index planes by word allow indexing, saying why.

@@ -17,6 +17,31 @@
 //! returned. Repaired boards are not uniform: mines move away from numbers that would have
 //! forced a guess, so their frontiers are tidier than a uniform board's (see the crate
 //! README for the measured difference).
+//!
+//! # How the repair plays
+//!
+//! Rejection draws in parallel batches, one board a thread, and the lowest accepted draw
+//! number wins, so the result does not depend on the thread count. `advance` plays the
+//! solver, each move revealing every safe cell of the cheapest tier that proves one, keeping
+//! one `Solver` across all its moves (the exact tier runs in place, `weigh`): the proven cells
+//! go to the game as words (`Solver::safe_words`, `Game::reveal_words`) and the solver reads
+//! back only the words they opened (`Solver::update_revealed`), so a move costs what it
+//! reveals, not a pass over the board. After a round of repairs the game moves onto the
+//! mended board (`Game::rebase`) and the kept solver `renumber`s, forgetting the moved cells,
+//! what lies within two of them and every pair or exact-tier proof. A board that goes 64
+//! rounds (`STUCK`) without reaching a new cell is given up for a fresh one. Partners for
+//! moved mines are drawn by random tries, then from a list made once a stall. Only a clean
+//! replay from the first click, with a fresh solver, certifies a board.
+//!
+//! On a huge board the play and the replay use every thread through the solver, whose sweep,
+//! update and frontier scan run in bands of rows; the mending itself, 1% to 2% of the time at
+//! 10^8 cells, stays on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
+//! finds the click from the zone.
+//!
+//! Memory: a repair adds to the board a copy of the mine plane, a game (5 bits a cell), the
+//! solver's planes (7 bits a cell) and the mender's planes while it works: 36 MiB at its peak
+//! for 3000x3000, about 4 bytes a cell (`bitmines gen --no-guess` checks that much is
+//! available first).
 
 #![allow(
     clippy::indexing_slicing,

@@ -6,6 +6,11 @@
 //! random stream gives the same counts, and the same boards, on every platform. Small cases are
 //! simulated draw by draw ([`simulate`]); the others are drawn by rejection from an envelope
 //! whose acceptance test is a product of exact rational chances ([`Envelope`]).
+//!
+//! The envelope is flat around the mode with geometric tails; its acceptance test is the
+//! product of the law's successive term ratios, each an exact rational chance decided on a
+//! few random bits. The tests (`split/tests.rs`) check every envelope's inequalities exactly
+//! and the draws against the law by chi-square.
 
 use rand_core::Rng;
 use rand_pcg::Pcg64;

@@ -28,6 +28,35 @@
 //! server.run(async { let _ = tokio::signal::ctrl_c().await; }).await
 //! # }
 //! ```
+//!
+//! Built on tokio and axum 0.8 (WebSockets with `Bytes` frames, so one encoded update is
+//! shared by every socket it goes to) and, for the tests, the load tester and the terminal
+//! client, tokio-tungstenite. Axum because it is tokio's own HTTP stack, small, and carries
+//! WebSockets, `/metrics` and the static web game in one router; the game logic itself
+//! ([`room`]) needs none of it.
+//!
+//! # Tests
+//!
+//! `tests/games.rs` plays whole games over sockets (a race with a spectator and help, a classic
+//! co-op loss, an endless game on a 1000x1000 board), compares every client's picture with the
+//! room recovery rebuilds from the log, and checks every frame every client received against
+//! the truth (the leak test: no open number on a mine, no mine shown to a receiver who did not
+//! lose that view, hints only on safe cells, the hint and odds equal to what the receiver's own
+//! picture gives). `tests/abuse.rs` covers bad joins, bad frames, spectators, floods and a
+//! client that never reads; `tests/connections.rs` what a connection may hold and is told
+//! (sockets that never upgrade, the socket budget, a takeover, a refused move's seq, a flood's
+//! answers before its close, unknown join keys). `tests/lifecycle.rs` holds eviction, archive,
+//! removal and `--max-rooms`; `tests/quarantine.rs` each kind of damage at start;
+//! `tests/clock.rs` the game clock across restarts; `tests/rematch.rs` the next game in a room;
+//! `tests/spec.rs` cases `PROTOCOL.md` states; `tests/wrong_flags.rs` the wrong-flag answer;
+//! `tests/protocol.rs` the wire format; `tests/browser.rs` the web game (see [`web`]). The root
+//! package's `tests/serve.rs` runs the real binary: SIGKILLed at random moments under load and
+//! restarted on the same folder (every acknowledged move is there), a torn log tail and a
+//! corrupt snapshot, SIGTERM, and the load tester.
+//!
+//! Memory: a room's planes are listed in [`room`]; a connection holds its subscriptions, a
+//! queue of at most 1,024 frames (shared `Bytes`, so a frame sent to many is stored once) and a
+//! 4 KiB read buffer.
 
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

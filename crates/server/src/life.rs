@@ -11,6 +11,28 @@
 //! The archive's `index` lists the records' file names in the order they were written, one
 //! line of [`INDEX_LINE`] bytes each, so that a page of `/games` is one seek and one read
 //! however many games were played.
+//!
+//! # The states
+//!
+//! A room's phase is **waiting** (no move in the room yet: its clock has not started, and no
+//! rematch), **playing**, or **over** (co-op's game ended; a race won, or every racer's game
+//! ended); any of them may be **empty** (nobody connected). The room's worker acts on an empty
+//! room at its tick: after `--room-idle` a waiting room is removed with its folder (renamed
+//! into `trash/` at once, then deleted; a start empties what a stop left there), any other
+//! evicted (its snapshot written on a thread of its own, the room dropped, the folder kept).
+//! An over room empty for `--keep-finished` is archived: its folder is replaced by a JSON
+//! record of under [`MAX_RECORD`] bytes (when it was made and ended by the wall clock, how long
+//! it took by the room's game clock) in `archive/games/`, whose name is appended to
+//! `archive/index`, or deleted with `--archive none`. A sweep thread does the same for rooms
+//! already evicted.
+//!
+//! A join or a watch of an evicted room recovers it from its folder on a thread of its own,
+//! through `RoomDir::recover`, the path a start takes; a join counted on its way in (under the
+//! directory's lock) keeps the room from leaving memory until the worker has taken it, so no
+//! join is ever sent to a room that is gone. A room that cannot be recovered, at start or on
+//! such a join, is quarantined (see [`crate::log::quarantine`]). Only waiting and playing rooms
+//! count against `--max-rooms` and show at `/rooms`; only rooms in memory count against
+//! `--max-total-cells`.
 
 use std::fmt::Write as _;
 use std::fs::{self, File, OpenOptions};

@@ -19,6 +19,12 @@
 //! `bitmines serve` raises its soft limit to the hard one ([`raise_open_file_limit`]) and
 //! refuses to start when the sum is over it ([`check_open_files`]), so no socket can take
 //! the file a room needs for its log or its snapshot.
+//!
+//! The accept loop is the server's own so that every socket has an end: each is served HTTP/1
+//! by hyper on a task of its own until it becomes a WebSocket, and dropped (closed) if it has
+//! not within the upgrade timeout (10 s by default); every socket is counted from accept to
+//! close, through the upgrade. Every socket has `TCP_NODELAY`: a small frame must not wait on
+//! a delayed acknowledgement.
 
 use std::future::Future;
 use std::io;

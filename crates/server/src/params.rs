@@ -1,5 +1,11 @@
 //! A room's parameters: read from a join's query string, checked against the server's limits,
 //! and compared with an existing room's.
+//!
+//! A join's query is read whole (`Join`: an unknown key or a value its key does not take is
+//! refused, naming it); a room's parameters come from it (presets, size, mines or density,
+//! mode, rule, no-guess, first click); the server's limits refuse what is too large with its
+//! numbers (a 10^12-cell request, for one); and a later join that asks for another room than
+//! the one of that name is refused.
 
 use std::collections::HashMap;
 

@@ -4,6 +4,12 @@
 //! implementation, used by the server, the test clients, the load tester and the terminal
 //! client. Decoding takes arbitrary bytes and never panics: every malformed frame is a
 //! [`DecodeError`] that names what was wrong.
+//!
+//! A client frame re-encodes to the same bytes and a server frame survives a round trip
+//! (property tests in `tests/protocol.rs`), and the `protocol` fuzz target feeds the decoders
+//! arbitrary bytes. Chunks are [`CHUNK`] x [`CHUNK`] (64x64) cells, so a chunk row is one word
+//! of a plane; a chunk's cells go as the shortest of "all hidden", nibbles, or runs
+//! ([`encode_cells`]).
 
 use bytes::{BufMut, Bytes, BytesMut};
 

@@ -13,6 +13,48 @@
 //! of memory when its time comes (see [`crate::life`]), under the directory's lock and only
 //! with no join on its way in; a sweep thread archives or removes the rooms already out of
 //! memory; a join to an evicted room recovers it on a thread of its own.
+//!
+//! # Workers
+//!
+//! Rooms run on a few worker threads (by default half the processors; the connections' async
+//! threads, one for each processor; `--threads` sets both). A new room goes to the worker
+//! holding the fewest cells, once a thread of its own has made its board. A room's requests
+//! wait in two channels (joins and leaves; frames, bounded by a count), and the first request
+//! since the worker last looked rings the worker once. So game logic stays synchronous and
+//! lock-free, a large board's cascade or a hint never blocks the async workers, and hundreds of
+//! small rooms cost a few threads and a sync a round (a thread and an `fdatasync` per room gave
+//! 500 races an ack p99 of 303 ms; the workers, 15 to 32 ms).
+//!
+//! # Connections
+//!
+//! The reader checks size and rate (a token bucket; a refusal carries the frame's own seq).
+//! More than 100 refused or bad frames close a connection, but only once a flush queued behind
+//! its last frames comes back from the room, so the answers to those frames go first. The
+//! writer sends the close frame with its reason. A room's worker keeps each connected player's
+//! connection: a join with the token of a player already connected takes the player over, and
+//! the older connection leaves at once and is closed with code 4000
+//! ([`CLOSE_TAKEN_OVER`]).
+//!
+//! # Start and shutdown
+//!
+//! At start the data folder must be writable (or the start fails with one line). Each entry of
+//! `rooms/` is recovered, or quarantined with one line and counted
+//! (`bitmines_rooms_quarantined_total`), so one damaged room never keeps the others from being
+//! served; a recovered room is then dropped from memory until someone joins it. A room that
+//! fails to recover later, on a join to it once evicted, is quarantined the same way.
+//! Shutdown (Ctrl-C, SIGTERM) stops accepting, snapshots every room, and closes every socket
+//! with code 1001 and a reason.
+//!
+//! # The directory and the routes
+//!
+//! The room directory (a map from name to handle under one lock) knows every room, in memory
+//! or evicted, with its phase as the room's worker last reported it. While a new room's board
+//! is made, the joins waiting for it are sent progress frames; the joins waiting for an
+//! evicted room to be recovered just wait. Routes: `/room/{name}` (the WebSocket), `/rooms`
+//! (the rooms that can be joined), `/games` (the archive, paged), `/healthz`, `/metrics`
+//! (Prometheus text: connections, sockets, rooms by state, evictions, restores, archives,
+//! moves, the acknowledgement latency histogram, drops, bytes out, the data folder's bytes,
+//! resident memory, open files), and the web game.
 
 use std::collections::HashMap;
 use std::io;

@@ -4,6 +4,36 @@
 //! The files live in `crates/server/web/`; they need no build step, so what is in the
 //! repository is what the browser runs. They speak only the protocol of `PROTOCOL.md`, over
 //! the same server's WebSocket, and fetch nothing else but `/rooms` for the lobby.
+//!
+//! # The files
+//!
+//! `protocol.js` encodes client frames and decodes server frames with `DataView`
+//! (little-endian, as the specification says). `board.js` holds the chunks the page watches
+//! (64x64 cells each) and draws the cells in view on a canvas: each cell picture is rendered
+//! once per zoom into an atlas, a run of one state (the hidden sea of a big board, chunks not
+//! yet received) is one pattern fill, the rest one `drawImage` a cell, so a frame costs the
+//! same on any board. `lobby.js` is the room form and list. `app.js` is the controller: the
+//! connection and its reconnection by token, the subscriptions that follow the view (grouped
+//! into rectangles, within the welcome's `max_chunks`), input, help, players, events and the
+//! end screen, and `window.bitmines`, a read-only hook the browser tests read the page
+//! through. The page holds chunks of one view and draws from them; it has no other source, so
+//! it cannot show what the server withholds.
+//!
+//! Plain modules, not TypeScript or a bundler: the files in the repository are the files the
+//! browser runs, so there is no compiled output to keep current, no Node toolchain in the
+//! build or in CI, and `cargo build` alone makes a binary that serves the game. The code is
+//! small enough (about 2,000 lines) that types would buy little, and every path is exercised by
+//! the browser tests.
+//!
+//! # The browser tests
+//!
+//! `tests/browser.rs` drives headless Chromium through chromedriver (a WebDriver client of its
+//! own in `tests/browser/driver.rs`, plain HTTP on loopback) against an in-process server on a
+//! free port: whole games by real pointer events, two players in one room, a reload, a server
+//! that stops and comes back, and the frame-time figure. Where Chromium or chromedriver is
+//! missing, each test prints a line saying so and what to install, and returns;
+//! `BITMINES_BROWSER_TESTS=required` (set by `.ci/run`) makes that a failure, so CI never
+//! passes without them.
 
 use axum::Router;
 use axum::extract::Path;

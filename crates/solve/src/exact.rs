@@ -16,6 +16,10 @@
 //! Counts are `f64`: exact integers up to 2^53, rounded to 53 bits beyond. A count is never
 //! rounded to zero, and every weight is positive where a layout exists, so a cell is called
 //! certain only when no layout, however unlikely, disagrees.
+//!
+//! The order is chosen greedily, following the frontier. Every layer's counts, spans and edges
+//! lie one after another in one vector of each kind; the keys, which only the forward pass
+//! reads, in two vectors taken in turn.
 
 #![allow(
     clippy::indexing_slicing,

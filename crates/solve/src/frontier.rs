@@ -1,6 +1,10 @@
 //! The frontier: revealed numbers that still touch undecided cells (constraints), the
 //! undecided cells they touch, merged into variables by the numbers they touch, and the
 //! independent components those form.
+//!
+//! Variables are cells touching the same constraints, merged with a multiplicity; components
+//! come from a search over the constraints with `FixedBitSet` visited marks. The lists are per
+//! frontier cell, not per board cell.
 
 #![allow(
     clippy::indexing_slicing,

@@ -7,6 +7,10 @@
 //! logarithms relative to their largest, so nothing overflows; whether a total is possible
 //! at all is tracked apart, exactly, and a possible total never gets a weight below
 //! [`FLOOR`], so no layout is lost to underflow.
+//!
+//! The other components are convolved by prefix and suffix products, and the cells touching
+//! no number contribute `C(off, left - t)`. Past `Budget::global`, each component is weighed
+//! alone by the density of the mines left.
 
 #![allow(
     clippy::indexing_slicing,

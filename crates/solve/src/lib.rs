@@ -51,6 +51,13 @@
 //! gets a weight below 1e-300. Whether a layout exists is decided exactly, so certainty never
 //! rests on rounding. A component whose count needs more states than [`Budget::states`]
 //! gets the density estimate and the answer says so ([`Probabilities::exact`]).
+//!
+//! # What is public
+//!
+//! [`Solver`] and its answers ([`Certain`], [`Probabilities`], [`Solution`], each fact with
+//! its [`Reason`]), the [`Player`] and its [`Policy`], the end game, the 50/50 functions, and
+//! [`naive`], the trivial rule cell by cell, public as the reference a user can check the fast
+//! sweep against.
 
 // No input may make the library panic: outside tests, no unwrap, expect, panic or unchecked
 // indexing. Modules whose loops index planes by word allow indexing, saying why.

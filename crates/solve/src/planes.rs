@@ -4,6 +4,61 @@
 //! neighbour words of any board word, and of the sentinel rows' words next to them, exist:
 //! plane index `w + 1` holds layout word `w`. The guard words of `revealed` are all ones
 //! (they read as revealed, like the sentinel border), and every other plane is zero there.
+//!
+//! The solver's knowledge is seven planes: revealed cells, four bit-sliced number planes,
+//! proven mines and proven safe cells, 0.875 bytes per padded cell, plus a few rows of
+//! scratch.
+//!
+//! # The sweep
+//!
+//! A sweep is a pipeline over rows, each stage a loop over one row's words that vectorises
+//! (compiled a second time for AVX2, picked at run time): the horizontal sums of a row
+//! (two-bit slices of left+centre+right and left+right, for proven mines and for cells that
+//! may still be mines), then at the row above the number planes compared with the three rows'
+//! sums (equal to the proven mines: the number is met; equal to every cell that may be a mine:
+//! it needs them all; outside those bounds: a contradiction), then the verdicts dilated onto
+//! the row above that.
+//!
+//! The marks for the next sweep are kept by strips of four words across the board (`STRIP`; a
+//! bit per row in each, `Dirty`): a changed word marks the rows within two of it in its strip,
+//! and in the strip beside it when the change lies within two cells of the strip's edge, and
+//! the sweep runs the pipeline strip by strip over the marked rows, reading one word past the
+//! strip on each side (and prefetching a later row's words, since a strip's rows lie a row
+//! apart). So a move sweeps the words around what it changed rather than whole rows, which
+//! matters on a huge board, where the frontier crosses most rows at every move. Boards of one
+//! word a row (at most 62 columns) take a path of their own that runs the same pipeline on
+//! single words in registers.
+//!
+//! # Updates
+//!
+//! `update` takes a later view of the same game, copying only the words whose revealed cells
+//! changed and marking them for the next sweep. `update_near` (`Solver::update_revealed`)
+//! takes the view after a reveal of the proven safe cells, reading only the words that hold
+//! them (the planes keep a list of the words where they proved a cell safe) and, round by
+//! round in increasing order, the words a cascade can reach from a zero cell that opened, so
+//! its work grows with the cells opened (a test holds it to `update`, marks included, move by
+//! move); the words lie far apart, so it asks for the planes and the view's numbers
+//! (`View::prefetch_number_words`) eight reads ahead (`UPDATE_AHEAD`).
+//!
+//! # Bands
+//!
+//! On a board of at least 2^13 words (`BANDED_WORDS`, about 2^19 cells) and four bands of rows
+//! (512 rows), the sweep, `update` and the pair rule's scan for frontier numbers run in bands
+//! of 128 rows (`BAND`) on the rayon pool: the sweep takes every even band at once, then every
+//! odd one. A band writes only its own rows of the proven planes (`Rows` hands it its own words
+//! mutably and the words beside it read-only, split with `split_at_mut`, so no `unsafe`) and
+//! reads at most three rows past them, so no two bands of one half touch the same word; a
+//! band's proofs mark words for the next sweep once the half is done. The bands depend on the
+//! board alone, never on the thread count, and the trivial rule has one fixed point whatever
+//! the order it runs in, so a no-guess board is byte-identical to the one the whole-board sweep
+//! gives (checked move by move in this module's tests).
+//!
+//! The sweep's row buffers (the `Ring`, 34 rows of words) of planes dropped on a thread are
+//! kept there, at most four (`SPARE_RINGS_KEPT`), for the next planes of the same width, and
+//! zeroed before use: a player builds a fresh solver at every guess (a test interleaves widths
+//! and failed sweeps against the twin). The ring also lends each sweep and each update buffers
+//! for the runs it works on and the words it marks, and a board swept as one piece (all but the
+//! largest) is updated with no vector of pieces.
 
 #![allow(
     clippy::indexing_slicing,

@@ -1,5 +1,28 @@
 //! A player that sees only the view: it makes every move the solver proves, and guesses
 //! by exact probability when nothing is proven.
+//!
+//! A step reveals every cell the solver proves safe, or the guess its `Policy` picks from the
+//! exact probabilities. `Player::play` keeps one solver across the moves the trivial and pair
+//! rules prove (`update`, then batch reveals of `safe_plane`), and steps with a fresh solver
+//! only when they stall, so its games are those of a loop of steps (tested).
+//!
+//! `fifty_fifty` finds an unavoidable 50/50 among the cells at one half: a pair within two
+//! cells of each other (or both walled in by proven mines) whose other neighbours differ only
+//! by proven mines, confirmed by one more solve that assumes the first a mine and must prove
+//! the second safe; the look-ahead passes over dead cells (one number possible) by the
+//! numbers it already solves for. Both are checked against the brute force's definition over
+//! every layout.
+//!
+//! The look-ahead takes candidates safest first (up to [`LOOKAHEAD`] = 20; among equally safe
+//! cells, the fewest undecided neighbours first, so corners and then edges) and stops at the
+//! first whose chance of being safe is no better than the best score so far, since a score is
+//! that chance times a safety. Under `Policy::Full` (with an exact count) it takes a wider set
+//! with no limit (the safest cell, frontier cells within 90% of its chance of being safe, and,
+//! when the cells touching no number come within 95%, those two cells straight across from a
+//! number and those with two or three hidden neighbours) and multiplies each score by the
+//! cell's 50/50 factor from `risk`; the stop then allows for the largest factor a cell so safe
+//! could have (`1 - p + 0.9 min(p, 1 - p)`, which falls as `p` rises). `Policy::Full` plays
+//! the end game exactly (`endgame`) once few layouts remain.
 
 use bitmines_core::{AsView, Cell, Game, Position, Status, View};
 

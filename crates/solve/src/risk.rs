@@ -6,6 +6,15 @@
 //! no reveal can ever settle. A guess there must be taken some time, so a cell that lies in
 //! such a pattern in many layouts is less risky, over the whole game, than its chance of
 //! being a mine says; and revealing it now, if it is safe, breaks the pattern.
+//!
+//! [`fifty_fifty_influence`] is a cell's share of layouts in a
+//! pair or 2x2 block that would be a 50/50 no reveal settles (its outer cells on the board all
+//! mines, at most three of them not yet proven). `Shares` counts each pattern by one solve of
+//! the position with the pattern's mines assumed and its safe cells supposed
+//! (`Solver::suppose_safe`), relative to the position's own count, and remembers it for the
+//! other candidates; cells touching no number are interchangeable in the layouts, so a pattern
+//! made only of them is counted once per number of mines and safe cells it supposes. Checked
+//! against a count over every listed layout.
 
 use bitmines_core::{AsView, Position, View};
 

@@ -1,4 +1,21 @@
 //! The solver: the tiers run in order over one view, and what they find.
+//!
+//! `Solver` runs the tiers and builds `Certain` (the proven planes, with the reasons of the pair
+//! and exact tiers in a map; a trivial-rule reason is found again on asking, since the rule
+//! still holds at some revealed neighbour) and `Probabilities`. The exact tier is one private
+//! pass (`count`) that proves into the planes and returns the frontier's probabilities with
+//! their components; `Solver::solve` moves the planes into the answer, `Solver::weigh` keeps
+//! them, so a long game (the stress player) never builds them twice.
+//!
+//! `Solver::assume_mine` proves a cell from outside the view (with no reason; kept in a list so
+//! that `Certain::reason` says none): the only input besides the view, a fact its caller
+//! states (the stress player gives it only where a guess hit a mine). `Solver::renumber` takes
+//! a view whose board was edited under it: it forgets the changed cells and those within two
+//! of them, and every proof with a stored reason (pair and exact tier), re-reads the numbers
+//! in the rows around the changes, and marks the rows of everything forgotten for the next
+//! sweep; what stays is true of the new board. `Weighed::state_bytes` is the exact tier's heap
+//! at one weighing (the frontier's numbers and variables, every component's counting layers,
+//! the probabilities). The solver reads no flags: `Certain::wrong_flags` takes the position.
 
 #![allow(
     clippy::indexing_slicing,

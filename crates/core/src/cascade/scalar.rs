@@ -1,4 +1,8 @@
 //! The scalar fill: an explicit stack of cell indices over the sentinel-bordered plane.
+//!
+//! `Fill::Scalar`, the reference: an explicit stack of bit indices, the eight constant
+//! neighbour offsets of the padded plane, and the pre-revealed sentinel doing the bounds
+//! checks.
 
 #![allow(
     clippy::indexing_slicing,

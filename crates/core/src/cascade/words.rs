@@ -1,4 +1,31 @@
 //! The word-parallel fill: a scanline flood over the words of the padded planes.
+//!
+//! `Fill::Words`, the default. The worklist is a stack of rows; a `pending` plane marks zero
+//! cells reached but not yet opened, and each queued row remembers the word range of its
+//! pending cells. Opening a row takes all its pending cells and closes their horizontal runs
+//! of passable cells across word edges in two carry passes (toward higher columns by
+//! addition, `((p + g) ^ p) & p | g`; toward lower columns by a six-step occluded shift-or
+//! fill), then opens the runs dilated by one cell in their own row and the rows above and
+//! below in one fused loop. Numbered cells reached above and below are revealed; zero cells
+//! become pending there, still hidden.
+//!
+//! A pending word on its own whose runs end inside it (every visit of a small cascade or a
+//! narrow region, and the scattered words of a row reached from several places) goes to the
+//! walk instead: it opens the run, dilated, and steps to the row above or below where the
+//! dilation reaches passable cells, keeping its direction and turning where the region
+//! turns, and leaves the other side's zero cells pending. While the run is the same from row
+//! to row (a corridor down the columns) a step is a few independent word operations, with no
+//! queue and no carry chain between rows, and in a game with no flag (the fill's `Planes`
+//! say so) it reads no flag plane. A run that ends at a word edge spills its dilation into
+//! the word beside; one that goes on into the next word is left pending for the row-wide
+//! pass.
+//!
+//! The fill is compiled twice, for baseline x86-64 and for x86-64-v3 (hardware popcount), and
+//! picks one at run time; in each copy the row-wide pass is a function of its own (the `Isa`
+//! trait), so the walk inlined beside it does not crowd its loops' registers, and the planes
+//! are cut to one length so one bounds check serves all three.
+//!
+//! Between calls the scratch is clean: the pending plane is all zero and no row is queued.
 
 #![allow(
     clippy::indexing_slicing,

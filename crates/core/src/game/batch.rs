@@ -8,6 +8,12 @@
 //! that have not exploded yet, in increasing order, whatever the cascades between them do.
 //! The safe cells between two of them open a word at a time; the loop stops at a mine under
 //! the classic rule, or at the win, which is checked before each mine.
+//!
+//! Numbered cells are OR-ed in whole words, zero cells go through the fill, and the cells
+//! between two mines of the set open together, each mine exploding in turn. `Game::reveal_words`
+//! is the same reveal for a set given as `(word, cells)` pairs, whose work grows with the
+//! pairs rather than with the board; the no-guess generator reveals a solver's proven cells
+//! through it.
 
 #![allow(
     clippy::indexing_slicing,

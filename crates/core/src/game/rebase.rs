@@ -1,4 +1,12 @@
 //! Moving a game onto an edited copy of its board, keeping what was revealed.
+//!
+//! `Game::rebase` swaps in an edited copy of the board (same size and mine count, no mine
+//! under a revealed cell) and opens, with their cascades, the hidden neighbours of revealed
+//! cells that are zeros on it. An endless game keeps its exploded mines, so the edited board
+//! must keep a mine under each. The no-guess generator's repair moves its game onto each
+//! mended board this way. `tests/rebase.rs` checks it against a new game on the edited board
+//! with every old revealed cell revealed again
+//! (`rebase_matches_a_replay_on_the_edited_board`).
 
 #![allow(
     clippy::indexing_slicing,

@@ -1,5 +1,10 @@
 //! Help: hints, odds and wrong flags. Each is computed from the asking player's own view,
 //! never from the board, over a window of [`WINDOW`] cells a side around the asked cell.
+//!
+//! `window_hint`, `window_odds` and `window_wrong_flags` run `bitmines-solve` on the window,
+//! keeping only numbers whose every neighbour is in the window, so what the trivial and pair
+//! rules prove there holds on the whole board. The odds take the window's mine count from the
+//! density of mines left, which a window cannot know exactly.
 
 use bitmines_core::{Cell, Position, Status};
 use bitmines_solve::{Reason, Solution, Solver};

@@ -33,6 +33,30 @@
 //! `recover` turns a snapshot into a room and replays each record after it through
 //! [`Room::apply_record`], the call a live move makes. So the room depends on the log and
 //! the log on nothing of the room's.
+//!
+//! # What a room holds
+//!
+//! The board (`Arc<Board>` from `bitmines-gen`, no-guess boards from its `no_guess`), one
+//! `bitmines-core` `Game` per racer or one shared `Game` under `Rule::Classic` or
+//! `Rule::Endless` (the endless rule is core's), the players (token, name, scores), the
+//! connections and which chunks of which view each watches.
+//!
+//! Changes go out as deltas: flags and explosions are known cells; a cascade is found by
+//! comparing a chunk's revealed words with a shadow of what was last sent, spreading only into
+//! the chunks its new cells touch (the cells a cascade opens are 8-connected). A changed chunk
+//! is encoded once and the same `Bytes` queued for every watcher. Frames are masked to the
+//! view: a mine or a wrong flag goes only to the players of a view whose game was lost. A
+//! connection's queue that is full closes it (the client rejoins with its token and gets fresh
+//! chunks), so a slow client holds at most its queue and slows nobody.
+//!
+//! The game clock is the room's: it starts at the room's first move (one start for every
+//! racer), each move's record carries its play time, and a rebuilt room runs it on from the
+//! last move's time; a view keeps the time its game ended at. Frames carry it (the welcome,
+//! `Clock`, players, over), so every client shows the server's time, and a restart neither
+//! resets it nor counts the time the server was down.
+//!
+//! Memory: a room holds its board (0.25 bytes a cell), each view's game (0.375 bytes a cell)
+//! and a shadow of what was sent (0.125 bytes a cell).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
