@@ -1,6 +1,12 @@
 //! `bitmines play`: Minesweeper in the terminal, on boards of any size.
 //!
-//! - `app.rs`: the state ([`App`]) and what each event does to it, with time passed in.
+//! One terminal game over two sources: a local game, or a room of a `bitmines serve`
+//! server (`--connect`).
+//!
+//! - `app.rs`: the state every game shows the same way ([`App`]: cursor, view, keys,
+//!   pages, end screen) and the trait its source implements ([`app::Play`]).
+//! - `local.rs`: a local game as a source, with its clock, clicks and the solver's help.
+//! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
 //! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
 //! - `draw.rs`: a frame from the state, reading only the cells in view.
 //! - `help.rs`: hints, mine probabilities and wrong flags, every call to the solver.
@@ -9,9 +15,9 @@
 mod app;
 mod draw;
 mod help;
+mod local;
 mod net;
 mod remote;
-mod remote_draw;
 #[cfg(test)]
 mod remote_tests;
 #[cfg(test)]
@@ -40,6 +46,7 @@ use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed, whole};
 use crate::files::{Dash, check_output, open_saved, write_atomic};
 use crate::system::ensure_memory;
 
+use app::Play;
 pub(crate) use app::{Action, App};
 
 /// Options of `bitmines play`; with none, an expert game.
@@ -207,10 +214,15 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let size = term.0.size()?;
     let area = Rect::new(0, 0, size.width, size.height);
-    let mut app = App::new(game, setup, area, Instant::now(), resumed)
+    let mut app = App::local(game, setup, area, Instant::now(), resumed)
         .with_ascii(args.ascii)
         .with_save_on_quit(args.save.is_some());
-    let played = play(&mut term, &mut app, &save_to);
+    let played = play(
+        &mut term,
+        &mut app,
+        |app| app.tick(Instant::now()),
+        |app| save_key(app, &save_to),
+    );
     drop(term);
     played?;
     if let Some(path) = &args.save
@@ -220,7 +232,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("bitmines: saved the game to {}", path.display());
     }
     if let Some(summary) = app.summary() {
-        println!("{}", draw::summary_line(&app, &summary));
+        println!("{}", local::summary_line(&app, &summary));
     }
     Ok(())
 }
@@ -262,29 +274,26 @@ fn save(path: &Path, app: &App) -> anyhow::Result<()> {
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
-/// Draws, waits for events and applies them until the player quits.
-fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
+/// Draws, waits for events and applies them until the player quits. `pump` brings the
+/// app up to date before each frame (its clock, a server's frames, messages to send).
+fn play<S: Play>(
+    term: &mut Term,
+    app: &mut App<S>,
+    mut pump: impl FnMut(&mut App<S>),
+    mut save: impl FnMut(&mut App<S>),
+) -> anyhow::Result<()> {
     loop {
         let size = term.0.size()?;
         let area = Rect::new(0, 0, size.width, size.height);
         if app.area() != area {
             app.resize(area);
         }
-        app.tick(Instant::now());
+        pump(app);
         term.0.draw(|frame| draw::draw(frame, app))?;
-        // While a board is generated off this thread, wake often to show its progress and
-        // take it when it is there; while the clock runs, wake at the next whole second to
-        // redraw the timer; otherwise sleep until something happens.
-        if app.generating() {
-            if !event::poll(Duration::from_millis(100))? {
-                continue;
-            }
-        } else if app.clock_running() {
-            let into_second = app.elapsed().subsec_nanos();
-            let wait = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
-            if !event::poll(wait)? {
-                continue;
-            }
+        if let Some(wait) = app.wake()
+            && !event::poll(wait)?
+        {
+            continue;
         }
         // Apply every event already waiting before drawing again, so held-down keys on a
         // slow terminal do not queue up frames.
@@ -292,7 +301,7 @@ fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
             let event = event::read()?;
             match app.handle(&event, Instant::now()) {
                 Action::Quit => return Ok(()),
-                Action::Save => save_key(app, save_to),
+                Action::Save => save(app),
                 Action::Continue => {}
             }
             if !event::poll(Duration::ZERO)? {
@@ -335,7 +344,18 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
     if let Some(event) = first {
         remote.receive(event, Instant::now());
     }
-    let played = play_remote(&mut term, &mut remote, &link);
+    // The socket is another thread's: nothing here waits on it.
+    let pump = |remote: &mut remote::Remote| {
+        let now = Instant::now();
+        for event in link.poll() {
+            remote.receive(event, now);
+        }
+        remote.tick(now);
+        for msg in remote.take_outbox() {
+            link.send(msg);
+        }
+    };
+    let played = play(&mut term, &mut remote, pump, |_| {});
     drop(term);
     drop(link);
     played?;
@@ -346,47 +366,6 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Draws, takes the server's frames and the terminal's events, and sends what they ask,
-/// until the player quits. The socket is another thread's: nothing here waits on it.
-fn play_remote(
-    term: &mut Term,
-    remote: &mut remote::Remote,
-    link: &net::Link,
-) -> anyhow::Result<()> {
-    loop {
-        let size = term.0.size()?;
-        let area = Rect::new(0, 0, size.width, size.height);
-        if remote.area() != area {
-            remote.resize(area);
-        }
-        let now = Instant::now();
-        for event in link.poll() {
-            remote.receive(event, now);
-        }
-        remote.tick(now);
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
-        term.0.draw(|frame| remote_draw::draw(frame, remote))?;
-        // Wake often enough to show the server's frames soon after they come.
-        if !event::poll(Duration::from_millis(30))? {
-            continue;
-        }
-        loop {
-            let event = event::read()?;
-            if remote.handle(&event, Instant::now()) == Action::Quit {
-                return Ok(());
-            }
-            if !event::poll(Duration::ZERO)? {
-                break;
-            }
-        }
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
-    }
 }
 
 /// The save key: saves and says where, or why not.
