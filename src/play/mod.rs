@@ -32,7 +32,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bitmines_core::{FirstClick, Game, Geometry, saved};
+use bitmines_core::{FirstClick, Game, Geometry, Placer, saved};
 use bitmines_gen::{Generator, NoGuessGenerator};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{
@@ -111,34 +111,31 @@ impl Setup {
                 "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
             );
         }
-        let geometry = Geometry::new(self.rows, self.cols)?;
-        ensure_memory(geometry.plane_bytes() as u64 * 8, || {
-            format!("a {}x{} no-guess game", self.rows, self.cols)
-        })?;
-        Ok(Game::deferred(
-            self.rows,
-            self.cols,
-            self.mines,
-            self.first_click,
-            NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click),
-        )?)
+        let placer = NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click);
+        self.deferred(8, "no-guess game", placer)
     }
 
     /// A game whose board is generated around its first click. Generation is the parallel
     /// one, so a 10^8-cell board is ready a fraction of a second after the click.
     pub(crate) fn game(&self) -> anyhow::Result<Game> {
-        let geometry = Geometry::new(self.rows, self.cols)?;
         // The board's two planes and the game's three.
-        ensure_memory(geometry.plane_bytes() as u64 * 5, || {
-            format!("a {}x{} game", self.rows, self.cols)
+        self.deferred(5, "game", Generator::new(self.seed.unwrap_or_default()))
+    }
+
+    /// A game whose board `placer` makes at the first click, once `planes` planes of the
+    /// board's size are known to fit in memory (`what` names the game if they do not).
+    fn deferred(
+        &self,
+        planes: u64,
+        what: &str,
+        placer: impl Placer + 'static,
+    ) -> anyhow::Result<Game> {
+        let geometry = Geometry::new(self.rows, self.cols)?;
+        ensure_memory(geometry.plane_bytes() as u64 * planes, || {
+            format!("a {}x{} {what}", self.rows, self.cols)
         })?;
-        Ok(Game::deferred(
-            self.rows,
-            self.cols,
-            self.mines,
-            self.first_click,
-            Generator::new(self.seed.unwrap_or_default()),
-        )?)
+        let (rows, cols, mines) = (self.rows, self.cols, self.mines);
+        Ok(Game::deferred(rows, cols, mines, self.first_click, placer)?)
     }
 
     /// The same setup with the next seed.
@@ -207,13 +204,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             (game, setup, false)
         }
     };
-    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
-        bail!("play needs a terminal: standard input and output must both be one");
-    }
+    need_terminal()?;
     let save_to = save_path(args, &setup);
     let mut term = Term::enter().context("cannot set up the terminal")?;
-    let size = term.0.size()?;
-    let area = Rect::new(0, 0, size.width, size.height);
+    let area = term.area()?;
     let mut app = App::local(game, setup, area, Instant::now(), resumed)
         .with_ascii(args.ascii)
         .with_save_on_quit(args.save.is_some());
@@ -283,8 +277,7 @@ fn play<S: Play>(
     mut save: impl FnMut(&mut App<S>),
 ) -> anyhow::Result<()> {
     loop {
-        let size = term.0.size()?;
-        let area = Rect::new(0, 0, size.width, size.height);
+        let area = term.area()?;
         if app.area() != area {
             app.resize(area);
         }
@@ -321,9 +314,7 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
     {
         bail!("--token {token}: a token is 32 hexadecimal digits");
     }
-    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
-        bail!("play needs a terminal: standard input and output must both be one");
-    }
+    need_terminal()?;
     let link = net::Link::open(net::Join {
         url: url.to_owned(),
         spectate: args.spectate.is_some(),
@@ -337,8 +328,7 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         bail!("--connect {url}: {reason}");
     }
     let mut term = Term::enter().context("cannot set up the terminal")?;
-    let size = term.0.size()?;
-    let area = Rect::new(0, 0, size.width, size.height);
+    let area = term.area()?;
     let mut remote =
         remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
     if let Some(event) = first {
@@ -390,7 +380,21 @@ fn save_key(app: &mut App, path: &Path) {
 /// or a panic, puts the terminal back as it was.
 struct Term(Terminal<CrosstermBackend<Stdout>>);
 
+/// Fails unless standard input and output are both a terminal.
+fn need_terminal() -> anyhow::Result<()> {
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        bail!("play needs a terminal: standard input and output must both be one");
+    }
+    Ok(())
+}
+
 impl Term {
+    /// The terminal's size now.
+    fn area(&self) -> io::Result<Rect> {
+        let size = self.0.size()?;
+        Ok(Rect::new(0, 0, size.width, size.height))
+    }
+
     fn enter() -> io::Result<Term> {
         static HOOK: Once = Once::new();
         HOOK.call_once(|| {

@@ -409,10 +409,7 @@ impl Room {
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
                 (Mode::Race, Some(player)) => {
-                    self.outbox.push(ClientMsg::Watch { player });
-                    self.watch_sent = true;
-                    self.watching = Some(player);
-                    self.has_view = true;
+                    self.watch(player);
                     self.picture.clear();
                     note += &format!(", watching player {player}");
                 }
@@ -493,10 +490,7 @@ impl Room {
                 {
                     // A spectator who came before any player watches the first to come.
                     let player = self.spectate.flatten().unwrap_or(first.id);
-                    self.outbox.push(ClientMsg::Watch { player });
-                    self.watch_sent = true;
-                    self.watching = Some(player);
-                    self.has_view = true;
+                    self.watch(player);
                 }
             }
             ServerMsg::Cursors(cursors) => {
@@ -664,25 +658,27 @@ impl Room {
         });
     }
 
-    fn help_request(&mut self, make: fn(u32, u32, u32) -> ClientMsg) -> bool {
+    /// Asks the server for help on the cells around the cursor; `false` when it cannot be
+    /// sent now.
+    fn ask(&mut self, help: Help) -> bool {
         let Some(seq) = self.next_seq(Asked::Help) else {
             return false;
         };
-        let (row, col) = self.cursor;
-        self.outbox.push(make(seq, row as u32, col as u32));
+        let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
+        self.outbox.push(match help {
+            Help::Hint => ClientMsg::Hint { seq, row, col },
+            Help::Odds => ClientMsg::Odds { seq, row, col },
+            Help::WrongFlags => ClientMsg::WrongFlags { seq, row, col },
+        });
         true
     }
 
-    fn ask_hint(&mut self) {
-        self.help_request(|seq, row, col| ClientMsg::Hint { seq, row, col });
-    }
-
-    fn ask_odds(&mut self) -> bool {
-        self.help_request(|seq, row, col| ClientMsg::Odds { seq, row, col })
-    }
-
-    fn ask_wrong_flags(&mut self) -> bool {
-        self.help_request(|seq, row, col| ClientMsg::WrongFlags { seq, row, col })
+    /// Watches `player`'s view: the chunk frames that answer name it.
+    fn watch(&mut self, player: u32) {
+        self.outbox.push(ClientMsg::Watch { player });
+        self.watch_sent = true;
+        self.watching = Some(player);
+        self.has_view = true;
     }
 
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
@@ -731,11 +727,8 @@ impl Room {
             self.say("nobody plays in this race yet");
             return;
         };
-        self.outbox.push(ClientMsg::Watch { player });
-        self.watch_sent = true;
         self.watched_before = self.watching;
-        self.watching = Some(player);
-        self.has_view = true;
+        self.watch(player);
         self.say(format!("watching {}", self.name_of(player)));
     }
 
@@ -743,14 +736,14 @@ impl Room {
     fn cycle_overlay(&mut self) {
         self.overlay = match self.overlay {
             Overlay::Off => {
-                if !self.ask_odds() {
+                if !self.ask(Help::Odds) {
                     return;
                 }
                 Overlay::Colour
             }
             Overlay::Colour => {
                 // The cursor may have moved: ask again for the window around it.
-                self.ask_odds();
+                self.ask(Help::Odds);
                 Overlay::Digits
             }
             Overlay::Digits => {
@@ -764,7 +757,7 @@ impl Room {
         if self.show_wrong_flags {
             self.show_wrong_flags = false;
             self.wrong_flags.clear();
-        } else if self.ask_wrong_flags() {
+        } else if self.ask(Help::WrongFlags) {
             self.show_wrong_flags = true;
         }
     }
@@ -772,10 +765,10 @@ impl Room {
     /// Asks again for what is shown, after a move of one's own opened cells.
     fn refresh_help(&mut self) {
         if self.overlay != Overlay::Off {
-            self.ask_odds();
+            self.ask(Help::Odds);
         }
         if self.show_wrong_flags {
-            self.ask_wrong_flags();
+            self.ask(Help::WrongFlags);
         }
     }
 
@@ -928,7 +921,9 @@ impl Play for Room {
 
     fn help(&mut self, ask: Help) {
         match ask {
-            Help::Hint => self.ask_hint(),
+            Help::Hint => {
+                self.ask(ask);
+            }
             Help::Odds => self.cycle_overlay(),
             Help::WrongFlags => self.toggle_wrong_flags(),
         }
