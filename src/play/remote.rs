@@ -1525,22 +1525,11 @@ mod tests {
             now,
         );
         let welcome = Welcome {
-            version: 1,
-            spectator: false,
-            player: 1,
-            token: [7; 16],
             rows: 9,
             cols: 9,
             mines: 10,
-            mode: Mode::Coop,
-            rule: MineRule::Classic,
-            no_guess: false,
             first: (4, 4),
-            max_chunks: 256,
-            view: 0,
-            elapsed_ms: 0,
-            clock_running: false,
-            game: 1,
+            ..welcome(Mode::Coop, false)
         };
         remote.receive(
             NetEvent::Joined {
