@@ -798,8 +798,9 @@ impl Room {
                 player.revealed, player.mines_hit, player.flags
             )
         } else {
-            let safe = (self.welcome.as_ref())
-                .map_or(0, |w| u64::from(w.rows) * u64::from(w.cols) - w.mines);
+            let safe = (self.welcome.as_ref()).map_or(0, |w| {
+                (u64::from(w.rows) * u64::from(w.cols)).saturating_sub(w.mines)
+            });
             let status = match player.status {
                 1 => "won",
                 2 => "lost",
@@ -820,7 +821,9 @@ impl Play for Room {
 
     fn size(&self) -> Option<(usize, usize)> {
         let welcome = self.welcome.as_ref()?;
-        Some((welcome.rows as usize, welcome.cols as usize)).filter(|&(rows, _)| rows > 0)
+        // A board of no cells has nothing to show or move over.
+        Some((welcome.rows as usize, welcome.cols as usize))
+            .filter(|&(rows, cols)| rows > 0 && cols > 0)
     }
 
     fn cell(&self, row: usize, col: usize) -> Option<Cell> {
