@@ -54,6 +54,34 @@ pub(crate) enum Overlay {
     Digits,
 }
 
+impl Overlay {
+    /// The next one `p` shows: colours, then digits, then off.
+    fn next(self) -> Overlay {
+        match self {
+            Overlay::Off => Overlay::Colour,
+            Overlay::Colour => Overlay::Digits,
+            Overlay::Digits => Overlay::Off,
+        }
+    }
+}
+
+/// The help shown on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shown {
+    /// How the mine probabilities are shown.
+    pub(crate) overlay: Overlay,
+    /// Whether flags proven wrong are shown.
+    pub(crate) wrong_flags: bool,
+}
+
+impl Shown {
+    /// No help on the board.
+    pub(crate) const NONE: Shown = Shown {
+        overlay: Overlay::Off,
+        wrong_flags: false,
+    };
+}
+
 /// Which page is in front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Page {
@@ -98,9 +126,11 @@ pub(crate) enum Reply {
     Goto((usize, usize)),
     /// The cursor on this cell with the view centred on it: a new board.
     Place((usize, usize)),
-    /// The game is over: its end screen comes up.
+    /// The probabilities and the wrong flags go: they cannot be worked out.
+    HelpOff,
+    /// The game is over: the help goes and its end screen comes up.
     Ended,
-    /// The next game: the end screen and the hint go.
+    /// The next game: the help, the hint and the end screen go.
     Fresh,
 }
 
@@ -128,15 +158,16 @@ pub(crate) trait Play {
     fn quit_note(&self) -> Option<&'static str> {
         None
     }
-    /// The cursor and the rows and columns in view (`None` when nothing is shown), after
-    /// every change.
-    fn show(&mut self, _cursor: (usize, usize), _view: Option<[Range<usize>; 2]>) {}
+    /// The cursor, the rows and columns in view (`None` when nothing is shown) and the
+    /// help on the board, after every change.
+    fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown);
     /// Moves the source's clock to `now`.
     fn tick(&mut self, now: Instant);
     /// A move on `cell`.
     fn play(&mut self, action: Move, cell: (usize, usize), now: Instant);
-    /// A request for help.
-    fn help(&mut self, ask: Help);
+    /// A request for help; for the probabilities and the wrong flags, `shown` is the help
+    /// the board shows next, if this returns `true`.
+    fn help(&mut self, ask: Help, shown: Shown) -> bool;
     /// `n`: the next game, once this one is over.
     fn next_game(&mut self, now: Instant);
     /// A key only this source has (save, the next player), or `None` if `code` is not one.
@@ -145,8 +176,6 @@ pub(crate) trait Play {
     }
     /// The replies since the last call, in order.
     fn replies(&mut self) -> Vec<Reply>;
-    /// How the probabilities are shown.
-    fn overlay(&self) -> Overlay;
     /// While the overlay is on: the chance of a mine on a hidden cell, and whether it is
     /// exact rather than estimated.
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)>;
@@ -280,6 +309,7 @@ pub(crate) struct App<S = Local> {
     page: Page,
     end_shown: bool,
     hint: Option<(usize, usize)>,
+    shown: Shown,
     message: Option<String>,
     now: Instant,
     /// Whether `q` has asked to confirm, and the next `q` quits.
@@ -313,6 +343,7 @@ impl<S: Play> App<S> {
             page: Page::Board,
             end_shown: false,
             hint: None,
+            shown: Shown::NONE,
             message: None,
             now,
             quit_asked: false,
@@ -404,6 +435,17 @@ impl<S: Play> App<S> {
         self.hint
     }
 
+    /// How the probabilities are shown.
+    pub(crate) fn overlay(&self) -> Overlay {
+        self.shown.overlay
+    }
+
+    /// Whether flags proven wrong are shown.
+    #[cfg(test)]
+    pub(crate) fn shows_wrong_flags(&self) -> bool {
+        self.shown.wrong_flags
+    }
+
     /// The message line's text, if any.
     pub(crate) fn message(&self) -> Option<&str> {
         self.message.as_deref()
@@ -477,13 +519,11 @@ impl<S: Play> App<S> {
                     self.cursor = cell;
                     self.centre();
                 }
-                Reply::Ended => {
+                Reply::HelpOff => self.shown = Shown::NONE,
+                Reply::Ended | Reply::Fresh => {
+                    self.shown = Shown::NONE;
                     self.hint = None;
-                    self.end_shown = true;
-                }
-                Reply::Fresh => {
-                    self.hint = None;
-                    self.end_shown = false;
+                    self.end_shown = reply == Reply::Ended;
                 }
             }
         }
@@ -491,7 +531,7 @@ impl<S: Play> App<S> {
             let (row, col) = self.origin;
             [row..row + screen.span_rows, col..col + screen.span_cols]
         });
-        self.source.show(self.cursor, view);
+        self.source.show(self.cursor, view, self.shown);
     }
 
     fn key(&mut self, key: &KeyEvent) -> Action {
@@ -551,9 +591,29 @@ impl<S: Play> App<S> {
             KeyCode::Char('c') => self.centre(),
             KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
             KeyCode::Char('f') => self.source.play(Move::Flag, self.cursor, self.now),
-            KeyCode::Char('h') => self.source.help(Help::Hint),
-            KeyCode::Char('p') => self.source.help(Help::Odds),
-            KeyCode::Char('w') => self.source.help(Help::WrongFlags),
+            KeyCode::Char('h') => {
+                self.source.help(Help::Hint, self.shown);
+            }
+            KeyCode::Char('p') => {
+                let overlay = self.shown.overlay.next();
+                self.ask(
+                    Help::Odds,
+                    Shown {
+                        overlay,
+                        ..self.shown
+                    },
+                );
+            }
+            KeyCode::Char('w') => {
+                let wrong_flags = !self.shown.wrong_flags;
+                self.ask(
+                    Help::WrongFlags,
+                    Shown {
+                        wrong_flags,
+                        ..self.shown
+                    },
+                );
+            }
             KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {
                 self.message = None;
@@ -655,6 +715,13 @@ impl<S: Play> App<S> {
             viewport::centre(self.cursor.0, rows, span_rows),
             viewport::centre(self.cursor.1, cols, span_cols),
         );
+    }
+
+    /// Asks the source for help, and shows `shown` if it says yes.
+    fn ask(&mut self, help: Help, shown: Shown) {
+        if self.source.help(help, shown) {
+            self.shown = shown;
+        }
     }
 
     /// Space or a left click: chords an open number, says why a flag does not open,

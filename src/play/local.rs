@@ -1,6 +1,7 @@
 //! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its
 //! clock, its clicks, and the solver's help, all answered at once.
 
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bitmines_core::{Cell, Game, Stats, Status};
@@ -10,7 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Span;
 
 use super::Setup;
-use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Summary};
+use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::help::{self, Knowledge};
 
@@ -69,8 +70,8 @@ struct Pending {
 pub(crate) struct Local {
     game: Game,
     setup: Setup,
-    overlay: Overlay,
-    show_wrong_flags: bool,
+    /// The help on the board, as the app last told it.
+    shown: Shown,
     /// What the view proves, while the overlay or the wrong flags are shown.
     knowledge: Option<Knowledge>,
     /// The revealed count `knowledge` was computed at: it changes only when cells open.
@@ -111,8 +112,7 @@ impl Local {
             replies: vec![Reply::Place((game.rows() / 2, game.cols() / 2))],
             game,
             setup,
-            overlay: Overlay::Off,
-            show_wrong_flags: false,
+            shown: Shown::NONE,
             knowledge: None,
             known_at: 0,
             help: HelpUsed::default(),
@@ -152,12 +152,6 @@ impl Local {
         &self.setup
     }
 
-    /// Whether flags on proven-safe cells are shown as wrong.
-    #[cfg(test)]
-    pub(crate) fn shows_wrong_flags(&self) -> bool {
-        self.show_wrong_flags
-    }
-
     /// What the view proves, while the overlay or the wrong flags are shown.
     #[cfg(test)]
     pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
@@ -193,8 +187,6 @@ impl Local {
         self.clock.stop(now);
         self.now = now;
         self.knowledge = None;
-        self.show_wrong_flags = false;
-        self.overlay = Overlay::Off;
         self.replies.push(Reply::Ended);
         self.bbbv = self
             .game
@@ -208,7 +200,7 @@ impl Local {
     /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
     /// Returns whether the knowledge is there.
     fn refresh_help(&mut self) -> bool {
-        if self.overlay == Overlay::Off && !self.show_wrong_flags {
+        if self.shown == Shown::NONE {
             self.knowledge = None;
             return false;
         }
@@ -223,8 +215,7 @@ impl Local {
             }
             Err(error) => {
                 self.knowledge = None;
-                self.overlay = Overlay::Off;
-                self.show_wrong_flags = false;
+                self.replies.push(Reply::HelpOff);
                 self.say(format!("{error:#}"));
                 false
             }
@@ -268,28 +259,21 @@ impl Local {
         }
     }
 
-    fn cycle_overlay(&mut self) {
-        self.overlay = match self.overlay {
-            Overlay::Off => Overlay::Colour,
-            Overlay::Colour => Overlay::Digits,
-            Overlay::Digits => Overlay::Off,
-        };
-        if self.refresh_help() && self.overlay != Overlay::Off {
-            self.help.odds = true;
-        }
-    }
-
-    fn toggle_wrong_flags(&mut self) {
-        self.show_wrong_flags = !self.show_wrong_flags;
-        if !self.refresh_help() || !self.show_wrong_flags {
+    /// Shows the help `shown` asks for: `ask` says which part changed, and is counted.
+    fn show_help(&mut self, ask: Help, shown: Shown) {
+        self.shown = shown;
+        if !self.refresh_help() {
             return;
         }
-        self.help.wrong_flags = true;
-        let wrong = self
-            .knowledge
-            .as_ref()
-            .map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
-        self.say(flags_wrong(wrong, ""));
+        if ask == Help::Odds && shown.overlay != Overlay::Off {
+            self.help.odds = true;
+        }
+        if ask == Help::WrongFlags && shown.wrong_flags {
+            self.help.wrong_flags = true;
+            let wrong =
+                (self.knowledge.as_ref()).map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+            self.say(flags_wrong(wrong, ""));
+        }
     }
 }
 
@@ -413,15 +397,19 @@ impl Play for Local {
         self.after_move(result, now);
     }
 
-    fn help(&mut self, ask: Help) {
+    fn help(&mut self, ask: Help, shown: Shown) -> bool {
         if self.game.status() != Status::Playing {
-            return;
+            return false;
         }
         match ask {
             Help::Hint => self.ask_hint(),
-            Help::Odds => self.cycle_overlay(),
-            Help::WrongFlags => self.toggle_wrong_flags(),
+            _ => self.show_help(ask, shown),
         }
+        true
+    }
+
+    fn show(&mut self, _: (usize, usize), _: Option<[Range<usize>; 2]>, shown: Shown) {
+        self.shown = shown;
     }
 
     /// A fresh game with the same settings and the next seed.
@@ -450,20 +438,16 @@ impl Play for Local {
         std::mem::take(&mut self.replies)
     }
 
-    fn overlay(&self) -> Overlay {
-        self.overlay
-    }
-
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
         let knowledge = self
             .knowledge
             .as_ref()
-            .filter(|_| self.overlay != Overlay::Off)?;
+            .filter(|_| self.shown.overlay != Overlay::Off)?;
         Some((knowledge.mine(row, col)?, knowledge.exact()))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
-        self.show_wrong_flags
+        self.shown.wrong_flags
             && self
                 .knowledge
                 .as_ref()

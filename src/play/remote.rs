@@ -23,7 +23,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Summary};
+use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::local::flags_wrong;
 use super::net::{NetEvent, error_name};
@@ -138,9 +138,9 @@ pub(crate) struct Room {
     cursors: BTreeMap<u32, (usize, usize)>,
     /// The room's last events, named when drawn, so a name that came after its event shows.
     events: Vec<(EventKind, u32, u32, u32)>,
-    overlay: Overlay,
+    /// The help on the board, as the app last told it.
+    shown: Shown,
     odds: Option<OddsWindow>,
-    show_wrong_flags: bool,
     wrong_flags: Vec<(usize, usize)>,
     over: Option<Over>,
     /// A race room's series scoreboard, as the server last sent it.
@@ -178,9 +178,8 @@ impl App<Room> {
             clock: None,
             cursors: BTreeMap::new(),
             events: Vec::new(),
-            overlay: Overlay::Off,
+            shown: Shown::NONE,
             odds: None,
-            show_wrong_flags: false,
             wrong_flags: Vec::new(),
             over: None,
             series: Vec::new(),
@@ -288,7 +287,9 @@ impl Room {
 
     /// The probabilities of the window around the cursor, while the overlay is on.
     pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        self.odds.as_ref().filter(|_| self.overlay != Overlay::Off)
+        self.odds
+            .as_ref()
+            .filter(|_| self.shown.overlay != Overlay::Off)
     }
 
     /// A race room's series scoreboard: each racer's wins and best time across the room's
@@ -511,8 +512,6 @@ impl Room {
             }
             ServerMsg::Over(over) => {
                 if over.view == self.view {
-                    self.overlay = Overlay::Off;
-                    self.show_wrong_flags = false;
                     self.replies.push(Reply::Ended);
                     self.over = Some(over);
                 }
@@ -543,7 +542,7 @@ impl Room {
                 width,
                 cells,
             } => {
-                if self.asked.remove(&seq).is_some() && self.overlay != Overlay::Off {
+                if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
                     self.odds = Some(OddsWindow {
                         row: row as usize,
                         col: col as usize,
@@ -554,7 +553,7 @@ impl Room {
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {
-                if self.asked.remove(&seq).is_none() || !self.show_wrong_flags {
+                if self.asked.remove(&seq).is_none() || !self.shown.wrong_flags {
                     return;
                 }
                 self.wrong_flags = cells
@@ -581,9 +580,7 @@ impl Room {
                 // The chunks watched come again with the new board, and the clock with them.
                 self.over = None;
                 self.replies.push(Reply::Fresh);
-                self.overlay = Overlay::Off;
                 self.odds = None;
-                self.show_wrong_flags = false;
                 self.wrong_flags.clear();
                 if let Some(welcome) = &mut self.welcome {
                     welcome.game = game;
@@ -732,42 +729,12 @@ impl Room {
         self.say(format!("watching {}", self.name_of(player)));
     }
 
-    /// `p`: colours, then digits, then off; the window is asked for around the cursor.
-    fn cycle_overlay(&mut self) {
-        self.overlay = match self.overlay {
-            Overlay::Off => {
-                if !self.ask(Help::Odds) {
-                    return;
-                }
-                Overlay::Colour
-            }
-            Overlay::Colour => {
-                // The cursor may have moved: ask again for the window around it.
-                self.ask(Help::Odds);
-                Overlay::Digits
-            }
-            Overlay::Digits => {
-                self.odds = None;
-                Overlay::Off
-            }
-        };
-    }
-
-    fn toggle_wrong_flags(&mut self) {
-        if self.show_wrong_flags {
-            self.show_wrong_flags = false;
-            self.wrong_flags.clear();
-        } else if self.ask(Help::WrongFlags) {
-            self.show_wrong_flags = true;
-        }
-    }
-
     /// Asks again for what is shown, after a move of one's own opened cells.
     fn refresh_help(&mut self) {
-        if self.overlay != Overlay::Off {
+        if self.shown.overlay != Overlay::Off {
             self.ask(Help::Odds);
         }
-        if self.show_wrong_flags {
+        if self.shown.wrong_flags {
             self.ask(Help::WrongFlags);
         }
     }
@@ -880,7 +847,8 @@ impl Play for Room {
         Some(Duration::from_millis(30))
     }
 
-    fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>) {
+    fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown) {
+        self.shown = shown;
         if cursor != self.cursor {
             self.cursor = cursor;
             self.cursor_moved = true;
@@ -922,14 +890,16 @@ impl Play for Room {
         self.act(action, cell);
     }
 
-    fn help(&mut self, ask: Help) {
+    /// The help asked for around the cursor; the probabilities come on once asked for,
+    /// and go to digits even when they cannot be asked for again.
+    fn help(&mut self, ask: Help, shown: Shown) -> bool {
         match ask {
-            Help::Hint => {
-                self.ask(ask);
-            }
-            Help::Odds => self.cycle_overlay(),
-            Help::WrongFlags => self.toggle_wrong_flags(),
+            Help::Odds if shown.overlay == Overlay::Off => self.odds = None,
+            Help::WrongFlags if !shown.wrong_flags => self.wrong_flags.clear(),
+            Help::Odds => return self.ask(ask) || self.shown.overlay != Overlay::Off,
+            _ => return self.ask(ask),
         }
+        true
     }
 
     fn next_game(&mut self, _now: Instant) {
@@ -947,16 +917,12 @@ impl Play for Room {
         std::mem::take(&mut self.replies)
     }
 
-    fn overlay(&self) -> Overlay {
-        self.overlay
-    }
-
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
         Some((self.odds()?.mine(row, col)?, true))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
-        self.show_wrong_flags && self.wrong_flags.contains(&(row, col))
+        self.shown.wrong_flags && self.wrong_flags.contains(&(row, col))
     }
 
     fn colour_at(&self, row: usize, col: usize) -> Option<Color> {
