@@ -1,24 +1,36 @@
-//! The game's state and what each key and mouse event does to it, with no terminal.
+//! The terminal game's state and what each key and mouse event does to it, with no terminal.
 //!
-//! [`App::handle`] takes an event and the time it arrived, changes the state and says what
-//! the loop around it must do ([`Action`]); time is always passed in, so tests replay a game
-//! to the same screen and the same measures every time.
+//! [`App`] holds what every game shows the same way: the cursor, the view over the board,
+//! the message line, the key page, the hint's mark and the end screen. What it plays sits
+//! behind [`Play`]: a local game ([`super::local::Local`]) or a server's room
+//! ([`super::remote::Room`]). The app tells its source the moves and the help asked for;
+//! the source answers with [`Reply`]s, at once (a local game) or when the server's answer
+//! comes (a room). Time is always passed in, so tests replay a game to the same screen.
 
 use std::fmt;
+use std::ops::{Deref, DerefMut, Range};
 use std::time::{Duration, Instant};
 
-use bitmines_core::{Cell, Game, Stats, Status};
+use bitmines_core::{Cell, Status};
 use crossterm::event::{
     Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use ratatui::layout::Rect;
+use ratatui::style::Color;
+use ratatui::text::{Line, Span};
 
-use super::Setup;
-use super::help::{self, Knowledge};
+use super::draw::{Ending, Glyphs, KeyPage};
+use super::local::Local;
 use super::viewport::{self, Screen};
 
 /// Rows (or columns) one turn of the mouse wheel scrolls.
 const WHEEL_STEP: isize = 3;
+
+/// Terminal columns of the players' panel, right of the board, on terminals wide enough.
+pub(crate) const PANEL_WIDTH: u16 = 30;
+
+/// The narrowest terminal that shows the panel beside the board.
+const PANEL_FROM: u16 = 64;
 
 /// What the loop around the app must do after an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,6 +54,34 @@ pub(crate) enum Overlay {
     Digits,
 }
 
+impl Overlay {
+    /// The next one `p` shows: colours, then digits, then off.
+    fn next(self) -> Overlay {
+        match self {
+            Overlay::Off => Overlay::Colour,
+            Overlay::Colour => Overlay::Digits,
+            Overlay::Digits => Overlay::Off,
+        }
+    }
+}
+
+/// The help shown on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Shown {
+    /// How the mine probabilities are shown.
+    pub(crate) overlay: Overlay,
+    /// Whether flags proven wrong are shown.
+    pub(crate) wrong_flags: bool,
+}
+
+impl Shown {
+    /// No help on the board.
+    pub(crate) const NONE: Shown = Shown {
+        overlay: Overlay::Off,
+        wrong_flags: false,
+    };
+}
+
 /// Which page is in front.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Page {
@@ -49,6 +89,124 @@ pub(crate) enum Page {
     Board,
     /// The list of keys (`?`).
     Keys,
+}
+
+/// A move on a cell, as the app asks it of its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Move {
+    /// Space or a left click on a cell that is not an open number.
+    Reveal,
+    /// `f` or a right click.
+    Flag,
+    /// A middle click, or Space or a left click on an open number.
+    Chord,
+    /// Space or a left click on a flag: nothing opens, but a player counts the click.
+    Wasted,
+}
+
+/// The help a player asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Help {
+    /// `h`: a cell proven safe, and why.
+    Hint,
+    /// `p`: the mine probabilities, as colours, then digits, then off.
+    Odds,
+    /// `w`: the flags proven wrong, shown or hidden.
+    WrongFlags,
+}
+
+/// What a source tells the app, after a move, a request or a frame from the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// This text on the message line, or none.
+    Say(Option<String>),
+    /// The hint's mark on this cell, the cursor brought there; or the mark taken off.
+    Hint(Option<(usize, usize)>),
+    /// The cursor to this cell, the view following.
+    Goto((usize, usize)),
+    /// The cursor on this cell with the view centred on it: a new board.
+    Place((usize, usize)),
+    /// The probabilities and the wrong flags go: they cannot be worked out.
+    HelpOff,
+    /// The game is over: the help goes and its end screen comes up.
+    Ended,
+    /// The next game: the help, the hint and the end screen go.
+    Fresh,
+}
+
+/// What the terminal game plays: a local game or a room of a server. The app calls the
+/// methods that change it and then takes its [`Reply`]s; the screen reads the others.
+pub(crate) trait Play {
+    /// Whether the board shares the screen with the players' panel.
+    const ROOM: bool;
+    /// Board rows and columns, or `None` while there is no board yet (a room before its
+    /// welcome).
+    fn size(&self) -> Option<(usize, usize)>;
+    /// A cell of the board shown, or `None` while it is not known here (a chunk on its way).
+    fn cell(&self, row: usize, col: usize) -> Option<Cell>;
+    /// The status of the game shown.
+    fn status(&self) -> Status;
+    /// Time played, at `now`.
+    fn elapsed(&self, now: Instant) -> Duration;
+    /// How long the loop may wait for an event before drawing again; `None`: until one.
+    fn wake(&self, now: Instant) -> Option<Duration>;
+    /// Whether keys other than quit wait (a board being made).
+    fn busy(&self) -> bool {
+        false
+    }
+    /// What `q` says when quitting now would lose the game: the next `q` quits.
+    fn quit_note(&self) -> Option<&'static str> {
+        None
+    }
+    /// The cursor, the rows and columns in view (`None` when nothing is shown) and the
+    /// help on the board, after every change.
+    fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown);
+    /// Moves the source's clock to `now`.
+    fn tick(&mut self, now: Instant);
+    /// A move on `cell`.
+    fn play(&mut self, action: Move, cell: (usize, usize), now: Instant);
+    /// A request for help; for the probabilities and the wrong flags, `shown` is the help
+    /// the board shows next, if this returns `true`.
+    fn help(&mut self, ask: Help, shown: Shown) -> bool;
+    /// `n`: the next game, once this one is over.
+    fn next_game(&mut self, now: Instant);
+    /// A key only this source has (save, the next player), or `None` if `code` is not one.
+    fn key(&mut self, _code: KeyCode) -> Option<Action> {
+        None
+    }
+    /// The replies since the last call, in order.
+    fn replies(&mut self) -> Vec<Reply>;
+    /// While the overlay is on: the chance of a mine on a hidden cell, and whether it is
+    /// exact rather than estimated.
+    fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)>;
+    /// Whether `(row, col)` holds a flag proven wrong, while they are shown.
+    fn proven_wrong(&self, row: usize, col: usize) -> bool;
+    /// The colour of another player's cursor on `(row, col)`, if one is there.
+    fn colour_at(&self, _row: usize, _col: usize) -> Option<Color> {
+        None
+    }
+    /// Mines not flagged yet (none on a won board).
+    fn mines_left(&self) -> i128;
+    /// The status line after the mines left and the time.
+    fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>>;
+    /// The message line when there is no message.
+    fn idle_line(&self) -> String;
+    /// The key line: `(key, what it does, whether it is shown however narrow the screen)`.
+    fn keys(&self, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)>;
+    /// The key page's title and the lines of this source's own.
+    fn key_page(&self, glyphs: &Glyphs) -> KeyPage;
+    /// The players' panel; empty when playing alone.
+    fn panel(&self, _glyphs: &Glyphs, _ascii: bool) -> Vec<Line<'static>> {
+        Vec::new()
+    }
+    /// The measures of the game, once it is over.
+    fn summary(&self) -> Option<Summary>;
+    /// The end screen's title and rows for `summary`.
+    fn ending(&self, summary: &Summary) -> Ending;
+    /// What the screen says while there is no board yet (a room's address).
+    fn lobby(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// Clicks on the board by kind, counted as players count them: every click while the game
@@ -103,43 +261,6 @@ impl fmt::Display for HelpUsed {
     }
 }
 
-/// The play time, from the first click on the board to the end of the game.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct Clock {
-    started: Option<Instant>,
-    stopped: Option<Instant>,
-}
-
-impl Clock {
-    /// Starts the clock at `now`, unless it has started already.
-    fn start(&mut self, now: Instant) {
-        self.started.get_or_insert(now);
-    }
-
-    /// Stops the clock at `now`, unless it has stopped already.
-    fn stop(&mut self, now: Instant) {
-        if self.started.is_some() {
-            self.stopped.get_or_insert(now);
-        }
-    }
-
-    /// Time played up to `now` (or up to the end).
-    pub(crate) fn elapsed(&self, now: Instant) -> Duration {
-        match self.started {
-            Some(started) => self
-                .stopped
-                .unwrap_or(now)
-                .saturating_duration_since(started),
-            None => Duration::ZERO,
-        }
-    }
-
-    /// Whether the clock is running, so the screen needs redrawing as time passes.
-    pub(crate) fn running(&self) -> bool {
-        self.started.is_some() && self.stopped.is_none()
-    }
-}
-
 /// A finished game in the measures players compare.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Summary {
@@ -174,12 +295,12 @@ impl Summary {
     }
 }
 
-/// Everything the screen shows, and how events change it.
+/// Everything the screen shows, and how events change it, over a source `S`. The app reads
+/// as its source too (`app.game()` is a local game's), so the loop and the tests reach both.
 #[derive(Debug)]
-pub(crate) struct App {
-    game: Game,
-    setup: Setup,
-    /// Always on the board.
+pub(crate) struct App<S = Local> {
+    source: S,
+    /// Always on the board, once there is one.
     cursor: (usize, usize),
     /// The top-left cell shown; kept so the view never runs past the board's end.
     origin: (usize, usize),
@@ -187,106 +308,60 @@ pub(crate) struct App {
     ascii: bool,
     page: Page,
     end_shown: bool,
-    overlay: Overlay,
-    show_wrong_flags: bool,
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    knowledge: Option<Knowledge>,
-    /// The revealed count `knowledge` was computed at: it changes only when cells open.
-    known_at: usize,
     hint: Option<(usize, usize)>,
-    help: HelpUsed,
-    clicks: Clicks,
-    clock: Clock,
-    now: Instant,
+    shown: Shown,
     message: Option<String>,
-    bbbv: Option<usize>,
-    resumed: bool,
-    /// Whether quitting saves the game (`--save`).
-    save_on_quit: bool,
-    /// Whether a move was made since the game started or was last saved.
-    unsaved: bool,
+    now: Instant,
     /// Whether `q` has asked to confirm, and the next `q` quits.
     quit_asked: bool,
-    /// The first click's board, being generated on another thread.
-    pending: Option<Pending>,
 }
 
-/// Boards of at least this many cells are generated off the input thread: from about a
-/// million cells generation takes long enough for a player to notice a frozen screen.
-const OFF_THREAD_CELLS: usize = 1 << 18;
+impl<S> Deref for App<S> {
+    type Target = S;
 
-/// A first click whose board is being generated on another thread: the game comes back
-/// with the click applied.
-#[derive(Debug)]
-struct Pending {
-    work: std::thread::JoinHandle<(Game, Result<(), bitmines_core::Error>)>,
-    /// When the click was made, for the progress line.
-    since: Instant,
+    fn deref(&self) -> &S {
+        &self.source
+    }
 }
 
-impl App {
-    /// A game ready to play in a terminal of `area`, the cursor on the board's middle cell.
-    /// `resumed` says the game was read from a file, whose time and clicks are not recorded.
-    pub(crate) fn new(game: Game, setup: Setup, area: Rect, now: Instant, resumed: bool) -> App {
+impl<S> DerefMut for App<S> {
+    fn deref_mut(&mut self) -> &mut S {
+        &mut self.source
+    }
+}
+
+impl<S: Play> App<S> {
+    /// An app over `source` in a terminal of `area`, having taken the source's first replies
+    /// (where the cursor starts).
+    pub(crate) fn over(source: S, area: Rect, now: Instant) -> Self {
         let mut app = App {
-            cursor: (game.rows() / 2, game.cols() / 2),
-            game,
-            setup,
+            source,
+            cursor: (0, 0),
             origin: (0, 0),
             area,
             ascii: false,
             page: Page::Board,
             end_shown: false,
-            overlay: Overlay::Off,
-            show_wrong_flags: false,
-            knowledge: None,
-            known_at: 0,
             hint: None,
-            help: HelpUsed::default(),
-            clicks: Clicks::default(),
-            clock: Clock::default(),
-            now,
+            shown: Shown::NONE,
             message: None,
-            bbbv: None,
-            resumed,
-            save_on_quit: false,
-            unsaved: false,
+            now,
             quit_asked: false,
-            pending: None,
         };
-        app.centre();
-        if app.game.status() != Status::Playing {
-            app.finish();
-        }
+        app.absorb();
         app
     }
 
     /// The same app drawn with ASCII glyphs only.
-    pub(crate) fn with_ascii(mut self, ascii: bool) -> App {
+    pub(crate) fn with_ascii(mut self, ascii: bool) -> Self {
         self.ascii = ascii;
         self
-    }
-
-    /// The same app told whether quitting saves the game (`--save`), so `q` need not ask.
-    pub(crate) fn with_save_on_quit(mut self, save_on_quit: bool) -> App {
-        self.save_on_quit = save_on_quit;
-        self
-    }
-
-    /// Records that the game was just saved: quitting loses nothing until the next move.
-    pub(crate) fn saved(&mut self) {
-        self.unsaved = false;
-    }
-
-    /// Whether the board of the first click is being generated off the input thread.
-    pub(crate) fn generating(&self) -> bool {
-        self.pending.is_some()
     }
 
     /// Applies `event`, which arrived at `now`.
     pub(crate) fn handle(&mut self, event: &Event, now: Instant) -> Action {
         self.now = now;
-        match event {
+        let action = match event {
             Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
             Event::Mouse(mouse) => {
                 self.mouse(mouse);
@@ -297,36 +372,32 @@ impl App {
                 Action::Continue
             }
             _ => Action::Continue,
-        }
+        };
+        self.absorb();
+        action
     }
 
-    /// Moves the app's clock to `now`, for the timer on the screen, and takes the board of
-    /// the first click once its thread has made it (the clock starts then, as the first
-    /// cells are shown).
+    /// Moves the app's clock to `now`, for the timer on the screen, and lets the source
+    /// catch up (a board made on another thread, a cursor frame due).
     pub(crate) fn tick(&mut self, now: Instant) {
         self.now = now;
-        let Some(pending) = self.pending.take() else {
-            return;
-        };
-        if !pending.work.is_finished() {
-            self.message = Some(generating_note(&self.game, now - pending.since));
-            self.pending = Some(pending);
-            return;
-        }
-        match pending.work.join() {
-            Ok((game, result)) => {
-                self.game = game;
-                self.clock.start(now);
-                self.after_move(result);
-            }
-            Err(_) => self.note("the board could not be generated"),
-        }
+        self.source.tick(now);
+        self.absorb();
+    }
+
+    /// Lets `change` act on the source at `now` (a frame from a server), then takes its
+    /// replies.
+    pub(crate) fn update(&mut self, now: Instant, change: impl FnOnce(&mut S)) {
+        self.now = now;
+        change(&mut self.source);
+        self.absorb();
     }
 
     /// Takes the terminal's new size, keeping the cursor in view.
     pub(crate) fn resize(&mut self, area: Rect) {
         self.area = area;
         self.follow();
+        self.absorb();
     }
 
     /// Shows `text` on the message line.
@@ -334,17 +405,7 @@ impl App {
         self.message = Some(text.into());
     }
 
-    /// The game.
-    pub(crate) fn game(&self) -> &Game {
-        &self.game
-    }
-
-    /// How the game was set up.
-    pub(crate) fn setup(&self) -> &Setup {
-        &self.setup
-    }
-
-    /// The cursor, `(row, col)`, always on the board.
+    /// The cursor, `(row, col)`.
     pub(crate) fn cursor(&self) -> (usize, usize) {
         self.cursor
     }
@@ -369,24 +430,20 @@ impl App {
         self.page
     }
 
-    /// How mine probabilities are shown.
-    pub(crate) fn overlay(&self) -> Overlay {
-        self.overlay
-    }
-
-    /// Whether flags on proven-safe cells are shown as wrong.
-    pub(crate) fn shows_wrong_flags(&self) -> bool {
-        self.show_wrong_flags
-    }
-
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
-        self.knowledge.as_ref()
-    }
-
     /// The cell of the last hint, until the next move.
     pub(crate) fn hint(&self) -> Option<(usize, usize)> {
         self.hint
+    }
+
+    /// How the probabilities are shown.
+    pub(crate) fn overlay(&self) -> Overlay {
+        self.shown.overlay
+    }
+
+    /// Whether flags proven wrong are shown.
+    #[cfg(test)]
+    pub(crate) fn shows_wrong_flags(&self) -> bool {
+        self.shown.wrong_flags
     }
 
     /// The message line's text, if any.
@@ -396,17 +453,17 @@ impl App {
 
     /// Time played so far.
     pub(crate) fn elapsed(&self) -> Duration {
-        self.clock.elapsed(self.now)
+        self.source.elapsed(self.now)
     }
 
-    /// Whether the clock is running.
-    pub(crate) fn clock_running(&self) -> bool {
-        self.clock.running()
+    /// How long the loop may wait for an event before drawing again; `None`: until one.
+    pub(crate) fn wake(&self) -> Option<Duration> {
+        self.source.wake(self.now)
     }
 
-    /// Whether the game was read from a file.
-    pub(crate) fn resumed(&self) -> bool {
-        self.resumed
+    /// The measures of the game, once it is over.
+    pub(crate) fn summary(&self) -> Option<Summary> {
+        self.source.summary()
     }
 
     /// The end screen's measures, while it is shown.
@@ -414,20 +471,30 @@ impl App {
         self.end_shown.then(|| self.summary()).flatten()
     }
 
-    /// The measures of a finished game.
-    pub(crate) fn summary(&self) -> Option<Summary> {
-        (self.game.status() != Status::Playing).then(|| Summary {
-            status: self.game.status(),
-            time: self.clock.elapsed(self.now),
-            bbbv: self.bbbv,
-            clicks: self.clicks,
-            help: self.help,
-        })
+    /// Whether the players' panel is drawn beside the board.
+    pub(crate) fn shows_panel(&self) -> bool {
+        S::ROOM && self.area.width >= PANEL_FROM
     }
 
-    /// The layout of the screen, or `None` when the terminal is too small.
+    /// The part of the terminal the board's screen lays out in: all of it, less the panel.
+    pub(crate) fn board_area(&self) -> Rect {
+        let mut area = self.area;
+        if self.shows_panel() {
+            area.width -= PANEL_WIDTH;
+        }
+        area
+    }
+
+    /// The layout of the board's part of the screen, or `None` while there is no board or
+    /// when the terminal is too small.
     pub(crate) fn screen(&self) -> Option<Screen> {
-        Screen::new(self.area, self.game.rows(), self.game.cols())
+        let (rows, cols) = self.source.size()?;
+        Screen::new(self.board_area(), rows, cols)
+    }
+
+    /// Board rows and columns (none before there is a board).
+    fn size(&self) -> (usize, usize) {
+        self.source.size().unwrap_or((0, 0))
     }
 
     /// Rows and columns of the board in view; one each when the terminal is too small to
@@ -437,6 +504,36 @@ impl App {
             .map_or((1, 1), |screen| (screen.span_rows, screen.span_cols))
     }
 
+    /// Takes the source's replies, then tells it where the cursor and the view are.
+    fn absorb(&mut self) {
+        for reply in self.source.replies() {
+            match reply {
+                Reply::Say(text) => self.message = text,
+                Reply::Hint(None) => self.hint = None,
+                Reply::Hint(Some(cell)) => {
+                    self.hint = Some(cell);
+                    self.move_to(cell.0, cell.1);
+                }
+                Reply::Goto((row, col)) => self.move_to(row, col),
+                Reply::Place(cell) => {
+                    self.cursor = cell;
+                    self.centre();
+                }
+                Reply::HelpOff => self.shown = Shown::NONE,
+                Reply::Ended | Reply::Fresh => {
+                    self.shown = Shown::NONE;
+                    self.hint = None;
+                    self.end_shown = reply == Reply::Ended;
+                }
+            }
+        }
+        let view = self.screen().map(|screen| {
+            let (row, col) = self.origin;
+            [row..row + screen.span_rows, col..col + screen.span_cols]
+        });
+        self.source.show(self.cursor, view, self.shown);
+    }
+
     fn key(&mut self, key: &KeyEvent) -> Action {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
@@ -444,19 +541,17 @@ impl App {
             return Action::Quit;
         }
         if matches!(key.code, KeyCode::Char('q' | 'Q')) {
-            let would_lose = self.unsaved
-                && !self.save_on_quit
-                && self.game.status() == Status::Playing
-                && self.pending.is_none();
-            if !would_lose || self.quit_asked {
-                return Action::Quit;
+            match self.source.quit_note() {
+                Some(note) if !self.quit_asked => {
+                    self.quit_asked = true;
+                    self.note(note);
+                    return Action::Continue;
+                }
+                _ => return Action::Quit,
             }
-            self.quit_asked = true;
-            self.note("q again quits and drops this game; s saves it first");
-            return Action::Continue;
         }
         self.quit_asked = false;
-        if self.pending.is_some() || self.screen().is_none() {
+        if self.source.busy() || self.screen().is_none() {
             // Keys wait while the board is made, and act on nothing the player cannot see.
             return Action::Continue;
         }
@@ -464,21 +559,24 @@ impl App {
             self.page = Page::Board;
             return Action::Continue;
         }
-        if self.end_shown {
-            // The end screen covers the board: the first key closes it (or starts anew).
+        if key.code == KeyCode::Char('n') {
             self.end_shown = false;
-            if key.code == KeyCode::Char('n') {
-                self.new_game();
-            }
+            self.source.next_game(self.now);
             return Action::Continue;
         }
-        let (span_rows, span_cols) = self.spans();
-        let (page_rows, page_cols) = (span_rows as isize, span_cols as isize);
+        if self.end_shown {
+            // The end screen covers the board: the first key closes it.
+            self.end_shown = false;
+            return Action::Continue;
+        }
+        let (page_rows, page_cols) = self.spans();
+        let (page_rows, page_cols) = (page_rows as isize, page_cols as isize);
         let (one_rows, one_cols) = if shift {
             (page_rows, page_cols)
         } else {
             (1, 1)
         };
+        let (rows, cols) = self.size();
         match key.code {
             KeyCode::Up => self.move_by(-one_rows, 0, shift),
             KeyCode::Down => self.move_by(one_rows, 0, shift),
@@ -487,30 +585,47 @@ impl App {
             KeyCode::PageUp => self.move_by(-page_rows, 0, true),
             KeyCode::PageDown => self.move_by(page_rows, 0, true),
             KeyCode::Home => self.move_to(self.cursor.0, 0),
-            KeyCode::End => self.move_to(self.cursor.0, self.game.cols() - 1),
+            KeyCode::End => self.move_to(self.cursor.0, cols - 1),
             KeyCode::Char('g') => self.move_to(0, 0),
-            KeyCode::Char('G') => self.move_to(self.game.rows() - 1, self.game.cols() - 1),
+            KeyCode::Char('G') => self.move_to(rows - 1, cols - 1),
             KeyCode::Char('c') => self.centre(),
             KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
-            KeyCode::Char('f') => self.flag(self.cursor),
-            KeyCode::Char('h') => self.ask_hint(),
-            KeyCode::Char('p') => self.cycle_overlay(),
-            KeyCode::Char('w') => self.toggle_wrong_flags(),
-            KeyCode::Char('s') => return Action::Save,
-            KeyCode::Char('n') if self.game.status() != Status::Playing => self.new_game(),
-            KeyCode::Char('n') => self.note("n starts a new game once this one is over"),
+            KeyCode::Char('f') => self.source.play(Move::Flag, self.cursor, self.now),
+            KeyCode::Char('h') => {
+                self.source.help(Help::Hint, self.shown);
+            }
+            KeyCode::Char('p') => {
+                let overlay = self.shown.overlay.next();
+                self.ask(
+                    Help::Odds,
+                    Shown {
+                        overlay,
+                        ..self.shown
+                    },
+                );
+            }
+            KeyCode::Char('w') => {
+                let wrong_flags = !self.shown.wrong_flags;
+                self.ask(
+                    Help::WrongFlags,
+                    Shown {
+                        wrong_flags,
+                        ..self.shown
+                    },
+                );
+            }
             KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {
                 self.message = None;
                 self.hint = None;
             }
-            _ => {}
+            code => return self.source.key(code).unwrap_or(Action::Continue),
         }
         Action::Continue
     }
 
     fn mouse(&mut self, mouse: &MouseEvent) {
-        if self.pending.is_some() || self.screen().is_none() {
+        if self.source.busy() || self.screen().is_none() {
             return;
         }
         let sideways = mouse.modifiers.contains(KeyModifiers::SHIFT);
@@ -534,15 +649,16 @@ impl App {
                     return;
                 };
                 let cell = (self.origin.0 + row, self.origin.1 + col);
-                if cell.0 >= self.game.rows() || cell.1 >= self.game.cols() {
+                let (rows, cols) = self.size();
+                if cell.0 >= rows || cell.1 >= cols {
                     return;
                 }
                 // The view stays put under the mouse: the cell clicked is in view already.
                 self.cursor = cell;
                 match button {
                     MouseButton::Left => self.open(cell),
-                    MouseButton::Right => self.flag(cell),
-                    MouseButton::Middle => self.chord(cell),
+                    MouseButton::Right => self.source.play(Move::Flag, cell, self.now),
+                    MouseButton::Middle => self.source.play(Move::Chord, cell, self.now),
                 }
             }
             _ => {}
@@ -552,25 +668,13 @@ impl App {
     /// Moves the cursor by `(rows, cols)`; a page move takes the view along, so the cursor
     /// keeps its place on the screen.
     fn move_by(&mut self, rows: isize, cols: isize, page: bool) {
-        let (board_rows, board_cols) = (self.game.rows(), self.game.cols());
+        let (board_rows, board_cols) = self.size();
         self.cursor = (
             viewport::step(self.cursor.0, rows, board_rows),
             viewport::step(self.cursor.1, cols, board_cols),
         );
         if page {
-            let (span_rows, span_cols) = self.spans();
-            self.origin = (
-                viewport::clamp(
-                    viewport::step(self.origin.0, rows, board_rows),
-                    board_rows,
-                    span_rows,
-                ),
-                viewport::clamp(
-                    viewport::step(self.origin.1, cols, board_cols),
-                    board_cols,
-                    span_cols,
-                ),
-            );
+            self.scroll(rows, cols);
         }
         self.follow();
     }
@@ -583,53 +687,52 @@ impl App {
     /// Scrolls the view alone; the cursor may leave it (`c` brings the view back).
     fn scroll(&mut self, rows: isize, cols: isize) {
         let (span_rows, span_cols) = self.spans();
-        let (board_rows, board_cols) = (self.game.rows(), self.game.cols());
+        let (board_rows, board_cols) = self.size();
+        let axis = |origin, delta, len, span| {
+            viewport::clamp(viewport::step(origin, delta, len), len, span)
+        };
         self.origin = (
-            viewport::clamp(
-                viewport::step(self.origin.0, rows, board_rows),
-                board_rows,
-                span_rows,
-            ),
-            viewport::clamp(
-                viewport::step(self.origin.1, cols, board_cols),
-                board_cols,
-                span_cols,
-            ),
+            axis(self.origin.0, rows, board_rows, span_rows),
+            axis(self.origin.1, cols, board_cols, span_cols),
         );
     }
 
     /// Scrolls the view as little as keeps the cursor in it.
     fn follow(&mut self) {
         let (span_rows, span_cols) = self.spans();
+        let (rows, cols) = self.size();
         self.origin = (
-            viewport::follow(self.origin.0, self.cursor.0, self.game.rows(), span_rows),
-            viewport::follow(self.origin.1, self.cursor.1, self.game.cols(), span_cols),
+            viewport::follow(self.origin.0, self.cursor.0, rows, span_rows),
+            viewport::follow(self.origin.1, self.cursor.1, cols, span_cols),
         );
     }
 
     /// Puts the cursor in the middle of the view.
     fn centre(&mut self) {
         let (span_rows, span_cols) = self.spans();
+        let (rows, cols) = self.size();
         self.origin = (
-            viewport::centre(self.cursor.0, self.game.rows(), span_rows),
-            viewport::centre(self.cursor.1, self.game.cols(), span_cols),
+            viewport::centre(self.cursor.0, rows, span_rows),
+            viewport::centre(self.cursor.1, cols, span_cols),
         );
     }
 
-    /// Space or a left click: chords an open number, reveals anything else.
+    /// Asks the source for help, and shows `shown` if it says yes.
+    fn ask(&mut self, help: Help, shown: Shown) {
+        if self.source.help(help, shown) {
+            self.shown = shown;
+        }
+    }
+
+    /// Space or a left click: chords an open number, says why a flag does not open,
+    /// reveals anything else.
     fn open(&mut self, cell: (usize, usize)) {
-        match self.game.cell(cell.0, cell.1) {
-            Ok(Cell::Open(n)) if n > 0 => self.chord(cell),
-            Ok(Cell::Flagged) if self.game.status() == Status::Playing => {
-                // A wasted click, counted as one; the engine leaves flagged cells closed.
-                self.clicks.left += 1;
-                let (row, col) = cell;
-                let wrong = self.show_wrong_flags
-                    && self
-                        .knowledge
-                        .as_ref()
-                        .is_some_and(|knowledge| knowledge.proven_safe(row, col));
-                self.note(if wrong {
+        let (row, col) = cell;
+        match self.source.cell(row, col) {
+            Some(Cell::Open(n)) if n > 0 => self.source.play(Move::Chord, cell, self.now),
+            Some(Cell::Flagged) if self.source.status() == Status::Playing => {
+                self.source.play(Move::Wasted, cell, self.now);
+                self.note(if self.source.proven_wrong(row, col) {
                     format!(
                         "the flag on ({row}, {col}) is proven wrong: f takes it off, then Space opens the cell"
                     )
@@ -637,684 +740,7 @@ impl App {
                     format!("({row}, {col}) is flagged: f takes the flag off first")
                 });
             }
-            _ if self.game.status() != Status::Playing => {}
-            _ if self.game.board().is_none()
-                && self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS =>
-            {
-                // The first click on a large board: its board is made off this thread, so
-                // the screen stays alive and quitting stays instant.
-                self.clicks.left += 1;
-                let mut game = self.game.clone();
-                let work = std::thread::spawn(move || {
-                    let result = game.reveal(cell.0, cell.1).map(drop);
-                    (game, result)
-                });
-                self.pending = Some(Pending {
-                    work,
-                    since: self.now,
-                });
-                self.message = Some(generating_note(&self.game, Duration::ZERO));
-            }
-            _ => {
-                self.clicks.left += 1;
-                self.clock.start(self.now);
-                let result = self.game.reveal(cell.0, cell.1).map(drop);
-                self.after_move(result);
-            }
+            _ => self.source.play(Move::Reveal, cell, self.now),
         }
-    }
-
-    fn chord(&mut self, cell: (usize, usize)) {
-        if self.game.status() == Status::Playing {
-            self.clicks.chord += 1;
-            self.clock.start(self.now);
-            let result = self.game.chord(cell.0, cell.1).map(drop);
-            self.after_move(result);
-        }
-    }
-
-    fn flag(&mut self, cell: (usize, usize)) {
-        if self.game.status() == Status::Playing {
-            self.clicks.right += 1;
-            self.clock.start(self.now);
-            let result = self.game.toggle_flag(cell.0, cell.1).map(drop);
-            self.after_move(result);
-        }
-    }
-
-    /// Brings the help up to date after a move, or closes the game when it ended.
-    fn after_move(&mut self, result: Result<(), bitmines_core::Error>) {
-        self.unsaved = true;
-        self.message = result.err().map(|error| error.to_string());
-        self.hint = None;
-        if self.game.status() == Status::Playing {
-            self.refresh_help();
-        } else {
-            self.finish();
-        }
-    }
-
-    /// The end: the clock stops, the help goes, and the end screen comes up with the board's
-    /// 3BV (counted once, here, since it costs a pass over the whole board).
-    fn finish(&mut self) {
-        self.clock.stop(self.now);
-        self.knowledge = None;
-        self.show_wrong_flags = false;
-        self.overlay = Overlay::Off;
-        self.hint = None;
-        self.end_shown = true;
-        self.bbbv = self
-            .game
-            .board()
-            .and_then(|board| Stats::of(board).ok())
-            .map(|stats| stats.bbbv);
-    }
-
-    /// Brings what the view proves up to date, while the player looks at it. It changes only
-    /// when cells open (the solver ignores flags), so it is computed then, not once per
-    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
-    /// Returns whether the knowledge is there.
-    fn refresh_help(&mut self) -> bool {
-        if self.overlay == Overlay::Off && !self.show_wrong_flags {
-            self.knowledge = None;
-            return false;
-        }
-        if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
-            return true;
-        }
-        match help::knowledge(&self.game) {
-            Ok(knowledge) => {
-                self.knowledge = Some(knowledge);
-                self.known_at = self.game.revealed_count();
-                true
-            }
-            Err(error) => {
-                self.knowledge = None;
-                self.overlay = Overlay::Off;
-                self.show_wrong_flags = false;
-                self.message = Some(format!("{error:#}"));
-                false
-            }
-        }
-    }
-
-    fn ask_hint(&mut self) {
-        if self.game.status() != Status::Playing {
-            return;
-        }
-        if self.game.board().is_none() {
-            // Nothing is known before the first click but the first-click rule.
-            self.note(self.setup.first_click_note());
-            return;
-        }
-        match help::hint(&self.game) {
-            Ok(Some(hint)) => {
-                self.help.hints += 1;
-                let (row, col) = hint.cell;
-                self.move_to(row, col);
-                self.hint = Some(hint.cell);
-                // The solver never trusts flags, so its safe cell may carry one of the player's.
-                let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
-                self.message = Some(if flagged {
-                    format!("{}; the flag on it is wrong", hint.reason)
-                } else {
-                    hint.reason
-                });
-            }
-            Ok(None) => {
-                // Learning that no cell is safe is help too: it says a guess is due, and
-                // which one, if a 50/50 must be guessed anyway.
-                self.help.hints += 1;
-                match help::fifty_fifty(&self.game) {
-                    Ok(Some([(r0, c0), (r1, c1)])) => {
-                        self.move_to(r0, c0);
-                        self.note(format!(
-                            "no hidden cell is proven safe; ({r0}, {c0}) and ({r1}, {c1}) are a 50/50 nothing can ever settle: guess one now"
-                        ));
-                    }
-                    _ => self.note("no hidden cell is proven safe: this is a guess"),
-                }
-            }
-            Err(error) => self.note(format!("{error:#}")),
-        }
-    }
-
-    fn cycle_overlay(&mut self) {
-        if self.game.status() != Status::Playing {
-            return;
-        }
-        self.overlay = match self.overlay {
-            Overlay::Off => Overlay::Colour,
-            Overlay::Colour => Overlay::Digits,
-            Overlay::Digits => Overlay::Off,
-        };
-        if self.refresh_help() && self.overlay != Overlay::Off {
-            self.help.odds = true;
-        }
-    }
-
-    fn toggle_wrong_flags(&mut self) {
-        if self.game.status() != Status::Playing {
-            return;
-        }
-        self.show_wrong_flags = !self.show_wrong_flags;
-        if !self.refresh_help() || !self.show_wrong_flags {
-            return;
-        }
-        self.help.wrong_flags = true;
-        let wrong = self
-            .knowledge
-            .as_ref()
-            .map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
-        self.note(match wrong {
-            0 => "no flag is proven wrong".to_owned(),
-            1 => "1 flag is proven wrong".to_owned(),
-            n => format!("{n} flags are proven wrong"),
-        });
-    }
-
-    /// A fresh game with the same settings and the next seed.
-    fn new_game(&mut self) {
-        let setup = self.setup.next();
-        match setup.game() {
-            Ok(game) => {
-                let ascii = self.ascii;
-                *self = App::new(game, setup, self.area, self.now, false).with_ascii(ascii);
-            }
-            Err(error) => self.note(format!("cannot start a new game: {error:#}")),
-        }
-    }
-}
-
-/// The progress line while the first click's board is made.
-fn generating_note(game: &Game, elapsed: Duration) -> String {
-    format!(
-        "generating the {}x{} board around the first click: {} s (q quits)",
-        game.rows(),
-        game.cols(),
-        elapsed.as_secs()
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::play::script::{app_on, play, seeded, wait_for_board};
-    use bitmines_core::FirstClick;
-
-    /// The cursor's cell, `(row, col)`.
-    type Cursor = (usize, usize);
-    /// The top-left cell in view, `(row, col)`.
-    type Origin = (usize, usize);
-
-    /// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
-    const BOARD: &str = "*....\n.....\n..*..\n.....\n";
-
-    /// A huge board, never clicked, so nothing is generated: for moving about.
-    fn huge() -> (App, Instant) {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 2000,
-            mines: 1,
-            first_click: FirstClick::Opening,
-            seed: Some(1),
-        };
-        seeded(setup, 80, 24)
-    }
-
-    /// In an 80x24 terminal the view is 19 rows by 38 columns; the cursor starts in the
-    /// middle of the board, at (500, 1000), with the view centred on it.
-    #[test]
-    fn keys_and_the_wheel_move_the_cursor_and_the_view() {
-        #[rustfmt::skip]
-        let cases: &[(&str, Cursor, Origin)] = &[
-            // script, cursor, origin
-            ("", (500, 1000), (491, 981)),
-            ("g", (0, 0), (0, 0)),
-            ("G", (999, 1999), (981, 1962)),
-            ("g right right right", (0, 3), (0, 0)),
-            ("g down down down down down down down down down down down down down down down down down",
-                (17, 0), (1, 0)),               // scrolled once the cursor passed the margin
-            ("g up left", (0, 0), (0, 0)),      // nothing past the edge
-            ("G down right", (999, 1999), (981, 1962)),
-            ("g pgdn", (19, 0), (17, 0)),       // a page takes the view along, with the margin
-            ("g pgdn pgup", (0, 0), (0, 0)),
-            ("G pgdn", (999, 1999), (981, 1962)),
-            ("g S-right S-down", (19, 38), (17, 36)),
-            ("G S-left S-up", (980, 1961), (964, 1926)),
-            ("home", (500, 0), (491, 0)),
-            ("end", (500, 1999), (491, 1962)),
-            ("wheel:down", (500, 1000), (494, 981)), // the view alone
-            ("wheel:S-down", (500, 1000), (491, 984)),
-            ("g wheel:up", (0, 0), (0, 0)),
-            ("G wheel:down", (999, 1999), (981, 1962)),
-            ("wheel:down wheel:down c", (500, 1000), (491, 981)),
-            ("resize:30,8", (500, 1000), (499, 990)), // 3 rows of 13 columns
-            ("resize:30,8 right right right", (500, 1003), (499, 993)),
-            ("resize:10,3 right", (500, 1000), (500, 1000)), // too small: keys do nothing
-            ("resize:10,3 resize:80,24", (500, 1000), (498, 998)), // the least scroll
-            ("click:0,0 rclick:79,23", (500, 1000), (491, 981)), // off the board: nothing
-            ("rclick:3,3", (492, 982), (491, 981)), // the cell under the mouse; the view stays
-        ];
-        for &(script, cursor, origin) in cases {
-            let (mut app, start) = huge();
-            play(&mut app, start, script);
-            assert_eq!((app.cursor(), app.origin()), (cursor, origin), "{script:?}");
-            assert_eq!(app.game().status(), Status::Playing, "{script:?}");
-        }
-    }
-
-    /// One row per game: the script, the game afterwards in the text game format (`.` hidden
-    /// safe, `*` hidden mine, digits revealed, `f` a flag on a safe cell, `F` on a mine, `X`
-    /// exploded), and the clicks counted (left, right, chord).
-    #[test]
-    fn keys_and_the_mouse_play_the_game() {
-        #[rustfmt::skip]
-        let cases: &[(&str, &str, (u64, u64, u64))] = &[
-            ("", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
-            ("G space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
-            ("G enter", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
-            ("open:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
-            // Space on an open number chords, on an open zero it is a wasted click.
-            ("G space space", "playing\n*1000\n.2110\n..*10\n...10\n", (2, 0, 0)),
-            ("G space left space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
-            ("G space g down down space down right right space",
-                "won\n*1000\n12110\n01*10\n01110\n", (3, 0, 0)),
-            ("space", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
-            ("f", "playing\n*....\n.....\n..F..\n.....\n", (0, 1, 0)),
-            ("f f", "playing\n*....\n.....\n..*..\n.....\n", (0, 2, 0)),
-            ("flag:0,0 flag:0,1", "playing\nFf...\n.....\n..*..\n.....\n", (0, 2, 0)),
-            // A left click on an open number chords; so does the middle button anywhere.
-            ("G space flag:2,2 open:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
-            ("G space flag:2,2 chord:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
-            ("G space chord:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
-            // A wrong flag lets a chord set off the mine it should have covered.
-            ("G space flag:3,2 chord:2,3", "lost\n*1000\n.2110\n..X10\n..f10\n", (1, 1, 1)),
-            // Once the game is over, no click counts or changes anything.
-            ("space space f flag:0,0 open:3,4", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
-            // Keys the game does not use change nothing.
-            ("x Z 9 ;", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
-        ];
-        for &(script, expected, (left, right, chord)) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            play(&mut app, start, script);
-            let game = app.game();
-            assert_eq!(
-                game.to_string(),
-                format!("bitmines game 4x5 {expected}"),
-                "{script:?}"
-            );
-            assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
-            game.validate().expect("a valid game");
-        }
-    }
-
-    #[test]
-    fn the_end_screen_measures_time_3bv_and_clicks() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        let script = "wait:1000 G space wait:2500 g down down space down right right \
-                      wait:500 space wait:7000";
-        play(&mut app, start, script);
-        let summary = app.end_screen().expect("the end screen is up");
-        assert_eq!(
-            summary,
-            Summary {
-                status: Status::Won,
-                time: Duration::from_secs(3), // from the first click to the last
-                bbbv: Some(3),
-                clicks: Clicks {
-                    left: 3,
-                    right: 0,
-                    chord: 0
-                },
-                help: HelpUsed::default(),
-            }
-        );
-        assert_eq!(summary.bbbv_per_second(), Some(1.0));
-        assert_eq!(summary.efficiency(), Some(1.0));
-        assert!(!app.clock_running());
-        // The first key closes the end screen; `n` then means nothing until a game is over.
-        play(&mut app, start, "esc");
-        assert_eq!(app.end_screen(), None);
-        assert!(app.summary().is_some());
-    }
-
-    #[test]
-    fn measures_that_do_not_apply_are_left_out() {
-        let won = Summary {
-            status: Status::Won,
-            time: Duration::from_millis(2500),
-            bbbv: Some(10),
-            clicks: Clicks {
-                left: 8,
-                right: 3,
-                chord: 1,
-            },
-            help: HelpUsed::default(),
-        };
-        #[rustfmt::skip]
-        let cases: &[(Summary, Option<f64>, Option<f64>)] = &[
-            // summary, 3BV/s, efficiency
-            (won, Some(4.0), Some(10.0 / 12.0)),
-            (Summary { status: Status::Lost, ..won }, None, None),
-            (Summary { time: Duration::ZERO, ..won }, None, Some(10.0 / 12.0)),
-            (Summary { bbbv: None, ..won }, None, None),
-            (Summary { clicks: Clicks::default(), ..won }, Some(4.0), None),
-        ];
-        for (summary, rate, efficiency) in cases {
-            assert_eq!(summary.bbbv_per_second(), *rate, "{summary:?}");
-            assert_eq!(summary.efficiency(), *efficiency, "{summary:?}");
-        }
-        #[rustfmt::skip]
-        let help: &[(HelpUsed, &str)] = &[
-            (HelpUsed::default(), "none"),
-            (HelpUsed { hints: 1, ..HelpUsed::default() }, "1 hint"),
-            (HelpUsed { hints: 3, odds: true, wrong_flags: true }, "3 hints, probabilities, wrong flags"),
-            (HelpUsed { wrong_flags: true, ..HelpUsed::default() }, "wrong flags"),
-        ];
-        for (used, text) in help {
-            assert_eq!(used.to_string(), *text);
-        }
-    }
-
-    #[test]
-    fn the_clock_runs_from_the_first_click_to_the_end() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "wait:5000");
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::ZERO, false)
-        );
-        let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::from_millis(1500), true)
-        );
-        play(&mut app, now, "wait:250 f space wait:9000");
-        assert_eq!(app.game().status(), Status::Lost);
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::from_millis(1750), false)
-        );
-    }
-
-    /// What the keys that leave the board do: the actions for the loop, the key page, the end
-    /// screen and the new game.
-    #[test]
-    fn quit_save_pages_and_new_games() {
-        #[rustfmt::skip]
-        let cases: &[(&str, &[Action])] = &[
-            ("q", &[Action::Quit]),
-            ("Q", &[Action::Quit]),
-            ("C-c", &[Action::Quit]),
-            ("? q", &[Action::Continue, Action::Quit]), // at once, from the key page too
-            ("space q", &[Action::Continue, Action::Quit]), // and from the end screen
-            ("s", &[Action::Save]),
-            ("? s", &[Action::Continue, Action::Continue]), // a key on the key page closes it
-        ];
-        for &(script, actions) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
-        }
-
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "?");
-        assert_eq!(app.page(), Page::Keys);
-        play(&mut app, start, "G"); // closes the page and does nothing else
-        assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
-
-        play(&mut app, start, "n");
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("once this one is over"))
-        );
-        play(&mut app, start, "space n");
-        let game = app.game();
-        assert_eq!(
-            (game.status(), game.board().is_none()),
-            (Status::Playing, true)
-        );
-        assert_eq!(app.setup().seed, Some(2));
-        assert_eq!(app.clicks, Clicks::default());
-    }
-
-    /// One row per script: the help the end screen will report, the cursor, and a part of
-    /// the message.
-    #[test]
-    fn help_from_the_solver_is_shown_and_counted() {
-        let none = HelpUsed::default();
-        let hint = HelpUsed { hints: 1, ..none };
-        let odds = HelpUsed { odds: true, ..none };
-        let flags = HelpUsed {
-            wrong_flags: true,
-            ..none
-        };
-        #[rustfmt::skip]
-        let cases: &[(&str, HelpUsed, Cursor, &str)] = &[
-            // Nothing revealed yet, and no first-click rule on a board given whole: no cell
-            // is proven safe.
-            ("h", hint, (2, 2), "no hidden cell is proven safe"),
-            // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
-            ("G space h", hint, (2, 1), "(2, 1) is safe: "),
-            ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
-            ("G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
-            ("G space p", odds, (3, 4), ""),
-            ("G space p p p", odds, (3, 4), ""),
-            ("G space w", flags, (3, 4), "no flag is proven wrong"),
-            ("G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
-            ("G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
-            ("G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
-            // Once the game is over there is nothing to help with.
-            ("space h p w", none, (2, 2), ""),
-        ];
-        for &(script, used, cursor, message) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            play(&mut app, start, script);
-            assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
-            let shown = app.message().unwrap_or("");
-            assert!(shown.contains(message), "{script:?}: {shown:?}");
-        }
-    }
-
-    /// The probabilities follow the game: computed when the overlay comes on, again when
-    /// cells open, and gone when it goes off.
-    #[test]
-    fn the_probabilities_follow_the_view() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
-            let knowledge = app.knowledge();
-            cells
-                .iter()
-                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
-                .collect()
-        };
-        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
-        play(&mut app, start, "G space p");
-        assert_eq!(app.overlay(), Overlay::Colour);
-        assert_eq!(
-            odds(&app, &cells),
-            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
-        );
-        assert!(app.knowledge().is_some_and(Knowledge::exact));
-        play(&mut app, start, "open:3,0");
-        assert_eq!(
-            odds(&app, &cells),
-            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
-        );
-        play(&mut app, start, "p p");
-        assert_eq!(app.overlay(), Overlay::Off);
-        assert!(app.knowledge().is_none());
-        play(&mut app, start, "w open:3,2 open:1,0");
-        assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
-    }
-
-    /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
-    /// moves to its first cell.
-    #[test]
-    fn a_hint_names_an_unavoidable_fifty_fifty() {
-        let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
-        play(&mut app, start, "open:2,0 h");
-        assert_eq!(app.game().status(), Status::Playing);
-        let message = app.message().unwrap_or_default();
-        assert!(
-            message.contains("(0, 0) and (0, 1) are a 50/50"),
-            "{message}"
-        );
-        assert_eq!(app.cursor(), (0, 0));
-    }
-
-    #[test]
-    fn a_hint_before_the_first_click_tells_the_first_click_rule() {
-        let (mut app, start) = huge();
-        play(&mut app, start, "h");
-        assert_eq!(app.message(), Some(app.setup().first_click_note()));
-        assert_eq!(app.help, HelpUsed::default());
-    }
-
-    /// `n` starts a new game once the game is over, whether the end screen is up or was
-    /// closed by any key or click.
-    #[test]
-    fn n_starts_a_new_game_after_the_end_screen_is_closed() {
-        for closer in ["", "esc", "x", "space", "click:1,1"] {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            // The cursor starts on (2, 2), a mine.
-            play(&mut app, start, &format!("space {closer} n"));
-            let game = app.game();
-            assert_eq!(
-                (game.status(), game.board().is_none(), app.setup().seed),
-                (Status::Playing, true, Some(2)),
-                "{closer:?}"
-            );
-        }
-    }
-
-    /// Space (or a left click) on a flag opens nothing and says why, and says so plainly
-    /// when `w` has shown the flag proven wrong.
-    #[test]
-    fn opening_a_flag_says_why_nothing_opens() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "g f space");
-        assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
-        assert!(
-            app.message().is_some_and(
-                |m| m.contains("(0, 0) is flagged") && m.contains("f takes the flag off")
-            ),
-            "{:?}",
-            app.message()
-        );
-        // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "G space up left left left f w space");
-        assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("the flag on (2, 1) is proven wrong")),
-            "{:?}",
-            app.message()
-        );
-    }
-
-    /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
-    #[test]
-    fn keys_on_a_screen_too_small_do_nothing() {
-        let (mut app, start) = app_on(BOARD, 10, 3);
-        let before = (app.cursor(), app.origin());
-        let (_, actions) = play(&mut app, start, "space f G h p w s n ? click:1,1 C-c");
-        assert_eq!(app.game().revealed_count(), 0);
-        assert_eq!(app.game().flag_count(), 0);
-        assert_eq!((app.cursor(), app.origin()), before);
-        assert_eq!(app.page(), Page::Board);
-        assert_eq!(*actions.last().unwrap(), Action::Quit);
-        assert!(
-            actions[..actions.len() - 1]
-                .iter()
-                .all(|a| *a == Action::Continue)
-        );
-        // Made large enough, the game goes on where it was.
-        play(&mut app, start, "resize:80,24 space");
-        assert_eq!(app.game().status(), Status::Lost);
-    }
-
-    /// `q` on a game in progress that would be lost asks once; a second `q` quits. Ctrl-C
-    /// quits at once, and so does `q` with nothing to lose: before the first move, after
-    /// the end, after a save, or when --save saves on quitting.
-    #[test]
-    fn q_asks_once_before_dropping_an_unsaved_game() {
-        #[rustfmt::skip]
-        let cases: &[(&str, bool, &[Action])] = &[
-            // script, saved on quit, actions
-            ("q", false, &[Action::Quit]),
-            ("G space q", false, &[Action::Continue, Action::Continue, Action::Continue]),
-            ("G space q q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q Q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q left q", false, &[Action::Continue; 5]),
-            ("G space C-c", false, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q", true, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("space q", false, &[Action::Continue, Action::Quit]), // lost: nothing to lose
-        ];
-        for &(script, save_on_quit, actions) in cases {
-            let (app, start) = app_on(BOARD, 80, 24);
-            let mut app = app.with_save_on_quit(save_on_quit);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
-        }
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "G space q");
-        assert!(
-            app.message().is_some_and(|m| m.contains("q again quits")),
-            "{:?}",
-            app.message()
-        );
-        // After a save there is nothing to lose until the next move.
-        play(&mut app, start, "s");
-        app.saved();
-        assert_eq!(play(&mut app, start, "q").1, [Action::Quit]);
-    }
-
-    /// A board large enough to take a while is generated off the input thread: the first
-    /// click returns at once with a progress line, `q` still quits at once, and the clock
-    /// starts when the first cells are shown, not at the click.
-    #[test]
-    fn a_large_board_is_generated_off_the_input_thread() {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 1000,
-            mines: 150_000,
-            first_click: FirstClick::Opening,
-            seed: Some(3),
-        };
-        let (mut app, start) = seeded(setup.clone(), 80, 24);
-        let (now, actions) = play(&mut app, start, "space");
-        assert_eq!(actions, [Action::Continue]);
-        assert!(
-            app.generating(),
-            "the click waits for the board off the input thread"
-        );
-        assert!(
-            app.message().is_some_and(|m| m.contains("generating")),
-            "{:?}",
-            app.message()
-        );
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::ZERO, false)
-        );
-        // Keys other than quit wait; quit acts at once.
-        assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);
-        let later = wait_for_board(&mut app, now);
-        assert!(app.game().revealed_count() >= 9);
-        assert_eq!(app.game().flag_count(), 0);
-        // The clock starts as the first cells are shown.
-        assert_eq!((app.elapsed(), app.clock_running()), (Duration::ZERO, true));
-        play(&mut app, later, "wait:1500");
-        assert_eq!(app.elapsed(), Duration::from_millis(1500));
-
-        let (mut app, start) = seeded(setup, 80, 24);
-        let (_, actions) = play(&mut app, start, "space q");
-        assert_eq!(actions, [Action::Continue, Action::Quit]);
     }
 }

@@ -1,7 +1,9 @@
-//! A frame from the app's state. The board part reads only the cells in view (through
-//! `Game::cell`), so a frame costs the same on a 10000x10000 board as on expert.
+//! A frame from the app's state, the same for a local game and a room: the status line,
+//! the board, the message and key lines, the players' panel, the key page and the end
+//! screen. The board part reads only the cells in view (through [`Play::cell`]), so a frame
+//! costs the same on a 10000x10000 board as on expert.
 
-use bitmines_core::{Cell, Game, Status};
+use bitmines_core::{Cell, Status};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -9,28 +11,29 @@ use ratatui::symbols::border;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 
-use super::app::{App, Overlay, Page, Summary};
+use super::app::PANEL_WIDTH;
+use super::app::{App, Overlay, Page, Play, Summary};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
 /// The characters a game is drawn with.
-pub(super) struct Glyphs {
-    pub(super) hidden: &'static str,
-    pub(super) flag: &'static str,
-    pub(super) mine: &'static str,
-    pub(super) exploded: &'static str,
-    pub(super) wrong_flag: &'static str,
-    pub(super) zero: &'static str,
+pub(crate) struct Glyphs {
+    pub(crate) hidden: &'static str,
+    pub(crate) flag: &'static str,
+    pub(crate) mine: &'static str,
+    pub(crate) exploded: &'static str,
+    pub(crate) wrong_flag: &'static str,
+    pub(crate) zero: &'static str,
     /// The probability overlay's digits, set apart from the numbers of open cells.
-    pub(super) tenths: [&'static str; 10],
+    pub(crate) tenths: [&'static str; 10],
     /// What else sets those digits apart.
-    pub(super) tenths_mark: Modifier,
+    pub(crate) tenths_mark: Modifier,
     /// The arrow keys, on the key page.
-    pub(super) arrows: &'static str,
-    pub(super) border: border::Set<'static>,
+    pub(crate) arrows: &'static str,
+    pub(crate) border: border::Set<'static>,
     /// Between a range's two ends.
-    pub(super) to: &'static str,
+    pub(crate) to: &'static str,
     /// Between the parts of a line.
-    pub(super) dot: &'static str,
+    pub(crate) dot: &'static str,
 }
 
 /// Unicode glyphs, each one column wide.
@@ -111,47 +114,83 @@ fn odds_tenths(mine: f64) -> usize {
     (mine * 10.0).ceil().clamp(0.0, 9.0) as usize
 }
 
+/// The key page: its title, the keys only this source has (after those of the cursor and
+/// the moves), and its notes (after the mouse's).
+pub(crate) struct KeyPage {
+    /// The page's first line.
+    pub(crate) title: &'static str,
+    /// `(key, what it does)`.
+    pub(crate) rows: Vec<(&'static str, &'static str)>,
+    /// Lines under the keys.
+    pub(crate) notes: Vec<String>,
+}
+
+/// The end screen: a titled box centred on the board with a table of `name value` rows and
+/// a line of keys under it.
+pub(crate) struct Ending {
+    /// The title on the top border.
+    pub(crate) title: &'static str,
+    /// The border's and the title's colour.
+    pub(crate) colour: Color,
+    /// The width of the names' column.
+    pub(crate) name_width: usize,
+    /// What `n` does, after the key.
+    pub(crate) next: &'static str,
+    /// The table.
+    pub(crate) rows: Vec<(&'static str, String)>,
+}
+
 /// Draws the whole screen for `app`.
-pub(crate) fn draw(frame: &mut Frame<'_>, app: &App) {
+pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let area = frame.area();
-    let game = app.game();
     let glyphs = if app.ascii() { &ASCII } else { &UNICODE };
-    let Some(screen) = Screen::new(area, game.rows(), game.cols()) else {
-        let text = format!(
-            "The terminal is too small ({}x{}): bitmines needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
-            area.width, area.height
-        );
+    let Some(screen) = app.screen() else {
+        let text = match app.lobby() {
+            Some(address) => format!("{address}\n{}", app.message().unwrap_or("connecting…")),
+            None => format!(
+                "The terminal is too small ({}x{}): bitmines needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
+                area.width, area.height
+            ),
+        };
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
     if app.page() == Page::Keys {
-        frame.render_widget(keys_page(glyphs), area);
+        frame.render_widget(keys_page(app.key_page(glyphs), glyphs), area);
         return;
     }
-    frame.render_widget(status_line(app, glyphs), screen.status);
+    // The status, message and key lines take the terminal's whole width, above and under
+    // the panel.
+    let wide = |line: Rect| Rect::new(area.x, line.y, area.width, line.height);
+    frame.render_widget(status_line(app, glyphs), wide(screen.status));
     board(frame, &screen, app, glyphs);
-    frame.render_widget(message_line(app), screen.message);
-    frame.render_widget(key_line(app, glyphs, screen.keys.width), screen.keys);
+    let message = app.message().map_or_else(|| app.idle_line(), str::to_owned);
+    frame.render_widget(Line::raw(message), wide(screen.message));
+    frame.render_widget(
+        key_line(app.keys(glyphs), glyphs, area.width),
+        wide(screen.keys),
+    );
+    if app.shows_panel() {
+        let board_area = app.board_area();
+        let panel = Rect::new(
+            board_area.x + board_area.width,
+            area.y + 1,
+            PANEL_WIDTH,
+            screen.message.y.saturating_sub(area.y + 1),
+        );
+        let lines = app.panel(glyphs, app.ascii());
+        frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
+    }
     if let Some(summary) = app.end_screen() {
-        end_screen(frame, area, app, &summary, glyphs);
+        end_screen(frame, area, app.ending(&summary), glyphs);
     }
 }
 
-/// Mines left, time, progress and the game's setup.
-fn status_line(app: &App, glyphs: &Glyphs) -> Line<'static> {
-    let game = app.game();
-    let setup = app.setup();
-    // A won board draws its hidden cells flagged, so no mine is left to find.
-    let left = match game.status() {
-        Status::Won => 0,
-        _ => game.mine_count() as i128 - game.flag_count() as i128,
-    };
-    let safe = game.rows() * game.cols() - game.mine_count();
+/// Mines left, time, then the source's own figures.
+fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
+    let left = app.mines_left();
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    let seed = setup
-        .seed
-        .map_or(String::new(), |seed| format!(", seed {seed}"));
-    Line::from(vec![
+    let mut spans = vec![
         Span::styled(format!("{left}"), bold),
         Span::raw(if left == 1 {
             " mine left"
@@ -162,47 +201,29 @@ fn status_line(app: &App, glyphs: &Glyphs) -> Line<'static> {
         Span::styled(format!("{}", app.elapsed().as_secs()), bold),
         Span::raw(" s"),
         Span::raw(glyphs.dot),
-        Span::styled(format!("{}", game.revealed_count()), bold),
-        Span::raw(format!(" of {safe} revealed")),
-        Span::raw(glyphs.dot),
-        Span::raw(format!(
-            "{} {}x{}{seed}",
-            setup.name,
-            game.rows(),
-            game.cols()
-        )),
-    ])
+    ];
+    spans.extend(app.figures(glyphs));
+    Line::from(spans)
 }
 
-/// The bordered board: the cells in view, the cursor, and where the view is.
-fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
-    let game = app.game();
+/// The bordered board: the cells in view, the cursors, and where the view is.
+fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: &Glyphs) {
+    let (rows, cols) = app.size().unwrap_or((0, 0));
     let (origin_row, origin_col) = app.origin();
     let (cursor_row, cursor_col) = app.cursor();
     let mut block = Block::bordered().border_set(glyphs.border);
-    if screen.span_rows < game.rows() || screen.span_cols < game.cols() {
+    if screen.span_rows < rows || screen.span_cols < cols {
         // The position readout: which rows and columns are in view, of how many; in short
         // where the full text does not fit on the border.
         let last = |origin: usize, span: usize, len: usize| (origin + span).min(len) - 1;
-        let rows = (
-            origin_row,
-            last(origin_row, screen.span_rows, game.rows()),
-            game.rows(),
-        );
-        let cols = (
-            origin_col,
-            last(origin_col, screen.span_cols, game.cols()),
-            game.cols(),
-        );
-        let to = glyphs.to;
+        let last_row = last(origin_row, screen.span_rows, rows);
+        let last_col = last(origin_col, screen.span_cols, cols);
+        let (to, dot) = (glyphs.to, glyphs.dot);
         let full = format!(
-            " rows {}{to}{} of {}{}cols {}{to}{} of {} ",
-            rows.0, rows.1, rows.2, glyphs.dot, cols.0, cols.1, cols.2,
+            " rows {origin_row}{to}{last_row} of {rows}{dot}cols {origin_col}{to}{last_col} of {cols} "
         );
-        let short = format!(
-            " {}{to}{}/{}, {}{to}{}/{} ",
-            rows.0, rows.1, rows.2, cols.0, cols.1, cols.2,
-        );
+        let short =
+            format!(" {origin_row}{to}{last_row}/{rows}, {origin_col}{to}{last_col}/{cols} ");
         let room = usize::from(screen.frame.width.saturating_sub(2));
         block = block.title_top(if full.chars().count() <= room {
             full
@@ -213,26 +234,34 @@ fn board(frame: &mut Frame<'_>, screen: &Screen, app: &App, glyphs: &Glyphs) {
     block = block.title_bottom(cursor_readout(app, glyphs));
     frame.render_widget(block, screen.frame);
 
+    let status = app.status();
     let buffer = frame.buffer_mut();
-    let overlay = app.overlay();
-    let knowledge = app.knowledge();
-    let odds = knowledge.filter(|_| overlay != Overlay::Off);
-    let proven = knowledge.filter(|_| app.shows_wrong_flags());
     for dr in 0..screen.span_rows {
         let row = origin_row + dr;
         for dc in 0..screen.span_cols {
             let col = origin_col + dc;
-            let (Ok(cell), Some((x, y))) = (game.cell(row, col), screen.glyph_at(dr, dc)) else {
+            let Some((x, y)) = screen.glyph_at(dr, dc) else {
                 continue;
             };
-            let (mut symbol, mut style) = look(cell, game.status(), glyphs);
-            if cell == Cell::Hidden {
-                let mine = odds.and_then(|odds| odds.mine(row, col));
+            let cell = app.cell(row, col);
+            let (mut symbol, mut style) = match cell {
+                Some(cell) => look(cell, status, glyphs),
+                // Not here yet: asked for, on its way.
+                None => (
+                    Symbol::Static(if app.ascii() { " " } else { "·" }),
+                    Style::new().fg(Color::DarkGray),
+                ),
+            };
+            if cell == Some(Cell::Hidden) {
+                let mine = app.mine_odds(row, col).map(|(mine, _)| mine);
                 let hinted = app.hint() == Some((row, col));
-                (symbol, style) = on_hidden(symbol, style, mine, hinted, overlay, glyphs);
+                (symbol, style) = on_hidden(symbol, style, mine, hinted, app.overlay(), glyphs);
             }
-            if cell == Cell::Flagged && proven.is_some_and(|known| known.proven_safe(row, col)) {
+            if cell == Some(Cell::Flagged) && app.proven_wrong(row, col) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);
+            }
+            if let Some(colour) = app.colour_at(row, col) {
+                style = style.bg(colour).fg(Color::Black);
             }
             if (row, col) == (cursor_row, cursor_col) {
                 style = style.add_modifier(Modifier::REVERSED);
@@ -293,13 +322,11 @@ pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Styl
 }
 
 /// The cursor's cell and, under the overlay, its chance of holding a mine.
-fn cursor_readout(app: &App, glyphs: &Glyphs) -> String {
+fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
     let (row, col) = app.cursor();
     let chance = app
-        .knowledge()
-        .filter(|_| app.overlay() != Overlay::Off)
-        .filter(|_| app.game().cell(row, col) == Ok(Cell::Hidden))
-        .and_then(|odds| odds.mine(row, col).map(|mine| (mine, odds.exact())));
+        .mine_odds(row, col)
+        .filter(|_| app.cell(row, col) == Some(Cell::Hidden));
     match chance {
         Some((mine, exact)) => format!(
             " ({row}, {col}){}mine {}{:.1}% ",
@@ -311,46 +338,13 @@ fn cursor_readout(app: &App, glyphs: &Glyphs) -> String {
     }
 }
 
-/// The last message, or what to do next.
-fn message_line(app: &App) -> Line<'static> {
-    if let Some(message) = app.message() {
-        return Line::raw(message.to_owned());
-    }
-    let game = app.game();
-    match game.status() {
-        Status::Playing if game.board().is_none() => {
-            Line::raw(app.setup().first_click_note().to_owned())
-        }
-        Status::Playing => Line::raw(""),
-        _ => Line::raw(
-            app.summary()
-                .map_or(String::new(), |summary| summary_line(app, &summary)),
-        ),
-    }
-}
-
 /// The main keys, as many as fit in `width` columns: the essential ones (marked `true`)
 /// always, the others in their place when there is room for them.
-fn key_line(app: &App, glyphs: &Glyphs, width: u16) -> Line<'static> {
-    let keys: &[(&str, &str, bool)] = if app.game().status() == Status::Playing {
-        &[
-            ("Space", "open", true),
-            ("f", "flag", true),
-            ("h", "hint", false),
-            ("p", "odds", false),
-            ("w", "wrong flags", false),
-            ("s", "save", false),
-            ("?", "keys", true),
-            ("q", "quit", true),
-        ]
-    } else {
-        &[
-            ("n", "new game", true),
-            ("s", "save", false),
-            ("?", "keys", true),
-            ("q", "quit", true),
-        ]
-    };
+fn key_line(
+    keys: Vec<(&'static str, &'static str, bool)>,
+    glyphs: &Glyphs,
+    width: u16,
+) -> Line<'static> {
     let cost = |(name, what, _): &(&str, &str, bool)| {
         name.chars().count() + 1 + what.chars().count() + glyphs.dot.chars().count()
     };
@@ -360,8 +354,8 @@ fn key_line(app: &App, glyphs: &Glyphs, width: u16) -> Line<'static> {
     for item in keys {
         if item.2 {
             shown.push(item);
-        } else if cost(item) <= room {
-            room -= cost(item);
+        } else if cost(&item) <= room {
+            room -= cost(&item);
             shown.push(item);
         }
     }
@@ -371,187 +365,106 @@ fn key_line(app: &App, glyphs: &Glyphs, width: u16) -> Line<'static> {
         if i > 0 {
             spans.push(Span::raw(glyphs.dot));
         }
-        spans.push(Span::styled(*name, bold));
+        spans.push(Span::styled(name, bold));
         spans.push(Span::raw(format!(" {what}")));
     }
     Line::from(spans)
 }
 
-/// The `?` page: every key, the mouse, and what the glyphs and colours mean.
-fn keys_page(glyphs: &Glyphs) -> Paragraph<'static> {
-    let rows: Vec<(String, &str)> = vec![
+/// The `?` page: every key, the mouse, and the source's notes.
+fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
+    let common = [
         (
-            glyphs.arrows.into(),
+            glyphs.arrows,
             "move the cursor (with Shift: a screen at a time)",
         ),
-        ("PgUp PgDn".into(), "a screen up or down"),
-        ("Home End".into(), "the first or last column"),
-        ("g G".into(), "the first or the last cell of the board"),
-        ("c".into(), "centre the view on the cursor"),
-        (
-            "Space Enter".into(),
-            "reveal the cell, or chord an open number",
-        ),
-        ("f".into(), "flag or unflag the cell"),
-        ("h".into(), "hint: a cell proven safe, and why"),
-        (
-            "p".into(),
-            "mine probabilities: as colours, then digits, then off",
-        ),
-        ("w".into(), "show the flags proven wrong"),
-        ("s".into(), "save the game"),
-        (
-            "n".into(),
-            "a new game with the next seed, once this one is over",
-        ),
-        ("Esc".into(), "clear the message and the hint"),
-        (
-            "q".into(),
-            "quit (twice on an unsaved game; --save saves on quitting)",
-        ),
-        ("Ctrl-C".into(), "quit at once"),
+        ("PgUp PgDn", "a screen up or down"),
+        ("Home End", "the first or last column"),
+        ("g G", "the first or the last cell of the board"),
+        ("c", "centre the view on the cursor"),
+        ("Space Enter", "reveal the cell, or chord an open number"),
+        ("f", "flag or unflag the cell"),
     ];
     let key = Style::new().add_modifier(Modifier::BOLD);
-    let mut lines = vec![Line::styled("bitmines play: keys", key), Line::raw("")];
-    for (name, what) in rows {
+    let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
+    for (name, what) in common.into_iter().chain(page.rows) {
         lines.push(Line::from(vec![
             Span::styled(format!("{name:<13}"), key),
             Span::raw(what),
         ]));
     }
-    lines.extend([
-        Line::raw(""),
-        Line::raw(
-            "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
-             (with Shift: sideways).",
-        ),
-        Line::raw(format!(
-            "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
-            glyphs.hidden, glyphs.flag, glyphs.mine, glyphs.exploded, glyphs.wrong_flag
-        )),
-        Line::raw(
-            "Probabilities: green safe, cyan under 20%, yellow under 50%, light red 50% or \
-             more, red a mine; as digits, at most that many tenths (0: proven safe).",
-        ),
-        Line::raw("Help asked for (hints, probabilities, wrong flags) shows at the end."),
-        Line::raw(""),
-        Line::raw("Any key goes back to the game."),
-    ]);
+    lines.push(Line::raw(""));
+    lines.push(Line::raw(
+        "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
+         (with Shift: sideways).",
+    ));
+    lines.extend(page.notes.into_iter().map(Line::raw));
+    lines.extend([Line::raw(""), Line::raw("Any key goes back to the game.")]);
     Paragraph::new(lines).wrap(Wrap { trim: false })
 }
 
-/// The end screen over the board: the result and the measures players compare.
-fn end_screen(frame: &mut Frame<'_>, area: Rect, app: &App, summary: &Summary, glyphs: &Glyphs) {
-    let key = Style::new().add_modifier(Modifier::BOLD);
-    let (title, colour) = match summary.status {
-        Status::Won => (" You won ", Color::Green),
-        _ => (" You lost ", Color::Red),
-    };
-    let clicks = summary.clicks;
-    let time = format!(
-        "{:.2} s{}",
-        summary.time.as_secs_f64(),
-        if app.resumed() { " since resuming" } else { "" }
-    );
+/// The measures every end screen shows: time (`since` after it), 3BV, 3BV/s, `clicks` and
+/// efficiency.
+pub(super) fn measures(
+    summary: &Summary,
+    since: &str,
+    clicks: String,
+) -> Vec<(&'static str, String)> {
     let or_dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
-    let rows = [
-        ("time", time),
+    let rate = summary.bbbv_per_second().map(|rate| format!("{rate:.3}"));
+    let efficiency = (summary.efficiency()).map(|ioe| format!("{:.0}%", ioe * 100.0));
+    vec![
+        (
+            "time",
+            format!("{:.2} s{since}", summary.time.as_secs_f64()),
+        ),
         ("3BV", or_dash(summary.bbbv.map(|bbbv| bbbv.to_string()))),
-        (
-            "3BV/s",
-            or_dash(summary.bbbv_per_second().map(|rate| format!("{rate:.3}"))),
-        ),
-        (
-            "clicks",
-            format!(
-                "{} ({} left, {} right, {} chord)",
-                clicks.total(),
-                clicks.left,
-                clicks.right,
-                clicks.chord
-            ),
-        ),
-        (
-            "efficiency",
-            or_dash(
-                summary
-                    .efficiency()
-                    .map(|ioe| format!("{:.0}%", ioe * 100.0)),
-            ),
-        ),
-        ("help used", summary.help.to_string()),
-    ];
-    let keys = vec![
+        ("3BV/s", or_dash(rate)),
+        ("clicks", clicks),
+        ("efficiency", or_dash(efficiency)),
+    ]
+}
+
+/// The end screen over the board.
+fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs) {
+    let key = Style::new().add_modifier(Modifier::BOLD);
+    let width = ending.name_width;
+    let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
+        .map(|(name, value)| {
+            Line::from(vec![
+                Span::styled(format!("{name:<width$}"), key),
+                Span::raw(value),
+            ])
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::from(vec![
         Span::styled("n", key),
-        Span::raw(" new game"),
+        Span::raw(ending.next),
         Span::raw(glyphs.dot),
         Span::styled("Esc", key),
         Span::raw(" board"),
         Span::raw(glyphs.dot),
         Span::styled("q", key),
         Span::raw(" quit"),
-    ];
-    let popup = EndPopup {
-        title,
-        colour,
-        name_width: 11,
-        keys,
-    };
-    popup.draw(frame, area, glyphs, rows.into_iter().collect());
-}
-
-/// The end screen's frame, shared by the local and the remote game: a titled box centred
-/// on the board with a table of `name value` rows and a line of keys under it.
-pub(super) struct EndPopup {
-    /// The title on the top border.
-    pub(super) title: &'static str,
-    /// The border's and the title's colour.
-    pub(super) colour: Color,
-    /// The width of the names' column.
-    pub(super) name_width: usize,
-    /// The keys' line.
-    pub(super) keys: Vec<Span<'static>>,
-}
-
-impl EndPopup {
-    pub(super) fn draw(
-        self,
-        frame: &mut Frame<'_>,
-        area: Rect,
-        glyphs: &Glyphs,
-        rows: Vec<(&str, String)>,
-    ) {
-        let key = Style::new().add_modifier(Modifier::BOLD);
-        let width = self.name_width;
-        let mut lines: Vec<Line<'static>> = rows
-            .into_iter()
-            .map(|(name, value)| {
-                Line::from(vec![
-                    Span::styled(format!("{name:<width$}"), key),
-                    Span::raw(value),
-                ])
-            })
-            .collect();
-        lines.push(Line::raw(""));
-        lines.push(Line::from(self.keys));
-        // As wide as the longest line, with the border and the padding.
-        let widest = lines.iter().map(Line::width).max().unwrap_or(0);
-        let width = (widest as u16).saturating_add(4).min(area.width);
-        let height = (lines.len() as u16 + 2).min(area.height);
-        let popup = Rect::new(
-            area.x + (area.width - width) / 2,
-            area.y + (area.height - height) / 2,
-            width,
-            height,
-        );
-        let block = Block::bordered()
-            .border_set(glyphs.border)
-            .padding(Padding::horizontal(1))
-            .border_style(Style::new().fg(self.colour))
-            .title_top(Span::styled(self.title, key.fg(self.colour)));
-        frame.render_widget(Clear, popup);
-        frame.render_widget(Paragraph::new(lines).block(block), popup);
-    }
+    ]));
+    // As wide as the longest line, with the border and the padding.
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0);
+    let width = (widest as u16).saturating_add(4).min(area.width);
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let popup = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    let block = Block::bordered()
+        .border_set(glyphs.border)
+        .padding(Padding::horizontal(1))
+        .border_style(Style::new().fg(ending.colour))
+        .title_top(Span::styled(ending.title, key.fg(ending.colour)));
+    frame.render_widget(Clear, popup);
+    frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
 
 /// How a hidden cell shows the help: its odds (coloured, or as a digit of tenths with the
@@ -583,33 +496,6 @@ pub(super) fn on_hidden(
             .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
     }
     (symbol, style)
-}
-
-/// One line on a finished game, for the message line and for the terminal after quitting.
-pub(crate) fn summary_line(app: &App, summary: &Summary) -> String {
-    let game: &Game = app.game();
-    let mut line = format!(
-        "{} {} {}x{} in {:.2} s",
-        match summary.status {
-            Status::Won => "won",
-            _ => "lost",
-        },
-        app.setup().name,
-        game.rows(),
-        game.cols(),
-        summary.time.as_secs_f64()
-    );
-    if let Some(bbbv) = summary.bbbv {
-        line += &format!(", 3BV {bbbv}");
-    }
-    if let Some(rate) = summary.bbbv_per_second() {
-        line += &format!(", {rate:.3} 3BV/s");
-    }
-    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
-    if summary.help != Default::default() {
-        line += &format!(", help: {}", summary.help);
-    }
-    line
 }
 
 #[cfg(test)]

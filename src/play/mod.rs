@@ -1,6 +1,12 @@
 //! `bitmines play`: Minesweeper in the terminal, on boards of any size.
 //!
-//! - `app.rs`: the state ([`App`]) and what each event does to it, with time passed in.
+//! One terminal game over two sources: a local game, or a room of a `bitmines serve`
+//! server (`--connect`).
+//!
+//! - `app.rs`: the state every game shows the same way ([`App`]: cursor, view, keys,
+//!   pages, end screen) and the trait its source implements ([`app::Play`]).
+//! - `local.rs`: a local game as a source, with its clock, clicks and the solver's help.
+//! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
 //! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
 //! - `draw.rs`: a frame from the state, reading only the cells in view.
 //! - `help.rs`: hints, mine probabilities and wrong flags, every call to the solver.
@@ -9,9 +15,9 @@
 mod app;
 mod draw;
 mod help;
+mod local;
 mod net;
 mod remote;
-mod remote_draw;
 #[cfg(test)]
 mod remote_tests;
 #[cfg(test)]
@@ -26,7 +32,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bitmines_core::{FirstClick, Game, Geometry, saved};
+use bitmines_core::{FirstClick, Game, Geometry, Placer, saved};
 use bitmines_gen::{Generator, NoGuessGenerator};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{
@@ -40,6 +46,7 @@ use crate::cli::{BoardArgs, Preset, SizeDefault, clock_seed, whole};
 use crate::files::{Dash, check_output, open_saved, write_atomic};
 use crate::system::ensure_memory;
 
+use app::Play;
 pub(crate) use app::{Action, App};
 
 /// Options of `bitmines play`; with none, an expert game.
@@ -104,34 +111,31 @@ impl Setup {
                 "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
             );
         }
-        let geometry = Geometry::new(self.rows, self.cols)?;
-        ensure_memory(geometry.plane_bytes() as u64 * 8, || {
-            format!("a {}x{} no-guess game", self.rows, self.cols)
-        })?;
-        Ok(Game::deferred(
-            self.rows,
-            self.cols,
-            self.mines,
-            self.first_click,
-            NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click),
-        )?)
+        let placer = NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click);
+        self.deferred(8, "no-guess game", placer)
     }
 
     /// A game whose board is generated around its first click. Generation is the parallel
     /// one, so a 10^8-cell board is ready a fraction of a second after the click.
     pub(crate) fn game(&self) -> anyhow::Result<Game> {
-        let geometry = Geometry::new(self.rows, self.cols)?;
         // The board's two planes and the game's three.
-        ensure_memory(geometry.plane_bytes() as u64 * 5, || {
-            format!("a {}x{} game", self.rows, self.cols)
+        self.deferred(5, "game", Generator::new(self.seed.unwrap_or_default()))
+    }
+
+    /// A game whose board `placer` makes at the first click, once `planes` planes of the
+    /// board's size are known to fit in memory (`what` names the game if they do not).
+    fn deferred(
+        &self,
+        planes: u64,
+        what: &str,
+        placer: impl Placer + 'static,
+    ) -> anyhow::Result<Game> {
+        let geometry = Geometry::new(self.rows, self.cols)?;
+        ensure_memory(geometry.plane_bytes() as u64 * planes, || {
+            format!("a {}x{} {what}", self.rows, self.cols)
         })?;
-        Ok(Game::deferred(
-            self.rows,
-            self.cols,
-            self.mines,
-            self.first_click,
-            Generator::new(self.seed.unwrap_or_default()),
-        )?)
+        let (rows, cols, mines) = (self.rows, self.cols, self.mines);
+        Ok(Game::deferred(rows, cols, mines, self.first_click, placer)?)
     }
 
     /// The same setup with the next seed.
@@ -200,17 +204,19 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             (game, setup, false)
         }
     };
-    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
-        bail!("play needs a terminal: standard input and output must both be one");
-    }
+    need_terminal()?;
     let save_to = save_path(args, &setup);
     let mut term = Term::enter().context("cannot set up the terminal")?;
-    let size = term.0.size()?;
-    let area = Rect::new(0, 0, size.width, size.height);
-    let mut app = App::new(game, setup, area, Instant::now(), resumed)
+    let area = term.area()?;
+    let mut app = App::local(game, setup, area, Instant::now(), resumed)
         .with_ascii(args.ascii)
         .with_save_on_quit(args.save.is_some());
-    let played = play(&mut term, &mut app, &save_to);
+    let played = play(
+        &mut term,
+        &mut app,
+        |app| app.tick(Instant::now()),
+        |app| save_key(app, &save_to),
+    );
     drop(term);
     played?;
     if let Some(path) = &args.save
@@ -220,7 +226,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         eprintln!("bitmines: saved the game to {}", path.display());
     }
     if let Some(summary) = app.summary() {
-        println!("{}", draw::summary_line(&app, &summary));
+        println!("{}", local::summary_line(&app, &summary));
     }
     Ok(())
 }
@@ -262,29 +268,25 @@ fn save(path: &Path, app: &App) -> anyhow::Result<()> {
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
-/// Draws, waits for events and applies them until the player quits.
-fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
+/// Draws, waits for events and applies them until the player quits. `pump` brings the
+/// app up to date before each frame (its clock, a server's frames, messages to send).
+fn play<S: Play>(
+    term: &mut Term,
+    app: &mut App<S>,
+    mut pump: impl FnMut(&mut App<S>),
+    mut save: impl FnMut(&mut App<S>),
+) -> anyhow::Result<()> {
     loop {
-        let size = term.0.size()?;
-        let area = Rect::new(0, 0, size.width, size.height);
+        let area = term.area()?;
         if app.area() != area {
             app.resize(area);
         }
-        app.tick(Instant::now());
+        pump(app);
         term.0.draw(|frame| draw::draw(frame, app))?;
-        // While a board is generated off this thread, wake often to show its progress and
-        // take it when it is there; while the clock runs, wake at the next whole second to
-        // redraw the timer; otherwise sleep until something happens.
-        if app.generating() {
-            if !event::poll(Duration::from_millis(100))? {
-                continue;
-            }
-        } else if app.clock_running() {
-            let into_second = app.elapsed().subsec_nanos();
-            let wait = Duration::from_nanos(u64::from(1_000_000_000 - into_second));
-            if !event::poll(wait)? {
-                continue;
-            }
+        if let Some(wait) = app.wake()
+            && !event::poll(wait)?
+        {
+            continue;
         }
         // Apply every event already waiting before drawing again, so held-down keys on a
         // slow terminal do not queue up frames.
@@ -292,7 +294,7 @@ fn play(term: &mut Term, app: &mut App, save_to: &Path) -> anyhow::Result<()> {
             let event = event::read()?;
             match app.handle(&event, Instant::now()) {
                 Action::Quit => return Ok(()),
-                Action::Save => save_key(app, save_to),
+                Action::Save => save(app),
                 Action::Continue => {}
             }
             if !event::poll(Duration::ZERO)? {
@@ -312,9 +314,7 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
     {
         bail!("--token {token}: a token is 32 hexadecimal digits");
     }
-    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
-        bail!("play needs a terminal: standard input and output must both be one");
-    }
+    need_terminal()?;
     let link = net::Link::open(net::Join {
         url: url.to_owned(),
         spectate: args.spectate.is_some(),
@@ -328,14 +328,24 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         bail!("--connect {url}: {reason}");
     }
     let mut term = Term::enter().context("cannot set up the terminal")?;
-    let size = term.0.size()?;
-    let area = Rect::new(0, 0, size.width, size.height);
+    let area = term.area()?;
     let mut remote =
         remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
     if let Some(event) = first {
         remote.receive(event, Instant::now());
     }
-    let played = play_remote(&mut term, &mut remote, &link);
+    // The socket is another thread's: nothing here waits on it.
+    let pump = |remote: &mut remote::Remote| {
+        let now = Instant::now();
+        for event in link.poll() {
+            remote.receive(event, now);
+        }
+        remote.tick(now);
+        for msg in remote.take_outbox() {
+            link.send(msg);
+        }
+    };
+    let played = play(&mut term, &mut remote, pump, |_| {});
     drop(term);
     drop(link);
     played?;
@@ -346,47 +356,6 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         );
     }
     Ok(())
-}
-
-/// Draws, takes the server's frames and the terminal's events, and sends what they ask,
-/// until the player quits. The socket is another thread's: nothing here waits on it.
-fn play_remote(
-    term: &mut Term,
-    remote: &mut remote::Remote,
-    link: &net::Link,
-) -> anyhow::Result<()> {
-    loop {
-        let size = term.0.size()?;
-        let area = Rect::new(0, 0, size.width, size.height);
-        if remote.area() != area {
-            remote.resize(area);
-        }
-        let now = Instant::now();
-        for event in link.poll() {
-            remote.receive(event, now);
-        }
-        remote.tick(now);
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
-        term.0.draw(|frame| remote_draw::draw(frame, remote))?;
-        // Wake often enough to show the server's frames soon after they come.
-        if !event::poll(Duration::from_millis(30))? {
-            continue;
-        }
-        loop {
-            let event = event::read()?;
-            if remote.handle(&event, Instant::now()) == Action::Quit {
-                return Ok(());
-            }
-            if !event::poll(Duration::ZERO)? {
-                break;
-            }
-        }
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
-    }
 }
 
 /// The save key: saves and says where, or why not.
@@ -411,7 +380,21 @@ fn save_key(app: &mut App, path: &Path) {
 /// or a panic, puts the terminal back as it was.
 struct Term(Terminal<CrosstermBackend<Stdout>>);
 
+/// Fails unless standard input and output are both a terminal.
+fn need_terminal() -> anyhow::Result<()> {
+    if !io::stdin().is_terminal() || !io::stdout().is_terminal() {
+        bail!("play needs a terminal: standard input and output must both be one");
+    }
+    Ok(())
+}
+
 impl Term {
+    /// The terminal's size now.
+    fn area(&self) -> io::Result<Rect> {
+        let size = self.0.size()?;
+        Ok(Rect::new(0, 0, size.width, size.height))
+    }
+
     fn enter() -> io::Result<Term> {
         static HOOK: Once = Once::new();
         HOOK.call_once(|| {

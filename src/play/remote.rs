@@ -1,45 +1,54 @@
-//! `bitmines play --connect`: the game's state for a room on a server, and what each key,
-//! mouse event and server frame does to it, with no terminal and no socket.
+//! `bitmines play --connect`: a room of a server as the terminal game's source ([`Room`]),
+//! and what each server frame does to it, with no terminal and no socket.
 //!
-//! The board is the server's: [`Remote`] holds a [`Picture`] of the chunks it watches and
-//! never decides a move's outcome itself. A key press becomes a message in the outbox
-//! ([`Remote::take_outbox`]), which the loop hands to the network thread; what comes back
-//! arrives as [`NetEvent`]s through [`Remote::receive`]. Time is passed in, as in the local
-//! game, so tests replay a session to the same state.
+//! The board is the server's: a [`Room`] holds a [`Picture`] of the chunks in view and never
+//! decides a move's outcome itself. A move becomes a message in the outbox
+//! ([`Room::take_outbox`]), which the loop hands to the network thread; what comes back
+//! arrives as [`NetEvent`]s through [`App::receive`], and the answers to moves and help
+//! come then, as replies to the app. Time is passed in, as in the local game, so tests
+//! replay a session to the same state.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bitmines_core::{Cell, Status};
 use bitmines_server::client::Picture;
 use bitmines_server::protocol::{
-    self, CHUNK, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NOBODY, Over, PlayerInfo,
-    SeriesEntry, ServerMsg, Welcome, cell,
+    self, CHUNK, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over,
+    PlayerInfo, SeriesEntry, ServerMsg, Welcome, cell,
 };
-use crossterm::event::{
-    Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
-};
+use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
 
-use super::app::{Action, Overlay, Page};
+use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
+use super::draw::{Ending, Glyphs, KeyPage, measures};
+use super::local::flags_wrong;
 use super::net::{NetEvent, error_name};
-use super::viewport::{self, Screen};
 
 /// The least time between two cursor frames: the server passes cursors on at most ten
 /// times a second, so sending more would only spend the rate limit.
 const CURSOR_EVERY: Duration = Duration::from_millis(100);
 
-/// Terminal columns of the players' panel, right of the board, on terminals wide enough.
-pub(crate) const PANEL_WIDTH: u16 = 30;
-
-/// The narrowest terminal that shows the panel beside the board.
-const PANEL_FROM: u16 = 64;
-
 /// Room events kept for the panel.
 const EVENTS_KEPT: usize = 8;
 
-/// Rows (or columns) one turn of the mouse wheel scrolls.
-const WHEEL_STEP: isize = 3;
+/// Each player's colour, by id: their cursor on the board and their mark in the panel.
+const PLAYER_COLOURS: [Color; 6] = [
+    Color::Magenta,
+    Color::Cyan,
+    Color::Yellow,
+    Color::Green,
+    Color::Blue,
+    Color::LightRed,
+];
+
+/// The colour of player `id`.
+fn colour_of(id: u32) -> Color {
+    PLAYER_COLOURS[id as usize % PLAYER_COLOURS.len()]
+}
 
 /// The connection as the player sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,10 +98,14 @@ impl OddsWindow {
     }
 }
 
-/// Everything the screen shows of a room, and how events change it.
+/// The terminal game over a room of a server.
+pub(crate) type Remote = App<Room>;
+
+/// Everything known here of a room: the welcome, the chunks in view, the players, the
+/// room's events and the requests waiting for their answers.
 #[derive(Debug)]
-pub(crate) struct Remote {
-    /// The room's address as given, for the status line.
+pub(crate) struct Room {
+    /// The room's address without its query, for the screen.
     url: String,
     /// `Some` when spectating: the player to watch, if one was named.
     spectate: Option<Option<u32>>,
@@ -112,11 +125,9 @@ pub(crate) struct Remote {
     watched_before: Option<u32>,
     /// The chunks watched, `(chunk_row, chunk_col)`.
     subscribed: BTreeSet<(u32, u32)>,
-    /// Always on the board (once joined).
+    /// The cursor and the cells in view, as the app last told them.
     cursor: (usize, usize),
-    origin: (usize, usize),
-    area: Rect,
-    ascii: bool,
+    in_view: Option<[Range<usize>; 2]>,
     players: Vec<PlayerInfo>,
     /// When the players frame came, to run their clocks on from it.
     players_at: Instant,
@@ -127,30 +138,27 @@ pub(crate) struct Remote {
     cursors: BTreeMap<u32, (usize, usize)>,
     /// The room's last events, named when drawn, so a name that came after its event shows.
     events: Vec<(EventKind, u32, u32, u32)>,
-    message: Option<String>,
-    hint: Option<(usize, usize)>,
-    overlay: Overlay,
+    /// The help on the board, as the app last told it.
+    shown: Shown,
     odds: Option<OddsWindow>,
-    show_wrong_flags: bool,
     wrong_flags: Vec<(usize, usize)>,
     over: Option<Over>,
-    end_shown: bool,
     /// A race room's series scoreboard, as the server last sent it.
     series: Vec<SeriesEntry>,
-    page: Page,
     seq: u32,
     asked: HashMap<u32, Asked>,
     outbox: Vec<ClientMsg>,
     cursor_moved: bool,
     cursor_sent: Option<Instant>,
     now: Instant,
+    replies: Vec<Reply>,
 }
 
-impl Remote {
+impl App<Room> {
     /// A session about to join `url` in a terminal of `area`; `spectate` is `Some` to watch
     /// (naming the player to watch, in a race).
     pub(crate) fn new(url: &str, spectate: Option<Option<u32>>, area: Rect, now: Instant) -> Self {
-        Remote {
+        let room = Room {
             url: url.split('?').next().unwrap_or(url).to_owned(),
             spectate,
             welcome: None,
@@ -164,42 +172,37 @@ impl Remote {
             watched_before: None,
             subscribed: BTreeSet::new(),
             cursor: (0, 0),
-            origin: (0, 0),
-            area,
-            ascii: false,
+            in_view: None,
             players: Vec::new(),
             players_at: now,
             clock: None,
             cursors: BTreeMap::new(),
             events: Vec::new(),
-            message: Some("connecting…".into()),
-            hint: None,
-            overlay: Overlay::Off,
+            shown: Shown::NONE,
             odds: None,
-            show_wrong_flags: false,
             wrong_flags: Vec::new(),
             over: None,
-            end_shown: false,
             series: Vec::new(),
-            page: Page::Board,
             seq: 0,
             asked: HashMap::new(),
             outbox: Vec::new(),
             cursor_moved: false,
             cursor_sent: None,
             now,
-        }
+            replies: vec![Reply::Say(Some("connecting…".into()))],
+        };
+        App::over(room, area, now)
     }
 
-    /// The same session drawn with ASCII glyphs only.
-    pub(crate) fn with_ascii(mut self, ascii: bool) -> Self {
-        self.ascii = ascii;
-        self
+    /// Takes what the network thread said, at `now`.
+    pub(crate) fn receive(&mut self, event: NetEvent, now: Instant) {
+        self.update(now, |room| room.receive(event, now));
     }
+}
 
-    // ---- What the screen reads ----
-
+impl Room {
     /// The welcome of the last join.
+    #[cfg(test)]
     pub(crate) fn welcome(&self) -> Option<&Welcome> {
         self.welcome.as_ref()
     }
@@ -210,11 +213,13 @@ impl Remote {
     }
 
     /// The room's address without its query.
+    #[cfg(test)]
     pub(crate) fn url(&self) -> &str {
         &self.url
     }
 
     /// The connection's state.
+    #[cfg(test)]
     pub(crate) fn link(&self) -> &LinkState {
         &self.link
     }
@@ -242,58 +247,26 @@ impl Remote {
         self.picture.cell(self.view, row, col)
     }
 
-    /// A cell of the view drawn as the core's [`Cell`], if its chunk is here.
-    pub(crate) fn cell(&self, row: usize, col: usize) -> Option<Cell> {
-        Some(match self.state(row, col)? {
-            n @ 0..=cell::OPEN_MAX => Cell::Open(n),
-            cell::FLAGGED => Cell::Flagged,
-            cell::EXPLODED => Cell::Exploded,
-            cell::MINE => Cell::Mine,
-            cell::WRONG_FLAG => Cell::WrongFlag,
-            _ => Cell::Hidden,
-        })
-    }
-
-    /// Board rows and columns (zero before the welcome).
-    pub(crate) fn size(&self) -> (usize, usize) {
-        self.welcome
-            .as_ref()
-            .map_or((0, 0), |w| (w.rows as usize, w.cols as usize))
-    }
-
-    /// The cursor, `(row, col)`.
-    pub(crate) fn cursor(&self) -> (usize, usize) {
-        self.cursor
-    }
-
-    /// The top-left cell shown.
-    pub(crate) fn origin(&self) -> (usize, usize) {
-        self.origin
-    }
-
-    /// The terminal's size as last seen.
-    pub(crate) fn area(&self) -> Rect {
-        self.area
-    }
-
-    /// Whether to draw with ASCII glyphs only.
-    pub(crate) fn ascii(&self) -> bool {
-        self.ascii
-    }
-
     /// The players, as the last players frame listed them.
+    #[cfg(test)]
     pub(crate) fn players(&self) -> &[PlayerInfo] {
         &self.players
     }
 
     /// Other co-op players' cursors, by player id.
+    #[cfg(test)]
     pub(crate) fn cursors(&self) -> &BTreeMap<u32, (usize, usize)> {
         &self.cursors
     }
 
+    /// Whether this is a co-op room.
+    fn co_op(&self) -> bool {
+        self.welcome.as_ref().is_some_and(|w| w.mode == Mode::Coop)
+    }
+
     /// The room's last events in words, oldest first.
     pub(crate) fn events(&self) -> Vec<String> {
-        let co_op = self.welcome.as_ref().is_some_and(|w| w.mode == Mode::Coop);
+        let co_op = self.co_op();
         self.events
             .iter()
             .map(|&(kind, player, row, col)| {
@@ -312,43 +285,16 @@ impl Remote {
             .collect()
     }
 
-    /// The message line's text, if any.
-    pub(crate) fn message(&self) -> Option<&str> {
-        self.message.as_deref()
-    }
-
-    /// The cell of the last hint, until the next move.
-    pub(crate) fn hint(&self) -> Option<(usize, usize)> {
-        self.hint
-    }
-
-    /// How the probabilities are shown.
-    pub(crate) fn overlay(&self) -> Overlay {
-        self.overlay
-    }
-
     /// The probabilities of the window around the cursor, while the overlay is on.
     pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        self.odds.as_ref().filter(|_| self.overlay != Overlay::Off)
-    }
-
-    /// Whether `(row, col)` holds a flag the server proved wrong, while they are shown.
-    pub(crate) fn proven_wrong(&self, row: usize, col: usize) -> bool {
-        self.show_wrong_flags && self.wrong_flags.contains(&(row, col))
-    }
-
-    /// The page in front.
-    pub(crate) fn page(&self) -> Page {
-        self.page
-    }
-
-    /// The end of the game, while its screen is shown.
-    pub(crate) fn end_screen(&self) -> Option<&Over> {
-        self.over.as_ref().filter(|_| self.end_shown)
+        self.odds
+            .as_ref()
+            .filter(|_| self.shown.overlay != Overlay::Off)
     }
 
     /// A race room's series scoreboard: each racer's wins and best time across the room's
     /// games.
+    #[cfg(test)]
     pub(crate) fn series(&self) -> &[SeriesEntry] {
         &self.series
     }
@@ -371,73 +317,6 @@ impl Remote {
             .is_some_and(|w| w.spectator || self.watching.is_some_and(|player| player != w.player))
     }
 
-    /// The game's status on the view drawn.
-    pub(crate) fn status(&self) -> Status {
-        let code = match &self.over {
-            Some(over) if over.view == self.view => over.status,
-            _ => self.followed().map_or(0, |p| p.status),
-        };
-        match code {
-            1 => Status::Won,
-            2 => Status::Lost,
-            _ => Status::Playing,
-        }
-    }
-
-    /// The play time of the view drawn, as the server's clock gives it (run on from its last
-    /// word while it runs), else the player followed's, run on from the last players frame.
-    pub(crate) fn elapsed(&self) -> Duration {
-        if let Some((view, ms, running, at)) = self.clock
-            && view == self.view
-            && !self.watch_sent
-        {
-            let at_ms = Duration::from_millis(u64::from(ms));
-            return if running {
-                at_ms + self.now.saturating_duration_since(at)
-            } else {
-                at_ms
-            };
-        }
-        let Some(player) = self.followed() else {
-            return Duration::ZERO;
-        };
-        let at = Duration::from_millis(u64::from(player.elapsed_ms));
-        if player.status == 0 && player.elapsed_ms > 0 {
-            at + self.now.saturating_duration_since(self.players_at)
-        } else {
-            at
-        }
-    }
-
-    /// Whether the players' panel is drawn beside the board.
-    pub(crate) fn shows_panel(&self) -> bool {
-        self.area.width >= PANEL_FROM
-    }
-
-    /// The part of the terminal the board's screen lays out in: all of it, less the panel.
-    pub(crate) fn board_area(&self) -> Rect {
-        let mut area = self.area;
-        if self.shows_panel() {
-            area.width -= PANEL_WIDTH;
-        }
-        area
-    }
-
-    /// The layout of the board's part of the screen, or `None` before the welcome or when
-    /// the terminal is too small.
-    pub(crate) fn screen(&self) -> Option<Screen> {
-        let (rows, cols) = self.size();
-        if rows == 0 {
-            return None;
-        }
-        Screen::new(self.board_area(), rows, cols)
-    }
-
-    fn spans(&self) -> (usize, usize) {
-        self.screen()
-            .map_or((1, 1), |screen| (screen.span_rows, screen.span_cols))
-    }
-
     /// A player's name, or `player N`.
     pub(crate) fn name_of(&self, id: u32) -> String {
         self.players
@@ -446,68 +325,17 @@ impl Remote {
             .map_or_else(|| format!("player {id}"), |p| p.name.clone())
     }
 
-    // ---- What the loop calls ----
-
     /// The messages to send, in order, emptied.
     pub(crate) fn take_outbox(&mut self) -> Vec<ClientMsg> {
         std::mem::take(&mut self.outbox)
     }
 
-    /// Shows `text` on the message line.
-    pub(crate) fn note(&mut self, text: impl Into<String>) {
-        self.message = Some(text.into());
-    }
-
-    /// Takes the terminal's new size, keeping the cursor in view.
-    pub(crate) fn resize(&mut self, area: Rect) {
-        self.area = area;
-        self.follow();
-        self.sync_subscriptions();
-    }
-
-    /// Moves the clock to `now` and sends the cursor if it moved and the last one was sent
-    /// long enough ago.
-    pub(crate) fn tick(&mut self, now: Instant) {
-        self.now = now;
-        let co_op_player = self
-            .welcome
-            .as_ref()
-            .is_some_and(|w| w.mode == Mode::Coop && !w.spectator);
-        let due = self
-            .cursor_sent
-            .is_none_or(|sent| now.saturating_duration_since(sent) >= CURSOR_EVERY);
-        if self.cursor_moved && co_op_player && self.link == LinkState::Connected && due {
-            let (row, col) = self.cursor;
-            self.outbox.push(ClientMsg::Cursor {
-                row: row as u32,
-                col: col as u32,
-            });
-            self.cursor_sent = Some(now);
-            self.cursor_moved = false;
-        }
-    }
-
-    /// Applies `event`, which arrived at `now`.
-    pub(crate) fn handle(&mut self, event: &Event, now: Instant) -> Action {
-        self.now = now;
-        let action = match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
-            Event::Mouse(mouse) => {
-                self.mouse(mouse);
-                Action::Continue
-            }
-            Event::Resize(width, height) => {
-                self.resize(Rect::new(0, 0, *width, *height));
-                Action::Continue
-            }
-            _ => Action::Continue,
-        };
-        self.sync_subscriptions();
-        action
+    fn say(&mut self, text: impl Into<String>) {
+        self.replies.push(Reply::Say(Some(text.into())));
     }
 
     /// Takes what the network thread said, at `now`.
-    pub(crate) fn receive(&mut self, event: NetEvent, now: Instant) {
+    fn receive(&mut self, event: NetEvent, now: Instant) {
         self.now = now;
         match event {
             NetEvent::Joined { welcome, token } => self.joined(welcome, token),
@@ -515,19 +343,16 @@ impl Remote {
             NetEvent::Reconnecting { attempt, reason } => {
                 self.link = LinkState::Reconnecting(attempt);
                 self.asked.clear();
-                self.note(format!(
+                self.say(format!(
                     "reconnecting (try {attempt}) with this player's token; the connection was lost: {reason}"
                 ));
             }
             NetEvent::Closed(reason) => {
                 self.link = LinkState::Lost;
-                self.note(format!("disconnected: {reason}; q quits"));
+                self.say(format!("disconnected: {reason}; q quits"));
             }
         }
-        self.sync_subscriptions();
     }
-
-    // ---- Joining and frames ----
 
     fn joined(&mut self, welcome: Welcome, token: Option<String>) {
         let again = self.welcome.is_some();
@@ -538,7 +363,7 @@ impl Remote {
         {
             // Back after a rematch this client missed: the old game's end goes.
             self.over = None;
-            self.end_shown = false;
+            self.replies.push(Reply::Fresh);
         }
         let same_board = self
             .welcome
@@ -560,9 +385,7 @@ impl Remote {
             welcome.clock_running,
             self.now,
         ));
-        if !same_board {
-            self.cursor = (welcome.first.0 as usize, welcome.first.1 as usize);
-        }
+        let first = (welcome.first.0 as usize, welcome.first.1 as usize);
         let who = if welcome.spectator {
             "as a spectator".to_owned()
         } else {
@@ -587,10 +410,7 @@ impl Remote {
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
                 (Mode::Race, Some(player)) => {
-                    self.outbox.push(ClientMsg::Watch { player });
-                    self.watch_sent = true;
-                    self.watching = Some(player);
-                    self.has_view = true;
+                    self.watch(player);
                     self.picture.clear();
                     note += &format!(", watching player {player}");
                 }
@@ -599,9 +419,9 @@ impl Remote {
             }
         }
         self.welcome = Some(welcome);
-        self.note(note);
+        self.say(note);
         if !same_board {
-            self.centre();
+            self.replies.push(Reply::Place(first));
         }
         self.cursor_moved = true;
     }
@@ -627,13 +447,13 @@ impl Remote {
                 let Some(Asked::Move(action, (row, col))) = self.asked.remove(&seq) else {
                     return;
                 };
-                self.hint = None;
+                self.replies.push(Reply::Hint(None));
                 if exploded > 0 {
-                    self.note(format!("({row}, {col}) was a mine"));
+                    self.say(format!("({row}, {col}) was a mine"));
                 } else if action != protocol::Action::Flag && opened == 0 {
-                    self.note(format!("nothing opened at ({row}, {col})"));
+                    self.say(format!("nothing opened at ({row}, {col})"));
                 } else {
-                    self.message = None;
+                    self.replies.push(Reply::Say(None));
                 }
                 if opened > 0 || exploded > 0 {
                     self.refresh_help();
@@ -648,7 +468,7 @@ impl Remote {
                     self.watch_sent = false;
                     self.watching = self.watched_before;
                 }
-                self.note(format!("{}: {message}", error_name(code)));
+                self.say(format!("{}: {message}", error_name(code)));
             }
             ServerMsg::Players(players) => {
                 self.players = players;
@@ -671,10 +491,7 @@ impl Remote {
                 {
                     // A spectator who came before any player watches the first to come.
                     let player = self.spectate.flatten().unwrap_or(first.id);
-                    self.outbox.push(ClientMsg::Watch { player });
-                    self.watch_sent = true;
-                    self.watching = Some(player);
-                    self.has_view = true;
+                    self.watch(player);
                 }
             }
             ServerMsg::Cursors(cursors) => {
@@ -691,14 +508,11 @@ impl Remote {
                 running,
             } => self.clock = Some((view, elapsed_ms, running, self.now)),
             ServerMsg::Progress { share } => {
-                self.note(format!("making the board: {}%", share / 100));
+                self.say(format!("making the board: {}%", share / 100));
             }
             ServerMsg::Over(over) => {
                 if over.view == self.view {
-                    self.overlay = Overlay::Off;
-                    self.show_wrong_flags = false;
-                    self.hint = None;
-                    self.end_shown = true;
+                    self.replies.push(Reply::Ended);
                     self.over = Some(over);
                 }
             }
@@ -709,15 +523,12 @@ impl Remote {
                 match found {
                     Some((row, col, reason)) => {
                         let cell = (row as usize, col as usize);
-                        self.hint = Some(cell);
-                        self.cursor = cell;
-                        self.follow();
-                        self.cursor_moved = true;
-                        self.note(format!("({row}, {col}) is safe: {reason}"));
+                        self.replies.push(Reply::Hint(Some(cell)));
+                        self.say(format!("({row}, {col}) is safe: {reason}"));
                     }
                     None => {
                         let (row, col) = self.cursor;
-                        self.note(format!(
+                        self.say(format!(
                             "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
                         ));
                     }
@@ -731,7 +542,7 @@ impl Remote {
                 width,
                 cells,
             } => {
-                if self.asked.remove(&seq).is_some() && self.overlay != Overlay::Off {
+                if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
                     self.odds = Some(OddsWindow {
                         row: row as usize,
                         col: col as usize,
@@ -742,18 +553,14 @@ impl Remote {
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {
-                if self.asked.remove(&seq).is_none() || !self.show_wrong_flags {
+                if self.asked.remove(&seq).is_none() || !self.shown.wrong_flags {
                     return;
                 }
                 self.wrong_flags = cells
                     .iter()
                     .map(|&(r, c)| (r as usize, c as usize))
                     .collect();
-                self.note(match cells.len() {
-                    0 => "no flag near the cursor is proven wrong".to_owned(),
-                    1 => "1 flag is proven wrong".to_owned(),
-                    n => format!("{n} flags are proven wrong"),
-                });
+                self.say(flags_wrong(cells.len(), " near the cursor"));
             }
             ServerMsg::Event {
                 kind,
@@ -772,16 +579,13 @@ impl Remote {
             ServerMsg::NewGame { game } => {
                 // The chunks watched come again with the new board, and the clock with them.
                 self.over = None;
-                self.end_shown = false;
-                self.overlay = Overlay::Off;
+                self.replies.push(Reply::Fresh);
                 self.odds = None;
-                self.show_wrong_flags = false;
                 self.wrong_flags.clear();
-                self.hint = None;
                 if let Some(welcome) = &mut self.welcome {
                     welcome.game = game;
                 }
-                self.note(format!("game {game}: a new board"));
+                self.say(format!("game {game}: a new board"));
             }
             ServerMsg::Series(entries) => self.series = entries,
             ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
@@ -797,14 +601,10 @@ impl Remote {
         if self.link != LinkState::Connected || !self.has_view {
             return;
         }
-        let Some(screen) = self.screen() else {
+        let Some([rows, cols]) = self.in_view.clone() else {
             return;
         };
         let max = welcome.max_chunks as usize;
-        let (rows, cols) = (
-            self.origin.0..self.origin.0 + screen.span_rows,
-            self.origin.1..self.origin.1 + screen.span_cols,
-        );
         let mut wanted = BTreeSet::new();
         for chunk_row in rows.start / CHUNK..=(rows.end - 1) / CHUNK {
             for chunk_col in cols.start / CHUNK..=(cols.end - 1) / CHUNK {
@@ -829,197 +629,10 @@ impl Remote {
         self.subscribed = wanted;
     }
 
-    // ---- Keys and the mouse ----
-
-    fn key(&mut self, key: &KeyEvent) -> Action {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        if (ctrl && key.code == KeyCode::Char('c')) || matches!(key.code, KeyCode::Char('q' | 'Q'))
-        {
-            return Action::Quit;
-        }
-        if self.screen().is_none() {
-            return Action::Continue;
-        }
-        if self.page == Page::Keys {
-            self.page = Page::Board;
-            return Action::Continue;
-        }
-        if key.code == KeyCode::Char('n') {
-            self.end_shown = false;
-            self.ask_rematch();
-            return Action::Continue;
-        }
-        if self.end_shown {
-            self.end_shown = false;
-            return Action::Continue;
-        }
-        let (span_rows, span_cols) = self.spans();
-        let (page_rows, page_cols) = (span_rows as isize, span_cols as isize);
-        let (one_rows, one_cols) = if shift {
-            (page_rows, page_cols)
-        } else {
-            (1, 1)
-        };
-        let (rows, cols) = self.size();
-        match key.code {
-            KeyCode::Up => self.move_by(-one_rows, 0, shift),
-            KeyCode::Down => self.move_by(one_rows, 0, shift),
-            KeyCode::Left => self.move_by(0, -one_cols, shift),
-            KeyCode::Right => self.move_by(0, one_cols, shift),
-            KeyCode::PageUp => self.move_by(-page_rows, 0, true),
-            KeyCode::PageDown => self.move_by(page_rows, 0, true),
-            KeyCode::Home => self.move_to(self.cursor.0, 0),
-            KeyCode::End => self.move_to(self.cursor.0, cols - 1),
-            KeyCode::Char('g') => self.move_to(0, 0),
-            KeyCode::Char('G') => self.move_to(rows - 1, cols - 1),
-            KeyCode::Char('c') => self.centre(),
-            KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
-            KeyCode::Char('f') => self.act(protocol::Action::Flag, self.cursor),
-            KeyCode::Char('h') => self.ask_hint(),
-            KeyCode::Char('p') => self.cycle_overlay(),
-            KeyCode::Char('w') => self.toggle_wrong_flags(),
-            KeyCode::Char('?') => self.page = Page::Keys,
-            KeyCode::Tab => self.watch_next(),
-            KeyCode::Esc => {
-                self.message = None;
-                self.hint = None;
-            }
-            _ => {}
-        }
-        Action::Continue
-    }
-
-    fn mouse(&mut self, mouse: &MouseEvent) {
-        if self.screen().is_none() {
-            return;
-        }
-        let sideways = mouse.modifiers.contains(KeyModifiers::SHIFT);
-        match mouse.kind {
-            MouseEventKind::ScrollUp if sideways => self.scroll(0, -WHEEL_STEP),
-            MouseEventKind::ScrollDown if sideways => self.scroll(0, WHEEL_STEP),
-            MouseEventKind::ScrollUp => self.scroll(-WHEEL_STEP, 0),
-            MouseEventKind::ScrollDown => self.scroll(WHEEL_STEP, 0),
-            MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
-            MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
-            MouseEventKind::Down(button) => {
-                if self.end_shown || self.page == Page::Keys {
-                    self.end_shown = false;
-                    self.page = Page::Board;
-                    return;
-                }
-                let Some((row, col)) = self
-                    .screen()
-                    .and_then(|screen| screen.cell_at(mouse.column, mouse.row))
-                else {
-                    return;
-                };
-                let cell = (self.origin.0 + row, self.origin.1 + col);
-                let (rows, cols) = self.size();
-                if cell.0 >= rows || cell.1 >= cols {
-                    return;
-                }
-                self.cursor = cell;
-                self.cursor_moved = true;
-                match button {
-                    MouseButton::Left => self.open(cell),
-                    MouseButton::Right => self.act(protocol::Action::Flag, cell),
-                    MouseButton::Middle => self.act(protocol::Action::Chord, cell),
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn move_by(&mut self, rows: isize, cols: isize, page: bool) {
-        let (board_rows, board_cols) = self.size();
-        self.cursor = (
-            viewport::step(self.cursor.0, rows, board_rows),
-            viewport::step(self.cursor.1, cols, board_cols),
-        );
-        if page {
-            let (span_rows, span_cols) = self.spans();
-            self.origin = (
-                viewport::clamp(
-                    viewport::step(self.origin.0, rows, board_rows),
-                    board_rows,
-                    span_rows,
-                ),
-                viewport::clamp(
-                    viewport::step(self.origin.1, cols, board_cols),
-                    board_cols,
-                    span_cols,
-                ),
-            );
-        }
-        self.cursor_moved = true;
-        self.follow();
-    }
-
-    fn move_to(&mut self, row: usize, col: usize) {
-        self.cursor = (row, col);
-        self.cursor_moved = true;
-        self.follow();
-    }
-
-    fn scroll(&mut self, rows: isize, cols: isize) {
-        let (span_rows, span_cols) = self.spans();
-        let (board_rows, board_cols) = self.size();
-        self.origin = (
-            viewport::clamp(
-                viewport::step(self.origin.0, rows, board_rows),
-                board_rows,
-                span_rows,
-            ),
-            viewport::clamp(
-                viewport::step(self.origin.1, cols, board_cols),
-                board_cols,
-                span_cols,
-            ),
-        );
-    }
-
-    fn follow(&mut self) {
-        let (span_rows, span_cols) = self.spans();
-        let (rows, cols) = self.size();
-        self.origin = (
-            viewport::follow(self.origin.0, self.cursor.0, rows, span_rows),
-            viewport::follow(self.origin.1, self.cursor.1, cols, span_cols),
-        );
-    }
-
-    fn centre(&mut self) {
-        let (span_rows, span_cols) = self.spans();
-        let (rows, cols) = self.size();
-        self.origin = (
-            viewport::centre(self.cursor.0, rows, span_rows),
-            viewport::centre(self.cursor.1, cols, span_cols),
-        );
-    }
-
-    /// Space or a left click: chords an open number, reveals a hidden cell.
-    fn open(&mut self, (row, col): (usize, usize)) {
-        match self.state(row, col) {
-            Some(1..=cell::OPEN_MAX) => self.act(protocol::Action::Chord, (row, col)),
-            Some(cell::FLAGGED) => {
-                self.note(if self.proven_wrong(row, col) {
-                    format!(
-                        "the flag on ({row}, {col}) is proven wrong: f takes it off, then Space opens the cell"
-                    )
-                } else {
-                    format!("({row}, {col}) is flagged: f takes the flag off first")
-                });
-            }
-            // A hidden cell, or one whose chunk has not come: the server decides.
-            Some(cell::HIDDEN) | None => self.act(protocol::Action::Reveal, (row, col)),
-            Some(_) => {}
-        }
-    }
-
     /// The next `seq`, recording what it asks.
     fn next_seq(&mut self, asked: Asked) -> Option<u32> {
         if self.link != LinkState::Connected {
-            self.note(match self.link {
+            self.say(match self.link {
                 LinkState::Lost => "not connected: the connection is lost; q quits",
                 _ => "not connected yet: waiting for the server",
             });
@@ -1042,25 +655,27 @@ impl Remote {
         });
     }
 
-    fn help_request(&mut self, make: fn(u32, u32, u32) -> ClientMsg) -> bool {
+    /// Asks the server for help on the cells around the cursor; `false` when it cannot be
+    /// sent now.
+    fn ask(&mut self, help: Help) -> bool {
         let Some(seq) = self.next_seq(Asked::Help) else {
             return false;
         };
-        let (row, col) = self.cursor;
-        self.outbox.push(make(seq, row as u32, col as u32));
+        let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
+        self.outbox.push(match help {
+            Help::Hint => ClientMsg::Hint { seq, row, col },
+            Help::Odds => ClientMsg::Odds { seq, row, col },
+            Help::WrongFlags => ClientMsg::WrongFlags { seq, row, col },
+        });
         true
     }
 
-    fn ask_hint(&mut self) {
-        self.help_request(|seq, row, col| ClientMsg::Hint { seq, row, col });
-    }
-
-    fn ask_odds(&mut self) -> bool {
-        self.help_request(|seq, row, col| ClientMsg::Odds { seq, row, col })
-    }
-
-    fn ask_wrong_flags(&mut self) -> bool {
-        self.help_request(|seq, row, col| ClientMsg::WrongFlags { seq, row, col })
+    /// Watches `player`'s view: the chunk frames that answer name it.
+    fn watch(&mut self, player: u32) {
+        self.outbox.push(ClientMsg::Watch { player });
+        self.watch_sent = true;
+        self.watching = Some(player);
+        self.has_view = true;
     }
 
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
@@ -1070,7 +685,7 @@ impl Remote {
             return;
         };
         if welcome.spectator {
-            self.note("a spectator cannot start the next game");
+            self.say("a spectator cannot start the next game");
             return;
         }
         let own_over = self
@@ -1078,14 +693,14 @@ impl Remote {
             .as_ref()
             .is_some_and(|over| over.view == welcome.view);
         if !own_over {
-            self.note("the next game (n) comes once this one is over");
+            self.say("the next game (n) comes once this one is over");
             return;
         }
         let Some(seq) = self.next_seq(Asked::Rematch) else {
             return;
         };
         self.outbox.push(ClientMsg::Rematch { seq });
-        self.note("asked for the next game");
+        self.say("asked for the next game");
     }
 
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
@@ -1095,73 +710,409 @@ impl Remote {
             return;
         };
         if welcome.mode != Mode::Race {
-            self.note("a co-op room has one view, watched by all");
+            self.say("a co-op room has one view, watched by all");
             return;
         }
         if self.link != LinkState::Connected {
-            self.note("not connected: the view cannot change now");
+            self.say("not connected: the view cannot change now");
             return;
         }
         let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
         let current = self.followed().map(|p| p.id);
         let at = current.and_then(|id| ids.iter().position(|&p| p == id));
         let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len().max(1))) else {
-            self.note("nobody plays in this race yet");
+            self.say("nobody plays in this race yet");
             return;
         };
-        self.outbox.push(ClientMsg::Watch { player });
-        self.watch_sent = true;
         self.watched_before = self.watching;
-        self.watching = Some(player);
-        self.has_view = true;
-        self.note(format!("watching {}", self.name_of(player)));
-    }
-
-    /// `p`: colours, then digits, then off; the window is asked for around the cursor.
-    fn cycle_overlay(&mut self) {
-        self.overlay = match self.overlay {
-            Overlay::Off => {
-                if !self.ask_odds() {
-                    return;
-                }
-                Overlay::Colour
-            }
-            Overlay::Colour => {
-                // The cursor may have moved: ask again for the window around it.
-                self.ask_odds();
-                Overlay::Digits
-            }
-            Overlay::Digits => {
-                self.odds = None;
-                Overlay::Off
-            }
-        };
-    }
-
-    fn toggle_wrong_flags(&mut self) {
-        if self.show_wrong_flags {
-            self.show_wrong_flags = false;
-            self.wrong_flags.clear();
-        } else if self.ask_wrong_flags() {
-            self.show_wrong_flags = true;
-        }
+        self.watch(player);
+        self.say(format!("watching {}", self.name_of(player)));
     }
 
     /// Asks again for what is shown, after a move of one's own opened cells.
     fn refresh_help(&mut self) {
-        if self.overlay != Overlay::Off {
-            self.ask_odds();
+        if self.shown.overlay != Overlay::Off {
+            self.ask(Help::Odds);
         }
-        if self.show_wrong_flags {
-            self.ask_wrong_flags();
+        if self.shown.wrong_flags {
+            self.ask(Help::WrongFlags);
         }
+    }
+
+    /// One player's line in the panel: co-op scores, or race progress.
+    fn player_line(&self, player: &PlayerInfo, ascii: bool) -> Line<'static> {
+        let me = self.welcome.as_ref().is_some_and(|w| w.player == player.id);
+        let mark = Span::styled(
+            match (player.online, ascii) {
+                (true, false) => "● ",
+                (false, false) => "○ ",
+                (true, true) => "+ ",
+                (false, true) => "- ",
+            },
+            Style::new().fg(colour_of(player.id)),
+        );
+        let mut name: String = player.name.chars().take(10).collect();
+        if me {
+            name += "*";
+        }
+        let name = Span::styled(
+            format!("{name:<11}"),
+            Style::new().add_modifier(Modifier::BOLD),
+        );
+        let figures = if self.co_op() {
+            format!(
+                "{:>6}{:>4}{:>4}",
+                player.revealed, player.mines_hit, player.flags
+            )
+        } else {
+            let safe = (self.welcome.as_ref()).map_or(0, |w| {
+                (u64::from(w.rows) * u64::from(w.cols)).saturating_sub(w.mines)
+            });
+            let status = match player.status {
+                1 => "won",
+                2 => "lost",
+                _ => "",
+            };
+            format!(
+                "{:>4}%{:>5}s {status}",
+                (player.revealed * 100).checked_div(safe).unwrap_or(0),
+                player.elapsed_ms / 1000
+            )
+        };
+        Line::from(vec![mark, name, Span::raw(figures)])
+    }
+}
+
+impl Play for Room {
+    const ROOM: bool = true;
+
+    fn size(&self) -> Option<(usize, usize)> {
+        let welcome = self.welcome.as_ref()?;
+        // A board of no cells has nothing to show or move over.
+        Some((welcome.rows as usize, welcome.cols as usize))
+            .filter(|&(rows, cols)| rows > 0 && cols > 0)
+    }
+
+    fn cell(&self, row: usize, col: usize) -> Option<Cell> {
+        Some(match self.state(row, col)? {
+            n @ 0..=cell::OPEN_MAX => Cell::Open(n),
+            cell::FLAGGED => Cell::Flagged,
+            cell::EXPLODED => Cell::Exploded,
+            cell::MINE => Cell::Mine,
+            cell::WRONG_FLAG => Cell::WrongFlag,
+            _ => Cell::Hidden,
+        })
+    }
+
+    fn status(&self) -> Status {
+        let code = match &self.over {
+            Some(over) if over.view == self.view => over.status,
+            _ => self.followed().map_or(0, |p| p.status),
+        };
+        match code {
+            1 => Status::Won,
+            2 => Status::Lost,
+            _ => Status::Playing,
+        }
+    }
+
+    /// The play time of the view drawn, as the server's clock gives it (run on from its
+    /// last word while it runs), else the player followed's, run on from the last players
+    /// frame.
+    fn elapsed(&self, now: Instant) -> Duration {
+        if let Some((view, ms, running, at)) = self.clock
+            && view == self.view
+            && !self.watch_sent
+        {
+            let at_ms = Duration::from_millis(u64::from(ms));
+            return if running {
+                at_ms + now.saturating_duration_since(at)
+            } else {
+                at_ms
+            };
+        }
+        let Some(player) = self.followed() else {
+            return Duration::ZERO;
+        };
+        let at = Duration::from_millis(u64::from(player.elapsed_ms));
+        if player.status == 0 && player.elapsed_ms > 0 {
+            at + now.saturating_duration_since(self.players_at)
+        } else {
+            at
+        }
+    }
+
+    /// Often enough to show the server's frames soon after they come.
+    fn wake(&self, _now: Instant) -> Option<Duration> {
+        Some(Duration::from_millis(30))
+    }
+
+    fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown) {
+        self.shown = shown;
+        if cursor != self.cursor {
+            self.cursor = cursor;
+            self.cursor_moved = true;
+        }
+        self.in_view = view;
+        self.sync_subscriptions();
+    }
+
+    /// Sends the cursor if it moved and the last one was sent long enough ago.
+    fn tick(&mut self, now: Instant) {
+        self.now = now;
+        let co_op_player =
+            (self.welcome.as_ref()).is_some_and(|w| w.mode == Mode::Coop && !w.spectator);
+        let due = self
+            .cursor_sent
+            .is_none_or(|sent| now.saturating_duration_since(sent) >= CURSOR_EVERY);
+        if self.cursor_moved && co_op_player && self.link == LinkState::Connected && due {
+            let (row, col) = self.cursor;
+            self.outbox.push(ClientMsg::Cursor {
+                row: row as u32,
+                col: col as u32,
+            });
+            self.cursor_sent = Some(now);
+            self.cursor_moved = false;
+        }
+    }
+
+    fn play(&mut self, action: Move, cell: (usize, usize), _now: Instant) {
+        let action = match action {
+            Move::Flag => protocol::Action::Flag,
+            Move::Chord => protocol::Action::Chord,
+            Move::Wasted => return,
+            // A hidden cell, or one whose chunk has not come: the server decides.
+            Move::Reveal => match self.state(cell.0, cell.1) {
+                Some(cell::HIDDEN) | None => protocol::Action::Reveal,
+                Some(_) => return,
+            },
+        };
+        self.act(action, cell);
+    }
+
+    /// The help asked for around the cursor; the probabilities come on once asked for,
+    /// and go to digits even when they cannot be asked for again.
+    fn help(&mut self, ask: Help, shown: Shown) -> bool {
+        match ask {
+            Help::Odds if shown.overlay == Overlay::Off => self.odds = None,
+            Help::WrongFlags if !shown.wrong_flags => self.wrong_flags.clear(),
+            Help::Odds => return self.ask(ask) || self.shown.overlay != Overlay::Off,
+            _ => return self.ask(ask),
+        }
+        true
+    }
+
+    fn next_game(&mut self, _now: Instant) {
+        self.ask_rematch();
+    }
+
+    fn key(&mut self, code: KeyCode) -> Option<Action> {
+        (code == KeyCode::Tab).then(|| {
+            self.watch_next();
+            Action::Continue
+        })
+    }
+
+    fn replies(&mut self) -> Vec<Reply> {
+        std::mem::take(&mut self.replies)
+    }
+
+    fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
+        Some((self.odds()?.mine(row, col)?, true))
+    }
+
+    fn proven_wrong(&self, row: usize, col: usize) -> bool {
+        self.shown.wrong_flags && self.wrong_flags.contains(&(row, col))
+    }
+
+    fn colour_at(&self, row: usize, col: usize) -> Option<Color> {
+        let (&player, _) = self.cursors.iter().find(|(_, at)| **at == (row, col))?;
+        Some(colour_of(player))
+    }
+
+    fn mines_left(&self) -> i128 {
+        let flags: u64 = if self.co_op() {
+            self.players.iter().map(|p| u64::from(p.flags)).sum()
+        } else {
+            self.followed().map_or(0, |p| u64::from(p.flags))
+        };
+        match (self.status(), &self.welcome) {
+            (Status::Won, _) | (_, None) => 0,
+            (_, Some(welcome)) => welcome.mines as i128 - flags as i128,
+        }
+    }
+
+    /// The connection, the room and who plays here.
+    fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let Some(welcome) = &self.welcome else {
+            return Vec::new();
+        };
+        let mut spans = Vec::new();
+        let link = match self.link {
+            LinkState::Connecting => Some("connecting".to_owned()),
+            LinkState::Connected => None,
+            LinkState::Reconnecting(attempt) => Some(format!("reconnecting ({attempt})")),
+            LinkState::Lost => Some("disconnected".to_owned()),
+        };
+        if let Some(link) = link {
+            spans.push(Span::styled(link, bold.fg(Color::White).bg(Color::Red)));
+            spans.push(Span::raw(glyphs.dot));
+        }
+        let mode = if self.co_op() { "co-op" } else { "race" };
+        spans.push(Span::raw(format!(
+            "{mode} {}x{}",
+            welcome.rows, welcome.cols
+        )));
+        spans.push(Span::raw(glyphs.dot));
+        spans.push(if welcome.spectator {
+            Span::raw("spectating")
+        } else {
+            Span::styled(
+                format!("you: {}", self.name_of(welcome.player)),
+                bold.fg(colour_of(welcome.player)),
+            )
+        });
+        spans
+    }
+
+    /// The room's last event.
+    fn idle_line(&self) -> String {
+        self.events().pop().unwrap_or_default()
+    }
+
+    fn keys(&self, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
+        let keys: &[(&str, &str)] = match (self.only_watching(), self.co_op()) {
+            (true, false) => &[("Tab", "next player"), ("?", "keys"), ("q", "quit")],
+            (true, true) => &[("c", "centre"), ("?", "keys"), ("q", "quit")],
+            _ if self.status() == Status::Playing => &[
+                ("Space", "open"),
+                ("f", "flag"),
+                ("h", "hint"),
+                ("p", "odds"),
+                ("w", "wrong flags"),
+                ("?", "keys"),
+                ("q", "quit"),
+            ],
+            _ => &[("Esc", "board"), ("?", "keys"), ("q", "quit")],
+        };
+        let arrows = self.only_watching().then_some((glyphs.arrows, "move"));
+        (arrows.into_iter().chain(keys.iter().copied()))
+            .map(|(key, what)| (key, what, true))
+            .collect()
+    }
+
+    fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
+        KeyPage {
+            title: "bitmines play --connect: keys",
+            rows: vec![
+                ("h", "hint: a cell proven safe near the cursor, and why"),
+                (
+                    "p",
+                    "the odds around the cursor: colours, then digits, then off",
+                ),
+                ("w", "show the flags near the cursor proven wrong"),
+                (
+                    "Tab",
+                    "a race: watch the next player (once your own game is over)",
+                ),
+                ("Esc", "clear the message and the hint"),
+                (
+                    "n",
+                    "once the game is over: the next game in this room, on a new board",
+                ),
+                (
+                    "q Ctrl-C",
+                    "quit (the game goes on on the server; the token brings you back)",
+                ),
+            ],
+            notes: vec![
+                "The others' cursors show in their colours, as in the panel; help is the \
+                 server's, on the 48x48 cells around the cursor."
+                    .into(),
+            ],
+        }
+    }
+
+    /// The players and the room's last events.
+    fn panel(&self, glyphs: &Glyphs, ascii: bool) -> Vec<Line<'static>> {
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let mut lines = vec![Line::styled(
+            if self.co_op() {
+                format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
+            } else {
+                format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
+            },
+            bold,
+        )];
+        lines.extend(self.players.iter().map(|p| self.player_line(p, ascii)));
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Room", bold));
+        lines.extend(
+            (self.events().into_iter())
+                .map(|event| Line::raw(format!("{}{event}", glyphs.dot.trim_start()))),
+        );
+        lines
+    }
+
+    fn summary(&self) -> Option<Summary> {
+        let over = self.over.as_ref()?;
+        Some(Summary {
+            status: if over.status == 1 {
+                Status::Won
+            } else {
+                Status::Lost
+            },
+            time: Duration::from_millis(u64::from(over.elapsed_ms)),
+            bbbv: Some(over.bbbv as usize),
+            clicks: Clicks {
+                left: u64::from(over.clicks),
+                ..Clicks::default()
+            },
+            help: Default::default(),
+        })
+    }
+
+    /// The server's measures, each player's flags right, and a race room's series: every
+    /// racer's wins across the room's games, and best time.
+    fn ending(&self, summary: &Summary) -> Ending {
+        let mut rows = measures(summary, "", summary.clicks.total().to_string());
+        for &(player, flags) in self.over.iter().flat_map(|over| &over.correct_flags) {
+            rows.push(("flags right", format!("{}: {flags}", self.name_of(player))));
+        }
+        for entry in &self.series {
+            let best = match entry.best_ms {
+                NO_TIME => "-".to_owned(),
+                ms => format!("{:.2} s", f64::from(ms) / 1000.0),
+            };
+            let name = self.name_of(entry.player);
+            rows.push(("series", format!("{name}: {} won, best {best}", entry.wins)));
+        }
+        let (title, colour) = match (summary.status == Status::Won, self.co_op()) {
+            (true, true) => (" The room won ", Color::Green),
+            (true, false) => (" You won ", Color::Green),
+            (false, true) => (" The room lost ", Color::Red),
+            (false, false) => (" You lost ", Color::Red),
+        };
+        Ending {
+            title,
+            colour,
+            name_width: 12,
+            next: " next game",
+            rows,
+        }
+    }
+
+    fn lobby(&self) -> Option<&str> {
+        self.welcome.is_none().then_some(self.url.as_str())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::KeyEvent;
+    use crate::play::script::screen_text;
+    use crossterm::event::{Event, KeyEvent, KeyModifiers};
 
     fn welcome(mode: Mode, spectator: bool) -> Welcome {
         Welcome {
@@ -1529,5 +1480,111 @@ mod tests {
         assert_eq!(remote.view(), 3);
         assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
         assert_eq!(remote.token(), None);
+    }
+
+    /// A co-op room of 9x9 with two players: the board from a chunk frame, the panel, the
+    /// other player's cursor, an event on the message line, the keys page and the end screen.
+    #[test]
+    fn a_room_on_the_screen() {
+        let now = Instant::now();
+        let mut remote = Remote::new(
+            "ws://127.0.0.1:1/room/r",
+            None,
+            Rect::new(0, 0, 80, 16),
+            now,
+        );
+        let welcome = Welcome {
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            first: (4, 4),
+            ..welcome(Mode::Coop, false)
+        };
+        remote.receive(
+            NetEvent::Joined {
+                welcome,
+                token: Some("07".repeat(16)),
+            },
+            now,
+        );
+        let mut cells = vec![cell::HIDDEN; 81];
+        cells[4 * 9 + 4] = 0;
+        cells[4 * 9 + 5] = 2;
+        cells[0] = cell::FLAGGED;
+        let player = |id, name: &str, flags| PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed: 2,
+            mines_hit: 0,
+            flags,
+            elapsed_ms: 3000,
+        };
+        for frame in [
+            ServerMsg::Chunk {
+                view: 0,
+                chunk_row: 0,
+                chunk_col: 0,
+                height: 9,
+                width: 9,
+                cells,
+            },
+            ServerMsg::Players(vec![player(1, "ann", 1), player(2, "bo", 0)]),
+            ServerMsg::Cursors(vec![(2, 1, 1)]),
+            ServerMsg::Event {
+                kind: EventKind::Joined,
+                player: 2,
+                row: 0,
+                col: 0,
+            },
+        ] {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+        let press = |remote: &mut Remote, code| {
+            remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now);
+        };
+        press(&mut remote, KeyCode::Esc);
+        let screen = screen_text(&remote);
+        for part in [
+            "9 mines left · 3 s · co-op 9x9 · you: ann",
+            "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
+            "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
+            "● ann*",
+            "● bo",
+            "· bo joined",
+            "\nbo joined\n",
+            "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
+        ] {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
+        press(&mut remote, KeyCode::Char('?'));
+        assert!(screen_text(&remote).contains("bitmines play --connect: keys"));
+        press(&mut remote, KeyCode::Char('x'));
+        remote.receive(
+            NetEvent::Frame(ServerMsg::Over(Over {
+                view: 0,
+                status: 1,
+                elapsed_ms: 8000,
+                bbbv: 12,
+                clicks: 16,
+                correct_flags: vec![(1, 1), (2, 0)],
+            })),
+            now,
+        );
+        let screen = screen_text(&remote);
+        for part in [
+            "The room won",
+            "time        8.00 s",
+            "3BV         12",
+            "3BV/s       1.500",
+            "clicks      16",
+            "efficiency  75%",
+            "flags right ann: 1",
+            "flags right bo: 0",
+            "n next game",
+        ] {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
     }
 }

@@ -22,6 +22,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 
+use super::app::Play;
 use super::{Action, App, Setup, draw};
 
 /// The setup of a game on a board given as text.
@@ -41,7 +42,7 @@ pub(super) fn app_on(text: &str, width: u16, height: u16) -> (App, Instant) {
     let board: Board = text.parse().expect("a board");
     let setup = setup_of(&board);
     let start = Instant::now();
-    let app = App::new(
+    let app = App::local(
         Game::new(board),
         setup,
         Rect::new(0, 0, width, height),
@@ -55,7 +56,7 @@ pub(super) fn app_on(text: &str, width: u16, height: u16) -> (App, Instant) {
 pub(super) fn seeded(setup: Setup, width: u16, height: u16) -> (App, Instant) {
     let start = Instant::now();
     let game = setup.game().expect("a game");
-    let app = App::new(game, setup, Rect::new(0, 0, width, height), start, false);
+    let app = App::local(game, setup, Rect::new(0, 0, width, height), start, false);
     (app, start)
 }
 
@@ -170,7 +171,7 @@ fn event(app: &App, word: &str) -> Event {
 }
 
 /// The screen `app` draws in a terminal of its size.
-pub(super) fn screen(app: &App) -> Buffer {
+pub(super) fn screen<S: Play>(app: &App<S>) -> Buffer {
     let area = app.area();
     let mut terminal =
         Terminal::new(TestBackend::new(area.width, area.height)).expect("a test terminal");
@@ -181,7 +182,7 @@ pub(super) fn screen(app: &App) -> Buffer {
 }
 
 /// The screen `app` draws, as text: one line per terminal row, trailing spaces dropped.
-pub(super) fn screen_text(app: &App) -> String {
+pub(super) fn screen_text<S: Play>(app: &App<S>) -> String {
     let buffer = screen(app);
     let area = buffer.area;
     let mut text = String::new();

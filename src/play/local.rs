@@ -1,0 +1,1102 @@
+//! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its
+//! clock, its clicks, and the solver's help, all answered at once.
+
+use std::ops::Range;
+use std::time::{Duration, Instant};
+
+use bitmines_core::{Cell, Game, Stats, Status};
+use crossterm::event::KeyCode;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Span;
+
+use super::Setup;
+use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Shown, Summary};
+use super::draw::{Ending, Glyphs, KeyPage, measures};
+use super::help::{self, Knowledge};
+
+/// Boards of at least this many cells are generated off the input thread: from about a
+/// million cells generation takes long enough for a player to notice a frozen screen.
+const OFF_THREAD_CELLS: usize = 1 << 18;
+
+/// The play time, from the first click on the board to the end of the game.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Clock {
+    started: Option<Instant>,
+    stopped: Option<Instant>,
+}
+
+impl Clock {
+    /// Starts the clock at `now`, unless it has started already.
+    fn start(&mut self, now: Instant) {
+        self.started.get_or_insert(now);
+    }
+
+    /// Stops the clock at `now`, unless it has stopped already.
+    fn stop(&mut self, now: Instant) {
+        if self.started.is_some() {
+            self.stopped.get_or_insert(now);
+        }
+    }
+
+    /// Time played up to `now` (or up to the end).
+    pub(crate) fn elapsed(&self, now: Instant) -> Duration {
+        match self.started {
+            Some(started) => self
+                .stopped
+                .unwrap_or(now)
+                .saturating_duration_since(started),
+            None => Duration::ZERO,
+        }
+    }
+
+    /// Whether the clock is running, so the screen needs redrawing as time passes.
+    pub(crate) fn running(&self) -> bool {
+        self.started.is_some() && self.stopped.is_none()
+    }
+}
+
+/// A first click whose board is being generated on another thread: the game comes back
+/// with the click applied.
+#[derive(Debug)]
+struct Pending {
+    work: std::thread::JoinHandle<(Game, Result<(), bitmines_core::Error>)>,
+    /// When the click was made, for the progress line.
+    since: Instant,
+}
+
+/// A game on this machine, with what the player asked of the solver.
+#[derive(Debug)]
+pub(crate) struct Local {
+    game: Game,
+    setup: Setup,
+    /// The help on the board, as the app last told it.
+    shown: Shown,
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    knowledge: Option<Knowledge>,
+    /// The revealed count `knowledge` was computed at: it changes only when cells open.
+    known_at: usize,
+    help: HelpUsed,
+    clicks: Clicks,
+    clock: Clock,
+    /// When the game ended, for its summary.
+    now: Instant,
+    bbbv: Option<usize>,
+    resumed: bool,
+    /// Whether quitting saves the game (`--save`).
+    save_on_quit: bool,
+    /// Whether a move was made since the game started or was last saved.
+    unsaved: bool,
+    /// The first click's board, being generated on another thread.
+    pending: Option<Pending>,
+    replies: Vec<Reply>,
+}
+
+impl App<Local> {
+    /// A game ready to play in a terminal of `area`, the cursor on the board's middle cell.
+    /// `resumed` says the game was read from a file, whose time and clicks are not recorded.
+    pub(crate) fn local(game: Game, setup: Setup, area: Rect, now: Instant, resumed: bool) -> Self {
+        App::over(Local::new(game, setup, now, resumed), area, now)
+    }
+
+    /// The same app told whether quitting saves the game (`--save`), so `q` need not ask.
+    pub(crate) fn with_save_on_quit(mut self, save_on_quit: bool) -> Self {
+        self.save_on_quit = save_on_quit;
+        self
+    }
+}
+
+impl Local {
+    fn new(game: Game, setup: Setup, now: Instant, resumed: bool) -> Local {
+        let mut local = Local {
+            replies: vec![Reply::Place((game.rows() / 2, game.cols() / 2))],
+            game,
+            setup,
+            shown: Shown::NONE,
+            knowledge: None,
+            known_at: 0,
+            help: HelpUsed::default(),
+            clicks: Clicks::default(),
+            clock: Clock::default(),
+            now,
+            bbbv: None,
+            resumed,
+            save_on_quit: false,
+            unsaved: false,
+            pending: None,
+        };
+        if local.game.status() != Status::Playing {
+            local.finish(now);
+        }
+        local
+    }
+
+    /// Records that the game was just saved: quitting loses nothing until the next move.
+    pub(crate) fn saved(&mut self) {
+        self.unsaved = false;
+    }
+
+    /// Whether the board of the first click is being generated off the input thread.
+    pub(crate) fn generating(&self) -> bool {
+        self.pending.is_some()
+    }
+
+    /// The game.
+    pub(crate) fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// How the game was set up.
+    #[cfg(test)]
+    pub(crate) fn setup(&self) -> &Setup {
+        &self.setup
+    }
+
+    /// What the view proves, while the overlay or the wrong flags are shown.
+    #[cfg(test)]
+    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
+        self.knowledge.as_ref()
+    }
+
+    /// Whether the clock is running.
+    #[cfg(test)]
+    pub(crate) fn clock_running(&self) -> bool {
+        self.clock.running()
+    }
+
+    fn say(&mut self, text: impl Into<String>) {
+        self.replies.push(Reply::Say(Some(text.into())));
+    }
+
+    /// Brings the help up to date after a move, or closes the game when it ended.
+    fn after_move(&mut self, result: Result<(), bitmines_core::Error>, now: Instant) {
+        self.unsaved = true;
+        self.replies
+            .push(Reply::Say(result.err().map(|e| e.to_string())));
+        self.replies.push(Reply::Hint(None));
+        if self.game.status() == Status::Playing {
+            self.refresh_help();
+        } else {
+            self.finish(now);
+        }
+    }
+
+    /// The end: the clock stops, the help goes, and the end screen comes up with the board's
+    /// 3BV (counted once, here, since it costs a pass over the whole board).
+    fn finish(&mut self, now: Instant) {
+        self.clock.stop(now);
+        self.now = now;
+        self.knowledge = None;
+        self.replies.push(Reply::Ended);
+        self.bbbv = self
+            .game
+            .board()
+            .and_then(|board| Stats::of(board).ok())
+            .map(|stats| stats.bbbv);
+    }
+
+    /// Brings what the view proves up to date, while the player looks at it. It changes only
+    /// when cells open (the solver ignores flags), so it is computed then, not once per
+    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
+    /// Returns whether the knowledge is there.
+    fn refresh_help(&mut self) -> bool {
+        if self.shown == Shown::NONE {
+            self.knowledge = None;
+            return false;
+        }
+        if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
+            return true;
+        }
+        match help::knowledge(&self.game) {
+            Ok(knowledge) => {
+                self.knowledge = Some(knowledge);
+                self.known_at = self.game.revealed_count();
+                true
+            }
+            Err(error) => {
+                self.knowledge = None;
+                self.replies.push(Reply::HelpOff);
+                self.say(format!("{error:#}"));
+                false
+            }
+        }
+    }
+
+    fn ask_hint(&mut self) {
+        if self.game.board().is_none() {
+            // Nothing is known before the first click but the first-click rule.
+            self.say(self.setup.first_click_note());
+            return;
+        }
+        match help::hint(&self.game) {
+            Ok(Some(hint)) => {
+                self.help.hints += 1;
+                let (row, col) = hint.cell;
+                self.replies.push(Reply::Hint(Some(hint.cell)));
+                // The solver never trusts flags, so its safe cell may carry one of the player's.
+                let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
+                self.say(if flagged {
+                    format!("{}; the flag on it is wrong", hint.reason)
+                } else {
+                    hint.reason
+                });
+            }
+            Ok(None) => {
+                // Learning that no cell is safe is help too: it says a guess is due, and
+                // which one, if a 50/50 must be guessed anyway.
+                self.help.hints += 1;
+                match help::fifty_fifty(&self.game) {
+                    Ok(Some([(r0, c0), (r1, c1)])) => {
+                        self.replies.push(Reply::Goto((r0, c0)));
+                        self.say(format!(
+                            "no hidden cell is proven safe; ({r0}, {c0}) and ({r1}, {c1}) are a 50/50 nothing can ever settle: guess one now"
+                        ));
+                    }
+                    _ => self.say("no hidden cell is proven safe: this is a guess"),
+                }
+            }
+            Err(error) => self.say(format!("{error:#}")),
+        }
+    }
+
+    /// Shows the help `shown` asks for: `ask` says which part changed, and is counted.
+    fn show_help(&mut self, ask: Help, shown: Shown) {
+        self.shown = shown;
+        if !self.refresh_help() {
+            return;
+        }
+        if ask == Help::Odds && shown.overlay != Overlay::Off {
+            self.help.odds = true;
+        }
+        if ask == Help::WrongFlags && shown.wrong_flags {
+            self.help.wrong_flags = true;
+            let wrong =
+                (self.knowledge.as_ref()).map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+            self.say(flags_wrong(wrong, ""));
+        }
+    }
+}
+
+/// How many flags are proven wrong, in words; `near` says where, when there are none.
+pub(super) fn flags_wrong(count: usize, near: &str) -> String {
+    match count {
+        0 => format!("no flag{near} is proven wrong"),
+        1 => "1 flag is proven wrong".to_owned(),
+        n => format!("{n} flags are proven wrong"),
+    }
+}
+
+impl Play for Local {
+    const ROOM: bool = false;
+
+    fn size(&self) -> Option<(usize, usize)> {
+        Some((self.game.rows(), self.game.cols()))
+    }
+
+    fn cell(&self, row: usize, col: usize) -> Option<Cell> {
+        self.game.cell(row, col).ok()
+    }
+
+    fn status(&self) -> Status {
+        self.game.status()
+    }
+
+    fn elapsed(&self, now: Instant) -> Duration {
+        self.clock.elapsed(now)
+    }
+
+    /// While a board is generated off this thread, wake often to show its progress and
+    /// take it when it is there; while the clock runs, wake at the next whole second to
+    /// redraw the timer; otherwise sleep until something happens.
+    fn wake(&self, now: Instant) -> Option<Duration> {
+        if self.generating() {
+            Some(Duration::from_millis(100))
+        } else if self.clock.running() {
+            let into_second = self.clock.elapsed(now).subsec_nanos();
+            Some(Duration::from_nanos(u64::from(1_000_000_000 - into_second)))
+        } else {
+            None
+        }
+    }
+
+    fn busy(&self) -> bool {
+        self.generating()
+    }
+
+    fn quit_note(&self) -> Option<&'static str> {
+        let would_lose = self.unsaved
+            && !self.save_on_quit
+            && self.game.status() == Status::Playing
+            && self.pending.is_none();
+        would_lose.then_some("q again quits and drops this game; s saves it first")
+    }
+
+    /// Takes the board of the first click once its thread has made it (the clock starts
+    /// then, as the first cells are shown).
+    fn tick(&mut self, now: Instant) {
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        if !pending.work.is_finished() {
+            self.say(generating_note(&self.game, now - pending.since));
+            self.pending = Some(pending);
+            return;
+        }
+        match pending.work.join() {
+            Ok((game, result)) => {
+                self.game = game;
+                self.clock.start(now);
+                self.after_move(result, now);
+            }
+            Err(_) => self.say("the board could not be generated"),
+        }
+    }
+
+    fn play(&mut self, action: Move, (row, col): (usize, usize), now: Instant) {
+        if self.game.status() != Status::Playing {
+            return;
+        }
+        let result = match action {
+            Move::Wasted => {
+                // A wasted click, counted as one; the engine leaves flagged cells closed.
+                self.clicks.left += 1;
+                return;
+            }
+            Move::Reveal
+                if self.game.board().is_none()
+                    && self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS =>
+            {
+                // The first click on a large board: its board is made off this thread, so
+                // the screen stays alive and quitting stays instant.
+                self.clicks.left += 1;
+                let mut game = self.game.clone();
+                let work = std::thread::spawn(move || {
+                    let result = game.reveal(row, col).map(drop);
+                    (game, result)
+                });
+                self.pending = Some(Pending { work, since: now });
+                self.say(generating_note(&self.game, Duration::ZERO));
+                return;
+            }
+            Move::Reveal => {
+                self.clicks.left += 1;
+                self.clock.start(now);
+                self.game.reveal(row, col).map(drop)
+            }
+            Move::Chord => {
+                self.clicks.chord += 1;
+                self.clock.start(now);
+                self.game.chord(row, col).map(drop)
+            }
+            Move::Flag => {
+                self.clicks.right += 1;
+                self.clock.start(now);
+                self.game.toggle_flag(row, col).map(drop)
+            }
+        };
+        self.after_move(result, now);
+    }
+
+    fn help(&mut self, ask: Help, shown: Shown) -> bool {
+        if self.game.status() != Status::Playing {
+            return false;
+        }
+        match ask {
+            Help::Hint => self.ask_hint(),
+            _ => self.show_help(ask, shown),
+        }
+        true
+    }
+
+    fn show(&mut self, _: (usize, usize), _: Option<[Range<usize>; 2]>, shown: Shown) {
+        self.shown = shown;
+    }
+
+    /// A fresh game with the same settings and the next seed.
+    fn next_game(&mut self, now: Instant) {
+        if self.game.status() == Status::Playing {
+            self.say("n starts a new game once this one is over");
+            return;
+        }
+        let setup = self.setup.next();
+        match setup.game() {
+            Ok(game) => {
+                let save_on_quit = self.save_on_quit;
+                *self = Local::new(game, setup, now, false);
+                self.save_on_quit = save_on_quit;
+                self.replies.splice(0..0, [Reply::Fresh, Reply::Say(None)]);
+            }
+            Err(error) => self.say(format!("cannot start a new game: {error:#}")),
+        }
+    }
+
+    fn key(&mut self, code: KeyCode) -> Option<Action> {
+        (code == KeyCode::Char('s')).then_some(Action::Save)
+    }
+
+    fn replies(&mut self) -> Vec<Reply> {
+        std::mem::take(&mut self.replies)
+    }
+
+    fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
+        let knowledge = self
+            .knowledge
+            .as_ref()
+            .filter(|_| self.shown.overlay != Overlay::Off)?;
+        Some((knowledge.mine(row, col)?, knowledge.exact()))
+    }
+
+    fn proven_wrong(&self, row: usize, col: usize) -> bool {
+        self.shown.wrong_flags
+            && self
+                .knowledge
+                .as_ref()
+                .is_some_and(|knowledge| knowledge.proven_safe(row, col))
+    }
+
+    fn mines_left(&self) -> i128 {
+        // A won board draws its hidden cells flagged, so no mine is left to find.
+        match self.game.status() {
+            Status::Won => 0,
+            _ => self.game.mine_count() as i128 - self.game.flag_count() as i128,
+        }
+    }
+
+    fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
+        let game = &self.game;
+        let safe = game.rows() * game.cols() - game.mine_count();
+        let seed = (self.setup.seed).map_or(String::new(), |seed| format!(", seed {seed}"));
+        let bold = Style::new().add_modifier(Modifier::BOLD);
+        vec![
+            Span::styled(format!("{}", game.revealed_count()), bold),
+            Span::raw(format!(" of {safe} revealed")),
+            Span::raw(glyphs.dot),
+            Span::raw(format!(
+                "{} {}x{}{seed}",
+                self.setup.name,
+                game.rows(),
+                game.cols()
+            )),
+        ]
+    }
+
+    fn idle_line(&self) -> String {
+        match self.game.status() {
+            Status::Playing if self.game.board().is_none() => {
+                self.setup.first_click_note().to_owned()
+            }
+            Status::Playing => String::new(),
+            _ => (self.summary()).map_or(String::new(), |summary| summary_line(self, &summary)),
+        }
+    }
+
+    fn keys(&self, _glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
+        if self.game.status() == Status::Playing {
+            vec![
+                ("Space", "open", true),
+                ("f", "flag", true),
+                ("h", "hint", false),
+                ("p", "odds", false),
+                ("w", "wrong flags", false),
+                ("s", "save", false),
+                ("?", "keys", true),
+                ("q", "quit", true),
+            ]
+        } else {
+            vec![
+                ("n", "new game", true),
+                ("s", "save", false),
+                ("?", "keys", true),
+                ("q", "quit", true),
+            ]
+        }
+    }
+
+    fn key_page(&self, glyphs: &Glyphs) -> KeyPage {
+        KeyPage {
+            title: "bitmines play: keys",
+            rows: vec![
+                ("h", "hint: a cell proven safe, and why"),
+                ("p", "mine probabilities: as colours, then digits, then off"),
+                ("w", "show the flags proven wrong"),
+                ("s", "save the game"),
+                ("n", "a new game with the next seed, once this one is over"),
+                ("Esc", "clear the message and the hint"),
+                (
+                    "q",
+                    "quit (twice on an unsaved game; --save saves on quitting)",
+                ),
+                ("Ctrl-C", "quit at once"),
+            ],
+            notes: vec![
+                format!(
+                    "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
+                    glyphs.hidden, glyphs.flag, glyphs.mine, glyphs.exploded, glyphs.wrong_flag
+                ),
+                "Probabilities: green safe, cyan under 20%, yellow under 50%, light red 50% or \
+                 more, red a mine; as digits, at most that many tenths (0: proven safe)."
+                    .into(),
+                "Help asked for (hints, probabilities, wrong flags) shows at the end.".into(),
+            ],
+        }
+    }
+
+    fn summary(&self) -> Option<Summary> {
+        (self.game.status() != Status::Playing).then(|| Summary {
+            status: self.game.status(),
+            time: self.clock.elapsed(self.now),
+            bbbv: self.bbbv,
+            clicks: self.clicks,
+            help: self.help,
+        })
+    }
+
+    fn ending(&self, summary: &Summary) -> Ending {
+        let clicks = summary.clicks;
+        let since = if self.resumed { " since resuming" } else { "" };
+        let mut rows = measures(
+            summary,
+            since,
+            format!(
+                "{} ({} left, {} right, {} chord)",
+                clicks.total(),
+                clicks.left,
+                clicks.right,
+                clicks.chord
+            ),
+        );
+        rows.push(("help used", summary.help.to_string()));
+        let (title, colour) = match summary.status {
+            Status::Won => (" You won ", Color::Green),
+            _ => (" You lost ", Color::Red),
+        };
+        Ending {
+            title,
+            colour,
+            name_width: 11,
+            next: " new game",
+            rows,
+        }
+    }
+}
+
+/// The progress line while the first click's board is made.
+fn generating_note(game: &Game, elapsed: Duration) -> String {
+    format!(
+        "generating the {}x{} board around the first click: {} s (q quits)",
+        game.rows(),
+        game.cols(),
+        elapsed.as_secs()
+    )
+}
+
+/// One line on a finished game, for the message line and for the terminal after quitting.
+pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
+    let game = &local.game;
+    let mut line = format!(
+        "{} {} {}x{} in {:.2} s",
+        match summary.status {
+            Status::Won => "won",
+            _ => "lost",
+        },
+        local.setup.name,
+        game.rows(),
+        game.cols(),
+        summary.time.as_secs_f64()
+    );
+    if let Some(bbbv) = summary.bbbv {
+        line += &format!(", 3BV {bbbv}");
+    }
+    if let Some(rate) = summary.bbbv_per_second() {
+        line += &format!(", {rate:.3} 3BV/s");
+    }
+    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
+    if summary.help != Default::default() {
+        line += &format!(", help: {}", summary.help);
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::app::Page;
+    use crate::play::script::{app_on, play, seeded, wait_for_board};
+    use bitmines_core::FirstClick;
+
+    /// The cursor's cell, `(row, col)`.
+    type Cursor = (usize, usize);
+    /// The top-left cell in view, `(row, col)`.
+    type Origin = (usize, usize);
+
+    /// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
+    const BOARD: &str = "*....\n.....\n..*..\n.....\n";
+
+    /// A huge board, never clicked, so nothing is generated: for moving about.
+    fn huge() -> (App, Instant) {
+        let setup = Setup {
+            name: "custom".into(),
+            rows: 1000,
+            cols: 2000,
+            mines: 1,
+            first_click: FirstClick::Opening,
+            seed: Some(1),
+        };
+        seeded(setup, 80, 24)
+    }
+
+    /// In an 80x24 terminal the view is 19 rows by 38 columns; the cursor starts in the
+    /// middle of the board, at (500, 1000), with the view centred on it.
+    #[test]
+    fn keys_and_the_wheel_move_the_cursor_and_the_view() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Cursor, Origin)] = &[
+            // script, cursor, origin
+            ("", (500, 1000), (491, 981)),
+            ("g", (0, 0), (0, 0)),
+            ("G", (999, 1999), (981, 1962)),
+            ("g right right right", (0, 3), (0, 0)),
+            ("g down down down down down down down down down down down down down down down down down",
+                (17, 0), (1, 0)),               // scrolled once the cursor passed the margin
+            ("g up left", (0, 0), (0, 0)),      // nothing past the edge
+            ("G down right", (999, 1999), (981, 1962)),
+            ("g pgdn", (19, 0), (17, 0)),       // a page takes the view along, with the margin
+            ("g pgdn pgup", (0, 0), (0, 0)),
+            ("G pgdn", (999, 1999), (981, 1962)),
+            ("g S-right S-down", (19, 38), (17, 36)),
+            ("G S-left S-up", (980, 1961), (964, 1926)),
+            ("home", (500, 0), (491, 0)),
+            ("end", (500, 1999), (491, 1962)),
+            ("wheel:down", (500, 1000), (494, 981)), // the view alone
+            ("wheel:S-down", (500, 1000), (491, 984)),
+            ("g wheel:up", (0, 0), (0, 0)),
+            ("G wheel:down", (999, 1999), (981, 1962)),
+            ("wheel:down wheel:down c", (500, 1000), (491, 981)),
+            ("resize:30,8", (500, 1000), (499, 990)), // 3 rows of 13 columns
+            ("resize:30,8 right right right", (500, 1003), (499, 993)),
+            ("resize:10,3 right", (500, 1000), (500, 1000)), // too small: keys do nothing
+            ("resize:10,3 resize:80,24", (500, 1000), (498, 998)), // the least scroll
+            ("click:0,0 rclick:79,23", (500, 1000), (491, 981)), // off the board: nothing
+            ("rclick:3,3", (492, 982), (491, 981)), // the cell under the mouse; the view stays
+        ];
+        for &(script, cursor, origin) in cases {
+            let (mut app, start) = huge();
+            play(&mut app, start, script);
+            assert_eq!((app.cursor(), app.origin()), (cursor, origin), "{script:?}");
+            assert_eq!(app.game().status(), Status::Playing, "{script:?}");
+        }
+    }
+
+    /// One row per game: the script, the game afterwards in the text game format (`.` hidden
+    /// safe, `*` hidden mine, digits revealed, `f` a flag on a safe cell, `F` on a mine, `X`
+    /// exploded), and the clicks counted (left, right, chord).
+    #[test]
+    fn keys_and_the_mouse_play_the_game() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, (u64, u64, u64))] = &[
+            ("", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
+            ("G space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            ("G enter", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            ("open:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 0)),
+            // Space on an open number chords, on an open zero it is a wasted click.
+            ("G space space", "playing\n*1000\n.2110\n..*10\n...10\n", (2, 0, 0)),
+            ("G space left space", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
+            ("G space g down down space down right right space",
+                "won\n*1000\n12110\n01*10\n01110\n", (3, 0, 0)),
+            ("space", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
+            ("f", "playing\n*....\n.....\n..F..\n.....\n", (0, 1, 0)),
+            ("f f", "playing\n*....\n.....\n..*..\n.....\n", (0, 2, 0)),
+            ("flag:0,0 flag:0,1", "playing\nFf...\n.....\n..*..\n.....\n", (0, 2, 0)),
+            // A left click on an open number chords; so does the middle button anywhere.
+            ("G space flag:2,2 open:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
+            ("G space flag:2,2 chord:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
+            ("G space chord:3,4", "playing\n*1000\n.2110\n..*10\n...10\n", (1, 0, 1)),
+            // A wrong flag lets a chord set off the mine it should have covered.
+            ("G space flag:3,2 chord:2,3", "lost\n*1000\n.2110\n..X10\n..f10\n", (1, 1, 1)),
+            // Once the game is over, no click counts or changes anything.
+            ("space space f flag:0,0 open:3,4", "lost\n*....\n.....\n..X..\n.....\n", (1, 0, 0)),
+            // Keys the game does not use change nothing.
+            ("x Z 9 ;", "playing\n*....\n.....\n..*..\n.....\n", (0, 0, 0)),
+        ];
+        for &(script, expected, (left, right, chord)) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
+            let game = app.game();
+            assert_eq!(
+                game.to_string(),
+                format!("bitmines game 4x5 {expected}"),
+                "{script:?}"
+            );
+            assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
+            game.validate().expect("a valid game");
+        }
+    }
+
+    #[test]
+    fn the_end_screen_measures_time_3bv_and_clicks() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        let script = "wait:1000 G space wait:2500 g down down space down right right \
+                      wait:500 space wait:7000";
+        play(&mut app, start, script);
+        let summary = app.end_screen().expect("the end screen is up");
+        assert_eq!(
+            summary,
+            Summary {
+                status: Status::Won,
+                time: Duration::from_secs(3), // from the first click to the last
+                bbbv: Some(3),
+                clicks: Clicks {
+                    left: 3,
+                    right: 0,
+                    chord: 0
+                },
+                help: HelpUsed::default(),
+            }
+        );
+        assert_eq!(summary.bbbv_per_second(), Some(1.0));
+        assert_eq!(summary.efficiency(), Some(1.0));
+        assert!(!app.clock_running());
+        // The first key closes the end screen; `n` then means nothing until a game is over.
+        play(&mut app, start, "esc");
+        assert_eq!(app.end_screen(), None);
+        assert!(app.summary().is_some());
+    }
+
+    #[test]
+    fn measures_that_do_not_apply_are_left_out() {
+        let won = Summary {
+            status: Status::Won,
+            time: Duration::from_millis(2500),
+            bbbv: Some(10),
+            clicks: Clicks {
+                left: 8,
+                right: 3,
+                chord: 1,
+            },
+            help: HelpUsed::default(),
+        };
+        #[rustfmt::skip]
+        let cases: &[(Summary, Option<f64>, Option<f64>)] = &[
+            // summary, 3BV/s, efficiency
+            (won, Some(4.0), Some(10.0 / 12.0)),
+            (Summary { status: Status::Lost, ..won }, None, None),
+            (Summary { time: Duration::ZERO, ..won }, None, Some(10.0 / 12.0)),
+            (Summary { bbbv: None, ..won }, None, None),
+            (Summary { clicks: Clicks::default(), ..won }, Some(4.0), None),
+        ];
+        for (summary, rate, efficiency) in cases {
+            assert_eq!(summary.bbbv_per_second(), *rate, "{summary:?}");
+            assert_eq!(summary.efficiency(), *efficiency, "{summary:?}");
+        }
+        #[rustfmt::skip]
+        let help: &[(HelpUsed, &str)] = &[
+            (HelpUsed::default(), "none"),
+            (HelpUsed { hints: 1, ..HelpUsed::default() }, "1 hint"),
+            (HelpUsed { hints: 3, odds: true, wrong_flags: true }, "3 hints, probabilities, wrong flags"),
+            (HelpUsed { wrong_flags: true, ..HelpUsed::default() }, "wrong flags"),
+        ];
+        for (used, text) in help {
+            assert_eq!(used.to_string(), *text);
+        }
+    }
+
+    #[test]
+    fn the_clock_runs_from_the_first_click_to_the_end() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "wait:5000");
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::ZERO, false)
+        );
+        let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::from_millis(1500), true)
+        );
+        play(&mut app, now, "wait:250 f space wait:9000");
+        assert_eq!(app.game().status(), Status::Lost);
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::from_millis(1750), false)
+        );
+    }
+
+    /// What the keys that leave the board do: the actions for the loop, the key page, the end
+    /// screen and the new game.
+    #[test]
+    fn quit_save_pages_and_new_games() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &[Action])] = &[
+            ("q", &[Action::Quit]),
+            ("Q", &[Action::Quit]),
+            ("C-c", &[Action::Quit]),
+            ("? q", &[Action::Continue, Action::Quit]), // at once, from the key page too
+            ("space q", &[Action::Continue, Action::Quit]), // and from the end screen
+            ("s", &[Action::Save]),
+            ("? s", &[Action::Continue, Action::Continue]), // a key on the key page closes it
+        ];
+        for &(script, actions) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+        }
+
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "?");
+        assert_eq!(app.page(), Page::Keys);
+        play(&mut app, start, "G"); // closes the page and does nothing else
+        assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
+
+        play(&mut app, start, "n");
+        assert!(
+            app.message()
+                .is_some_and(|m| m.contains("once this one is over"))
+        );
+        play(&mut app, start, "space n");
+        let game = app.game();
+        assert_eq!(
+            (game.status(), game.board().is_none()),
+            (Status::Playing, true)
+        );
+        assert_eq!(app.setup().seed, Some(2));
+        assert_eq!(app.clicks, Clicks::default());
+    }
+
+    /// One row per script: the help the end screen will report, the cursor, and a part of
+    /// the message.
+    #[test]
+    fn help_from_the_solver_is_shown_and_counted() {
+        let none = HelpUsed::default();
+        let hint = HelpUsed { hints: 1, ..none };
+        let odds = HelpUsed { odds: true, ..none };
+        let flags = HelpUsed {
+            wrong_flags: true,
+            ..none
+        };
+        #[rustfmt::skip]
+        let cases: &[(&str, HelpUsed, Cursor, &str)] = &[
+            // Nothing revealed yet, and no first-click rule on a board given whole: no cell
+            // is proven safe.
+            ("h", hint, (2, 2), "no hidden cell is proven safe"),
+            // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
+            ("G space h", hint, (2, 1), "(2, 1) is safe: "),
+            ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
+            ("G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
+            ("G space p", odds, (3, 4), ""),
+            ("G space p p p", odds, (3, 4), ""),
+            ("G space w", flags, (3, 4), "no flag is proven wrong"),
+            ("G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
+            ("G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
+            ("G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
+            // Once the game is over there is nothing to help with.
+            ("space h p w", none, (2, 2), ""),
+        ];
+        for &(script, used, cursor, message) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
+            assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
+            let shown = app.message().unwrap_or("");
+            assert!(shown.contains(message), "{script:?}: {shown:?}");
+        }
+    }
+
+    /// The probabilities follow the game: computed when the overlay comes on, again when
+    /// cells open, and gone when it goes off.
+    #[test]
+    fn the_probabilities_follow_the_view() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
+            let knowledge = app.knowledge();
+            cells
+                .iter()
+                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
+                .collect()
+        };
+        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
+        play(&mut app, start, "G space p");
+        assert_eq!(app.overlay(), Overlay::Colour);
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        assert!(app.knowledge().is_some_and(Knowledge::exact));
+        play(&mut app, start, "open:3,0");
+        assert_eq!(
+            odds(&app, &cells),
+            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
+        );
+        play(&mut app, start, "p p");
+        assert_eq!(app.overlay(), Overlay::Off);
+        assert!(app.knowledge().is_none());
+        play(&mut app, start, "w open:3,2 open:1,0");
+        assert_eq!(app.game().status(), Status::Won);
+        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
+    }
+
+    /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
+    /// moves to its first cell.
+    #[test]
+    fn a_hint_names_an_unavoidable_fifty_fifty() {
+        let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
+        play(&mut app, start, "open:2,0 h");
+        assert_eq!(app.game().status(), Status::Playing);
+        let message = app.message().unwrap_or_default();
+        assert!(
+            message.contains("(0, 0) and (0, 1) are a 50/50"),
+            "{message}"
+        );
+        assert_eq!(app.cursor(), (0, 0));
+    }
+
+    #[test]
+    fn a_hint_before_the_first_click_tells_the_first_click_rule() {
+        let (mut app, start) = huge();
+        play(&mut app, start, "h");
+        assert_eq!(app.message(), Some(app.setup().first_click_note()));
+        assert_eq!(app.help, HelpUsed::default());
+    }
+
+    /// `n` starts a new game once the game is over, whether the end screen is up or was
+    /// closed by any key or click.
+    #[test]
+    fn n_starts_a_new_game_after_the_end_screen_is_closed() {
+        for closer in ["", "esc", "x", "space", "click:1,1"] {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            // The cursor starts on (2, 2), a mine.
+            play(&mut app, start, &format!("space {closer} n"));
+            let game = app.game();
+            assert_eq!(
+                (game.status(), game.board().is_none(), app.setup().seed),
+                (Status::Playing, true, Some(2)),
+                "{closer:?}"
+            );
+        }
+    }
+
+    /// Space (or a left click) on a flag opens nothing and says why, and says so plainly
+    /// when `w` has shown the flag proven wrong.
+    #[test]
+    fn opening_a_flag_says_why_nothing_opens() {
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "g f space");
+        assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
+        assert!(
+            app.message().is_some_and(
+                |m| m.contains("(0, 0) is flagged") && m.contains("f takes the flag off")
+            ),
+            "{:?}",
+            app.message()
+        );
+        // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "G space up left left left f w space");
+        assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
+        assert!(
+            app.message()
+                .is_some_and(|m| m.contains("the flag on (2, 1) is proven wrong")),
+            "{:?}",
+            app.message()
+        );
+    }
+
+    /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
+    #[test]
+    fn keys_on_a_screen_too_small_do_nothing() {
+        let (mut app, start) = app_on(BOARD, 10, 3);
+        let before = (app.cursor(), app.origin());
+        let (_, actions) = play(&mut app, start, "space f G h p w s n ? click:1,1 C-c");
+        assert_eq!(app.game().revealed_count(), 0);
+        assert_eq!(app.game().flag_count(), 0);
+        assert_eq!((app.cursor(), app.origin()), before);
+        assert_eq!(app.page(), Page::Board);
+        assert_eq!(*actions.last().unwrap(), Action::Quit);
+        assert!(
+            actions[..actions.len() - 1]
+                .iter()
+                .all(|a| *a == Action::Continue)
+        );
+        // Made large enough, the game goes on where it was.
+        play(&mut app, start, "resize:80,24 space");
+        assert_eq!(app.game().status(), Status::Lost);
+    }
+
+    /// `q` on a game in progress that would be lost asks once; a second `q` quits. Ctrl-C
+    /// quits at once, and so does `q` with nothing to lose: before the first move, after
+    /// the end, after a save, or when --save saves on quitting.
+    #[test]
+    fn q_asks_once_before_dropping_an_unsaved_game() {
+        #[rustfmt::skip]
+        let cases: &[(&str, bool, &[Action])] = &[
+            // script, saved on quit, actions
+            ("q", false, &[Action::Quit]),
+            ("G space q", false, &[Action::Continue, Action::Continue, Action::Continue]),
+            ("G space q q", false,
+                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q Q", false,
+                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q left q", false, &[Action::Continue; 5]),
+            ("G space C-c", false, &[Action::Continue, Action::Continue, Action::Quit]),
+            ("G space q", true, &[Action::Continue, Action::Continue, Action::Quit]),
+            ("space q", false, &[Action::Continue, Action::Quit]), // lost: nothing to lose
+        ];
+        for &(script, save_on_quit, actions) in cases {
+            let (app, start) = app_on(BOARD, 80, 24);
+            let mut app = app.with_save_on_quit(save_on_quit);
+            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+        }
+        let (mut app, start) = app_on(BOARD, 80, 24);
+        play(&mut app, start, "G space q");
+        assert!(
+            app.message().is_some_and(|m| m.contains("q again quits")),
+            "{:?}",
+            app.message()
+        );
+        // After a save there is nothing to lose until the next move.
+        play(&mut app, start, "s");
+        app.saved();
+        assert_eq!(play(&mut app, start, "q").1, [Action::Quit]);
+    }
+
+    /// A board large enough to take a while is generated off the input thread: the first
+    /// click returns at once with a progress line, `q` still quits at once, and the clock
+    /// starts when the first cells are shown, not at the click.
+    #[test]
+    fn a_large_board_is_generated_off_the_input_thread() {
+        let setup = Setup {
+            name: "custom".into(),
+            rows: 1000,
+            cols: 1000,
+            mines: 150_000,
+            first_click: FirstClick::Opening,
+            seed: Some(3),
+        };
+        let (mut app, start) = seeded(setup.clone(), 80, 24);
+        let (now, actions) = play(&mut app, start, "space");
+        assert_eq!(actions, [Action::Continue]);
+        assert!(
+            app.generating(),
+            "the click waits for the board off the input thread"
+        );
+        assert!(
+            app.message().is_some_and(|m| m.contains("generating")),
+            "{:?}",
+            app.message()
+        );
+        assert_eq!(
+            (app.elapsed(), app.clock_running()),
+            (Duration::ZERO, false)
+        );
+        // Keys other than quit wait; quit acts at once.
+        assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);
+        let later = wait_for_board(&mut app, now);
+        assert!(app.game().revealed_count() >= 9);
+        assert_eq!(app.game().flag_count(), 0);
+        // The clock starts as the first cells are shown.
+        assert_eq!((app.elapsed(), app.clock_running()), (Duration::ZERO, true));
+        play(&mut app, later, "wait:1500");
+        assert_eq!(app.elapsed(), Duration::from_millis(1500));
+
+        let (mut app, start) = seeded(setup, 80, 24);
+        let (_, actions) = play(&mut app, start, "space q");
+        assert_eq!(actions, [Action::Continue, Action::Quit]);
+    }
+}
