@@ -38,6 +38,24 @@ fn runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
+/// What a browser test starts with: the one browser's turn, the driver, a runtime, a server
+/// on a free loopback port and its base URL; `None` where there is no browser (and that is
+/// allowed: see [`Driver::start`]).
+fn start() -> Option<(
+    std::sync::MutexGuard<'static, ()>,
+    Driver,
+    tokio::runtime::Runtime,
+    support::TestServer,
+    String,
+)> {
+    let one = lock();
+    let driver = Driver::start()?;
+    let rt = runtime();
+    let server = rt.block_on(support::start());
+    let base = format!("http://{}", server.addr);
+    Some((one, driver, rt, server, base))
+}
+
 fn shots() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser");
     std::fs::create_dir_all(&dir).unwrap();
@@ -239,6 +257,33 @@ fn no_errors(s: &Session<'_>, allowed: &[&str]) {
     }
 }
 
+/// Loses a classic co-op game by clicking the likeliest mine, again until one goes off;
+/// gives the board's mine count.
+fn lose(s: &Session<'_>) -> usize {
+    let mines = welcome(s)["mines"].as_u64().unwrap() as usize;
+    let mut tries = 0;
+    while status(s) == 0 {
+        tries += 1;
+        assert!(tries < 100, "no mine hit in 100 tries");
+        settle(s);
+        let (_, risky) = solve(&cells(s), mines);
+        click_cells(s, &risky[..1], 0);
+        settle(s);
+    }
+    assert_eq!(status(s), 2);
+    mines
+}
+
+/// A room opened by a player who stays, so that the lobby lists it.
+fn open_room(
+    rt: &tokio::runtime::Runtime,
+    server: &support::TestServer,
+    name: &str,
+    query: &str,
+) -> Client {
+    rt.block_on(async { Client::connect(&server.url(name, query)).await.unwrap() })
+}
+
 fn click_element(s: &Session<'_>, selector: &str) {
     let p = s.eval_with(
         "const r = document.querySelector(arguments[0]).getBoundingClientRect();
@@ -250,22 +295,16 @@ fn click_element(s: &Session<'_>, selector: &str) {
 
 #[test]
 fn create_an_expert_room_and_win_then_lose() {
-    let _one = lock();
-    let Some(driver) = Driver::start() else {
+    let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let rt = runtime();
-    let server = rt.block_on(support::start());
-    let base = format!("http://{}", server.addr);
     // A room already open, so the lobby lists one.
-    let waiting = rt.block_on(async {
-        Client::connect(&server.url(
-            "friday-race",
-            "preset=intermediate&mode=race&noguess=1&name=ada",
-        ))
-        .await
-        .unwrap()
-    });
+    let waiting = open_room(
+        &rt,
+        &server,
+        "friday-race",
+        "preset=intermediate&mode=race&noguess=1&name=ada",
+    );
     let s = driver.session(1280, 800);
 
     // The lobby: create an expert room by clicks (expert, co-op, no guessing are the
@@ -394,13 +433,9 @@ fn create_an_expert_room_and_win_then_lose() {
 
 #[test]
 fn two_browsers_share_a_coop_room_and_race() {
-    let _one = lock();
-    let Some(driver) = Driver::start() else {
+    let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let rt = runtime();
-    let server = rt.block_on(support::start());
-    let base = format!("http://{}", server.addr);
     let a = driver.session(1280, 800);
     let b = driver.session(1280, 800);
     let link = "room=team&preset=expert&mode=coop&noguess=1";
@@ -623,13 +658,9 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
 
 #[test]
 fn frame_time_scrolling_a_huge_coop_board() {
-    let _one = lock();
-    let Some(driver) = Driver::start() else {
+    let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let rt = runtime();
-    let server = rt.block_on(support::start());
-    let base = format!("http://{}", server.addr);
     let s = driver.session(1920, 1080);
     join(
         &s,
@@ -702,17 +733,193 @@ fn frame_time_scrolling_a_huge_coop_board() {
     rt.block_on(server.stop());
 }
 
+/// A phone's screen or a desk's window of `width` x `height` CSS pixels.
+fn window(driver: &Driver, width: u32, height: u32, phone: bool) -> Session<'_> {
+    if phone {
+        driver.phone(width, height)
+    } else {
+        driver.session(width, height)
+    }
+}
+
+/// Whether the page fits `width` CSS pixels: nothing wider than the screen, so no sideways
+/// scrolling, and every element named in `inside` (if shown) wholly on the screen; a `+`
+/// before a name asks for it only within the screen's width (the lobby scrolls down).
+fn fits(s: &Session<'_>, width: u32, inside: &[&str]) -> Result<(), String> {
+    let found = s.eval_with(
+        "const [w, ids] = arguments;
+         const wide = document.documentElement.scrollWidth;
+         const out = ids.map(id => [id.startsWith('+'), document.querySelector(id.replace(/^[+]/, ''))])
+           .filter(([, e]) => e && e.getClientRects().length)
+           .map(([across, e]) => [across, e.id || e.tagName, e.getBoundingClientRect()])
+           .filter(([across, , r]) => r.left < -0.5 || r.right > w + 0.5
+             || (!across && (r.top < -0.5 || r.bottom > innerHeight + 0.5)))
+           .map(([, id, r]) => [id, r])
+           .map(([id, r]) => `${id} at ${Math.round(r.left)}..${Math.round(r.right)} x ${Math.round(r.top)}..${Math.round(r.bottom)}`);
+         return [wide, innerWidth, out];",
+        json!([width, inside]),
+    );
+    let (wide, inner) = (found[0].as_u64().unwrap(), found[1].as_u64().unwrap());
+    let out: Vec<String> = serde_json::from_value(found[2].clone()).unwrap();
+    if wide > u64::from(width) || inner != u64::from(width) || !out.is_empty() {
+        return Err(format!(
+            "at {width} px: the page is {wide} px wide in a {inner} px window; off the screen: {out:?}"
+        ));
+    }
+    Ok(())
+}
+
+/// The lobby, the game, its menu, the keys and the end of a game at phone, tablet and desk
+/// sizes: nothing wider than the screen, the toolbar folded into a menu on a phone, every
+/// dialog on the screen. Photographed at each size.
+#[test]
+fn every_screen_fits_phones_and_desks() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    // A room already open, with a long name, so the lobby lists one.
+    let waiting = open_room(
+        &rt,
+        &server,
+        "a-room-with-a-rather-long-name-for-a-phone",
+        "rows=1000&cols=2000&density=0.2&mode=coop&rule=endless&name=ada",
+    );
+    let sizes = [
+        (360, 740, true),
+        (390, 844, true),
+        (844, 390, true),
+        (768, 1024, true),
+        (1280, 800, false),
+    ];
+    let mut failures = Vec::new();
+    for (width, height, phone) in sizes {
+        let s = window(&driver, width, height, phone);
+        let mut check = |what: &str, inside: &[&str]| {
+            if let Err(e) = fits(&s, width, inside) {
+                failures.push(format!("{what} {e}"));
+            }
+        };
+        s.goto(&format!("{base}/"));
+        s.wait_for(
+            "the list of rooms",
+            "return document.querySelectorAll('#rooms tbody tr').length",
+            WAIT,
+        );
+        check("the lobby", &["+#create-room", "+#rooms .actions .button"]);
+        s.screenshot(&shots().join(format!("fit-{width}x{height}-lobby.png")));
+        join(
+            &s,
+            &base,
+            &format!("room=fit-{width}&preset=expert&mode=coop&rule=classic&noguess=0"),
+        );
+        check("the game", &["#mines-left", "#clock", "#theme"]);
+        let folded =
+            s.eval("return getComputedStyle(document.getElementById('menu')).display !== 'none'");
+        assert_eq!(folded, json!(width < 700), "the menu at {width} px");
+        if width < 700 {
+            assert_eq!(
+                s.eval("return document.getElementById('tools').getClientRects().length"),
+                json!(0),
+                "the tools folded at {width} px"
+            );
+            click_element(&s, "#menu");
+            check("the open menu", &["#tools", "#keys-button"]);
+            s.screenshot(&shots().join(format!("fit-{width}x{height}-menu.png")));
+        }
+        click_element(&s, "#keys-button");
+        s.wait_for(
+            "the keys",
+            "return document.getElementById('keys').open",
+            WAIT,
+        );
+        check("the keys dialog", &["#keys"]);
+        s.keys("\u{e00c}");
+        s.wait_for(
+            "the keys closed",
+            "return !document.getElementById('keys').open",
+            WAIT,
+        );
+        s.screenshot(&shots().join(format!("fit-{width}x{height}-game.png")));
+        lose(&s);
+        s.wait_for(
+            "the end screen",
+            "return document.getElementById('end').open",
+            WAIT,
+        );
+        check("the end screen", &["#end", "#end-rematch", "#end .button"]);
+        s.screenshot(&shots().join(format!("fit-{width}x{height}-end.png")));
+        no_errors(&s, &[]);
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+    rt.block_on(waiting.close());
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// No cell is ever under the minimap: each corner cell of boards from beginner to 10^8
+/// cells, at a desk's and a phone's size, is brought into view as the page scrolls to it, is
+/// the board's (not the minimap's) under the pointer, and opens when clicked.
+#[test]
+fn every_corner_cell_can_be_clicked_past_the_minimap() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let boards = [
+        ("beginner", "preset=beginner", 9, 9),
+        ("custom", "rows=100&cols=100&density=0.16", 100, 100),
+        ("wide", "rows=40&cols=1000&density=0.16", 40, 1000),
+        ("huge", "rows=10000&cols=10000&density=0.15", 10_000, 10_000),
+    ];
+    let mut covered = Vec::new();
+    for (width, height, phone) in [(1280, 800, false), (390, 844, true)] {
+        for (name, query, rows, cols) in boards {
+            let s = window(&driver, width, height, phone);
+            // Endless: a mine set off does not end the game, so every corner can be tried.
+            join(
+                &s,
+                &base,
+                &format!("room={name}-{width}&{query}&mode=coop&rule=endless&noguess=0"),
+            );
+            for (row, col) in [(0, 0), (0, cols - 1), (rows - 1, 0), (rows - 1, cols - 1)] {
+                let (x, y) = point(&s, row, col);
+                let under = s.eval_with(
+                    "return document.elementFromPoint(arguments[0], arguments[1])?.id ?? null",
+                    json!([x, y]),
+                );
+                if under != json!("board") {
+                    covered.push(format!(
+                        "{name} at {width}x{height}: cell ({row}, {col}) under {under}"
+                    ));
+                    continue;
+                }
+                s.click_points(&[(x, y)], 0);
+                settle(&s);
+                let state = s.eval_with(
+                    "return bitmines.cell(arguments[0], arguments[1])",
+                    json!([row, col]),
+                );
+                if state.as_u64().is_none_or(|v| v == 9 || v == 255) {
+                    covered.push(format!(
+                        "{name} at {width}x{height}: cell ({row}, {col}) still {state} after a click"
+                    ));
+                }
+            }
+            s.screenshot(&shots().join(format!("corner-{name}-{width}x{height}.png")));
+            no_errors(&s, &[]);
+        }
+    }
+    assert!(covered.is_empty(), "{covered:#?}");
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
 /// A room whose no-guess board takes a while to make: the page says how far the making is,
 /// with no clock running, then shows the board with the clock at 0 until the first move.
 #[test]
 fn a_board_being_made_shows_its_progress_and_no_running_clock() {
-    let _one = lock();
-    let Some(driver) = Driver::start() else {
+    let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let rt = runtime();
-    let server = rt.block_on(support::start());
-    let base = format!("http://{}", server.addr);
     let s = driver.session(1280, 800);
     s.goto(&format!(
         "{base}/#room=making&rows=400&cols=400&density=0.2&noguess=1&mode=coop&rule=endless"
@@ -752,13 +959,9 @@ fn a_board_being_made_shows_its_progress_and_no_running_clock() {
 /// page writes decodes in Rust to the message meant.
 #[test]
 fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
-    let _one = lock();
-    let Some(driver) = Driver::start() else {
+    let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let rt = runtime();
-    let server = rt.block_on(support::start());
-    let base = format!("http://{}", server.addr);
     let s = driver.session(1280, 800);
     join(
         &s,
@@ -766,17 +969,7 @@ fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
         "room=again&preset=expert&mode=coop&rule=classic&noguess=0",
     );
     assert_eq!(s.eval("return bitmines.game()"), json!(1));
-    let mines = welcome(&s)["mines"].as_u64().unwrap() as usize;
-    let mut tries = 0;
-    while status(&s) == 0 {
-        tries += 1;
-        assert!(tries < 100, "no mine hit in 100 tries");
-        settle(&s);
-        let (_, risky) = solve(&cells(&s), mines);
-        click_cells(&s, &risky[..1], 0);
-        settle(&s);
-    }
-    assert_eq!(status(&s), 2);
+    let mines = lose(&s);
     s.wait_for(
         "the end screen with its Rematch button",
         "return document.getElementById('end').open

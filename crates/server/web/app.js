@@ -74,6 +74,8 @@ const CLOSE_WORDS = {
   1011: "the server hit an error",
   1013: "the server found this page too slow",
 };
+// A count with thousands separators: 20,625,000.
+const count = (n) => n.toLocaleString("en-US");
 const seconds = (ms) => (ms / 1000).toFixed(ms < 100000 ? 2 : 0);
 
 // Groups a set of chunk keys into rectangles: runs along each row, then equal runs of
@@ -405,7 +407,7 @@ class Game {
     const mode = w.mode === "race" ? "race" : `co-op, ${w.rule}`;
     const who = w.spectator ? "watching" : `you are player ${w.player}`;
     $("room-title").textContent =
-      `${this.name} · ${w.rows}x${w.cols}, ${w.mines} mines · ${mode}${w.noguess ? " · no guessing" : ""} · ${who}`;
+      `${this.name} · ${w.rows}x${w.cols}, ${count(w.mines)} mines · ${mode}${w.noguess ? " · no guessing" : ""} · ${who}`;
     for (const id of ["hint", "odds", "wrong"]) $(id).disabled = w.spectator;
     if (again) this.say("Reconnected: the same player, the same view.");
     if (w.view === NOBODY) {
@@ -615,7 +617,7 @@ class Game {
       if (me) flags = me.flags;
     }
     const left = this.view.won ? 0 : w.mines - flags - hit;
-    $("mines-left").textContent = `${left} mines left`;
+    $("mines-left").textContent = `${count(left)} mines left`;
     const c = this.clock;
     if (c && c.view === this.watching) {
       const ms = c.ms + (c.running ? performance.now() - c.at : 0);
@@ -627,9 +629,9 @@ class Game {
     const safe = w.rows * w.cols - w.mines;
     if (w.mode === "coop") {
       const opened = this.players.reduce((n, p) => n + p.revealed, 0);
-      $("progress-text").textContent = `${opened} opened by the team`;
+      $("progress-text").textContent = `${count(opened)} opened by the team`;
     } else if (this.me()) {
-      $("progress-text").textContent = `${this.me().revealed} of ${safe} safe cells`;
+      $("progress-text").textContent = `${count(this.me().revealed)} of ${count(safe)} safe cells`;
     }
   }
 
@@ -743,11 +745,17 @@ class Game {
       const big = this.view.boardWidth() > this.view.width || this.view.boardHeight() > this.view.height;
       const mini = $("minimap");
       mini.hidden = !big;
+      this.view.corner = null;
       if (big) {
+        // At most 180 px, and a third of a phone's narrow side.
+        const most = Math.max(60, Math.min(180, Math.round(Math.min(rect.width, rect.height) / 3)));
         const ratio = this.store.rows / this.store.cols;
-        mini.width = ratio > 1 ? Math.round(180 / ratio) : 180;
-        mini.height = ratio > 1 ? 180 : Math.max(20, Math.round(180 * ratio));
+        mini.width = ratio > 1 ? Math.round(most / ratio) : most;
+        mini.height = ratio > 1 ? most : Math.max(20, Math.round(most * ratio));
+        // Its margin (10 px) and border (1 px each side), from the style sheet.
+        this.view.corner = { w: mini.width + 12, h: mini.height + 12 };
       }
+      this.view.clamp();
     }
     this.dirty = true;
     this.syncChunks(true);
@@ -1048,6 +1056,16 @@ class Game {
       jump(e);
     });
     on(mini, "pointermove", (e) => e.buttons && jump(e));
+    // The phone's menu: the toolbar's buttons, folded; a choice or a tap elsewhere closes it.
+    const menu = $("menu");
+    const tools = $("tools");
+    const fold = (open) => {
+      tools.classList.toggle("open", open);
+      menu.setAttribute("aria-expanded", String(open));
+    };
+    on(menu, "click", () => fold(!tools.classList.contains("open")));
+    on(tools, "click", (e) => e.target instanceof HTMLButtonElement && fold(false));
+    on(document, "pointerdown", (e) => !menu.contains(e.target) && !tools.contains(e.target) && fold(false));
     on($("hint"), "click", () => this.askHint());
     on($("end-rematch"), "click", () => this.rematch());
     on($("odds"), "click", () => this.cycleOdds());
@@ -1243,6 +1261,8 @@ window.bitmines = {
   offset: () => (game ? [game.view.x, game.view.y, game.view.cell] : null),
   problems: () => problems.slice(),
   messages: () => [...document.querySelectorAll("#messages .msg")].map((m) => m.firstChild.textContent),
+  // Cell (row, col) as the page holds it (255 for a chunk not received).
+  cell: (row, col) => game?.store?.get(row, col) ?? null,
   // Every cell of the board row by row (255 for a chunk not received): for small boards.
   cells: () => (game?.store ? game.store.cells().map((row) => Array.from(row)) : null),
   // Whether every chunk in view has arrived.

@@ -217,6 +217,9 @@ export class BoardView {
     this.hint = null; // [row, col]
     this.finders = new Map(); // "row,col" -> colour of who set the mine off
     this.won = false; // whether the view shown is a won game
+    // The bottom-right corner of the canvas that the minimap covers, {w, h} in CSS pixels,
+    // or null: the view scrolls past the board's edge by as much, so no cell stays under it.
+    this.corner = null;
   }
 
   resize(width, height, dpr) {
@@ -237,12 +240,24 @@ export class BoardView {
     return this.store.rows * this.cell;
   }
 
-  // Keeps the board on screen; a board smaller than the canvas is centred.
+  // Keeps the board on screen; a board smaller than the canvas is centred. A board larger
+  // than the canvas scrolls past its right and bottom edges by the corner the minimap covers.
   clamp() {
     const bw = this.boardWidth();
     const bh = this.boardHeight();
-    this.x = bw <= this.width ? -(this.width - bw) / 2 : Math.min(Math.max(this.x, 0), bw - this.width);
-    this.y = bh <= this.height ? -(this.height - bh) / 2 : Math.min(Math.max(this.y, 0), bh - this.height);
+    const cw = this.corner ? this.corner.w : 0;
+    const ch = this.corner ? this.corner.h : 0;
+    this.x = bw <= this.width ? -(this.width - bw) / 2 : Math.min(Math.max(this.x, 0), bw - this.width + cw);
+    this.y = bh <= this.height ? -(this.height - bh) / 2 : Math.min(Math.max(this.y, 0), bh - this.height + ch);
+  }
+
+  // Whether cell (row, col) lies, even in part, under the corner the minimap covers.
+  underCorner(row, col) {
+    if (!this.corner) return false;
+    const s = this.cell;
+    const right = (col + 1) * s - this.x;
+    const bottom = (row + 1) * s - this.y;
+    return right > this.width - this.corner.w && bottom > this.height - this.corner.h;
   }
 
   scrollBy(dx, dy) {
@@ -312,6 +327,12 @@ export class BoardView {
     if (top < this.y) this.y = top - s;
     if (top + s > this.y + this.height) this.y = top + 2 * s - this.height;
     this.clamp();
+    if (this.underCorner(row, col)) {
+      // Left of the minimap if the board scrolls sideways, else above it.
+      if (this.boardWidth() > this.width) this.x = left + 2 * s - (this.width - this.corner.w);
+      else this.y = top + 2 * s - (this.height - this.corner.h);
+      this.clamp();
+    }
   }
 
   centreOn(row, col) {

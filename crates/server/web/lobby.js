@@ -40,10 +40,11 @@ function roomRow(room) {
     return td;
   };
   cell(room.name);
-  cell(`${room.rows}x${room.cols}, ${room.mines} mines${room.noguess ? ", no guessing" : ""}`);
-  cell(room.mode === "race" ? "race" : `co-op, ${room.rule}`);
+  const mode = room.mode === "race" ? "race" : `co-op, ${room.rule}`;
+  cell(`${room.rows}x${room.cols}, ${room.mines.toLocaleString("en-US")} mines${room.noguess ? ", no guessing" : ""}; ${mode}`);
   cell(String(room.players));
   const actions = cell("");
+  actions.className = "actions";
   const join = document.createElement("a");
   join.className = "button";
   join.href = `#room=${encodeURIComponent(room.name)}`;
@@ -52,7 +53,7 @@ function roomRow(room) {
   watch.className = "button";
   watch.href = `#room=${encodeURIComponent(room.name)}&spectate=1`;
   watch.textContent = "Watch";
-  actions.append(join, " ", watch);
+  actions.append(join, watch);
   return tr;
 }
 

@@ -197,6 +197,16 @@ impl Driver {
     /// A new browser window of `width` x `height` CSS pixels, with a profile of its own (so
     /// its own localStorage).
     pub(crate) fn session(&self, width: u32, height: u32) -> Session<'_> {
+        self.open(width, height, false)
+    }
+
+    /// A phone's screen of `width` x `height` CSS pixels (Chromium's device emulation: a touch
+    /// screen, two device pixels a CSS pixel, the page laid out as a phone lays it out).
+    pub(crate) fn phone(&self, width: u32, height: u32) -> Session<'_> {
+        self.open(width, height, true)
+    }
+
+    fn open(&self, width: u32, height: u32, phone: bool) -> Session<'_> {
         let mut caps = json!({
             "capabilities": {"alwaysMatch": {
                 "browserName": "chrome",
@@ -224,6 +234,11 @@ impl Driver {
         if let Some(chromium) = &self.chromium {
             caps["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["binary"] = json!(chromium);
         }
+        if phone {
+            caps["capabilities"]["alwaysMatch"]["goog:chromeOptions"]["mobileEmulation"] = json!({
+                "deviceMetrics": {"width": width, "height": height, "pixelRatio": 2.0, "touch": true},
+            });
+        }
         let value = self
             .request("POST", "/session", Some(&caps))
             .unwrap_or_else(|e| panic!("no browser session: {e}"));
@@ -232,8 +247,10 @@ impl Driver {
             .expect("a session id")
             .to_string();
         let session = Session { driver: self, id };
-        // The window's inner size is what the page lays out in.
-        session.set_viewport(width, height);
+        // The window's inner size is what the page lays out in (a phone's is its screen).
+        if !phone {
+            session.set_viewport(width, height);
+        }
         session
     }
 }
