@@ -627,7 +627,23 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
         WAIT,
     );
     assert!(shown.as_str().unwrap().contains("Reconnecting"), "{shown}");
-    std::thread::sleep(Duration::from_millis(600));
+    // Tries later, with the server's address dark, the reason given is still the server's
+    // own (shutting down), not a dropped connection's, and nothing says "Reconnected".
+    std::thread::sleep(Duration::from_millis(1500));
+    let shown = s.eval(
+        "return bitmines.messages().find(m => m.includes('connection to the server was lost'))",
+    );
+    assert!(
+        shown
+            .as_str()
+            .unwrap()
+            .contains("the server is shutting down"),
+        "{shown}"
+    );
+    assert_eq!(
+        s.eval("return document.getElementById('say').textContent"),
+        json!("")
+    );
     s.screenshot(&shots().join("reconnecting.png"));
 
     // It comes back on the same port with the same data: the page rejoins as the same
@@ -647,10 +663,77 @@ fn a_reload_keeps_the_player_and_a_lost_server_is_shown_and_rejoined() {
     );
     assert_eq!(cells(&s), before, "the same view after the restart");
     assert_eq!(s.eval("return bitmines.messages()"), json!([]));
+    // The page's own player is said to have joined once, not again at the reconnection.
+    let joined = s.eval(
+        "return [...document.querySelectorAll('#events li')]
+           .filter(li => li.textContent.endsWith(' joined')).length",
+    );
+    assert_eq!(joined, json!(1), "the joins in the events");
     safe_round(&s, mines);
     // While the server was away, the browser itself logs each refused connection.
     no_errors(&s, &["WebSocket connection to", "ERR_CONNECTION_REFUSED"]);
 
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// A room that refuses the page shows nothing of the room before it (title, counters,
+/// clock, minimap); a spectator of a race sees the watched racer's mines left and clock.
+#[test]
+fn a_refused_room_shows_nothing_of_the_last_and_a_spectator_sees_the_racers_figures() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    // A race with one racer, who has placed a flag (a move: the clock runs).
+    let mut racer = open_room(
+        &rt,
+        &server,
+        "duel",
+        "preset=expert&mode=race&noguess=0&name=ada",
+    );
+    rt.block_on(async {
+        let flag = bitmines_server::protocol::ClientMsg::Move {
+            seq: 1,
+            action: bitmines_server::protocol::Action::Flag,
+            row: 0,
+            col: 0,
+        };
+        racer.send(&flag).await.unwrap();
+        while !matches!(
+            racer.recv().await.unwrap(),
+            bitmines_server::protocol::ServerMsg::Ack { seq: 1, .. }
+        ) {}
+    });
+    let s = driver.session(1280, 800);
+    join(
+        &s,
+        &base,
+        "room=big&rows=300&cols=300&mode=coop&rule=classic",
+    );
+    assert_eq!(
+        s.eval("return document.getElementById('minimap').hidden"),
+        json!(false)
+    );
+    // The same name with other settings: refused, and nothing of room "big" stays.
+    s.goto(&format!("{base}/#room=duel&preset=beginner"));
+    s.wait_for("the refusal", "return bitmines.state() === 'refused'", WAIT);
+    let words = s.eval(
+        "return ['room-title', 'mines-left', 'clock', 'progress-text']
+           .map(id => document.getElementById(id).textContent)
+           .concat([document.getElementById('minimap').hidden])",
+    );
+    assert_eq!(words, json!(["duel", "", "", "", true]), "after a refusal");
+    // A spectator of the race: the racer's flag counts, and the racer's clock runs.
+    s.goto(&format!("{base}/#room=duel&spectate=1"));
+    s.wait_for(
+        "the racer's figures",
+        "return document.getElementById('mines-left').textContent === '98 mines left'
+           && /^[0-9]+ s$/.test(document.getElementById('clock').textContent)",
+        WAIT,
+    );
+    no_errors(&s, &["WebSocket connection to"]);
+    rt.block_on(racer.close());
     drop(s);
     drop(driver);
     rt.block_on(server.stop());

@@ -139,6 +139,10 @@ class Game {
     this.attempt = 0;
     this.closedOnPurpose = false;
     this.fatal = null;
+    // Why the connection was lost, kept through the tries to reconnect (null while live).
+    this.lostWhy = null;
+    // Whether this page's own player has been said to have joined (once, not at each return).
+    this.joinedSaid = false;
     this.dirty = true;
     this.lastSync = 0;
     this.lastCursorSent = 0;
@@ -229,10 +233,14 @@ class Game {
         showMessage(`The saved player of room ${this.name} is gone; joining as a new player.`, "token");
       }
       const why = e.reason ? `code ${e.code}: ${e.reason}` : CLOSE_WORDS[e.code] || `code ${e.code}`;
+      // The reason the connection was lost stays in words while the page tries again: a
+      // server shutting down is not "dropped without a word" once its address is dark.
+      if (this.lostWhy === null) this.lostWhy = why;
       const text = this.welcome
-        ? `The connection to the server was lost (${why}). Reconnecting…`
+        ? `The connection to the server was lost (${this.lostWhy}). Reconnecting…`
         : `The server cannot be reached (${why}). Trying again…`;
       showMessage(text, "connection");
+      if (this.welcome) this.say("");
       this.attempt++;
       this.setState("reconnecting");
       const delay = Math.min(4000, 250 * 2 ** Math.min(this.attempt - 1, 4));
@@ -377,6 +385,7 @@ class Game {
     this.live = ws;
     this.welcome = w;
     this.attempt = 0;
+    this.lostWhy = null;
     this.setState("open");
     clearMessage("connection");
     if (!w.spectator) localStorage.setItem(this.tokenKey(), w.token);
@@ -556,6 +565,11 @@ class Game {
         this.dirty = true;
         break;
       case EVENT.JOINED:
+        // A reconnection of this page is its player coming back, not news to itself.
+        if (e.player === this.welcome?.player) {
+          if (this.joinedSaid) return;
+          this.joinedSaid = true;
+        }
         text = `${who} joined`;
         break;
       case EVENT.LEFT:
@@ -594,7 +608,15 @@ class Game {
   clockRef() {
     const w = this.welcome;
     if (!w) return undefined;
-    return w.mode === "coop" ? this.players[0] : this.me() || this.players.find((p) => p.id === this.watchedPlayer);
+    return w.mode === "coop" ? this.players[0] : this.shownPlayer();
+  }
+
+  // The racer whose board the page shows: the one watched, else this page's own player
+  // (a spectator's is the racer whose view the server gave it: player N has view N - 1).
+  shownPlayer() {
+    const w = this.welcome;
+    const id = this.watchedPlayer ?? (w?.spectator ? this.watching + 1 : w?.player);
+    return this.players.find((p) => p.id === id);
   }
 
   setClock(ms, running, view) {
@@ -613,8 +635,8 @@ class Game {
         hit += p.minesHit;
       }
     } else {
-      const me = this.me();
-      if (me) flags = me.flags;
+      const shown = this.shownPlayer();
+      if (shown) flags = shown.flags;
     }
     const left = this.view.won ? 0 : w.mines - flags - hit;
     $("mines-left").textContent = `${count(left)} mines left`;
@@ -630,8 +652,8 @@ class Game {
     if (w.mode === "coop") {
       const opened = this.players.reduce((n, p) => n + p.revealed, 0);
       $("progress-text").textContent = `${count(opened)} opened by the team`;
-    } else if (this.me()) {
-      $("progress-text").textContent = `${count(this.me().revealed)} of ${count(safe)} safe cells`;
+    } else if (this.shownPlayer()) {
+      $("progress-text").textContent = `${count(this.shownPlayer().revealed)} of ${count(safe)} safe cells`;
     }
   }
 
@@ -1229,9 +1251,13 @@ function route() {
   $("game").hidden = false;
   document.title = `bitmines · ${room}`;
   if (!game) {
+    // Nothing of the room before stays: a room that refuses this page shows no other's.
     $("events").replaceChildren();
     $("players").replaceChildren();
     $("say").textContent = "";
+    $("room-title").textContent = room;
+    for (const id of ["mines-left", "clock", "progress-text"]) $(id).textContent = "";
+    $("minimap").hidden = true;
     game = new Game(room, hash);
   }
 }
