@@ -31,7 +31,9 @@
 //! own in `tests/browser/driver.rs`, plain HTTP on loopback) against an in-process server on a
 //! free port: whole games by real pointer events, two players in one room, a reload, a server
 //! that stops and comes back, every screen at phone and desk sizes (under Chromium's phone
-//! emulation), the corner cells past the minimap, and the frame-time figure. Where Chromium
+//! emulation), the corner cells past the minimap, axe-core's accessibility rules (its script
+//! from npm, found through `BITMINES_AXE` or under `target/axe`), the digits' contrast, and
+//! the frame-time figure. Where Chromium
 //! or chromedriver is
 //! missing, each test prints a line saying so and what to install, and returns;
 //! `BITMINES_BROWSER_TESTS=required` (set by `.ci/run`) makes that a failure, so CI never

@@ -739,6 +739,179 @@ fn a_refused_room_shows_nothing_of_the_last_and_a_spectator_sees_the_racers_figu
     rt.block_on(server.stop());
 }
 
+/// The relative luminance of an sRGB colour (WCAG 2).
+fn luminance(rgb: [f64; 3]) -> f64 {
+    let lin = |v: f64| {
+        let c = v / 255.0;
+        if c <= 0.039_28 {
+            c / 12.92
+        } else {
+            ((c + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * lin(rgb[0]) + 0.7152 * lin(rgb[1]) + 0.0722 * lin(rgb[2])
+}
+
+/// Every digit the board's canvas draws, in both themes, at 4.5:1 or more against what it is
+/// drawn on: the numbers on an open cell, and the odds' digits on every shade of the odds
+/// overlay. Checked from the page's own colours (axe cannot see into a canvas), with a
+/// contrast computed here, not by the page.
+#[test]
+fn every_digit_on_the_board_reads_at_4_5_to_1_in_both_themes() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let s = driver.session(1280, 800);
+    s.goto(&format!("{base}/"));
+    s.wait_for("the page", "return Boolean(window.bitmines)", WAIT);
+    let pairs = s.eval(
+        "return import('/web/board.js').then(m => {
+           const rgb = (c) => typeof c === 'string'
+             ? c.match(/[0-9a-f]{2}/gi).map(h => parseInt(h, 16)) : c;
+           const out = [];
+           for (const t of ['light', 'dark']) {
+             for (let n = 1; n <= 8; n++) {
+               out.push([`${t}: ${n} on an open cell`, rgb(m.NUMBERS[t][n]), rgb(m.THEMES[t].open)]);
+             }
+             for (let p = 0; p <= 200; p++) {
+               const under = m.oddsRgb(p, t);
+               out.push([`${t}: odds ${p / 2}%`, rgb(m.oddsInk(under)), under]);
+             }
+           }
+           return out;
+         })",
+    );
+    let pairs = pairs.as_array().unwrap();
+    assert_eq!(pairs.len(), 2 * (8 + 201));
+    let mut low = Vec::new();
+    for pair in pairs {
+        let colour = |v: &Value| -> [f64; 3] {
+            let c: Vec<f64> = serde_json::from_value(v.clone()).unwrap();
+            [c[0], c[1], c[2]]
+        };
+        let (fg, bg) = (luminance(colour(&pair[1])), luminance(colour(&pair[2])));
+        let ratio = (fg.max(bg) + 0.05) / (fg.min(bg) + 0.05);
+        if ratio < 4.5 {
+            low.push(format!("{}: {ratio:.2}:1", pair[0]));
+        }
+    }
+    assert!(low.is_empty(), "{low:#?}");
+    // The formula itself: black on white is 21:1.
+    let (w, b) = (luminance([255.0; 3]), luminance([0.0; 3]));
+    assert!(((w + 0.05) / (b + 0.05) - 21.0).abs() < 1e-9);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// The axe-core version the accessibility test runs, from npm (`.ci/run` installs it).
+const AXE: &str = "axe-core@4.14.1";
+
+/// axe-core's script: from `BITMINES_AXE`, else from `target/axe` where `npm install --prefix
+/// target/axe axe-core@4.14.1` puts it. Missing, the test is skipped with a line saying what
+/// to install, or fails under `BITMINES_BROWSER_TESTS=required`.
+fn axe_script() -> Option<String> {
+    let path = std::env::var("BITMINES_AXE")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../target/axe/node_modules/axe-core/axe.min.js")
+        });
+    match std::fs::read_to_string(&path) {
+        Ok(script) => Some(script),
+        Err(e) => {
+            let line = format!(
+                "axe-core is not at {} ({e}): npm install --prefix target/axe {AXE}, or set BITMINES_AXE",
+                path.display()
+            );
+            assert_ne!(
+                std::env::var(driver::POLICY).as_deref(),
+                Ok("required"),
+                "{line}"
+            );
+            eprintln!("skipped: {line}");
+            None
+        }
+    }
+}
+
+/// axe-core's violations on the page as it stands, every impact: `rule (impact): where`.
+fn axe_violations(s: &Session<'_>, script: &str) -> Vec<String> {
+    if s.eval("return typeof axe") != json!("object") {
+        s.eval(script);
+    }
+    let found = s.eval(
+        "return axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v =>
+           `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')}`))",
+    );
+    serde_json::from_value(found).unwrap()
+}
+
+/// axe-core finds no violation of any impact on the lobby, a game, its menu and dialogs, and
+/// the end of a game, at a desk's and a phone's size.
+#[test]
+fn axe_finds_nothing_on_any_screen() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let Some(script) = axe_script() else {
+        return;
+    };
+    let waiting = open_room(
+        &rt,
+        &server,
+        "listed",
+        "preset=intermediate&mode=race&noguess=0&name=ada",
+    );
+    let mut found = Vec::new();
+    for (width, height, phone) in [(1280, 800, false), (390, 844, true)] {
+        let s = window(&driver, width, height, phone);
+        let mut check = |what: &str| {
+            for v in axe_violations(&s, &script) {
+                found.push(format!("{what} at {width}x{height}: {v}"));
+            }
+        };
+        s.goto(&format!("{base}/"));
+        s.wait_for(
+            "the list of rooms",
+            "return document.querySelectorAll('#rooms tbody tr').length",
+            WAIT,
+        );
+        check("the lobby");
+        join(
+            &s,
+            &base,
+            &format!("room=axe-{width}&preset=expert&mode=coop&rule=classic&noguess=0"),
+        );
+        check("a game");
+        if phone {
+            click_element(&s, "#menu");
+            check("the open menu");
+        }
+        click_element(&s, "#keys-button");
+        s.wait_for(
+            "the keys",
+            "return document.getElementById('keys').open",
+            WAIT,
+        );
+        check("the keys");
+        s.keys("\u{e00c}");
+        lose(&s);
+        s.wait_for(
+            "the end screen",
+            "return document.getElementById('end').open",
+            WAIT,
+        );
+        check("the end screen");
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    rt.block_on(waiting.close());
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
 #[test]
 fn frame_time_scrolling_a_huge_coop_board() {
     let Some((_one, driver, rt, server, base)) = start() else {

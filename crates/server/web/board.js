@@ -7,11 +7,13 @@
 import { CHUNK, HIDDEN, FLAGGED, EXPLODED, MINE, WRONG_FLAG } from "./protocol.js";
 
 // The classic number colours, and brighter twins that read on a dark background.
-const NUMBERS = {
-  light: ["", "#0000ff", "#007b00", "#ff0000", "#00007b", "#7b0000", "#007b7b", "#000000", "#7b7b7b"],
+// The digits' colours, each at 4.5:1 or more against an open cell (`THEMES[t].open`): the
+// classic hues, darkened where the classic ones fall short on light grey (2, 3, 6, 8).
+export const NUMBERS = {
+  light: ["", "#0000ff", "#006400", "#c00000", "#00007b", "#7b0000", "#006060", "#000000", "#555555"],
   dark: ["", "#7aa7ff", "#5fd35f", "#ff6b6b", "#b59cff", "#ff9f70", "#4fd6d6", "#e8e8e8", "#a8a8a8"],
 };
-const THEMES = {
+export const THEMES = {
   light: { open: "#d9d9d9", line: "#b0b0b0", hidden: "#bdbdbd", hi: "#f4f4f4", lo: "#7b7b7b", unknown: "#c8c8c8", mine: "#000", text: "#000" },
   dark: { open: "#2a2d33", line: "#3a3e46", hidden: "#4a505b", hi: "#666d7a", lo: "#2a2e35", unknown: "#3a3f48", mine: "#e8e8e8", text: "#e8e8e8" },
 };
@@ -189,10 +191,41 @@ function makeAtlas(size, themeName) {
 
 // The colour of a mine chance in half percents (0 green, 200 red), with some transparency; the
 // square root spreads the common chances (10% to 30%) over yellow rather than green.
-function oddsColour(p) {
+// The odds overlay's colour for a cell of mine chance p/200 over a hidden cell of `theme`:
+// green (safe) through red (a mine), 55% over the cell, as [r, g, b] from 0 to 255.
+export function oddsRgb(p, theme) {
   const f = Math.sqrt(p / 200);
-  const hue = Math.round(120 * (1 - f));
-  return `hsla(${hue}, 90%, 45%, 0.55)`;
+  const hue = 120 * (1 - f);
+  // hsl(hue, 90%, 45%) to rgb.
+  const a = 0.9 * Math.min(0.45, 0.55);
+  const channel = (n) => {
+    const k = (n + hue / 30) % 12;
+    return 0.45 - a * Math.max(-1, Math.min(k - 3, 9 - k, 1));
+  };
+  const under = THEMES[theme].hidden.match(/[0-9a-f]{2}/gi).map((h) => parseInt(h, 16));
+  return [channel(0), channel(8), channel(4)].map((c, i) => Math.round(0.55 * c * 255 + 0.45 * under[i]));
+}
+
+// A colour's relative luminance (WCAG 2), from [r, g, b] or "#rrggbb".
+export function luminance(colour) {
+  const rgb = typeof colour === "string" ? colour.match(/[0-9a-f]{2}/gi).map((h) => parseInt(h, 16)) : colour;
+  const [r, g, b] = rgb.map((v) => {
+    const c = v / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+// The contrast ratio of two colours (WCAG 2): 1 to 21.
+export function contrast(a, b) {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
+}
+
+// The ink of the odds' digits over `rgb`: black or white, whichever reads better (one of
+// them is always at 4.5:1 or more).
+export function oddsInk(rgb) {
+  return contrast(rgb, "#000000") >= contrast(rgb, "#ffffff") ? "#000000" : "#ffffff";
 }
 
 // A canvas that shows a view of a Store: scroll offset, zoom, overlays.
@@ -470,12 +503,13 @@ export class BoardView {
         if (c < c0 || c >= c1) continue;
         const p = o.cells[wr * o.width + wc];
         if (p === 255) continue;
-        const state = this.store.get(r, c);
-        if (state !== HIDDEN && state !== FLAGGED) continue;
-        g.fillStyle = oddsColour(p);
+        // Hidden cells only: nothing is painted over a flag.
+        if (this.store.get(r, c) !== HIDDEN) continue;
+        const rgb = oddsRgb(p, this.theme);
+        g.fillStyle = `rgb(${rgb.join(", ")})`;
         g.fillRect(c * s + 2, r * s + 2, s - 4, s - 4);
         if (o.digits && s >= 18) {
-          g.fillStyle = "#000";
+          g.fillStyle = oddsInk(rgb);
           const pct = p / 2;
           g.fillText(pct < 1 && pct > 0 ? "<1" : String(Math.round(pct)), c * s + s / 2, r * s + s / 2);
         }
