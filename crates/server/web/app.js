@@ -884,7 +884,7 @@ class Game {
       this.say(
         this.oddsMode === 1
           ? "Mine probabilities near the view: green safe, red a mine (p again for digits)."
-          : "Mine probabilities in percent (p again to hide).",
+          : "Mine probabilities in percent (p again to hide): 0 only where the numbers prove a cell safe, as a hint would; <1 where it is unlikely but unproven, since the count of mines near the view is estimated.",
       );
     }
     this.updateButtons();

@@ -380,6 +380,12 @@ pub fn window_wrong_flags(
 
 /// The odds over the window around `(row, col)`: `(first row, first col, height, width,
 /// cells)`, each cell `0..=200` the chance of a mine in half percents or 255 not hidden.
+///
+/// One truth with [`window_hint`]: 0 is given only to a cell the hint's own rules prove safe
+/// in the same window, and 200 only to one they prove a mine. The odds are counted with the
+/// window's mine count estimated from the board's density, so a cell they put at or near 0
+/// that the numbers do not prove safe is given 1 (half a percent, shown as "<1%"), and one
+/// at or near certain that is not proven a mine, 199.
 pub fn window_odds(
     view: &ViewCells<'_>,
     row: usize,
@@ -389,6 +395,16 @@ pub fn window_odds(
     let solution = window
         .odds(&window.scan(view))
         .map_err(|e| window.board_error(&e))?;
+    let mut proof = window.solver(view)?;
+    proof.deduce().map_err(|e| window.board_error(&e))?;
+    let certain = proof.into_certain();
+    let mut proven = vec![None; window.height * window.width];
+    for (wr, wc) in certain.safe() {
+        proven[wr * window.width + wc] = Some(0);
+    }
+    for (wr, wc) in certain.mines() {
+        proven[wr * window.width + wc] = Some(200);
+    }
     let mut cells = Vec::with_capacity(window.height * window.width);
     for wr in 0..window.height {
         for wc in 0..window.width {
@@ -397,7 +413,11 @@ pub fn window_odds(
                 Cell::Hidden | Cell::Flagged
             );
             let p = solution.probabilities.mine(wr, wc).ok().filter(|_| hidden);
-            cells.push(p.map_or(255, |p| (p.clamp(0.0, 1.0) * 200.0).round() as u8));
+            let odds = p.map(|p| match proven[wr * window.width + wc] {
+                Some(certain) => certain,
+                None => ((p.clamp(0.0, 1.0) * 200.0).round() as u8).clamp(1, 199),
+            });
+            cells.push(odds.unwrap_or(255));
         }
     }
     Ok((
@@ -609,6 +629,7 @@ mod tests {
             (50, 130, 600),
         ];
         let mut asked = 0;
+        let mut hinted = 0;
         for seed in 1..=36u64 {
             let mut moves = Moves(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
             let (rows, cols, mines) = sizes[seed as usize % sizes.len()];
@@ -671,8 +692,46 @@ mod tests {
                     assert_eq!(p <= 200, closed, "seed {seed}: ({r}, {c}) {p}");
                 }
                 assert_eq!(odds.len(), usize::from(h) * usize::from(w));
+                // One truth: the hint for the same place names a hidden cell exactly when
+                // the odds put one at 0, and the cell it names is one of them; and no cell
+                // the odds put at 0 or 200 is wrong.
+                let at_zero: Vec<(usize, usize)> = (0..odds.len())
+                    .filter(|&i| odds[i] == 0)
+                    .map(|i| {
+                        (
+                            r0 as usize + i / usize::from(w),
+                            c0 as usize + i % usize::from(w),
+                        )
+                    })
+                    .filter(|&(r, c)| cell(r, c) == Cell::Hidden)
+                    .collect();
+                let hint = window_hint(&view, at.0, at.1).unwrap();
+                assert_eq!(
+                    hint.is_some(),
+                    !at_zero.is_empty(),
+                    "seed {seed}, at {at:?}"
+                );
+                if let Some((hr, hc, _)) = hint {
+                    assert!(at_zero.contains(&(hr as usize, hc as usize)), "seed {seed}");
+                    hinted += 1;
+                }
+                let board = game.board().unwrap();
+                for (i, &p) in odds.iter().enumerate() {
+                    let (r, c) = (
+                        r0 as usize + i / usize::from(w),
+                        c0 as usize + i % usize::from(w),
+                    );
+                    if p == 0 || p == 200 {
+                        assert_eq!(
+                            board.is_mine(r, c).unwrap(),
+                            p == 200,
+                            "seed {seed}: ({r}, {c})"
+                        );
+                    }
+                }
             }
         }
         assert!(asked > 300, "{asked} windows asked");
+        assert!(hinted > 50, "{hinted} hints among {asked} windows");
     }
 }
