@@ -397,6 +397,18 @@ fn create_an_expert_room_and_win_then_lose() {
         end.as_str().unwrap().contains("3BV/s") && end.as_str().unwrap().contains("efficiency"),
         "{end}"
     );
+    // The first win of this kind of game is this browser's best, and kept.
+    assert!(
+        end.as_str().unwrap().contains("your best") && end.as_str().unwrap().contains("(new)"),
+        "{end}"
+    );
+    let kept = s.eval("return localStorage.getItem('bitmines:best:expert:coop:noguess')");
+    let kept: f64 = kept.as_str().unwrap().parse().unwrap();
+    let took = over["elapsedMs"].as_f64().unwrap();
+    assert!(
+        (kept - took.round().max(1.0)).abs() < 1.0,
+        "{kept} for {took}"
+    );
     s.screenshot(&shots().join("end.png"));
     no_errors(&s, &[]);
 
@@ -908,6 +920,64 @@ fn axe_finds_nothing_on_any_screen() {
     }
     assert!(found.is_empty(), "{found:#?}");
     rt.block_on(waiting.close());
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// Question marks, an option of the browser: off, a right click flags and unflags; on, a flag
+/// right-clicked again becomes a question mark and then blank, the mark set and cleared by
+/// the page alone (no frame sent), and the option outlives a reload.
+#[test]
+fn question_marks_cycle_flag_mark_blank_and_send_nothing() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let s = driver.session(1280, 800);
+    join(
+        &s,
+        &base,
+        "room=marks&preset=beginner&mode=coop&rule=classic&noguess=0",
+    );
+    let (r, c) = (0..81)
+        .map(|k| (k / 9, k % 9))
+        .find(|&(r, c)| cells(&s)[r][c] == 9)
+        .unwrap();
+    let right = |s: &Session<'_>| {
+        click_cells(s, &[(r, c)], 2);
+        settle(s);
+        (cells(s)[r][c], s.eval("return bitmines.marks()"))
+    };
+    assert_eq!(right(&s), (10, json!([])), "off: a flag");
+    assert_eq!(right(&s), (9, json!([])), "off: blank again");
+    click_element(&s, "#marks");
+    assert_eq!(
+        s.eval("return document.getElementById('marks').getAttribute('aria-pressed')"),
+        json!("true")
+    );
+    assert_eq!(right(&s), (10, json!([])), "on: a flag");
+    let mark = json!([format!("{r},{c}")]);
+    assert_eq!(right(&s), (9, mark.clone()), "on: a question mark");
+    s.screenshot(&shots().join("question-mark.png"));
+    let seq = s.eval("return bitmines.seq()");
+    assert_eq!(right(&s), (9, json!([])), "on: blank again");
+    assert_eq!(
+        s.eval("return bitmines.seq()"),
+        seq,
+        "clearing a mark sends nothing"
+    );
+    s.reload();
+    s.wait_for(
+        "the board again",
+        "return window.bitmines && bitmines.ready()",
+        WAIT,
+    );
+    assert_eq!(
+        s.eval("return document.getElementById('marks').getAttribute('aria-pressed')"),
+        json!("true"),
+        "the option after a reload"
+    );
+    no_errors(&s, &[]);
+    drop(s);
     drop(driver);
     rt.block_on(server.stop());
 }

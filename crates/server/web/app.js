@@ -62,6 +62,34 @@ $("theme").onclick = () => {
   applyTheme(next);
 };
 
+// The presets, to name a board in the personal bests.
+const PRESETS = [
+  ["beginner", 9, 9, 10],
+  ["intermediate", 16, 16, 40],
+  ["expert", 16, 30, 99],
+];
+
+// Where this browser keeps its best winning time for the welcome's kind of game: the preset
+// (or the board's size and mines), the mode and whether it is no-guess.
+function bestKey(w) {
+  const preset = PRESETS.find(([, r, c, m]) => r === w.rows && c === w.cols && m === w.mines);
+  const board = preset ? preset[0] : `${w.rows}x${w.cols}/${w.mines}`;
+  return `bitmines:best:${board}:${w.mode}:${w.noguess ? "noguess" : "guess"}`;
+}
+
+// This player's best winning time for that kind of game, after a game that ended in
+// `ms` (won or not): { ms, isNew } or null when there is none yet.
+function personalBest(w, won, ms) {
+  const key = bestKey(w);
+  const old = Number(localStorage.getItem(key));
+  const had = Number.isFinite(old) && old > 0 ? old : null;
+  if (won && (had === null || ms < had)) {
+    localStorage.setItem(key, String(Math.max(1, Math.round(ms))));
+    return { ms, isNew: true };
+  }
+  return had === null ? null : { ms: had, isNew: false };
+}
+
 const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first"];
 const STATUS = ["playing", "won", "lost"];
 // The close code of a connection whose player joined again on another connection.
@@ -141,6 +169,15 @@ class Game {
     this.fatal = null;
     // Why the connection was lost, kept through the tries to reconnect (null while live).
     this.lostWhy = null;
+    // The games whose end this page has counted for the personal best, and the best shown.
+    this.bestTaken = new Set();
+    this.best = null;
+    // Question marks: an option of this browser; the cells marked, "row,col", kept by the
+    // page alone (the server has no such state).
+    this.questionMarks = localStorage.getItem("bitmines:question-marks") === "1";
+    $("marks").setAttribute("aria-pressed", String(this.questionMarks));
+    this.marks = new Set();
+    this.view.marks = this.marks;
     // Whether this page's own player has been said to have joined (once, not at each return).
     this.joinedSaid = false;
     this.dirty = true;
@@ -470,6 +507,13 @@ class Game {
       ["clicks", String(o.clicks)],
       ["efficiency", won && o.clicks > 0 ? `${Math.round((100 * o.bbbv) / o.clicks)} %` : "–"],
     ];
+    // The player's own games only: a spectator's, or another racer's, is not theirs.
+    const w = this.welcome;
+    if (!w.spectator && (w.mode === "coop" || o.view === w.view) && !this.bestTaken.has(this.game)) {
+      this.bestTaken.add(this.game);
+      this.best = personalBest(w, won, o.elapsedMs);
+    }
+    if (this.best) rows.push(["your best", `${seconds(this.best.ms)} s${this.best.isNew ? " (new)" : ""}`]);
     $("end-figures").replaceChildren(
       ...rows.map(([k, v]) => {
         const tr = document.createElement("tr");
@@ -530,6 +574,8 @@ class Game {
     this.view.hint = null;
     this.oddsMode = 0;
     this.showWrong = false;
+    this.marks.clear();
+    this.best = null;
     this.store.clear();
     const dialog = $("end");
     if (dialog.open) dialog.close();
@@ -709,6 +755,8 @@ class Game {
     // The server sends fresh chunks of the new view for every chunk watched.
     const target = id === this.welcome.player ? this.welcome.view : null;
     this.watching = target ?? this.viewOfPlayer(id);
+    // Question marks are this player's own: not drawn on another's board.
+    this.view.marks = id === this.welcome.player ? this.marks : null;
     this.view.won = id === this.welcome.player && this.over?.status === 1;
     this.store.clear();
     this.dirty = true;
@@ -851,9 +899,26 @@ class Game {
     else if (state === HIDDEN) this.act("reveal", row, col);
   }
 
+  // Right click, long press or f: blank, flag, then (with question marks on) a question
+  // mark, then blank again. The mark is the page's own: setting or clearing it sends nothing.
   flag(row, col) {
     const state = this.store.get(row, col);
+    const key = `${row},${col}`;
+    if (state === HIDDEN && this.marks.delete(key)) {
+      this.dirty = true;
+      return;
+    }
+    if (state === FLAGGED && this.questionMarks && this.status === 0) this.marks.add(key);
     if (state === HIDDEN || state === FLAGGED) this.act("flag", row, col);
+  }
+
+  toggleQuestionMarks() {
+    this.questionMarks = !this.questionMarks;
+    localStorage.setItem("bitmines:question-marks", this.questionMarks ? "1" : "0");
+    if (!this.questionMarks) this.marks.clear();
+    this.say(this.questionMarks ? "Question marks on: a flag right-clicked again becomes a ?." : "Question marks off.");
+    this.updateButtons();
+    this.dirty = true;
   }
 
   helpCentre() {
@@ -933,6 +998,7 @@ class Game {
   }
 
   updateButtons() {
+    $("marks").setAttribute("aria-pressed", String(this.questionMarks));
     $("odds").setAttribute("aria-pressed", String(this.oddsMode > 0));
     $("wrong").setAttribute("aria-pressed", String(this.showWrong));
   }
@@ -1089,6 +1155,7 @@ class Game {
     on(tools, "click", (e) => e.target instanceof HTMLButtonElement && fold(false));
     on(document, "pointerdown", (e) => !menu.contains(e.target) && !tools.contains(e.target) && fold(false));
     on($("hint"), "click", () => this.askHint());
+    on($("marks"), "click", () => this.toggleQuestionMarks());
     on($("end-rematch"), "click", () => this.rematch());
     on($("odds"), "click", () => this.cycleOdds());
     on($("wrong"), "click", () => this.toggleWrong());
@@ -1287,6 +1354,10 @@ window.bitmines = {
   offset: () => (game ? [game.view.x, game.view.y, game.view.cell] : null),
   problems: () => problems.slice(),
   messages: () => [...document.querySelectorAll("#messages .msg")].map((m) => m.firstChild.textContent),
+  // The next move's seq: how many frames with a seq this page has sent, plus one.
+  seq: () => game?.seq ?? null,
+  // The cells this page marks with a question mark: ["row,col"].
+  marks: () => [...(game?.marks ?? [])],
   // Cell (row, col) as the page holds it (255 for a chunk not received).
   cell: (row, col) => game?.store?.get(row, col) ?? null,
   // Every cell of the board row by row (255 for a chunk not received): for small boards.

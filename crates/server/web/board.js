@@ -253,6 +253,7 @@ export class BoardView {
     // The bottom-right corner of the canvas that the minimap covers, {w, h} in CSS pixels,
     // or null: the view scrolls past the board's edge by as much, so no cell stays under it.
     this.corner = null;
+    this.marks = null; // Set of "row,col": the question marks, drawn on hidden cells
   }
 
   resize(width, height, dpr) {
@@ -468,6 +469,19 @@ export class BoardView {
       g.strokeStyle = "#00b000";
       g.lineWidth = Math.max(2, s / 8);
       g.strokeRect(c * s + 1.5, r * s + 1.5, s - 3, s - 3);
+    }
+    if (this.marks && this.marks.size && s >= 8) {
+      // Question marks, on the hidden cells that carry one (in the theme's ink: 10:1 and
+      // more on a hidden cell in both themes).
+      g.font = `bold ${Math.round(s * 0.62)}px sans-serif`;
+      g.textAlign = "center";
+      g.textBaseline = "middle";
+      g.fillStyle = theme.text;
+      for (const key of this.marks) {
+        const [r, c] = key.split(",").map(Number);
+        if (r < r0 || r >= r1 || c < c0 || c >= c1 || this.store.get(r, c) !== HIDDEN) continue;
+        g.fillText("?", c * s + s / 2, r * s + s / 2 + s * 0.04);
+      }
     }
     g.font = `bold ${Math.max(10, Math.min(14, s * 0.5))}px sans-serif`;
     g.textAlign = "left";
