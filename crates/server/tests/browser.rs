@@ -83,6 +83,13 @@ fn join(s: &Session<'_>, base: &str, hash: &str) {
     );
 }
 
+/// A desk's window that has opened a room's link and drawn its board.
+fn joined<'d>(driver: &'d Driver, base: &str, hash: &str) -> Session<'d> {
+    let s = driver.session(1280, 800);
+    join(&s, base, hash);
+    s
+}
+
 /// Waits until every move the page sent is acknowledged and the view is whole.
 fn settle(s: &Session<'_>) {
     s.wait_for(
@@ -932,9 +939,8 @@ fn question_marks_cycle_flag_mark_blank_and_send_nothing() {
     let Some((_one, driver, rt, server, base)) = start() else {
         return;
     };
-    let s = driver.session(1280, 800);
-    join(
-        &s,
+    let s = joined(
+        &driver,
         &base,
         "room=marks&preset=beginner&mode=coop&rule=classic&noguess=0",
     );
