@@ -1240,6 +1240,11 @@ impl Live {
     /// room has shut down.
     fn after_commit(&mut self, config: &Config) -> bool {
         let now = Instant::now();
+        // The phase first: a player told that the game is over (by the frames released next)
+        // may make a new room at once, and the directory must already count this one as over.
+        let life = &self.inbox.life;
+        let phase = Phase::of(&self.room);
+        life.phase.store(phase.code(), Ordering::Relaxed);
         self.room.release(now);
         // The games that ended at a rematch, now durable, go to the archive (or are let go
         // with `--archive none`), so a room that plays for months holds none of them.
@@ -1256,9 +1261,6 @@ impl Live {
                 );
             }
         }
-        let life = &self.inbox.life;
-        let phase = Phase::of(&self.room);
-        life.phase.store(phase.code(), Ordering::Relaxed);
         let connections = self.room.connections();
         // Counting the players connected walks every connection: only when a join or a
         // leave may have changed them, not on every round of a busy room.
