@@ -44,9 +44,10 @@ pub(crate) enum Action {
 }
 
 /// How the mine probabilities are shown on hidden cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Overlay {
     /// Not at all.
+    #[default]
     Off,
     /// As the colour of each hidden cell's glyph.
     Colour,
@@ -65,21 +66,13 @@ impl Overlay {
     }
 }
 
-/// The help shown on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The help shown on the board; by default none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Shown {
     /// How the mine probabilities are shown.
     pub(crate) overlay: Overlay,
     /// Whether flags proven wrong are shown.
     pub(crate) wrong_flags: bool,
-}
-
-impl Shown {
-    /// No help on the board.
-    pub(crate) const NONE: Shown = Shown {
-        overlay: Overlay::Off,
-        wrong_flags: false,
-    };
 }
 
 /// Which page is in front.
@@ -343,7 +336,7 @@ impl<S: Play> App<S> {
             page: Page::Board,
             end_shown: false,
             hint: None,
-            shown: Shown::NONE,
+            shown: Shown::default(),
             message: None,
             now,
             quit_asked: false,
@@ -519,9 +512,9 @@ impl<S: Play> App<S> {
                     self.cursor = cell;
                     self.centre();
                 }
-                Reply::HelpOff => self.shown = Shown::NONE,
+                Reply::HelpOff => self.shown = Shown::default(),
                 Reply::Ended | Reply::Fresh => {
-                    self.shown = Shown::NONE;
+                    self.shown = Shown::default();
                     self.hint = None;
                     self.end_shown = reply == Reply::Ended;
                 }

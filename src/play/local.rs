@@ -5,6 +5,7 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bitmines_core::{Cell, Game, Stats, Status};
+use bitmines_solve::{Solution, Solver};
 use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -13,7 +14,6 @@ use ratatui::text::Span;
 use super::Setup;
 use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
-use super::help::{self, Knowledge};
 
 /// Boards of at least this many cells are generated off the input thread: from about a
 /// million cells generation takes long enough for a player to notice a frozen screen.
@@ -72,8 +72,10 @@ pub(crate) struct Local {
     setup: Setup,
     /// The help on the board, as the app last told it.
     shown: Shown,
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    knowledge: Option<Knowledge>,
+    /// What the view proves (the chance of a mine on every hidden cell, the cells proven
+    /// safe), while the overlay or the wrong flags are shown. The solver never trusts a
+    /// flag, so it holds until a cell is revealed.
+    knowledge: Option<Solution>,
     /// The revealed count `knowledge` was computed at: it changes only when cells open.
     known_at: usize,
     help: HelpUsed,
@@ -112,7 +114,7 @@ impl Local {
             replies: vec![Reply::Place((game.rows() / 2, game.cols() / 2))],
             game,
             setup,
-            shown: Shown::NONE,
+            shown: Shown::default(),
             knowledge: None,
             known_at: 0,
             help: HelpUsed::default(),
@@ -154,7 +156,7 @@ impl Local {
 
     /// What the view proves, while the overlay or the wrong flags are shown.
     #[cfg(test)]
-    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
+    pub(crate) fn knowledge(&self) -> Option<&Solution> {
         self.knowledge.as_ref()
     }
 
@@ -200,14 +202,16 @@ impl Local {
     /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
     /// Returns whether the knowledge is there.
     fn refresh_help(&mut self) -> bool {
-        if self.shown == Shown::NONE {
+        if self.shown == Shown::default() {
             self.knowledge = None;
             return false;
         }
         if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
             return true;
         }
-        match help::knowledge(&self.game) {
+        // One solve gives both the probabilities and the certain cells, so the overlay and
+        // the wrong flags together cost one pass over the board.
+        match Solver::new(&self.game).and_then(Solver::solve) {
             Ok(knowledge) => {
                 self.knowledge = Some(knowledge);
                 self.known_at = self.game.revealed_count();
@@ -216,7 +220,7 @@ impl Local {
             Err(error) => {
                 self.knowledge = None;
                 self.replies.push(Reply::HelpOff);
-                self.say(format!("{error:#}"));
+                self.say(error.to_string());
                 false
             }
         }
@@ -228,24 +232,24 @@ impl Local {
             self.say(self.setup.first_click_note());
             return;
         }
-        match help::hint(&self.game) {
+        match bitmines_solve::hint(&self.game) {
             Ok(Some(hint)) => {
                 self.help.hints += 1;
-                let (row, col) = hint.cell;
-                self.replies.push(Reply::Hint(Some(hint.cell)));
+                let (row, col) = hint.cell();
+                self.replies.push(Reply::Hint(Some((row, col))));
                 // The solver never trusts flags, so its safe cell may carry one of the player's.
                 let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
                 self.say(if flagged {
-                    format!("{}; the flag on it is wrong", hint.reason)
+                    format!("{hint}; the flag on it is wrong")
                 } else {
-                    hint.reason
+                    hint.to_string()
                 });
             }
             Ok(None) => {
                 // Learning that no cell is safe is help too: it says a guess is due, and
                 // which one, if a 50/50 must be guessed anyway.
                 self.help.hints += 1;
-                match help::fifty_fifty(&self.game) {
+                match bitmines_solve::fifty_fifty(&self.game) {
                     Ok(Some([(r0, c0), (r1, c1)])) => {
                         self.replies.push(Reply::Goto((r0, c0)));
                         self.say(format!(
@@ -255,7 +259,7 @@ impl Local {
                     _ => self.say("no hidden cell is proven safe: this is a guess"),
                 }
             }
-            Err(error) => self.say(format!("{error:#}")),
+            Err(error) => self.say(error.to_string()),
         }
     }
 
@@ -270,8 +274,9 @@ impl Local {
         }
         if ask == Help::WrongFlags && shown.wrong_flags {
             self.help.wrong_flags = true;
-            let wrong =
-                (self.knowledge.as_ref()).map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+            let wrong = (self.knowledge.as_ref())
+                .and_then(|known| known.certain.wrong_flags(&self.game).ok())
+                .map_or(0, |flags| flags.len());
             self.say(flags_wrong(wrong, ""));
         }
     }
@@ -443,7 +448,8 @@ impl Play for Local {
             .knowledge
             .as_ref()
             .filter(|_| self.shown.overlay != Overlay::Off)?;
-        Some((knowledge.mine(row, col)?, knowledge.exact()))
+        let odds = &knowledge.probabilities;
+        Some((odds.mine(row, col).ok()?, odds.exact()))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
@@ -451,7 +457,7 @@ impl Play for Local {
             && self
                 .knowledge
                 .as_ref()
-                .is_some_and(|knowledge| knowledge.proven_safe(row, col))
+                .is_some_and(|known| known.certain.verdict(row, col) == Ok(Some(false)))
     }
 
     fn mines_left(&self) -> i128 {
@@ -908,7 +914,7 @@ mod tests {
             let knowledge = app.knowledge();
             cells
                 .iter()
-                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
+                .map(|&(r, c)| knowledge.and_then(|known| known.probabilities.mine(r, c).ok()))
                 .collect()
         };
         let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
@@ -918,7 +924,10 @@ mod tests {
             odds(&app, &cells),
             [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
         );
-        assert!(app.knowledge().is_some_and(Knowledge::exact));
+        assert!(
+            app.knowledge()
+                .is_some_and(|known| known.probabilities.exact())
+        );
         play(&mut app, start, "open:3,0");
         assert_eq!(
             odds(&app, &cells),

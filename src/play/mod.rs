@@ -9,17 +9,13 @@
 //! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
 //! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
 //! - `draw.rs`: a frame from the state, reading only the cells in view.
-//! - `help.rs`: hints, mine probabilities and wrong flags, every call to the solver.
 //! - this file: the command line, the terminal's setup and teardown, and the event loop.
 
 mod app;
 mod draw;
-mod help;
 mod local;
 mod net;
 mod remote;
-#[cfg(test)]
-mod remote_tests;
 #[cfg(test)]
 mod screens;
 #[cfg(test)]

@@ -51,9 +51,10 @@ fn colour_of(id: u32) -> Color {
 }
 
 /// The connection as the player sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) enum LinkState {
     /// Before the first welcome.
+    #[default]
     Connecting,
     /// Joined.
     Connected,
@@ -103,7 +104,7 @@ pub(crate) type Remote = App<Room>;
 
 /// Everything known here of a room: the welcome, the chunks in view, the players, the
 /// room's events and the requests waiting for their answers.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Room {
     /// The room's address without its query, for the screen.
     url: String,
@@ -130,7 +131,7 @@ pub(crate) struct Room {
     in_view: Option<[Range<usize>; 2]>,
     players: Vec<PlayerInfo>,
     /// When the players frame came, to run their clocks on from it.
-    players_at: Instant,
+    players_at: Option<Instant>,
     /// The server's clock of a view, as the welcome or the last clock frame gave it:
     /// `(view, play time in milliseconds, running, when it came)`.
     clock: Option<(u32, u32, bool, Instant)>,
@@ -150,7 +151,6 @@ pub(crate) struct Room {
     outbox: Vec<ClientMsg>,
     cursor_moved: bool,
     cursor_sent: Option<Instant>,
-    now: Instant,
     replies: Vec<Reply>,
 }
 
@@ -161,35 +161,8 @@ impl App<Room> {
         let room = Room {
             url: url.split('?').next().unwrap_or(url).to_owned(),
             spectate,
-            welcome: None,
-            token: None,
-            link: LinkState::Connecting,
-            picture: Picture::default(),
-            view: 0,
-            has_view: false,
-            watch_sent: false,
-            watching: None,
-            watched_before: None,
-            subscribed: BTreeSet::new(),
-            cursor: (0, 0),
-            in_view: None,
-            players: Vec::new(),
-            players_at: now,
-            clock: None,
-            cursors: BTreeMap::new(),
-            events: Vec::new(),
-            shown: Shown::NONE,
-            odds: None,
-            wrong_flags: Vec::new(),
-            over: None,
-            series: Vec::new(),
-            seq: 0,
-            asked: HashMap::new(),
-            outbox: Vec::new(),
-            cursor_moved: false,
-            cursor_sent: None,
-            now,
             replies: vec![Reply::Say(Some("connecting…".into()))],
+            ..Room::default()
         };
         App::over(room, area, now)
     }
@@ -201,62 +174,14 @@ impl App<Room> {
 }
 
 impl Room {
-    /// The welcome of the last join.
-    #[cfg(test)]
-    pub(crate) fn welcome(&self) -> Option<&Welcome> {
-        self.welcome.as_ref()
-    }
-
     /// The player's token (hexadecimal), to come back as the same player.
     pub(crate) fn token(&self) -> Option<&str> {
         self.token.as_deref()
     }
 
-    /// The room's address without its query.
-    #[cfg(test)]
-    pub(crate) fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The connection's state.
-    #[cfg(test)]
-    pub(crate) fn link(&self) -> &LinkState {
-        &self.link
-    }
-
-    /// The chunks held.
-    #[cfg(test)]
-    pub(crate) fn picture(&self) -> &Picture {
-        &self.picture
-    }
-
-    /// The view drawn.
-    #[cfg(test)]
-    pub(crate) fn view(&self) -> u32 {
-        self.view
-    }
-
-    /// The chunks watched.
-    #[cfg(test)]
-    pub(crate) fn subscribed(&self) -> &BTreeSet<(u32, u32)> {
-        &self.subscribed
-    }
-
     /// The state of a cell of the view drawn, if its chunk is here.
     pub(crate) fn state(&self, row: usize, col: usize) -> Option<u8> {
         self.picture.cell(self.view, row, col)
-    }
-
-    /// The players, as the last players frame listed them.
-    #[cfg(test)]
-    pub(crate) fn players(&self) -> &[PlayerInfo] {
-        &self.players
-    }
-
-    /// Other co-op players' cursors, by player id.
-    #[cfg(test)]
-    pub(crate) fn cursors(&self) -> &BTreeMap<u32, (usize, usize)> {
-        &self.cursors
     }
 
     /// Whether this is a co-op room.
@@ -290,13 +215,6 @@ impl Room {
         self.odds
             .as_ref()
             .filter(|_| self.shown.overlay != Overlay::Off)
-    }
-
-    /// A race room's series scoreboard: each racer's wins and best time across the room's
-    /// games.
-    #[cfg(test)]
-    pub(crate) fn series(&self) -> &[SeriesEntry] {
-        &self.series
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -336,10 +254,9 @@ impl Room {
 
     /// Takes what the network thread said, at `now`.
     fn receive(&mut self, event: NetEvent, now: Instant) {
-        self.now = now;
         match event {
-            NetEvent::Joined { welcome, token } => self.joined(welcome, token),
-            NetEvent::Frame(frame) => self.frame(frame),
+            NetEvent::Joined { welcome, token } => self.joined(welcome, token, now),
+            NetEvent::Frame(frame) => self.frame(frame, now),
             NetEvent::Reconnecting { attempt, reason } => {
                 self.link = LinkState::Reconnecting(attempt);
                 self.asked.clear();
@@ -354,7 +271,7 @@ impl Room {
         }
     }
 
-    fn joined(&mut self, welcome: Welcome, token: Option<String>) {
+    fn joined(&mut self, welcome: Welcome, token: Option<String>, now: Instant) {
         let again = self.welcome.is_some();
         if self
             .welcome
@@ -379,12 +296,7 @@ impl Room {
         self.watching = None;
         self.view = welcome.view;
         self.has_view = welcome.view != NOBODY;
-        self.clock = Some((
-            welcome.view,
-            welcome.elapsed_ms,
-            welcome.clock_running,
-            self.now,
-        ));
+        self.clock = Some((welcome.view, welcome.elapsed_ms, welcome.clock_running, now));
         let first = (welcome.first.0 as usize, welcome.first.1 as usize);
         let who = if welcome.spectator {
             "as a spectator".to_owned()
@@ -426,7 +338,7 @@ impl Room {
         self.cursor_moved = true;
     }
 
-    fn frame(&mut self, frame: ServerMsg) {
+    fn frame(&mut self, frame: ServerMsg, now: Instant) {
         match frame {
             ServerMsg::Chunk { view, .. } | ServerMsg::Delta { view, .. } => {
                 if let ServerMsg::Chunk { .. } = frame
@@ -472,7 +384,7 @@ impl Room {
             }
             ServerMsg::Players(players) => {
                 self.players = players;
-                self.players_at = self.now;
+                self.players_at = Some(now);
                 // The followed player's time is the server's clock of the view drawn, newer
                 // than the last clock frame; whether it runs stays the clock frame's word.
                 if let Some((view, _, running, _)) = self.clock
@@ -480,7 +392,7 @@ impl Room {
                     && let Some(p) = self.followed()
                 {
                     let running = running && p.status == 0;
-                    self.clock = Some((view, p.elapsed_ms, running, self.now));
+                    self.clock = Some((view, p.elapsed_ms, running, now));
                 }
                 if self
                     .welcome
@@ -506,7 +418,7 @@ impl Room {
                 view,
                 elapsed_ms,
                 running,
-            } => self.clock = Some((view, elapsed_ms, running, self.now)),
+            } => self.clock = Some((view, elapsed_ms, running, now)),
             ServerMsg::Progress { share } => {
                 self.say(format!("making the board: {}%", share / 100));
             }
@@ -836,7 +748,9 @@ impl Play for Room {
         };
         let at = Duration::from_millis(u64::from(player.elapsed_ms));
         if player.status == 0 && player.elapsed_ms > 0 {
-            at + now.saturating_duration_since(self.players_at)
+            at + self
+                .players_at
+                .map_or(Duration::ZERO, |then| now.saturating_duration_since(then))
         } else {
             at
         }
@@ -859,7 +773,6 @@ impl Play for Room {
 
     /// Sends the cursor if it moved and the last one was sent long enough ago.
     fn tick(&mut self, now: Instant) {
-        self.now = now;
         let co_op_player =
             (self.welcome.as_ref()).is_some_and(|w| w.mode == Mode::Coop && !w.spectator);
         let due = self
@@ -1109,6 +1022,10 @@ impl Play for Room {
 }
 
 #[cfg(test)]
+#[path = "remote_tests.rs"]
+mod live;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::play::script::screen_text;
@@ -1135,29 +1052,105 @@ mod tests {
         }
     }
 
+    /// A session in a terminal of `width x height`, not joined yet.
+    fn fresh(url: &str, spectate: Option<Option<u32>>, (width, height): (u16, u16)) -> Remote {
+        Remote::new(
+            url,
+            spectate,
+            Rect::new(0, 0, width, height),
+            Instant::now(),
+        )
+    }
+
+    /// The join's answer: `welcome`, with `token` for a player.
+    fn join(remote: &mut Remote, now: Instant, welcome: Welcome, token: Option<String>) {
+        remote.receive(NetEvent::Joined { welcome, token }, now);
+    }
+
     fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r?mode=race",
-            spectate,
-            Rect::new(0, 0, 100, 30),
-            now,
-        );
-        remote.receive(
-            NetEvent::Joined {
-                welcome: welcome(mode, spectate.is_some()),
-                token: (spectate.is_none()).then(|| "ab".repeat(16)),
-            },
-            now,
-        );
+        let mut remote = fresh("ws://127.0.0.1:1/room/r?mode=race", spectate, (100, 30));
+        let token = spectate.is_none().then(|| "ab".repeat(16));
+        join(&mut remote, now, welcome(mode, spectate.is_some()), token);
         (remote, now)
     }
 
     fn key(remote: &mut Remote, now: Instant, c: char) -> Action {
-        remote.handle(
-            &Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
-            now,
-        )
+        let code = if c == '\x1b' {
+            KeyCode::Esc
+        } else {
+            KeyCode::Char(c)
+        };
+        remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now)
+    }
+
+    /// Takes the server's frames, in order, at `now`.
+    fn frames(remote: &mut Remote, now: Instant, frames: impl IntoIterator<Item = ServerMsg>) {
+        for frame in frames {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+    }
+
+    /// The end of `view`'s game (`status` 1 won, 2 lost) after `ms`, with its 3BV and clicks.
+    fn over(
+        view: u32,
+        status: u8,
+        ms: u32,
+        (bbbv, clicks): (u32, u32),
+        flags: &[(u32, u32)],
+    ) -> ServerMsg {
+        ServerMsg::Over(Over {
+            view,
+            status,
+            elapsed_ms: ms,
+            bbbv,
+            clicks,
+            correct_flags: flags.to_vec(),
+        })
+    }
+
+    /// A player online, playing, with no mine hit.
+    fn player(id: u32, name: &str, revealed: u64, flags: u32, elapsed_ms: u32) -> PlayerInfo {
+        PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed,
+            mines_hit: 0,
+            flags,
+            elapsed_ms,
+        }
+    }
+
+    fn clock(view: u32, elapsed_ms: u32, running: bool) -> ServerMsg {
+        ServerMsg::Clock {
+            view,
+            elapsed_ms,
+            running,
+        }
+    }
+
+    fn event(kind: EventKind, player: u32, (row, col): (u32, u32)) -> ServerMsg {
+        ServerMsg::Event {
+            kind,
+            player,
+            row,
+            col,
+        }
+    }
+
+    /// Whether `part` is on `remote`'s screen, saying what is on it when not.
+    fn on_screen(remote: &Remote, parts: &[&str]) {
+        let screen = screen_text(remote);
+        for part in parts {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
+    }
+
+    /// Whether the message line starts with `start`.
+    fn says(remote: &Remote, start: &str) -> bool {
+        remote.message().is_some_and(|m| m.starts_with(start))
     }
 
     /// `n` asks for the next game only once one's own game is over: before, it says why and
@@ -1173,15 +1166,7 @@ mod tests {
             remote.message(),
             Some("the next game (n) comes once this one is over")
         );
-        let over = Over {
-            view: 1,
-            status: 2,
-            elapsed_ms: 9_000,
-            bbbv: 30,
-            clicks: 12,
-            correct_flags: vec![(1, 0)],
-        };
-        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
         key(&mut remote, now, 'n');
         assert!(remote.end_screen().is_none());
@@ -1192,56 +1177,37 @@ mod tests {
         );
         assert_eq!(remote.message(), Some("asked for the next game"));
         // Acknowledged, then the new game: no end, the game's number, the clock at 0.
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Ack {
-                seq: 1,
-                opened: 0,
-                exploded: 0,
-                status: 0,
-                flagged: false,
-            }),
+        let ack = ServerMsg::Ack {
+            seq: 1,
+            opened: 0,
+            exploded: 0,
+            status: 0,
+            flagged: false,
+        };
+        let series = vec![SeriesEntry {
+            player: 1,
+            wins: 0,
+            best_ms: NO_TIME,
+        }];
+        let new_game = ServerMsg::NewGame { game: 2 };
+        frames(
+            &mut remote,
             now,
+            [ack, new_game, ServerMsg::Series(series), clock(1, 0, false)],
         );
-        for frame in [
-            ServerMsg::NewGame { game: 2 },
-            ServerMsg::Series(vec![protocol::SeriesEntry {
-                player: 1,
-                wins: 0,
-                best_ms: protocol::NO_TIME,
-            }]),
-            ServerMsg::Clock {
-                view: 1,
-                elapsed_ms: 0,
-                running: false,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
         assert_eq!(remote.status(), Status::Playing);
-        assert_eq!(remote.welcome().map(|w| w.game), Some(2));
+        assert_eq!(remote.welcome.as_ref().map(|w| w.game), Some(2));
         assert_eq!(remote.elapsed(), Duration::ZERO);
-        assert_eq!(remote.series().len(), 1);
+        assert_eq!(remote.series.len(), 1);
         assert_eq!(remote.message(), Some("game 2: a new board"));
         // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
-        let over = Over {
-            view: 1,
-            status: 1,
-            elapsed_ms: 5_000,
-            bbbv: 30,
-            clicks: 30,
-            correct_flags: vec![(1, 0)],
-        };
-        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        frames(&mut remote, now, [over(1, 1, 5_000, (30, 30), &[(1, 0)])]);
         assert_eq!(remote.status(), Status::Won);
-        let mut later = welcome(Mode::Race, false);
-        later.game = 3;
-        remote.receive(
-            NetEvent::Joined {
-                welcome: later,
-                token: None,
-            },
-            now,
-        );
+        let later = Welcome {
+            game: 3,
+            ..welcome(Mode::Race, false)
+        };
+        join(&mut remote, now, later, None);
         assert_eq!(remote.status(), Status::Playing);
         assert!(remote.end_screen().is_none());
         // A spectator has no next game to ask for.
@@ -1256,7 +1222,7 @@ mod tests {
     #[test]
     fn the_view_decides_what_is_watched() {
         let (mut remote, now) = joined(Mode::Coop, None);
-        assert_eq!(remote.url(), "ws://127.0.0.1:1/room/r");
+        assert_eq!(remote.url, "ws://127.0.0.1:1/room/r");
         assert_eq!(remote.cursor(), (70, 100));
         let one = |row, col| ChunkRect {
             row,
@@ -1297,33 +1263,21 @@ mod tests {
     #[test]
     fn the_making_of_the_board_is_shown_then_the_servers_clock() {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r",
-            None,
-            Rect::new(0, 0, 120, 40),
-            now,
-        );
-        remote.receive(NetEvent::Frame(ServerMsg::Progress { share: 4_271 }), now);
+        let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (120, 40));
+        frames(&mut remote, now, [ServerMsg::Progress { share: 4_271 }]);
         assert_eq!(remote.message(), Some("making the board: 42%"));
-        let mut resumed = welcome(Mode::Coop, false);
-        resumed.elapsed_ms = 61_000;
-        resumed.clock_running = true;
-        remote.receive(
-            NetEvent::Joined {
-                welcome: resumed,
-                token: None,
-            },
-            now,
-        );
+        let resumed = Welcome {
+            elapsed_ms: 61_000,
+            clock_running: true,
+            ..welcome(Mode::Coop, false)
+        };
+        join(&mut remote, now, resumed, None);
         remote.tick(now + Duration::from_millis(500));
         assert_eq!(remote.elapsed(), Duration::from_millis(61_500));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Clock {
-                view: 0,
-                elapsed_ms: 62_000,
-                running: false,
-            }),
+        frames(
+            &mut remote,
             now + Duration::from_millis(500),
+            [clock(0, 62_000, false)],
         );
         remote.tick(now + Duration::from_secs(9));
         assert_eq!(remote.elapsed(), Duration::from_millis(62_000));
@@ -1337,44 +1291,20 @@ mod tests {
         // Before the room's first move the server's clock stands at 0, however long it waits.
         remote.tick(now + Duration::from_secs(5));
         assert_eq!(remote.elapsed(), Duration::ZERO);
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Clock {
-                view: 0,
-                elapsed_ms: 3000,
-                running: true,
-            }),
+        frames(&mut remote, now, [clock(0, 3000, true)]);
+        let players = vec![player(1, "ann", 12, 3, 4000), player(2, "bo", 12, 3, 4000)];
+        frames(
+            &mut remote,
             now,
+            [
+                ServerMsg::Players(players),
+                ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
+                event(EventKind::MineHit, 2, (7, 9)),
+                // The co-op room's loss is the room's, with no player of its own.
+                event(EventKind::Lost, u32::MAX, (0, 0)),
+            ],
         );
-        let player = |id, name: &str| PlayerInfo {
-            id,
-            name: name.into(),
-            online: true,
-            status: 0,
-            revealed: 12,
-            mines_hit: 0,
-            flags: 3,
-            elapsed_ms: 4000,
-        };
-        for frame in [
-            ServerMsg::Players(vec![player(1, "ann"), player(2, "bo")]),
-            ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
-            ServerMsg::Event {
-                kind: EventKind::MineHit,
-                player: 2,
-                row: 7,
-                col: 9,
-            },
-            // The co-op room's loss is the room's, with no player of its own.
-            ServerMsg::Event {
-                kind: EventKind::Lost,
-                player: u32::MAX,
-                row: 0,
-                col: 0,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
-        assert_eq!(remote.cursors().iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
+        assert_eq!(remote.cursors.iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
         assert_eq!(
             remote.events(),
             ["bo hit a mine at (7, 9)", "the room lost the game"]
@@ -1393,69 +1323,42 @@ mod tests {
                 ..
             }]
         ));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Error {
-                seq: 1,
-                code: 5,
-                message: "the game is over".into(),
-            }),
-            now,
-        );
+        let refusal = ServerMsg::Error {
+            seq: 1,
+            code: 5,
+            message: "the game is over".into(),
+        };
+        frames(&mut remote, now, [refusal]);
         assert_eq!(remote.message(), Some("game over: the game is over"));
 
         // The end screen, and any key closes it.
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Over(Over {
-                view: 0,
-                status: 1,
-                elapsed_ms: 20_000,
-                bbbv: 40,
-                clicks: 50,
-                correct_flags: vec![(1, 3)],
-            })),
-            now,
-        );
+        frames(&mut remote, now, [over(0, 1, 20_000, (40, 50), &[(1, 3)])]);
         assert_eq!(remote.status(), Status::Won);
         assert!(remote.end_screen().is_some());
         key(&mut remote, now, 'x');
         assert!(remote.end_screen().is_none());
 
         // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
-        remote.receive(
-            NetEvent::Reconnecting {
-                attempt: 2,
-                reason: "reset".into(),
-            },
-            now,
-        );
-        assert_eq!(remote.link(), &LinkState::Reconnecting(2));
+        let lost = NetEvent::Reconnecting {
+            attempt: 2,
+            reason: "reset".into(),
+        };
+        remote.receive(lost, now);
+        assert_eq!(remote.link, LinkState::Reconnecting(2));
         remote.take_outbox();
         key(&mut remote, now, 'f');
         assert!(remote.take_outbox().is_empty());
-        assert!(
-            remote
-                .message()
-                .is_some_and(|m| m.starts_with("not connected"))
-        );
-        remote.receive(
-            NetEvent::Joined {
-                welcome: welcome(Mode::Coop, false),
-                token: Some("cd".repeat(16)),
-            },
+        assert!(says(&remote, "not connected"));
+        join(
+            &mut remote,
             now,
+            welcome(Mode::Coop, false),
+            Some("cd".repeat(16)),
         );
         assert_eq!(remote.token(), Some("cd".repeat(16).as_str()));
-        assert!(
-            remote
-                .message()
-                .is_some_and(|m| m.starts_with("reconnected"))
-        );
-        assert!(
-            remote
-                .take_outbox()
-                .iter()
-                .any(|m| matches!(m, ClientMsg::Subscribe(_)))
-        );
+        assert!(says(&remote, "reconnected"));
+        let sent = remote.take_outbox();
+        assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
         assert_eq!(key(&mut remote, now, 'q'), Action::Quit);
     }
 
@@ -1466,18 +1369,16 @@ mod tests {
         let (mut remote, now) = joined(Mode::Race, Some(Some(3)));
         let sent = remote.take_outbox();
         assert_eq!(sent.first(), Some(&ClientMsg::Watch { player: 3 }));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Chunk {
-                view: 3,
-                chunk_row: 1,
-                chunk_col: 1,
-                height: 36,
-                width: 64,
-                cells: vec![cell::HIDDEN; 36 * 64],
-            }),
-            now,
-        );
-        assert_eq!(remote.view(), 3);
+        let chunk = ServerMsg::Chunk {
+            view: 3,
+            chunk_row: 1,
+            chunk_col: 1,
+            height: 36,
+            width: 64,
+            cells: vec![cell::HIDDEN; 36 * 64],
+        };
+        frames(&mut remote, now, [chunk]);
+        assert_eq!(remote.view, 3);
         assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
         assert_eq!(remote.token(), None);
     }
@@ -1487,12 +1388,7 @@ mod tests {
     #[test]
     fn a_room_on_the_screen() {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r",
-            None,
-            Rect::new(0, 0, 80, 16),
-            now,
-        );
+        let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (80, 16));
         let welcome = Welcome {
             rows: 9,
             cols: 9,
@@ -1500,91 +1396,65 @@ mod tests {
             first: (4, 4),
             ..welcome(Mode::Coop, false)
         };
-        remote.receive(
-            NetEvent::Joined {
-                welcome,
-                token: Some("07".repeat(16)),
-            },
-            now,
-        );
+        join(&mut remote, now, welcome, Some("07".repeat(16)));
         let mut cells = vec![cell::HIDDEN; 81];
         cells[4 * 9 + 4] = 0;
         cells[4 * 9 + 5] = 2;
         cells[0] = cell::FLAGGED;
-        let player = |id, name: &str, flags| PlayerInfo {
-            id,
-            name: name.into(),
-            online: true,
-            status: 0,
-            revealed: 2,
-            mines_hit: 0,
-            flags,
-            elapsed_ms: 3000,
+        let chunk = ServerMsg::Chunk {
+            view: 0,
+            chunk_row: 0,
+            chunk_col: 0,
+            height: 9,
+            width: 9,
+            cells,
         };
-        for frame in [
-            ServerMsg::Chunk {
-                view: 0,
-                chunk_row: 0,
-                chunk_col: 0,
-                height: 9,
-                width: 9,
-                cells,
-            },
-            ServerMsg::Players(vec![player(1, "ann", 1), player(2, "bo", 0)]),
-            ServerMsg::Cursors(vec![(2, 1, 1)]),
-            ServerMsg::Event {
-                kind: EventKind::Joined,
-                player: 2,
-                row: 0,
-                col: 0,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
-        let press = |remote: &mut Remote, code| {
-            remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now);
-        };
-        press(&mut remote, KeyCode::Esc);
-        let screen = screen_text(&remote);
-        for part in [
-            "9 mines left · 3 s · co-op 9x9 · you: ann",
-            "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
-            "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
-            "● ann*",
-            "● bo",
-            "· bo joined",
-            "\nbo joined\n",
-            "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
-        ] {
-            assert!(screen.contains(part), "{part:?} not on\n{screen}");
-        }
-        press(&mut remote, KeyCode::Char('?'));
-        assert!(screen_text(&remote).contains("bitmines play --connect: keys"));
-        press(&mut remote, KeyCode::Char('x'));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Over(Over {
-                view: 0,
-                status: 1,
-                elapsed_ms: 8000,
-                bbbv: 12,
-                clicks: 16,
-                correct_flags: vec![(1, 1), (2, 0)],
-            })),
+        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        frames(
+            &mut remote,
             now,
+            [
+                chunk,
+                ServerMsg::Players(players),
+                ServerMsg::Cursors(vec![(2, 1, 1)]),
+                event(EventKind::Joined, 2, (0, 0)),
+            ],
         );
-        let screen = screen_text(&remote);
-        for part in [
-            "The room won",
-            "time        8.00 s",
-            "3BV         12",
-            "3BV/s       1.500",
-            "clicks      16",
-            "efficiency  75%",
-            "flags right ann: 1",
-            "flags right bo: 0",
-            "n next game",
-        ] {
-            assert!(screen.contains(part), "{part:?} not on\n{screen}");
-        }
+        key(&mut remote, now, '\x1b');
+        on_screen(
+            &remote,
+            &[
+                "9 mines left · 3 s · co-op 9x9 · you: ann",
+                "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
+                "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
+                "● ann*",
+                "● bo",
+                "· bo joined",
+                "\nbo joined\n",
+                "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
+            ],
+        );
+        key(&mut remote, now, '?');
+        on_screen(&remote, &["bitmines play --connect: keys"]);
+        key(&mut remote, now, 'x');
+        frames(
+            &mut remote,
+            now,
+            [over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)])],
+        );
+        on_screen(
+            &remote,
+            &[
+                "The room won",
+                "time        8.00 s",
+                "3BV         12",
+                "3BV/s       1.500",
+                "clicks      16",
+                "efficiency  75%",
+                "flags right ann: 1",
+                "flags right bo: 0",
+                "n next game",
+            ],
+        );
     }
 }

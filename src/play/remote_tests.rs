@@ -16,9 +16,9 @@ use ratatui::layout::Rect;
 use tokio::runtime::Runtime;
 use tokio::sync::oneshot;
 
-use super::app::Action;
-use super::net::{Join, Link};
-use super::remote::{LinkState, Remote};
+use super::{LinkState, Remote};
+use crate::play::app::Action;
+use crate::play::net::{Join, Link};
 
 /// The longest any one wait lasts before the test gives up.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -113,7 +113,7 @@ impl Session {
         let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
         let mut session = Session { remote, link, now };
         session.until("the welcome and the first chunk", |r| {
-            r.link() == &LinkState::Connected && r.state(r.cursor().0, r.cursor().1).is_some()
+            r.link == LinkState::Connected && r.state(r.cursor().0, r.cursor().1).is_some()
         });
         session
     }
@@ -239,7 +239,7 @@ fn chunks_in_view(remote: &Remote) -> std::collections::BTreeSet<(u32, u32)> {
 /// Every cell the app holds equals the observer's.
 fn same_cells(remote: &Remote, observer: &Picture) {
     let mut compared = 0;
-    for (view, row, col, state) in remote.picture().cells() {
+    for (view, row, col, state) in remote.picture.cells() {
         assert_eq!(
             observer.cell(view, row, col),
             Some(state),
@@ -259,7 +259,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     let query = "rows=40&cols=100&mines=400&noguess=1";
     let url = server.url("together", query);
     let mut a = Session::join(&url, None, None);
-    let welcome = a.remote.welcome().expect("welcomed").clone();
+    let welcome = a.remote.welcome.as_ref().expect("welcomed").clone();
     assert_eq!((welcome.rows, welcome.cols), (40, 100));
     let first = (welcome.first.0 as usize, welcome.first.1 as usize);
     assert_eq!(a.remote.cursor(), first);
@@ -271,10 +271,10 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     );
 
     // Only the chunks in view are watched, and they follow the view.
-    assert_eq!(a.remote.subscribed(), &chunks_in_view(&a.remote));
+    assert_eq!(a.remote.subscribed, chunks_in_view(&a.remote));
     a.keys("G");
     assert_eq!(
-        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
+        a.remote.subscribed.iter().copied().collect::<Vec<_>>(),
         [(0, 1)]
     );
     a.until("the chunk of the board's end", |r| {
@@ -283,7 +283,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     assert_eq!(a.remote.state(0, 0), None, "a chunk out of view is dropped");
     a.keys("g");
     assert_eq!(
-        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
+        a.remote.subscribed.iter().copied().collect::<Vec<_>>(),
         [(0, 0)]
     );
     a.until("the first chunk again", |r| r.state(0, 0).is_some());
@@ -357,15 +357,15 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
         }
     });
     a.until("the other player's cursor", |r| {
-        r.cursors().get(&b_id) == Some(&(1, 2))
+        r.cursors.get(&b_id) == Some(&(1, 2))
     });
     a.until("the other player's flag", |r| {
         r.state(other_flag.0, other_flag.1) == Some(cell::FLAGGED)
     });
-    a.until("both players listed", |r| r.players().len() == 2);
+    a.until("both players listed", |r| r.players.len() == 2);
     let me = a
         .remote
-        .players()
+        .players
         .iter()
         .find(|p| p.id == welcome.player)
         .expect("listed")
@@ -383,7 +383,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     drop(a);
     let again = Session::join(&url, None, Some(token));
     assert_eq!(
-        again.remote.welcome().map(|w| w.player),
+        again.remote.welcome.as_ref().map(|w| w.player),
         Some(welcome.player)
     );
 }
@@ -395,10 +395,10 @@ fn a_spectator_watches_and_cannot_move() {
     let server = TestServer::start();
     let url = server.url("race", "mode=race&preset=intermediate");
     let mut racer = Session::join(&url, None, None);
-    let racer_id = racer.remote.welcome().expect("welcomed").player;
+    let racer_id = racer.remote.welcome.as_ref().expect("welcomed").player;
 
     let mut watcher = Session::join(&url, Some(Some(racer_id)), None);
-    assert!(watcher.remote.welcome().is_some_and(|w| w.spectator));
+    assert!(watcher.remote.welcome.as_ref().is_some_and(|w| w.spectator));
     assert_eq!(watcher.remote.token(), None);
     let hidden = watcher.hidden_in_view(None);
     watcher.go(hidden);
@@ -413,22 +413,22 @@ fn a_spectator_watches_and_cannot_move() {
     // What it shows is the racer's view.
     let (row, col) = watcher.remote.cursor();
     assert_eq!(watcher.remote.state(row, col), racer.remote.state(row, col));
-    assert_eq!(watcher.remote.view(), racer.remote.view());
+    assert_eq!(watcher.remote.view, racer.remote.view);
 
     // Tab goes to the next racer's view; a racer still playing is refused, in words.
     let second = Session::join(&url, None, None);
-    watcher.until("both racers listed", |r| r.players().len() == 2);
+    watcher.until("both racers listed", |r| r.players.len() == 2);
     watcher.keys("tab");
-    let view = second.remote.view();
-    watcher.until("the second racer's view", |r| r.view() == view);
-    racer.until("both racers listed", |r| r.players().len() == 2);
-    let own = racer.remote.view();
+    let view = second.remote.view;
+    watcher.until("the second racer's view", |r| r.view == view);
+    racer.until("both racers listed", |r| r.players.len() == 2);
+    let own = racer.remote.view;
     racer.keys("tab");
     racer.until("the refusal", |r| {
         r.message()
             .is_some_and(|m| m.starts_with("not allowed: a racer may watch others"))
     });
-    assert_eq!(racer.remote.view(), own);
+    assert_eq!(racer.remote.view, own);
     assert_eq!(
         racer.remote.followed().map(|p| p.id),
         Some(racer_id),
@@ -471,7 +471,7 @@ fn a_refused_join_is_shown_in_words() {
     let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
     let event = link.wait(PATIENCE).expect("an answer");
     remote.receive(event, Instant::now());
-    assert_eq!(remote.link(), &LinkState::Lost);
+    assert_eq!(remote.link, LinkState::Lost);
     let message = remote.message().unwrap_or_default().to_owned();
     assert!(message.contains("room mismatch"), "{message}");
 }
@@ -483,7 +483,7 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
     let server = TestServer::start();
     let url = server.url("again", "preset=intermediate");
     let mut a = Session::join(&url, None, None);
-    let player = a.remote.welcome().expect("welcomed").player;
+    let player = a.remote.welcome.as_ref().expect("welcomed").player;
     let flagged = a.hidden_in_view(None);
     a.go(flagged);
     a.keys("f");
@@ -493,10 +493,9 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
 
     let server = server.restart();
     a.until("a join again", |r| {
-        r.link() == &LinkState::Connected
-            && r.message().is_some_and(|m| m.starts_with("reconnected"))
+        r.link == LinkState::Connected && r.message().is_some_and(|m| m.starts_with("reconnected"))
     });
-    assert_eq!(a.remote.welcome().map(|w| w.player), Some(player));
+    assert_eq!(a.remote.welcome.as_ref().map(|w| w.player), Some(player));
     a.until("the flag, still there", |r| {
         r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
     });
@@ -517,7 +516,7 @@ fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
         .runtime
         .block_on(Client::connect(&format!("{url}&token={token}")))
         .expect("the second join");
-    a.until("the close", |r| r.link() == &LinkState::Lost);
+    a.until("the close", |r| r.link == LinkState::Lost);
     let message = a.remote.message().unwrap_or_default().to_owned();
     assert!(
         message.contains(bitmines_server::protocol::TAKEN_OVER)
@@ -526,7 +525,7 @@ fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
     );
     assert_eq!(
         elsewhere.welcome().player,
-        a.remote.welcome().map_or(0, |w| w.player)
+        a.remote.welcome.as_ref().map_or(0, |w| w.player)
     );
     drop(a);
     drop(server);
