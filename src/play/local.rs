@@ -148,24 +148,6 @@ impl Local {
         &self.game
     }
 
-    /// How the game was set up.
-    #[cfg(test)]
-    pub(crate) fn setup(&self) -> &Setup {
-        &self.setup
-    }
-
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    #[cfg(test)]
-    pub(crate) fn knowledge(&self) -> Option<&Solution> {
-        self.knowledge.as_ref()
-    }
-
-    /// Whether the clock is running.
-    #[cfg(test)]
-    pub(crate) fn clock_running(&self) -> bool {
-        self.clock.running()
-    }
-
     fn say(&mut self, text: impl Into<String>) {
         self.replies.push(Reply::Say(Some(text.into())));
     }
@@ -627,7 +609,7 @@ pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
 mod tests {
     use super::*;
     use crate::play::app::Page;
-    use crate::play::script::{app_on, play, seeded, wait_for_board};
+    use crate::play::script::{BOARD, app_on, custom, play, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
     /// The cursor's cell, `(row, col)`.
@@ -635,20 +617,15 @@ mod tests {
     /// The top-left cell in view, `(row, col)`.
     type Origin = (usize, usize);
 
-    /// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
-    const BOARD: &str = "*....\n.....\n..*..\n.....\n";
+    /// Checks that the message line holds `part`.
+    fn says(app: &App, part: &str) {
+        let message = app.message();
+        assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
+    }
 
     /// A huge board, never clicked, so nothing is generated: for moving about.
     fn huge() -> (App, Instant) {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 2000,
-            mines: 1,
-            first_click: FirstClick::Opening,
-            seed: Some(1),
-        };
-        seeded(setup, 80, 24)
+        seeded(custom(1000, 2000, 1, FirstClick::Opening, 1), 80, 24)
     }
 
     /// In an 80x24 terminal the view is 19 rows by 38 columns; the cursor starts in the
@@ -761,7 +738,7 @@ mod tests {
         );
         assert_eq!(summary.bbbv_per_second(), Some(1.0));
         assert_eq!(summary.efficiency(), Some(1.0));
-        assert!(!app.clock_running());
+        assert!(!app.clock.running());
         // The first key closes the end screen; `n` then means nothing until a game is over.
         play(&mut app, start, "esc");
         assert_eq!(app.end_screen(), None);
@@ -811,18 +788,18 @@ mod tests {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "wait:5000");
         assert_eq!(
-            (app.elapsed(), app.clock_running()),
+            (app.elapsed(), app.clock.running()),
             (Duration::ZERO, false)
         );
         let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
         assert_eq!(
-            (app.elapsed(), app.clock_running()),
+            (app.elapsed(), app.clock.running()),
             (Duration::from_millis(1500), true)
         );
         play(&mut app, now, "wait:250 f space wait:9000");
         assert_eq!(app.game().status(), Status::Lost);
         assert_eq!(
-            (app.elapsed(), app.clock_running()),
+            (app.elapsed(), app.clock.running()),
             (Duration::from_millis(1750), false)
         );
     }
@@ -853,17 +830,14 @@ mod tests {
         assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
 
         play(&mut app, start, "n");
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("once this one is over"))
-        );
+        says(&app, "once this one is over");
         play(&mut app, start, "space n");
         let game = app.game();
         assert_eq!(
             (game.status(), game.board().is_none()),
             (Status::Playing, true)
         );
-        assert_eq!(app.setup().seed, Some(2));
+        assert_eq!(app.setup.seed, Some(2));
         assert_eq!(app.clicks, Clicks::default());
     }
 
@@ -911,7 +885,7 @@ mod tests {
     fn the_probabilities_follow_the_view() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
-            let knowledge = app.knowledge();
+            let knowledge = app.knowledge.as_ref();
             cells
                 .iter()
                 .map(|&(r, c)| knowledge.and_then(|known| known.probabilities.mine(r, c).ok()))
@@ -925,7 +899,8 @@ mod tests {
             [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
         );
         assert!(
-            app.knowledge()
+            app.knowledge
+                .as_ref()
                 .is_some_and(|known| known.probabilities.exact())
         );
         play(&mut app, start, "open:3,0");
@@ -935,10 +910,10 @@ mod tests {
         );
         play(&mut app, start, "p p");
         assert_eq!(app.overlay(), Overlay::Off);
-        assert!(app.knowledge().is_none());
+        assert!(app.knowledge.as_ref().is_none());
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
+        assert!(app.knowledge.as_ref().is_none() && !app.shows_wrong_flags());
     }
 
     /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
@@ -948,11 +923,7 @@ mod tests {
         let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
         play(&mut app, start, "open:2,0 h");
         assert_eq!(app.game().status(), Status::Playing);
-        let message = app.message().unwrap_or_default();
-        assert!(
-            message.contains("(0, 0) and (0, 1) are a 50/50"),
-            "{message}"
-        );
+        says(&app, "(0, 0) and (0, 1) are a 50/50");
         assert_eq!(app.cursor(), (0, 0));
     }
 
@@ -960,7 +931,7 @@ mod tests {
     fn a_hint_before_the_first_click_tells_the_first_click_rule() {
         let (mut app, start) = huge();
         play(&mut app, start, "h");
-        assert_eq!(app.message(), Some(app.setup().first_click_note()));
+        assert_eq!(app.message(), Some(app.setup.first_click_note()));
         assert_eq!(app.help, HelpUsed::default());
     }
 
@@ -974,7 +945,7 @@ mod tests {
             play(&mut app, start, &format!("space {closer} n"));
             let game = app.game();
             assert_eq!(
-                (game.status(), game.board().is_none(), app.setup().seed),
+                (game.status(), game.board().is_none(), app.setup.seed),
                 (Status::Playing, true, Some(2)),
                 "{closer:?}"
             );
@@ -988,23 +959,13 @@ mod tests {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "g f space");
         assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
-        assert!(
-            app.message().is_some_and(
-                |m| m.contains("(0, 0) is flagged") && m.contains("f takes the flag off")
-            ),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "(0, 0) is flagged");
+        says(&app, "f takes the flag off");
         // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space up left left left f w space");
         assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("the flag on (2, 1) is proven wrong")),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "the flag on (2, 1) is proven wrong");
     }
 
     /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
@@ -1054,11 +1015,7 @@ mod tests {
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");
-        assert!(
-            app.message().is_some_and(|m| m.contains("q again quits")),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "q again quits");
         // After a save there is nothing to lose until the next move.
         play(&mut app, start, "s");
         app.saved();
@@ -1070,14 +1027,7 @@ mod tests {
     /// starts when the first cells are shown, not at the click.
     #[test]
     fn a_large_board_is_generated_off_the_input_thread() {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 1000,
-            mines: 150_000,
-            first_click: FirstClick::Opening,
-            seed: Some(3),
-        };
+        let setup = custom(1000, 1000, 150_000, FirstClick::Opening, 3);
         let (mut app, start) = seeded(setup.clone(), 80, 24);
         let (now, actions) = play(&mut app, start, "space");
         assert_eq!(actions, [Action::Continue]);
@@ -1085,13 +1035,9 @@ mod tests {
             app.generating(),
             "the click waits for the board off the input thread"
         );
-        assert!(
-            app.message().is_some_and(|m| m.contains("generating")),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "generating");
         assert_eq!(
-            (app.elapsed(), app.clock_running()),
+            (app.elapsed(), app.clock.running()),
             (Duration::ZERO, false)
         );
         // Keys other than quit wait; quit acts at once.
@@ -1100,7 +1046,7 @@ mod tests {
         assert!(app.game().revealed_count() >= 9);
         assert_eq!(app.game().flag_count(), 0);
         // The clock starts as the first cells are shown.
-        assert_eq!((app.elapsed(), app.clock_running()), (Duration::ZERO, true));
+        assert_eq!((app.elapsed(), app.clock.running()), (Duration::ZERO, true));
         play(&mut app, later, "wait:1500");
         assert_eq!(app.elapsed(), Duration::from_millis(1500));
 

@@ -1028,8 +1028,7 @@ mod live;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::script::screen_text;
-    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    use crate::play::script::{play, screen_text};
 
     fn welcome(mode: Mode, spectator: bool) -> Welcome {
         Welcome {
@@ -1073,15 +1072,6 @@ mod tests {
         let token = spectate.is_none().then(|| "ab".repeat(16));
         join(&mut remote, now, welcome(mode, spectate.is_some()), token);
         (remote, now)
-    }
-
-    fn key(remote: &mut Remote, now: Instant, c: char) -> Action {
-        let code = if c == '\x1b' {
-            KeyCode::Esc
-        } else {
-            KeyCode::Char(c)
-        };
-        remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now)
     }
 
     /// Takes the server's frames, in order, at `now`.
@@ -1160,7 +1150,7 @@ mod tests {
     fn n_on_the_end_screen_asks_for_the_next_game() {
         let (mut remote, now) = joined(Mode::Race, None);
         remote.take_outbox();
-        key(&mut remote, now, 'n');
+        play(&mut remote, now, "n");
         assert!(remote.take_outbox().is_empty());
         assert_eq!(
             remote.message(),
@@ -1168,7 +1158,7 @@ mod tests {
         );
         frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
-        key(&mut remote, now, 'n');
+        play(&mut remote, now, "n");
         assert!(remote.end_screen().is_none());
         let sent = remote.take_outbox();
         assert!(
@@ -1213,7 +1203,7 @@ mod tests {
         // A spectator has no next game to ask for.
         let (mut watcher, now) = joined(Mode::Coop, Some(None));
         watcher.take_outbox();
-        key(&mut watcher, now, 'n');
+        play(&mut watcher, now, "n");
         assert!(watcher.take_outbox().is_empty());
     }
 
@@ -1239,7 +1229,7 @@ mod tests {
                 ClientMsg::Cursor { row: 70, col: 100 },
             ]
         );
-        key(&mut remote, now, 'G');
+        play(&mut remote, now, "G");
         // Too soon for another cursor frame: it waits for the next tick after the throttle.
         remote.tick(now);
         assert_eq!(
@@ -1314,7 +1304,7 @@ mod tests {
 
         // A move and the server's refusal of it.
         remote.take_outbox();
-        key(&mut remote, now, ' ');
+        play(&mut remote, now, "space");
         assert!(matches!(
             remote.take_outbox()[..],
             [ClientMsg::Move {
@@ -1335,7 +1325,7 @@ mod tests {
         frames(&mut remote, now, [over(0, 1, 20_000, (40, 50), &[(1, 3)])]);
         assert_eq!(remote.status(), Status::Won);
         assert!(remote.end_screen().is_some());
-        key(&mut remote, now, 'x');
+        play(&mut remote, now, "x");
         assert!(remote.end_screen().is_none());
 
         // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
@@ -1346,7 +1336,7 @@ mod tests {
         remote.receive(lost, now);
         assert_eq!(remote.link, LinkState::Reconnecting(2));
         remote.take_outbox();
-        key(&mut remote, now, 'f');
+        play(&mut remote, now, "f");
         assert!(remote.take_outbox().is_empty());
         assert!(says(&remote, "not connected"));
         join(
@@ -1359,7 +1349,7 @@ mod tests {
         assert!(says(&remote, "reconnected"));
         let sent = remote.take_outbox();
         assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
-        assert_eq!(key(&mut remote, now, 'q'), Action::Quit);
+        assert_eq!(play(&mut remote, now, "q").1, [Action::Quit]);
     }
 
     /// A race spectator naming a player sends a watch first, and takes the view of the
@@ -1420,7 +1410,7 @@ mod tests {
                 event(EventKind::Joined, 2, (0, 0)),
             ],
         );
-        key(&mut remote, now, '\x1b');
+        play(&mut remote, now, "esc");
         on_screen(
             &remote,
             &[
@@ -1434,9 +1424,9 @@ mod tests {
                 "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
             ],
         );
-        key(&mut remote, now, '?');
+        play(&mut remote, now, "?");
         on_screen(&remote, &["bitmines play --connect: keys"]);
-        key(&mut remote, now, 'x');
+        play(&mut remote, now, "x");
         frames(
             &mut remote,
             now,
