@@ -234,23 +234,16 @@ pub(crate) struct HelpUsed {
 
 impl fmt::Display for HelpUsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = Vec::new();
-        match self.hints {
-            0 => {}
-            1 => parts.push("1 hint".to_owned()),
-            n => parts.push(format!("{n} hints")),
-        }
-        if self.odds {
-            parts.push("probabilities".into());
-        }
-        if self.wrong_flags {
-            parts.push("wrong flags".into());
-        }
-        if parts.is_empty() {
-            f.write_str("none")
-        } else {
-            f.write_str(&parts.join(", "))
-        }
+        let hints = match self.hints {
+            0 => None,
+            1 => Some("1 hint".to_owned()),
+            n => Some(format!("{n} hints")),
+        };
+        let odds = self.odds.then(|| "probabilities".to_owned());
+        let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
+        let parts: Vec<String> = [hints, odds, flags].into_iter().flatten().collect();
+        let text = parts.join(", ");
+        f.write_str(if text.is_empty() { "none" } else { &text })
     }
 }
 
@@ -588,24 +581,14 @@ impl<S: Play> App<S> {
                 self.source.help(Help::Hint, self.shown);
             }
             KeyCode::Char('p') => {
-                let overlay = self.shown.overlay.next();
-                self.ask(
-                    Help::Odds,
-                    Shown {
-                        overlay,
-                        ..self.shown
-                    },
-                );
+                let mut shown = self.shown;
+                shown.overlay = shown.overlay.next();
+                self.ask(Help::Odds, shown);
             }
             KeyCode::Char('w') => {
-                let wrong_flags = !self.shown.wrong_flags;
-                self.ask(
-                    Help::WrongFlags,
-                    Shown {
-                        wrong_flags,
-                        ..self.shown
-                    },
-                );
+                let mut shown = self.shown;
+                shown.wrong_flags = !shown.wrong_flags;
+                self.ask(Help::WrongFlags, shown);
             }
             KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {

@@ -360,15 +360,10 @@ fn key_line(
         }
     }
     let bold = Style::new().add_modifier(Modifier::BOLD);
-    let mut spans = Vec::new();
-    for (i, (name, what, _)) in shown.into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::raw(glyphs.dot));
-        }
-        spans.push(Span::styled(name, bold));
-        spans.push(Span::raw(format!(" {what}")));
-    }
-    Line::from(spans)
+    let spans: Vec<_> = (shown.into_iter())
+        .map(|(name, what, _)| [Span::styled(name, bold), Span::raw(format!(" {what}"))])
+        .collect();
+    Line::from(spans.join(&Span::raw(glyphs.dot)))
 }
 
 /// The `?` page: every key, the mouse, and the source's notes.
@@ -438,16 +433,9 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs
         })
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
-        Span::styled("n", key),
-        Span::raw(ending.next),
-        Span::raw(glyphs.dot),
-        Span::styled("Esc", key),
-        Span::raw(" board"),
-        Span::raw(glyphs.dot),
-        Span::styled("q", key),
-        Span::raw(" quit"),
-    ]));
+    let keys = [("n", ending.next), ("Esc", " board"), ("q", " quit")];
+    let spans = keys.map(|(name, what)| [Span::styled(name, key), Span::raw(what)]);
+    lines.push(Line::from(spans.join(&Span::raw(glyphs.dot))));
     // As wide as the longest line, with the border and the padding.
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let width = (widest as u16).saturating_add(4).min(area.width);

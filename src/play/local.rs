@@ -41,13 +41,10 @@ impl Clock {
 
     /// Time played up to `now` (or up to the end).
     pub(crate) fn elapsed(&self, now: Instant) -> Duration {
-        match self.started {
-            Some(started) => self
-                .stopped
-                .unwrap_or(now)
-                .saturating_duration_since(started),
-            None => Duration::ZERO,
-        }
+        let end = self.stopped.unwrap_or(now);
+        (self.started).map_or(Duration::ZERO, |started| {
+            end.saturating_duration_since(started)
+        })
     }
 
     /// Whether the clock is running, so the screen needs redrawing as time passes.
@@ -150,6 +147,11 @@ impl Local {
 
     fn say(&mut self, text: impl Into<String>) {
         self.replies.push(Reply::Say(Some(text.into())));
+    }
+
+    /// The board's size, `ROWSxCOLS`.
+    fn size_text(&self) -> String {
+        format!("{}x{}", self.game.rows(), self.game.cols())
     }
 
     /// Brings the help up to date after a move, or closes the game when it ended.
@@ -451,20 +453,16 @@ impl Play for Local {
     }
 
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
-        let game = &self.game;
+        let Setup { name, seed, .. } = &self.setup;
+        let (game, size) = (&self.game, self.size_text());
         let safe = game.rows() * game.cols() - game.mine_count();
-        let seed = (self.setup.seed).map_or(String::new(), |seed| format!(", seed {seed}"));
+        let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
         let bold = Style::new().add_modifier(Modifier::BOLD);
         vec![
             Span::styled(format!("{}", game.revealed_count()), bold),
             Span::raw(format!(" of {safe} revealed")),
             Span::raw(glyphs.dot),
-            Span::raw(format!(
-                "{} {}x{}{seed}",
-                self.setup.name,
-                game.rows(),
-                game.cols()
-            )),
+            Span::raw(format!("{name} {size}{seed}")),
         ]
     }
 
@@ -540,19 +538,13 @@ impl Play for Local {
     }
 
     fn ending(&self, summary: &Summary) -> Ending {
-        let clicks = summary.clicks;
-        let since = if self.resumed { " since resuming" } else { "" };
-        let mut rows = measures(
-            summary,
-            since,
-            format!(
-                "{} ({} left, {} right, {} chord)",
-                clicks.total(),
-                clicks.left,
-                clicks.right,
-                clicks.chord
-            ),
+        let Clicks { left, right, chord } = summary.clicks;
+        let clicks = format!(
+            "{} ({left} left, {right} right, {chord} chord)",
+            left + right + chord
         );
+        let since = if self.resumed { " since resuming" } else { "" };
+        let mut rows = measures(summary, since, clicks);
         rows.push(("help used", summary.help.to_string()));
         let (title, colour) = match summary.status {
             Status::Won => (" You won ", Color::Green),
@@ -570,28 +562,15 @@ impl Play for Local {
 
 /// The progress line while the first click's board is made.
 fn generating_note(game: &Game, elapsed: Duration) -> String {
-    format!(
-        "generating the {}x{} board around the first click: {} s (q quits)",
-        game.rows(),
-        game.cols(),
-        elapsed.as_secs()
-    )
+    let (rows, cols, seconds) = (game.rows(), game.cols(), elapsed.as_secs());
+    format!("generating the {rows}x{cols} board around the first click: {seconds} s (q quits)")
 }
 
 /// One line on a finished game, for the message line and for the terminal after quitting.
 pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
-    let game = &local.game;
-    let mut line = format!(
-        "{} {} {}x{} in {:.2} s",
-        match summary.status {
-            Status::Won => "won",
-            _ => "lost",
-        },
-        local.setup.name,
-        game.rows(),
-        game.cols(),
-        summary.time.as_secs_f64()
-    );
+    let (status, name, size) = (summary.status, &local.setup.name, local.size_text());
+    let seconds = summary.time.as_secs_f64();
+    let mut line = format!("{status} {name} {size} in {seconds:.2} s");
     if let Some(bbbv) = summary.bbbv {
         line += &format!(", 3BV {bbbv}");
     }

@@ -50,6 +50,15 @@ fn colour_of(id: u32) -> Color {
     PLAYER_COLOURS[id as usize % PLAYER_COLOURS.len()]
 }
 
+/// A game's status as the protocol gives it: 1 won, 2 lost, else playing.
+fn status_of(code: u8) -> Status {
+    match code {
+        1 => Status::Won,
+        2 => Status::Lost,
+        _ => Status::Playing,
+    }
+}
+
 /// The connection as the player sees it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) enum LinkState {
@@ -272,20 +281,12 @@ impl Room {
     }
 
     fn joined(&mut self, welcome: Welcome, token: Option<String>, now: Instant) {
-        let again = self.welcome.is_some();
-        if self
-            .welcome
-            .as_ref()
-            .is_some_and(|w| w.game != welcome.game)
-        {
+        let old = self.welcome.as_ref().map(|w| (w.game, w.rows, w.cols));
+        if old.is_some_and(|(game, ..)| game != welcome.game) {
             // Back after a rematch this client missed: the old game's end goes.
             self.over = None;
             self.replies.push(Reply::Fresh);
         }
-        let same_board = self
-            .welcome
-            .as_ref()
-            .is_some_and(|w| (w.rows, w.cols) == (welcome.rows, welcome.cols));
         self.link = LinkState::Connected;
         self.token = token.or(self.token.take());
         // The new connection watches nothing yet: everything is asked for again, and
@@ -314,7 +315,7 @@ impl Room {
             welcome.cols,
             welcome.mines
         );
-        let mut note = if again {
+        let mut note = if old.is_some() {
             format!("reconnected {who}")
         } else {
             format!("joined {who}: {room}")
@@ -330,9 +331,11 @@ impl Room {
                 _ => {}
             }
         }
+        let new_board =
+            old.is_none_or(|(_, rows, cols)| (rows, cols) != (welcome.rows, welcome.cols));
         self.welcome = Some(welcome);
         self.say(note);
-        if !same_board {
+        if new_board {
             self.replies.push(Reply::Place(first));
         }
         self.cursor_moved = true;
@@ -592,7 +595,7 @@ impl Room {
 
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
     /// as in a race where another racer still plays).
-    fn ask_rematch(&mut self) {
+    fn rematch(&mut self) {
         let Some(welcome) = &self.welcome else {
             return;
         };
@@ -600,11 +603,7 @@ impl Room {
             self.say("a spectator cannot start the next game");
             return;
         }
-        let own_over = self
-            .over
-            .as_ref()
-            .is_some_and(|over| over.view == welcome.view);
-        if !own_over {
+        if self.over.as_ref().is_none_or(|o| o.view != welcome.view) {
             self.say("the next game (n) comes once this one is over");
             return;
         }
@@ -680,10 +679,9 @@ impl Room {
             let safe = (self.welcome.as_ref()).map_or(0, |w| {
                 (u64::from(w.rows) * u64::from(w.cols)).saturating_sub(w.mines)
             });
-            let status = match player.status {
-                1 => "won",
-                2 => "lost",
-                _ => "",
+            let status = match status_of(player.status) {
+                Status::Playing => String::new(),
+                status => status.to_string(),
             };
             format!(
                 "{:>4}%{:>5}s {status}",
@@ -699,10 +697,9 @@ impl Play for Room {
     const ROOM: bool = true;
 
     fn size(&self) -> Option<(usize, usize)> {
-        let welcome = self.welcome.as_ref()?;
+        let w = self.welcome.as_ref()?;
         // A board of no cells has nothing to show or move over.
-        Some((welcome.rows as usize, welcome.cols as usize))
-            .filter(|&(rows, cols)| rows > 0 && cols > 0)
+        (w.rows > 0 && w.cols > 0).then_some((w.rows as usize, w.cols as usize))
     }
 
     fn cell(&self, row: usize, col: usize) -> Option<Cell> {
@@ -717,15 +714,10 @@ impl Play for Room {
     }
 
     fn status(&self) -> Status {
-        let code = match &self.over {
+        status_of(match &self.over {
             Some(over) if over.view == self.view => over.status,
             _ => self.followed().map_or(0, |p| p.status),
-        };
-        match code {
-            1 => Status::Won,
-            2 => Status::Lost,
-            _ => Status::Playing,
-        }
+        })
     }
 
     /// The play time of the view drawn, as the server's clock gives it (run on from its
@@ -736,12 +728,8 @@ impl Play for Room {
             && view == self.view
             && !self.watch_sent
         {
-            let at_ms = Duration::from_millis(u64::from(ms));
-            return if running {
-                at_ms + now.saturating_duration_since(at)
-            } else {
-                at_ms
-            };
+            let ran = running.then(|| now.saturating_duration_since(at));
+            return Duration::from_millis(u64::from(ms)) + ran.unwrap_or_default();
         }
         let Some(player) = self.followed() else {
             return Duration::ZERO;
@@ -779,11 +767,8 @@ impl Play for Room {
             .cursor_sent
             .is_none_or(|sent| now.saturating_duration_since(sent) >= CURSOR_EVERY);
         if self.cursor_moved && co_op_player && self.link == LinkState::Connected && due {
-            let (row, col) = self.cursor;
-            self.outbox.push(ClientMsg::Cursor {
-                row: row as u32,
-                col: col as u32,
-            });
+            let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
+            self.outbox.push(ClientMsg::Cursor { row, col });
             self.cursor_sent = Some(now);
             self.cursor_moved = false;
         }
@@ -816,7 +801,7 @@ impl Play for Room {
     }
 
     fn next_game(&mut self, _now: Instant) {
-        self.ask_rematch();
+        self.rematch();
     }
 
     fn key(&mut self, code: KeyCode) -> Option<Action> {
@@ -873,10 +858,8 @@ impl Play for Room {
             spans.push(Span::raw(glyphs.dot));
         }
         let mode = if self.co_op() { "co-op" } else { "race" };
-        spans.push(Span::raw(format!(
-            "{mode} {}x{}",
-            welcome.rows, welcome.cols
-        )));
+        let (rows, cols) = (welcome.rows, welcome.cols);
+        spans.push(Span::raw(format!("{mode} {rows}x{cols}")));
         spans.push(Span::raw(glyphs.dot));
         spans.push(if welcome.spectator {
             Span::raw("spectating")
@@ -971,11 +954,7 @@ impl Play for Room {
     fn summary(&self) -> Option<Summary> {
         let over = self.over.as_ref()?;
         Some(Summary {
-            status: if over.status == 1 {
-                Status::Won
-            } else {
-                Status::Lost
-            },
+            status: status_of(over.status),
             time: Duration::from_millis(u64::from(over.elapsed_ms)),
             bbbv: Some(over.bbbv as usize),
             clicks: Clicks {
