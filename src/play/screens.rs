@@ -12,7 +12,9 @@ use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
 use super::Setup;
-use super::script::{BOARD, app_on, custom, play, screen, screen_text, seeded, wait_for_board};
+use super::script::{
+    BOARD, KEYS, app_on, custom, play, screen, screen_text, seeded, wait_for_board,
+};
 
 /// Compares the screen with the snapshot `tests/play/NAME.txt`.
 fn check(name: &str, actual: &str) {
@@ -115,39 +117,19 @@ fn numbers_have_their_colours_and_the_cursor_is_reversed() {
 /// Script words for random play: every key the game uses, a few it does not, mouse buttons
 /// anywhere on a terminal of up to 100x40, the wheel, resizes down to nothing, and time.
 fn word() -> impl Strategy<Value = String> {
-    const KEYS: [&str; 29] = [
-        "up",
-        "down",
-        "left",
-        "right",
-        "S-up",
-        "S-down",
-        "S-left",
-        "S-right",
-        "pgup",
-        "pgdn",
-        "home",
-        "end",
-        "space",
-        "enter",
-        "esc",
-        "f",
-        "h",
-        "p",
-        "w",
-        "s",
-        "n",
-        "c",
-        "g",
-        "G",
-        "?",
-        "x",
-        "wheel:up",
-        "wheel:down",
-        "wheel:S-down",
-    ];
+    // The script's named keys but Tab and Ctrl-C, the letters the game uses and one it does
+    // not, and the wheel.
+    let named = KEYS
+        .iter()
+        .map(|key| key.0)
+        .filter(|w| !matches!(*w, "tab" | "C-c"));
+    let letters = ["f", "h", "p", "w", "s", "n", "c", "g", "G", "?", "x"];
+    let wheel = ["wheel:up", "wheel:down", "wheel:S-down"];
+    let keys: Vec<String> = (named.chain(letters).chain(wheel))
+        .map(str::to_owned)
+        .collect();
     prop_oneof![
-        8 => proptest::sample::select(&KEYS[..]).prop_map(str::to_owned),
+        8 => proptest::sample::select(keys),
         2 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("click:{x},{y}")),
         2 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("rclick:{x},{y}")),
         1 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("mclick:{x},{y}")),

@@ -101,7 +101,7 @@ pub(super) fn wait_for_board(app: &mut App, mut now: Instant) -> Instant {
 }
 
 /// The named keys of a script, with their modifiers.
-const KEYS: [(&str, KeyCode, KeyModifiers); 17] = [
+pub(super) const KEYS: [(&str, KeyCode, KeyModifiers); 17] = [
     ("up", KeyCode::Up, NONE),
     ("down", KeyCode::Down, NONE),
     ("left", KeyCode::Left, NONE),
