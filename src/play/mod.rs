@@ -185,11 +185,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(path) = &args.save {
         check_output("--save", path, Dash::Refused)?;
     }
-    let (game, setup, resumed) = match &args.resume {
-        Some(path) => {
-            let (game, setup) = resume(path)?;
-            (game, setup, true)
-        }
+    let (game, setup) = match &args.resume {
+        Some(path) => resume(path)?,
         None => {
             let setup = Setup::from_args(args)?;
             let game = if args.no_guess {
@@ -197,22 +194,18 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             } else {
                 setup.game()?
             };
-            (game, setup, false)
+            (game, setup)
         }
     };
     need_terminal()?;
     let save_to = save_path(args, &setup);
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let area = term.area()?;
-    let mut app = App::local(game, setup, area, Instant::now(), resumed)
+    let mut app = App::local(game, setup, area, Instant::now(), args.resume.is_some())
         .with_ascii(args.ascii)
         .with_save_on_quit(args.save.is_some());
-    let played = play(
-        &mut term,
-        &mut app,
-        |app| app.tick(Instant::now()),
-        |app| save_key(app, &save_to),
-    );
+    let pump = |app: &mut App| app.tick(Instant::now());
+    let played = play(&mut term, &mut app, pump, |app| save_key(app, &save_to));
     drop(term);
     played?;
     if let Some(path) = &args.save
