@@ -602,6 +602,11 @@ mod tests {
         assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
     }
 
+    /// Time played, and whether the clock runs.
+    fn clock(app: &App) -> (Duration, bool) {
+        (app.elapsed(), app.clock.running())
+    }
+
     /// A huge board, never clicked, so nothing is generated: for moving about.
     fn huge() -> (App, Instant) {
         seeded(custom(1000, 2000, 1, FirstClick::Opening, 1), 80, 24)
@@ -766,21 +771,12 @@ mod tests {
     fn the_clock_runs_from_the_first_click_to_the_end() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "wait:5000");
-        assert_eq!(
-            (app.elapsed(), app.clock.running()),
-            (Duration::ZERO, false)
-        );
+        assert_eq!(clock(&app), (Duration::ZERO, false));
         let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
-        assert_eq!(
-            (app.elapsed(), app.clock.running()),
-            (Duration::from_millis(1500), true)
-        );
+        assert_eq!(clock(&app), (Duration::from_millis(1500), true));
         play(&mut app, now, "wait:250 f space wait:9000");
         assert_eq!(app.game().status(), Status::Lost);
-        assert_eq!(
-            (app.elapsed(), app.clock.running()),
-            (Duration::from_millis(1750), false)
-        );
+        assert_eq!(clock(&app), (Duration::from_millis(1750), false));
     }
 
     /// What the keys that leave the board do: the actions for the loop, the key page, the end
@@ -1015,17 +1011,14 @@ mod tests {
             "the click waits for the board off the input thread"
         );
         says(&app, "generating");
-        assert_eq!(
-            (app.elapsed(), app.clock.running()),
-            (Duration::ZERO, false)
-        );
+        assert_eq!(clock(&app), (Duration::ZERO, false));
         // Keys other than quit wait; quit acts at once.
         assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);
         let later = wait_for_board(&mut app, now);
         assert!(app.game().revealed_count() >= 9);
         assert_eq!(app.game().flag_count(), 0);
         // The clock starts as the first cells are shown.
-        assert_eq!((app.elapsed(), app.clock.running()), (Duration::ZERO, true));
+        assert_eq!(clock(&app), (Duration::ZERO, true));
         play(&mut app, later, "wait:1500");
         assert_eq!(app.elapsed(), Duration::from_millis(1500));
 

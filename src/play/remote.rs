@@ -630,8 +630,8 @@ impl Room {
         }
         let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
         let current = self.followed().map(|p| p.id);
-        let at = current.and_then(|id| ids.iter().position(|&p| p == id));
-        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len().max(1))) else {
+        let at = ids.iter().position(|&p| Some(p) == current);
+        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len())) else {
             self.say("nobody plays in this race yet");
             return;
         };
@@ -653,28 +653,19 @@ impl Room {
     /// One player's line in the panel: co-op scores, or race progress.
     fn player_line(&self, player: &PlayerInfo, ascii: bool) -> Line<'static> {
         let me = self.welcome.as_ref().is_some_and(|w| w.player == player.id);
-        let mark = Span::styled(
-            match (player.online, ascii) {
-                (true, false) => "● ",
-                (false, false) => "○ ",
-                (true, true) => "+ ",
-                (false, true) => "- ",
-            },
-            Style::new().fg(colour_of(player.id)),
-        );
-        let mut name: String = player.name.chars().take(10).collect();
-        if me {
-            name += "*";
-        }
-        let name = Span::styled(
-            format!("{name:<11}"),
-            Style::new().add_modifier(Modifier::BOLD),
-        );
+        let mark = match (player.online, ascii) {
+            (true, false) => "● ",
+            (false, false) => "○ ",
+            (true, true) => "+ ",
+            (false, true) => "- ",
+        };
+        let mark = Span::styled(mark, Style::new().fg(colour_of(player.id)));
+        let name: String = player.name.chars().take(10).collect();
+        let name = format!("{name:<11}", name = name + if me { "*" } else { "" });
+        let name = Span::styled(name, Style::new().add_modifier(Modifier::BOLD));
+        let (p, revealed) = (player, player.revealed);
         let figures = if self.co_op() {
-            format!(
-                "{:>6}{:>4}{:>4}",
-                player.revealed, player.mines_hit, player.flags
-            )
+            format!("{revealed:>6}{:>4}{:>4}", p.mines_hit, p.flags)
         } else {
             let safe = (self.welcome.as_ref()).map_or(0, |w| {
                 (u64::from(w.rows) * u64::from(w.cols)).saturating_sub(w.mines)
@@ -683,11 +674,8 @@ impl Room {
                 Status::Playing => String::new(),
                 status => status.to_string(),
             };
-            format!(
-                "{:>4}%{:>5}s {status}",
-                (player.revealed * 100).checked_div(safe).unwrap_or(0),
-                player.elapsed_ms / 1000
-            )
+            let done = (revealed * 100).checked_div(safe).unwrap_or(0);
+            format!("{done:>4}%{:>5}s {status}", p.elapsed_ms / 1000)
         };
         Line::from(vec![mark, name, Span::raw(figures)])
     }
@@ -933,20 +921,19 @@ impl Play for Room {
     /// The players and the room's last events.
     fn panel(&self, glyphs: &Glyphs, ascii: bool) -> Vec<Line<'static>> {
         let bold = Style::new().add_modifier(Modifier::BOLD);
-        let mut lines = vec![Line::styled(
-            if self.co_op() {
-                format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
-            } else {
-                format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
-            },
-            bold,
-        )];
+        let head = if self.co_op() {
+            format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
+        } else {
+            format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
+        };
+        let mut lines = vec![Line::styled(head, bold)];
         lines.extend(self.players.iter().map(|p| self.player_line(p, ascii)));
-        lines.push(Line::raw(""));
-        lines.push(Line::styled("Room", bold));
+        lines.extend([Line::raw(""), Line::styled("Room", bold)]);
+        let dot = glyphs.dot.trim_start();
         lines.extend(
-            (self.events().into_iter())
-                .map(|event| Line::raw(format!("{}{event}", glyphs.dot.trim_start()))),
+            (self.events())
+                .into_iter()
+                .map(|event| Line::raw(format!("{dot}{event}"))),
         );
         lines
     }
