@@ -128,10 +128,8 @@ pub(crate) struct KeyPage {
 /// The end screen: a titled box centred on the board with a table of `name value` rows and
 /// a line of keys under it.
 pub(crate) struct Ending {
-    /// The title on the top border.
-    pub(crate) title: &'static str,
-    /// The border's and the title's colour.
-    pub(crate) colour: Color,
+    /// Who won or lost, for the title on the top border: `You`, `The room`.
+    pub(crate) who: &'static str,
     /// The width of the names' column.
     pub(crate) name_width: usize,
     /// What `n` does, after the key.
@@ -182,21 +180,22 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
     if let Some(summary) = app.end_screen() {
-        end_screen(frame, area, app.ending(&summary), glyphs);
+        end_screen(frame, area, app.ending(&summary), summary.status, glyphs);
     }
 }
 
 /// Mines left, time, then the source's own figures.
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
     let left = app.mines_left();
-    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let bold = Style::new().bold();
+    let noun = if left == 1 {
+        " mine left"
+    } else {
+        " mines left"
+    };
     let mut spans = vec![
         Span::styled(format!("{left}"), bold),
-        Span::raw(if left == 1 {
-            " mine left"
-        } else {
-            " mines left"
-        }),
+        Span::raw(noun),
         Span::raw(glyphs.dot),
         Span::styled(format!("{}", app.elapsed().as_secs()), bold),
         Span::raw(" s"),
@@ -225,11 +224,8 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
         let short =
             format!(" {origin_row}{to}{last_row}/{rows}, {origin_col}{to}{last_col}/{cols} ");
         let room = usize::from(screen.frame.width.saturating_sub(2));
-        block = block.title_top(if full.chars().count() <= room {
-            full
-        } else {
-            short
-        });
+        let fits = full.chars().count() <= room;
+        block = block.title_top(if fits { full } else { short });
     }
     block = block.title_bottom(cursor_readout(app, glyphs));
     frame.render_widget(block, screen.frame);
@@ -248,7 +244,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 Some(cell) => look(cell, status, glyphs),
                 // Not here yet: asked for, on its way.
                 None => (
-                    Symbol::Static(if app.ascii() { " " } else { "·" }),
+                    if app.ascii() { " " } else { "·" },
                     Style::new().fg(Color::DarkGray),
                 ),
             };
@@ -265,7 +261,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
             }
             if (row, col) == (cursor_row, cursor_col) {
                 style = style.add_modifier(Modifier::REVERSED);
-                let bracket = Style::new().add_modifier(Modifier::BOLD);
+                let bracket = Style::new().bold();
                 for (bx, text) in [(x - 1, "["), (x + 1, "]")] {
                     if let Some(spot) = buffer.cell_mut((bx, y)) {
                         spot.set_symbol(text).set_style(bracket);
@@ -273,51 +269,32 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 }
             }
             if let Some(spot) = buffer.cell_mut((x, y)) {
-                match symbol {
-                    Symbol::Static(text) => spot.set_symbol(text),
-                    Symbol::Digit(digit) => spot.set_char(digit),
-                }
-                .set_style(style);
+                spot.set_symbol(symbol).set_style(style);
             }
         }
     }
 }
 
-/// A cell's text: a fixed glyph or a digit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Symbol {
-    Static(&'static str),
-    Digit(char),
-}
+/// The open numbers' digits, 0 to 8.
+const DIGITS: [&str; 9] = ["0", "1", "2", "3", "4", "5", "6", "7", "8"];
 
 /// The glyph and style of a cell. On a won board every hidden cell is a mine, drawn flagged.
-pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Style) {
-    let bold = Style::new().add_modifier(Modifier::BOLD);
+pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str, Style) {
+    let bold = Style::new().bold();
+    let dim = Style::new().fg(Color::DarkGray);
     match cell {
-        Cell::Hidden if status == Status::Won => (Symbol::Static(glyphs.flag), bold.fg(Color::Red)),
-        Cell::Hidden => (
-            Symbol::Static(glyphs.hidden),
-            Style::new().fg(Color::DarkGray),
-        ),
-        Cell::Flagged => (Symbol::Static(glyphs.flag), bold.fg(Color::Red)),
-        Cell::Open(0) => (
-            Symbol::Static(glyphs.zero),
-            Style::new().fg(Color::DarkGray),
-        ),
+        Cell::Hidden if status == Status::Won => (glyphs.flag, bold.fg(Color::Red)),
+        Cell::Hidden => (glyphs.hidden, dim),
+        Cell::Flagged => (glyphs.flag, bold.fg(Color::Red)),
+        Cell::Open(0) => (glyphs.zero, dim),
         Cell::Open(n) => {
-            let colour = NUMBER_COLOURS
-                .get(usize::from(n) - 1)
-                .copied()
-                .unwrap_or(Color::Reset);
-            let digit = char::from_digit(u32::from(n), 10).unwrap_or('?');
-            (Symbol::Digit(digit), bold.fg(colour))
+            let colour = NUMBER_COLOURS.get(usize::from(n) - 1).copied();
+            let digit = DIGITS.get(usize::from(n)).copied().unwrap_or("?");
+            (digit, bold.fg(colour.unwrap_or(Color::Reset)))
         }
-        Cell::Mine => (Symbol::Static(glyphs.mine), bold),
-        Cell::Exploded => (
-            Symbol::Static(glyphs.exploded),
-            bold.fg(Color::White).bg(Color::Red),
-        ),
-        Cell::WrongFlag => (Symbol::Static(glyphs.wrong_flag), bold.fg(Color::Magenta)),
+        Cell::Mine => (glyphs.mine, bold),
+        Cell::Exploded => (glyphs.exploded, bold.fg(Color::White).bg(Color::Red)),
+        Cell::WrongFlag => (glyphs.wrong_flag, bold.fg(Color::Magenta)),
     }
 }
 
@@ -328,12 +305,10 @@ fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
         .mine_odds(row, col)
         .filter(|_| app.cell(row, col) == Some(Cell::Hidden));
     match chance {
-        Some((mine, exact)) => format!(
-            " ({row}, {col}){}mine {}{:.1}% ",
-            glyphs.dot,
-            if exact { "" } else { "~" },
-            mine * 100.0
-        ),
+        Some((mine, exact)) => {
+            let (dot, about, percent) = (glyphs.dot, if exact { "" } else { "~" }, mine * 100.0);
+            format!(" ({row}, {col}){dot}mine {about}{percent:.1}% ")
+        }
         None => format!(" ({row}, {col}) "),
     }
 }
@@ -359,7 +334,7 @@ fn key_line(
             shown.push(item);
         }
     }
-    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let bold = Style::new().bold();
     let spans: Vec<_> = (shown.into_iter())
         .map(|(name, what, _)| [Span::styled(name, bold), Span::raw(format!(" {what}"))])
         .collect();
@@ -380,7 +355,7 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
         ("Space Enter", "reveal the cell, or chord an open number"),
         ("f", "flag or unflag the cell"),
     ];
-    let key = Style::new().add_modifier(Modifier::BOLD);
+    let key = Style::new().bold();
     let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
     for (name, what) in common.into_iter().chain(page.rows) {
         lines.push(Line::from(vec![
@@ -421,8 +396,13 @@ pub(super) fn measures(
 }
 
 /// The end screen over the board.
-fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs) {
-    let key = Style::new().add_modifier(Modifier::BOLD);
+fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status, glyphs: &Glyphs) {
+    let key = Style::new().bold();
+    let colour = if status == Status::Won {
+        Color::Green
+    } else {
+        Color::Red
+    };
     let width = ending.name_width;
     let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
         .map(|(name, value)| {
@@ -449,8 +429,11 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs
     let block = Block::bordered()
         .border_set(glyphs.border)
         .padding(Padding::horizontal(1))
-        .border_style(Style::new().fg(ending.colour))
-        .title_top(Span::styled(ending.title, key.fg(ending.colour)));
+        .border_style(Style::new().fg(colour))
+        .title_top(Span::styled(
+            format!(" {} {status} ", ending.who),
+            key.fg(colour),
+        ));
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
@@ -458,30 +441,26 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs
 /// How a hidden cell shows the help: its odds (coloured, or as a digit of tenths with the
 /// digits overlay) and the hinted cell, green and underlined.
 pub(super) fn on_hidden(
-    mut symbol: Symbol,
+    mut symbol: &'static str,
     mut style: Style,
     mine: Option<f64>,
     hinted: bool,
     overlay: Overlay,
     glyphs: &Glyphs,
-) -> (Symbol, Style) {
+) -> (&'static str, Style) {
     if let Some(mine) = mine {
-        style = Style::new()
-            .fg(odds_colour(mine))
-            .add_modifier(Modifier::BOLD);
+        style = Style::new().fg(odds_colour(mine)).bold();
         if overlay == Overlay::Digits {
             let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
-            symbol = Symbol::Static(match tenths {
+            symbol = match tenths {
                 Some(digit) if mine < 1.0 => digit,
                 _ => glyphs.mine,
-            });
+            };
             style = style.add_modifier(glyphs.tenths_mark);
         }
     }
     if hinted {
-        style = Style::new()
-            .fg(Color::Green)
-            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+        style = Style::new().fg(Color::Green).bold().underlined();
     }
     (symbol, style)
 }

@@ -8,7 +8,7 @@ use bitmines_core::{Cell, Game, Stats, Status};
 use bitmines_solve::{Solution, Solver};
 use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::Span;
 
 use super::Setup;
@@ -457,7 +457,7 @@ impl Play for Local {
         let (game, size) = (&self.game, self.size_text());
         let safe = game.rows() * game.cols() - game.mine_count();
         let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
-        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let bold = Style::new().bold();
         vec![
             Span::styled(format!("{}", game.revealed_count()), bold),
             Span::raw(format!(" of {safe} revealed")),
@@ -546,13 +546,8 @@ impl Play for Local {
         let since = if self.resumed { " since resuming" } else { "" };
         let mut rows = measures(summary, since, clicks);
         rows.push(("help used", summary.help.to_string()));
-        let (title, colour) = match summary.status {
-            Status::Won => (" You won ", Color::Green),
-            _ => (" You lost ", Color::Red),
-        };
         Ending {
-            title,
-            colour,
+            who: "You",
             name_width: 11,
             next: " new game",
             rows,

@@ -20,7 +20,7 @@ use bitmines_server::protocol::{
 };
 use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
@@ -662,7 +662,7 @@ impl Room {
         let mark = Span::styled(mark, Style::new().fg(colour_of(player.id)));
         let name: String = player.name.chars().take(10).collect();
         let name = format!("{name:<11}", name = name + if me { "*" } else { "" });
-        let name = Span::styled(name, Style::new().add_modifier(Modifier::BOLD));
+        let name = Span::styled(name, Style::new().bold());
         let (p, revealed) = (player, player.revealed);
         let figures = if self.co_op() {
             format!("{revealed:>6}{:>4}{:>4}", p.mines_hit, p.flags)
@@ -830,7 +830,7 @@ impl Play for Room {
 
     /// The connection, the room and who plays here.
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
-        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let bold = Style::new().bold();
         let Some(welcome) = &self.welcome else {
             return Vec::new();
         };
@@ -920,7 +920,7 @@ impl Play for Room {
 
     /// The players and the room's last events.
     fn panel(&self, glyphs: &Glyphs, ascii: bool) -> Vec<Line<'static>> {
-        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let bold = Style::new().bold();
         let head = if self.co_op() {
             format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
         } else {
@@ -967,15 +967,8 @@ impl Play for Room {
             let name = self.name_of(entry.player);
             rows.push(("series", format!("{name}: {} won, best {best}", entry.wins)));
         }
-        let (title, colour) = match (summary.status == Status::Won, self.co_op()) {
-            (true, true) => (" The room won ", Color::Green),
-            (true, false) => (" You won ", Color::Green),
-            (false, true) => (" The room lost ", Color::Red),
-            (false, false) => (" You lost ", Color::Red),
-        };
         Ending {
-            title,
-            colour,
+            who: if self.co_op() { "The room" } else { "You" },
             name_width: 12,
             next: " next game",
             rows,
