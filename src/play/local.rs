@@ -345,43 +345,35 @@ impl Play for Local {
         if self.game.status() != Status::Playing {
             return;
         }
+        match action {
+            Move::Reveal | Move::Wasted => self.clicks.left += 1,
+            Move::Chord => self.clicks.chord += 1,
+            Move::Flag => self.clicks.right += 1,
+        }
+        let (rows, cols) = (self.game.rows(), self.game.cols());
+        if action == Move::Wasted {
+            // A wasted click, counted as one; the engine leaves flagged cells closed.
+            return;
+        } else if action == Move::Reveal
+            && self.game.board().is_none()
+            && rows.saturating_mul(cols) >= OFF_THREAD_CELLS
+        {
+            // The first click on a large board: its board is made off this thread, so the
+            // screen stays alive and quitting stays instant.
+            let mut game = self.game.clone();
+            let work = std::thread::spawn(move || {
+                let result = game.reveal(row, col).map(drop);
+                (game, result)
+            });
+            self.pending = Some(Pending { work, since: now });
+            self.say(generating_note(&self.game, Duration::ZERO));
+            return;
+        }
+        self.clock.start(now);
         let result = match action {
-            Move::Wasted => {
-                // A wasted click, counted as one; the engine leaves flagged cells closed.
-                self.clicks.left += 1;
-                return;
-            }
-            Move::Reveal
-                if self.game.board().is_none()
-                    && self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS =>
-            {
-                // The first click on a large board: its board is made off this thread, so
-                // the screen stays alive and quitting stays instant.
-                self.clicks.left += 1;
-                let mut game = self.game.clone();
-                let work = std::thread::spawn(move || {
-                    let result = game.reveal(row, col).map(drop);
-                    (game, result)
-                });
-                self.pending = Some(Pending { work, since: now });
-                self.say(generating_note(&self.game, Duration::ZERO));
-                return;
-            }
-            Move::Reveal => {
-                self.clicks.left += 1;
-                self.clock.start(now);
-                self.game.reveal(row, col).map(drop)
-            }
-            Move::Chord => {
-                self.clicks.chord += 1;
-                self.clock.start(now);
-                self.game.chord(row, col).map(drop)
-            }
-            Move::Flag => {
-                self.clicks.right += 1;
-                self.clock.start(now);
-                self.game.toggle_flag(row, col).map(drop)
-            }
+            Move::Chord => self.game.chord(row, col).map(drop),
+            Move::Flag => self.game.toggle_flag(row, col).map(drop),
+            _ => self.game.reveal(row, col).map(drop),
         };
         self.after_move(result, now);
     }
