@@ -846,36 +846,31 @@ mod tests {
     #[test]
     fn the_probabilities_follow_the_view() {
         let (mut app, start) = app_on(BOARD, 80, 24);
-        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
-            let knowledge = app.knowledge.as_ref();
-            cells
-                .iter()
-                .map(|&(r, c)| knowledge.and_then(|known| known.probabilities.mine(r, c).ok()))
-                .collect()
+        let odds = |app: &App| {
+            let known = app.knowledge.as_ref().map(|known| &known.probabilities);
+            let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
+            cells.map(|(r, c)| known.and_then(|odds| odds.mine(r, c).ok()))
         };
-        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
         play(&mut app, start, "G space p");
         assert_eq!(app.overlay(), Overlay::Colour);
-        assert_eq!(
-            odds(&app, &cells),
-            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
-        );
-        assert!(
-            app.knowledge
-                .as_ref()
-                .is_some_and(|known| known.probabilities.exact())
-        );
+        let half = Some(0.5);
+        assert_eq!(odds(&app), [half, half, Some(1.0), Some(0.0), Some(0.0)]);
+        let exact = app
+            .knowledge
+            .as_ref()
+            .map(|known| known.probabilities.exact());
+        assert_eq!(exact, Some(true));
         play(&mut app, start, "open:3,0");
         assert_eq!(
-            odds(&app, &cells),
+            odds(&app),
             [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
         );
         play(&mut app, start, "p p");
         assert_eq!(app.overlay(), Overlay::Off);
-        assert!(app.knowledge.as_ref().is_none());
+        assert!(app.knowledge.is_none());
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge.as_ref().is_none() && !app.shows_wrong_flags());
+        assert!(app.knowledge.is_none() && !app.shows_wrong_flags());
     }
 
     /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and

@@ -62,20 +62,15 @@ impl Join {
     /// `token` or `spectate` of the given query replaced.
     pub(crate) fn address(&self, token: Option<&str>) -> String {
         let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
-        let mut pairs: Vec<String> = query
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .filter(|pair| {
-                let key = pair.split('=').next().unwrap_or("");
-                key != "token" && key != "spectate"
-            })
-            .map(str::to_owned)
-            .collect();
-        if self.spectate {
-            pairs.push("spectate=1".into());
-        } else if let Some(token) = token {
-            pairs.push(format!("token={token}"));
-        }
+        let kept = query.split('&').filter(|pair| {
+            let key = pair.split('=').next().unwrap_or("");
+            !pair.is_empty() && key != "token" && key != "spectate"
+        });
+        let added = match token {
+            _ if self.spectate => Some("spectate=1".to_owned()),
+            token => token.map(|token| format!("token={token}")),
+        };
+        let pairs: Vec<String> = kept.map(str::to_owned).chain(added).collect();
         if pairs.is_empty() {
             base.to_owned()
         } else {
