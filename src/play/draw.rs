@@ -164,18 +164,14 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     board(frame, &screen, app, glyphs);
     let message = app.message().map_or_else(|| app.idle_line(), str::to_owned);
     frame.render_widget(Line::raw(message), wide(screen.message));
-    frame.render_widget(
-        key_line(app.keys(glyphs), glyphs, area.width),
-        wide(screen.keys),
-    );
+    let keys = key_line(app.keys(glyphs), glyphs, area.width);
+    frame.render_widget(keys, wide(screen.keys));
     if app.shows_panel() {
-        let board_area = app.board_area();
-        let panel = Rect::new(
-            board_area.x + board_area.width,
-            area.y + 1,
-            PANEL_WIDTH,
+        let (board, height) = (
+            app.board_area(),
             screen.message.y.saturating_sub(area.y + 1),
         );
+        let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
         let lines = app.panel(glyphs, app.ascii());
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
@@ -357,17 +353,11 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
     ];
     let key = Style::new().bold();
     let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
-    for (name, what) in common.into_iter().chain(page.rows) {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name:<13}"), key),
-            Span::raw(what),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::raw(
-        "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
-         (with Shift: sideways).",
-    ));
+    let rows = common.into_iter().chain(page.rows);
+    lines.extend(rows.map(|(name, what)| table_row(name, 13, what)));
+    let mouse = "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
+                 (with Shift: sideways).";
+    lines.extend([Line::raw(""), Line::raw(mouse)]);
     lines.extend(page.notes.into_iter().map(Line::raw));
     lines.extend([Line::raw(""), Line::raw("Any key goes back to the game.")]);
     Paragraph::new(lines).wrap(Wrap { trim: false })
@@ -395,6 +385,12 @@ pub(super) fn measures(
     ]
 }
 
+/// A table's row: `name` in bold, padded to `width` columns, then `value`.
+fn table_row(name: &str, width: usize, value: impl Into<String>) -> Line<'static> {
+    let name = Span::styled(format!("{name:<width$}"), Style::new().bold());
+    Line::from(vec![name, Span::raw(value.into())])
+}
+
 /// The end screen over the board.
 fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status, glyphs: &Glyphs) {
     let key = Style::new().bold();
@@ -405,12 +401,7 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status,
     };
     let width = ending.name_width;
     let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
-        .map(|(name, value)| {
-            Line::from(vec![
-                Span::styled(format!("{name:<width$}"), key),
-                Span::raw(value),
-            ])
-        })
+        .map(|(name, value)| table_row(name, width, value))
         .collect();
     lines.push(Line::raw(""));
     let keys = [("n", ending.next), ("Esc", " board"), ("q", " quit")];
@@ -420,20 +411,17 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status,
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let width = (widest as u16).saturating_add(4).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect::new(
+    let (x, y) = (
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
-        width,
-        height,
     );
+    let popup = Rect::new(x, y, width, height);
+    let title = format!(" {} {status} ", ending.who);
     let block = Block::bordered()
         .border_set(glyphs.border)
         .padding(Padding::horizontal(1))
         .border_style(Style::new().fg(colour))
-        .title_top(Span::styled(
-            format!(" {} {status} ", ending.who),
-            key.fg(colour),
-        ));
+        .title_top(Span::styled(title, key.fg(colour)));
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }

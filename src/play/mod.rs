@@ -461,17 +461,9 @@ mod tests {
         ];
         for &(line, name, rows, cols, mines) in cases {
             let setup = setup(line).unwrap_or_else(|e| panic!("{line}: {e:#}"));
-            assert_eq!(
-                (
-                    setup.name.as_str(),
-                    setup.rows,
-                    setup.cols,
-                    setup.mines,
-                    setup.seed
-                ),
-                (name, rows, cols, mines, Some(1)),
-                "{line}"
-            );
+            let expected = script::custom(rows, cols, mines, setup.first_click, 1);
+            let name = name.into();
+            assert_eq!(setup, Setup { name, ..expected }, "{line}");
         }
         for bad in [
             "--rows 0",
