@@ -618,12 +618,10 @@ impl<S: Play> App<S> {
                     self.end_shown = false;
                     return;
                 }
-                let Some((row, col)) = self
+                let at = self
                     .screen()
-                    .and_then(|screen| screen.cell_at(mouse.column, mouse.row))
-                else {
-                    return;
-                };
+                    .and_then(|s| s.cell_at(mouse.column, mouse.row));
+                let Some((row, col)) = at else { return };
                 let cell = (self.origin.0 + row, self.origin.1 + col);
                 let (rows, cols) = self.size();
                 if cell.0 >= rows || cell.1 >= cols {

@@ -304,21 +304,16 @@ impl Room {
         } else {
             format!("as player {}", welcome.player)
         };
-        let room = format!(
-            "{}, {}x{}, {} mines",
-            match (welcome.mode, welcome.rule) {
-                (Mode::Race, _) => "race",
-                (Mode::Coop, MineRule::Classic) => "co-op, classic",
-                (Mode::Coop, MineRule::Endless) => "co-op, endless",
-            },
-            welcome.rows,
-            welcome.cols,
-            welcome.mines
-        );
+        let kind = match (welcome.mode, welcome.rule) {
+            (Mode::Race, _) => "race",
+            (Mode::Coop, MineRule::Classic) => "co-op, classic",
+            (Mode::Coop, MineRule::Endless) => "co-op, endless",
+        };
+        let (rows, cols, mines) = (welcome.rows, welcome.cols, welcome.mines);
         let mut note = if old.is_some() {
             format!("reconnected {who}")
         } else {
-            format!("joined {who}: {room}")
+            format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines")
         };
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
@@ -332,7 +327,7 @@ impl Room {
             }
         }
         let new_board =
-            old.is_none_or(|(_, rows, cols)| (rows, cols) != (welcome.rows, welcome.cols));
+            old.is_none_or(|(_, old_rows, old_cols)| (old_rows, old_cols) != (rows, cols));
         self.welcome = Some(welcome);
         self.say(note);
         if new_board {
@@ -362,14 +357,14 @@ impl Room {
                 let Some(Asked::Move(action, (row, col))) = self.asked.remove(&seq) else {
                     return;
                 };
-                self.replies.push(Reply::Hint(None));
-                if exploded > 0 {
-                    self.say(format!("({row}, {col}) was a mine"));
+                let said = if exploded > 0 {
+                    Some(format!("({row}, {col}) was a mine"))
                 } else if action != protocol::Action::Flag && opened == 0 {
-                    self.say(format!("nothing opened at ({row}, {col})"));
+                    Some(format!("nothing opened at ({row}, {col})"))
                 } else {
-                    self.replies.push(Reply::Say(None));
-                }
+                    None
+                };
+                self.replies.extend([Reply::Hint(None), Reply::Say(said)]);
                 if opened > 0 || exploded > 0 {
                     self.refresh_help();
                 }
@@ -397,10 +392,9 @@ impl Room {
                     let running = running && p.status == 0;
                     self.clock = Some((view, p.elapsed_ms, running, now));
                 }
-                if self
-                    .welcome
-                    .as_ref()
-                    .is_some_and(|w| w.spectator && w.mode == Mode::Race)
+                let race_spectator =
+                    (self.welcome.as_ref()).is_some_and(|w| w.spectator && w.mode == Mode::Race);
+                if race_spectator
                     && !self.has_view
                     && let Some(first) = self.players.first()
                 {
@@ -435,19 +429,15 @@ impl Room {
                 if self.asked.remove(&seq).is_none() {
                     return;
                 }
-                match found {
-                    Some((row, col, reason)) => {
-                        let cell = (row as usize, col as usize);
-                        self.replies.push(Reply::Hint(Some(cell)));
-                        self.say(format!("({row}, {col}) is safe: {reason}"));
-                    }
-                    None => {
-                        let (row, col) = self.cursor;
-                        self.say(format!(
-                            "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
-                        ));
-                    }
-                }
+                let Some((row, col, reason)) = found else {
+                    let (row, col) = self.cursor;
+                    return self.say(format!(
+                        "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
+                    ));
+                };
+                self.replies
+                    .push(Reply::Hint(Some((row as usize, col as usize))));
+                self.say(format!("({row}, {col}) is safe: {reason}"));
             }
             ServerMsg::Odds {
                 seq,
@@ -471,11 +461,10 @@ impl Room {
                 if self.asked.remove(&seq).is_none() || !self.shown.wrong_flags {
                     return;
                 }
-                self.wrong_flags = cells
-                    .iter()
-                    .map(|&(r, c)| (r as usize, c as usize))
-                    .collect();
                 self.say(flags_wrong(cells.len(), " near the cursor"));
+                self.wrong_flags = (cells.into_iter())
+                    .map(|(r, c)| (r as usize, c as usize))
+                    .collect();
             }
             ServerMsg::Event {
                 kind,
@@ -494,8 +483,8 @@ impl Room {
             ServerMsg::NewGame { game } => {
                 // The chunks watched come again with the new board, and the clock with them.
                 self.over = None;
-                self.replies.push(Reply::Fresh);
                 self.odds = None;
+                self.replies.push(Reply::Fresh);
                 self.wrong_flags.clear();
                 if let Some(welcome) = &mut self.welcome {
                     welcome.game = game;
@@ -510,9 +499,7 @@ impl Room {
     /// Watches the chunks in view and only those (up to the welcome's limit): new ones are
     /// subscribed, those that left the view unsubscribed and dropped from the picture.
     fn sync_subscriptions(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+        let Some(welcome) = &self.welcome else { return };
         if self.link != LinkState::Connected || !self.has_view {
             return;
         }
@@ -596,9 +583,7 @@ impl Room {
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
     /// as in a race where another racer still plays).
     fn rematch(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+        let Some(welcome) = &self.welcome else { return };
         if welcome.spectator {
             self.say("a spectator cannot start the next game");
             return;
@@ -617,9 +602,7 @@ impl Room {
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
     /// over; the server refuses a racer still playing, in words).
     fn watch_next(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+        let Some(welcome) = &self.welcome else { return };
         if welcome.mode != Mode::Race {
             self.say("a co-op room has one view, watched by all");
             return;
