@@ -1281,13 +1281,9 @@ mod tests {
         play(&mut remote, now, "f");
         assert!(remote.take_outbox().is_empty());
         assert!(says(&remote, "not connected"));
-        join(
-            &mut remote,
-            now,
-            welcome(Mode::Coop, false),
-            Some("cd".repeat(16)),
-        );
-        assert_eq!(remote.token(), Some("cd".repeat(16).as_str()));
+        let token = Some("cd".repeat(16));
+        join(&mut remote, now, welcome(Mode::Coop, false), token.clone());
+        assert_eq!(remote.token(), token.as_deref());
         assert!(says(&remote, "reconnected"));
         let sent = remote.take_outbox();
         assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
