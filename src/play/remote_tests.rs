@@ -46,20 +46,20 @@ impl TestServer {
             sync: Sync::Os,
             ..Config::default()
         };
-        let server = runtime.block_on(Server::bind(config));
-        let server = server.expect("the server binds");
+        let server = runtime
+            .block_on(Server::bind(config))
+            .expect("the server binds");
         let addr = server.local_addr().expect("an address");
         let (stop, stopped) = oneshot::channel::<()>();
         let done = runtime.spawn(server.run(async {
             let _ = stopped.await;
         }));
-        let (stop, done, data) = (Some(stop), Some(done), Some(data));
         TestServer {
             runtime,
             addr,
-            stop,
-            done,
-            data,
+            stop: Some(stop),
+            done: Some(done),
+            data: Some(data),
         }
     }
 
