@@ -44,9 +44,10 @@ pub(crate) enum Action {
 }
 
 /// How the mine probabilities are shown on hidden cells.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) enum Overlay {
     /// Not at all.
+    #[default]
     Off,
     /// As the colour of each hidden cell's glyph.
     Colour,
@@ -65,21 +66,13 @@ impl Overlay {
     }
 }
 
-/// The help shown on the board.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The help shown on the board; by default none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Shown {
     /// How the mine probabilities are shown.
     pub(crate) overlay: Overlay,
     /// Whether flags proven wrong are shown.
     pub(crate) wrong_flags: bool,
-}
-
-impl Shown {
-    /// No help on the board.
-    pub(crate) const NONE: Shown = Shown {
-        overlay: Overlay::Off,
-        wrong_flags: false,
-    };
 }
 
 /// Which page is in front.
@@ -241,23 +234,16 @@ pub(crate) struct HelpUsed {
 
 impl fmt::Display for HelpUsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = Vec::new();
-        match self.hints {
-            0 => {}
-            1 => parts.push("1 hint".to_owned()),
-            n => parts.push(format!("{n} hints")),
-        }
-        if self.odds {
-            parts.push("probabilities".into());
-        }
-        if self.wrong_flags {
-            parts.push("wrong flags".into());
-        }
-        if parts.is_empty() {
-            f.write_str("none")
-        } else {
-            f.write_str(&parts.join(", "))
-        }
+        let hints = match self.hints {
+            0 => None,
+            1 => Some("1 hint".to_owned()),
+            n => Some(format!("{n} hints")),
+        };
+        let odds = self.odds.then(|| "probabilities".to_owned());
+        let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
+        let parts: Vec<String> = [hints, odds, flags].into_iter().flatten().collect();
+        let text = parts.join(", ");
+        f.write_str(if text.is_empty() { "none" } else { &text })
     }
 }
 
@@ -343,7 +329,7 @@ impl<S: Play> App<S> {
             page: Page::Board,
             end_shown: false,
             hint: None,
-            shown: Shown::NONE,
+            shown: Shown::default(),
             message: None,
             now,
             quit_asked: false,
@@ -519,9 +505,9 @@ impl<S: Play> App<S> {
                     self.cursor = cell;
                     self.centre();
                 }
-                Reply::HelpOff => self.shown = Shown::NONE,
+                Reply::HelpOff => self.shown = Shown::default(),
                 Reply::Ended | Reply::Fresh => {
-                    self.shown = Shown::NONE;
+                    self.shown = Shown::default();
                     self.hint = None;
                     self.end_shown = reply == Reply::Ended;
                 }
@@ -595,24 +581,14 @@ impl<S: Play> App<S> {
                 self.source.help(Help::Hint, self.shown);
             }
             KeyCode::Char('p') => {
-                let overlay = self.shown.overlay.next();
-                self.ask(
-                    Help::Odds,
-                    Shown {
-                        overlay,
-                        ..self.shown
-                    },
-                );
+                let mut shown = self.shown;
+                shown.overlay = shown.overlay.next();
+                self.ask(Help::Odds, shown);
             }
             KeyCode::Char('w') => {
-                let wrong_flags = !self.shown.wrong_flags;
-                self.ask(
-                    Help::WrongFlags,
-                    Shown {
-                        wrong_flags,
-                        ..self.shown
-                    },
-                );
+                let mut shown = self.shown;
+                shown.wrong_flags = !shown.wrong_flags;
+                self.ask(Help::WrongFlags, shown);
             }
             KeyCode::Char('?') => self.page = Page::Keys,
             KeyCode::Esc => {
@@ -642,12 +618,10 @@ impl<S: Play> App<S> {
                     self.end_shown = false;
                     return;
                 }
-                let Some((row, col)) = self
+                let at = self
                     .screen()
-                    .and_then(|screen| screen.cell_at(mouse.column, mouse.row))
-                else {
-                    return;
-                };
+                    .and_then(|s| s.cell_at(mouse.column, mouse.row));
+                let Some((row, col)) = at else { return };
                 let cell = (self.origin.0 + row, self.origin.1 + col);
                 let (rows, cols) = self.size();
                 if cell.0 >= rows || cell.1 >= cols {

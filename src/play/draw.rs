@@ -128,10 +128,8 @@ pub(crate) struct KeyPage {
 /// The end screen: a titled box centred on the board with a table of `name value` rows and
 /// a line of keys under it.
 pub(crate) struct Ending {
-    /// The title on the top border.
-    pub(crate) title: &'static str,
-    /// The border's and the title's colour.
-    pub(crate) colour: Color,
+    /// Who won or lost, for the title on the top border: `You`, `The room`.
+    pub(crate) who: &'static str,
     /// The width of the names' column.
     pub(crate) name_width: usize,
     /// What `n` does, after the key.
@@ -166,37 +164,34 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     board(frame, &screen, app, glyphs);
     let message = app.message().map_or_else(|| app.idle_line(), str::to_owned);
     frame.render_widget(Line::raw(message), wide(screen.message));
-    frame.render_widget(
-        key_line(app.keys(glyphs), glyphs, area.width),
-        wide(screen.keys),
-    );
+    let keys = key_line(app.keys(glyphs), glyphs, area.width);
+    frame.render_widget(keys, wide(screen.keys));
     if app.shows_panel() {
-        let board_area = app.board_area();
-        let panel = Rect::new(
-            board_area.x + board_area.width,
-            area.y + 1,
-            PANEL_WIDTH,
+        let (board, height) = (
+            app.board_area(),
             screen.message.y.saturating_sub(area.y + 1),
         );
+        let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
         let lines = app.panel(glyphs, app.ascii());
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
     if let Some(summary) = app.end_screen() {
-        end_screen(frame, area, app.ending(&summary), glyphs);
+        end_screen(frame, area, app.ending(&summary), summary.status, glyphs);
     }
 }
 
 /// Mines left, time, then the source's own figures.
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
     let left = app.mines_left();
-    let bold = Style::new().add_modifier(Modifier::BOLD);
+    let bold = Style::new().bold();
+    let noun = if left == 1 {
+        " mine left"
+    } else {
+        " mines left"
+    };
     let mut spans = vec![
         Span::styled(format!("{left}"), bold),
-        Span::raw(if left == 1 {
-            " mine left"
-        } else {
-            " mines left"
-        }),
+        Span::raw(noun),
         Span::raw(glyphs.dot),
         Span::styled(format!("{}", app.elapsed().as_secs()), bold),
         Span::raw(" s"),
@@ -225,11 +220,8 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
         let short =
             format!(" {origin_row}{to}{last_row}/{rows}, {origin_col}{to}{last_col}/{cols} ");
         let room = usize::from(screen.frame.width.saturating_sub(2));
-        block = block.title_top(if full.chars().count() <= room {
-            full
-        } else {
-            short
-        });
+        let fits = full.chars().count() <= room;
+        block = block.title_top(if fits { full } else { short });
     }
     block = block.title_bottom(cursor_readout(app, glyphs));
     frame.render_widget(block, screen.frame);
@@ -248,7 +240,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 Some(cell) => look(cell, status, glyphs),
                 // Not here yet: asked for, on its way.
                 None => (
-                    Symbol::Static(if app.ascii() { " " } else { "·" }),
+                    if app.ascii() { " " } else { "·" },
                     Style::new().fg(Color::DarkGray),
                 ),
             };
@@ -265,7 +257,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
             }
             if (row, col) == (cursor_row, cursor_col) {
                 style = style.add_modifier(Modifier::REVERSED);
-                let bracket = Style::new().add_modifier(Modifier::BOLD);
+                let bracket = Style::new().bold();
                 for (bx, text) in [(x - 1, "["), (x + 1, "]")] {
                     if let Some(spot) = buffer.cell_mut((bx, y)) {
                         spot.set_symbol(text).set_style(bracket);
@@ -273,51 +265,32 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 }
             }
             if let Some(spot) = buffer.cell_mut((x, y)) {
-                match symbol {
-                    Symbol::Static(text) => spot.set_symbol(text),
-                    Symbol::Digit(digit) => spot.set_char(digit),
-                }
-                .set_style(style);
+                spot.set_symbol(symbol).set_style(style);
             }
         }
     }
 }
 
-/// A cell's text: a fixed glyph or a digit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Symbol {
-    Static(&'static str),
-    Digit(char),
-}
+/// The open numbers' digits, 0 to 8.
+const DIGITS: [&str; 9] = ["0", "1", "2", "3", "4", "5", "6", "7", "8"];
 
 /// The glyph and style of a cell. On a won board every hidden cell is a mine, drawn flagged.
-pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (Symbol, Style) {
-    let bold = Style::new().add_modifier(Modifier::BOLD);
+pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str, Style) {
+    let bold = Style::new().bold();
+    let dim = Style::new().fg(Color::DarkGray);
     match cell {
-        Cell::Hidden if status == Status::Won => (Symbol::Static(glyphs.flag), bold.fg(Color::Red)),
-        Cell::Hidden => (
-            Symbol::Static(glyphs.hidden),
-            Style::new().fg(Color::DarkGray),
-        ),
-        Cell::Flagged => (Symbol::Static(glyphs.flag), bold.fg(Color::Red)),
-        Cell::Open(0) => (
-            Symbol::Static(glyphs.zero),
-            Style::new().fg(Color::DarkGray),
-        ),
+        Cell::Hidden if status == Status::Won => (glyphs.flag, bold.fg(Color::Red)),
+        Cell::Hidden => (glyphs.hidden, dim),
+        Cell::Flagged => (glyphs.flag, bold.fg(Color::Red)),
+        Cell::Open(0) => (glyphs.zero, dim),
         Cell::Open(n) => {
-            let colour = NUMBER_COLOURS
-                .get(usize::from(n) - 1)
-                .copied()
-                .unwrap_or(Color::Reset);
-            let digit = char::from_digit(u32::from(n), 10).unwrap_or('?');
-            (Symbol::Digit(digit), bold.fg(colour))
+            let colour = NUMBER_COLOURS.get(usize::from(n) - 1).copied();
+            let digit = DIGITS.get(usize::from(n)).copied().unwrap_or("?");
+            (digit, bold.fg(colour.unwrap_or(Color::Reset)))
         }
-        Cell::Mine => (Symbol::Static(glyphs.mine), bold),
-        Cell::Exploded => (
-            Symbol::Static(glyphs.exploded),
-            bold.fg(Color::White).bg(Color::Red),
-        ),
-        Cell::WrongFlag => (Symbol::Static(glyphs.wrong_flag), bold.fg(Color::Magenta)),
+        Cell::Mine => (glyphs.mine, bold),
+        Cell::Exploded => (glyphs.exploded, bold.fg(Color::White).bg(Color::Red)),
+        Cell::WrongFlag => (glyphs.wrong_flag, bold.fg(Color::Magenta)),
     }
 }
 
@@ -328,12 +301,10 @@ fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
         .mine_odds(row, col)
         .filter(|_| app.cell(row, col) == Some(Cell::Hidden));
     match chance {
-        Some((mine, exact)) => format!(
-            " ({row}, {col}){}mine {}{:.1}% ",
-            glyphs.dot,
-            if exact { "" } else { "~" },
-            mine * 100.0
-        ),
+        Some((mine, exact)) => {
+            let (dot, about, percent) = (glyphs.dot, if exact { "" } else { "~" }, mine * 100.0);
+            format!(" ({row}, {col}){dot}mine {about}{percent:.1}% ")
+        }
         None => format!(" ({row}, {col}) "),
     }
 }
@@ -359,16 +330,11 @@ fn key_line(
             shown.push(item);
         }
     }
-    let bold = Style::new().add_modifier(Modifier::BOLD);
-    let mut spans = Vec::new();
-    for (i, (name, what, _)) in shown.into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::raw(glyphs.dot));
-        }
-        spans.push(Span::styled(name, bold));
-        spans.push(Span::raw(format!(" {what}")));
-    }
-    Line::from(spans)
+    let bold = Style::new().bold();
+    let spans: Vec<_> = (shown.into_iter())
+        .map(|(name, what, _)| [Span::styled(name, bold), Span::raw(format!(" {what}"))])
+        .collect();
+    Line::from(spans.join(&Span::raw(glyphs.dot)))
 }
 
 /// The `?` page: every key, the mouse, and the source's notes.
@@ -385,19 +351,13 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
         ("Space Enter", "reveal the cell, or chord an open number"),
         ("f", "flag or unflag the cell"),
     ];
-    let key = Style::new().add_modifier(Modifier::BOLD);
+    let key = Style::new().bold();
     let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
-    for (name, what) in common.into_iter().chain(page.rows) {
-        lines.push(Line::from(vec![
-            Span::styled(format!("{name:<13}"), key),
-            Span::raw(what),
-        ]));
-    }
-    lines.push(Line::raw(""));
-    lines.push(Line::raw(
-        "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
-         (with Shift: sideways).",
-    ));
+    let rows = common.into_iter().chain(page.rows);
+    lines.extend(rows.map(|(name, what)| table_row(name, 13, what)));
+    let mouse = "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
+                 (with Shift: sideways).";
+    lines.extend([Line::raw(""), Line::raw(mouse)]);
     lines.extend(page.notes.into_iter().map(Line::raw));
     lines.extend([Line::raw(""), Line::raw("Any key goes back to the game.")]);
     Paragraph::new(lines).wrap(Wrap { trim: false })
@@ -425,44 +385,43 @@ pub(super) fn measures(
     ]
 }
 
+/// A table's row: `name` in bold, padded to `width` columns, then `value`.
+fn table_row(name: &str, width: usize, value: impl Into<String>) -> Line<'static> {
+    let name = Span::styled(format!("{name:<width$}"), Style::new().bold());
+    Line::from(vec![name, Span::raw(value.into())])
+}
+
 /// The end screen over the board.
-fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs) {
-    let key = Style::new().add_modifier(Modifier::BOLD);
+fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status, glyphs: &Glyphs) {
+    let key = Style::new().bold();
+    let colour = if status == Status::Won {
+        Color::Green
+    } else {
+        Color::Red
+    };
     let width = ending.name_width;
     let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
-        .map(|(name, value)| {
-            Line::from(vec![
-                Span::styled(format!("{name:<width$}"), key),
-                Span::raw(value),
-            ])
-        })
+        .map(|(name, value)| table_row(name, width, value))
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::from(vec![
-        Span::styled("n", key),
-        Span::raw(ending.next),
-        Span::raw(glyphs.dot),
-        Span::styled("Esc", key),
-        Span::raw(" board"),
-        Span::raw(glyphs.dot),
-        Span::styled("q", key),
-        Span::raw(" quit"),
-    ]));
+    let keys = [("n", ending.next), ("Esc", " board"), ("q", " quit")];
+    let spans = keys.map(|(name, what)| [Span::styled(name, key), Span::raw(what)]);
+    lines.push(Line::from(spans.join(&Span::raw(glyphs.dot))));
     // As wide as the longest line, with the border and the padding.
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let width = (widest as u16).saturating_add(4).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
-    let popup = Rect::new(
+    let (x, y) = (
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
-        width,
-        height,
     );
+    let popup = Rect::new(x, y, width, height);
+    let title = format!(" {} {status} ", ending.who);
     let block = Block::bordered()
         .border_set(glyphs.border)
         .padding(Padding::horizontal(1))
-        .border_style(Style::new().fg(ending.colour))
-        .title_top(Span::styled(ending.title, key.fg(ending.colour)));
+        .border_style(Style::new().fg(colour))
+        .title_top(Span::styled(title, key.fg(colour)));
     frame.render_widget(Clear, popup);
     frame.render_widget(Paragraph::new(lines).block(block), popup);
 }
@@ -470,30 +429,26 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs
 /// How a hidden cell shows the help: its odds (coloured, or as a digit of tenths with the
 /// digits overlay) and the hinted cell, green and underlined.
 pub(super) fn on_hidden(
-    mut symbol: Symbol,
+    mut symbol: &'static str,
     mut style: Style,
     mine: Option<f64>,
     hinted: bool,
     overlay: Overlay,
     glyphs: &Glyphs,
-) -> (Symbol, Style) {
+) -> (&'static str, Style) {
     if let Some(mine) = mine {
-        style = Style::new()
-            .fg(odds_colour(mine))
-            .add_modifier(Modifier::BOLD);
+        style = Style::new().fg(odds_colour(mine)).bold();
         if overlay == Overlay::Digits {
             let tenths = glyphs.tenths.get(odds_tenths(mine)).copied();
-            symbol = Symbol::Static(match tenths {
+            symbol = match tenths {
                 Some(digit) if mine < 1.0 => digit,
                 _ => glyphs.mine,
-            });
+            };
             style = style.add_modifier(glyphs.tenths_mark);
         }
     }
     if hinted {
-        style = Style::new()
-            .fg(Color::Green)
-            .add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+        style = Style::new().fg(Color::Green).bold().underlined();
     }
     (symbol, style)
 }

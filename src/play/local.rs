@@ -5,15 +5,15 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bitmines_core::{Cell, Game, Stats, Status};
+use bitmines_solve::{Solution, Solver};
 use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::Span;
 
 use super::Setup;
 use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
-use super::help::{self, Knowledge};
 
 /// Boards of at least this many cells are generated off the input thread: from about a
 /// million cells generation takes long enough for a player to notice a frozen screen.
@@ -41,13 +41,10 @@ impl Clock {
 
     /// Time played up to `now` (or up to the end).
     pub(crate) fn elapsed(&self, now: Instant) -> Duration {
-        match self.started {
-            Some(started) => self
-                .stopped
-                .unwrap_or(now)
-                .saturating_duration_since(started),
-            None => Duration::ZERO,
-        }
+        let end = self.stopped.unwrap_or(now);
+        (self.started).map_or(Duration::ZERO, |started| {
+            end.saturating_duration_since(started)
+        })
     }
 
     /// Whether the clock is running, so the screen needs redrawing as time passes.
@@ -72,8 +69,10 @@ pub(crate) struct Local {
     setup: Setup,
     /// The help on the board, as the app last told it.
     shown: Shown,
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    knowledge: Option<Knowledge>,
+    /// What the view proves (the chance of a mine on every hidden cell, the cells proven
+    /// safe), while the overlay or the wrong flags are shown. The solver never trusts a
+    /// flag, so it holds until a cell is revealed.
+    knowledge: Option<Solution>,
     /// The revealed count `knowledge` was computed at: it changes only when cells open.
     known_at: usize,
     help: HelpUsed,
@@ -112,7 +111,7 @@ impl Local {
             replies: vec![Reply::Place((game.rows() / 2, game.cols() / 2))],
             game,
             setup,
-            shown: Shown::NONE,
+            shown: Shown::default(),
             knowledge: None,
             known_at: 0,
             help: HelpUsed::default(),
@@ -146,26 +145,13 @@ impl Local {
         &self.game
     }
 
-    /// How the game was set up.
-    #[cfg(test)]
-    pub(crate) fn setup(&self) -> &Setup {
-        &self.setup
-    }
-
-    /// What the view proves, while the overlay or the wrong flags are shown.
-    #[cfg(test)]
-    pub(crate) fn knowledge(&self) -> Option<&Knowledge> {
-        self.knowledge.as_ref()
-    }
-
-    /// Whether the clock is running.
-    #[cfg(test)]
-    pub(crate) fn clock_running(&self) -> bool {
-        self.clock.running()
-    }
-
     fn say(&mut self, text: impl Into<String>) {
         self.replies.push(Reply::Say(Some(text.into())));
+    }
+
+    /// The board's size, `ROWSxCOLS`.
+    fn size_text(&self) -> String {
+        format!("{}x{}", self.game.rows(), self.game.cols())
     }
 
     /// Brings the help up to date after a move, or closes the game when it ended.
@@ -200,14 +186,16 @@ impl Local {
     /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
     /// Returns whether the knowledge is there.
     fn refresh_help(&mut self) -> bool {
-        if self.shown == Shown::NONE {
+        if self.shown == Shown::default() {
             self.knowledge = None;
             return false;
         }
         if self.knowledge.is_some() && self.known_at == self.game.revealed_count() {
             return true;
         }
-        match help::knowledge(&self.game) {
+        // One solve gives both the probabilities and the certain cells, so the overlay and
+        // the wrong flags together cost one pass over the board.
+        match Solver::new(&self.game).and_then(Solver::solve) {
             Ok(knowledge) => {
                 self.knowledge = Some(knowledge);
                 self.known_at = self.game.revealed_count();
@@ -216,7 +204,7 @@ impl Local {
             Err(error) => {
                 self.knowledge = None;
                 self.replies.push(Reply::HelpOff);
-                self.say(format!("{error:#}"));
+                self.say(error.to_string());
                 false
             }
         }
@@ -228,24 +216,24 @@ impl Local {
             self.say(self.setup.first_click_note());
             return;
         }
-        match help::hint(&self.game) {
+        match bitmines_solve::hint(&self.game) {
             Ok(Some(hint)) => {
                 self.help.hints += 1;
-                let (row, col) = hint.cell;
-                self.replies.push(Reply::Hint(Some(hint.cell)));
+                let (row, col) = hint.cell();
+                self.replies.push(Reply::Hint(Some((row, col))));
                 // The solver never trusts flags, so its safe cell may carry one of the player's.
                 let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
                 self.say(if flagged {
-                    format!("{}; the flag on it is wrong", hint.reason)
+                    format!("{hint}; the flag on it is wrong")
                 } else {
-                    hint.reason
+                    hint.to_string()
                 });
             }
             Ok(None) => {
                 // Learning that no cell is safe is help too: it says a guess is due, and
                 // which one, if a 50/50 must be guessed anyway.
                 self.help.hints += 1;
-                match help::fifty_fifty(&self.game) {
+                match bitmines_solve::fifty_fifty(&self.game) {
                     Ok(Some([(r0, c0), (r1, c1)])) => {
                         self.replies.push(Reply::Goto((r0, c0)));
                         self.say(format!(
@@ -255,7 +243,7 @@ impl Local {
                     _ => self.say("no hidden cell is proven safe: this is a guess"),
                 }
             }
-            Err(error) => self.say(format!("{error:#}")),
+            Err(error) => self.say(error.to_string()),
         }
     }
 
@@ -270,8 +258,9 @@ impl Local {
         }
         if ask == Help::WrongFlags && shown.wrong_flags {
             self.help.wrong_flags = true;
-            let wrong =
-                (self.knowledge.as_ref()).map_or(0, |knowledge| knowledge.wrong_flags(&self.game));
+            let wrong = (self.knowledge.as_ref())
+                .and_then(|known| known.certain.wrong_flags(&self.game).ok())
+                .map_or(0, |flags| flags.len());
             self.say(flags_wrong(wrong, ""));
         }
     }
@@ -356,43 +345,35 @@ impl Play for Local {
         if self.game.status() != Status::Playing {
             return;
         }
+        match action {
+            Move::Reveal | Move::Wasted => self.clicks.left += 1,
+            Move::Chord => self.clicks.chord += 1,
+            Move::Flag => self.clicks.right += 1,
+        }
+        let (rows, cols) = (self.game.rows(), self.game.cols());
+        if action == Move::Wasted {
+            // A wasted click, counted as one; the engine leaves flagged cells closed.
+            return;
+        } else if action == Move::Reveal
+            && self.game.board().is_none()
+            && rows.saturating_mul(cols) >= OFF_THREAD_CELLS
+        {
+            // The first click on a large board: its board is made off this thread, so the
+            // screen stays alive and quitting stays instant.
+            let mut game = self.game.clone();
+            let work = std::thread::spawn(move || {
+                let result = game.reveal(row, col).map(drop);
+                (game, result)
+            });
+            self.pending = Some(Pending { work, since: now });
+            self.say(generating_note(&self.game, Duration::ZERO));
+            return;
+        }
+        self.clock.start(now);
         let result = match action {
-            Move::Wasted => {
-                // A wasted click, counted as one; the engine leaves flagged cells closed.
-                self.clicks.left += 1;
-                return;
-            }
-            Move::Reveal
-                if self.game.board().is_none()
-                    && self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS =>
-            {
-                // The first click on a large board: its board is made off this thread, so
-                // the screen stays alive and quitting stays instant.
-                self.clicks.left += 1;
-                let mut game = self.game.clone();
-                let work = std::thread::spawn(move || {
-                    let result = game.reveal(row, col).map(drop);
-                    (game, result)
-                });
-                self.pending = Some(Pending { work, since: now });
-                self.say(generating_note(&self.game, Duration::ZERO));
-                return;
-            }
-            Move::Reveal => {
-                self.clicks.left += 1;
-                self.clock.start(now);
-                self.game.reveal(row, col).map(drop)
-            }
-            Move::Chord => {
-                self.clicks.chord += 1;
-                self.clock.start(now);
-                self.game.chord(row, col).map(drop)
-            }
-            Move::Flag => {
-                self.clicks.right += 1;
-                self.clock.start(now);
-                self.game.toggle_flag(row, col).map(drop)
-            }
+            Move::Chord => self.game.chord(row, col).map(drop),
+            Move::Flag => self.game.toggle_flag(row, col).map(drop),
+            _ => self.game.reveal(row, col).map(drop),
         };
         self.after_move(result, now);
     }
@@ -443,7 +424,8 @@ impl Play for Local {
             .knowledge
             .as_ref()
             .filter(|_| self.shown.overlay != Overlay::Off)?;
-        Some((knowledge.mine(row, col)?, knowledge.exact()))
+        let odds = &knowledge.probabilities;
+        Some((odds.mine(row, col).ok()?, odds.exact()))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
@@ -451,7 +433,7 @@ impl Play for Local {
             && self
                 .knowledge
                 .as_ref()
-                .is_some_and(|knowledge| knowledge.proven_safe(row, col))
+                .is_some_and(|known| known.certain.verdict(row, col) == Ok(Some(false)))
     }
 
     fn mines_left(&self) -> i128 {
@@ -463,20 +445,16 @@ impl Play for Local {
     }
 
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
-        let game = &self.game;
+        let Setup { name, seed, .. } = &self.setup;
+        let (game, size) = (&self.game, self.size_text());
         let safe = game.rows() * game.cols() - game.mine_count();
-        let seed = (self.setup.seed).map_or(String::new(), |seed| format!(", seed {seed}"));
-        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let seed = seed.map_or(String::new(), |seed| format!(", seed {seed}"));
+        let bold = Style::new().bold();
         vec![
             Span::styled(format!("{}", game.revealed_count()), bold),
             Span::raw(format!(" of {safe} revealed")),
             Span::raw(glyphs.dot),
-            Span::raw(format!(
-                "{} {}x{}{seed}",
-                self.setup.name,
-                game.rows(),
-                game.cols()
-            )),
+            Span::raw(format!("{name} {size}{seed}")),
         ]
     }
 
@@ -552,27 +530,16 @@ impl Play for Local {
     }
 
     fn ending(&self, summary: &Summary) -> Ending {
-        let clicks = summary.clicks;
-        let since = if self.resumed { " since resuming" } else { "" };
-        let mut rows = measures(
-            summary,
-            since,
-            format!(
-                "{} ({} left, {} right, {} chord)",
-                clicks.total(),
-                clicks.left,
-                clicks.right,
-                clicks.chord
-            ),
+        let Clicks { left, right, chord } = summary.clicks;
+        let clicks = format!(
+            "{} ({left} left, {right} right, {chord} chord)",
+            left + right + chord
         );
+        let since = if self.resumed { " since resuming" } else { "" };
+        let mut rows = measures(summary, since, clicks);
         rows.push(("help used", summary.help.to_string()));
-        let (title, colour) = match summary.status {
-            Status::Won => (" You won ", Color::Green),
-            _ => (" You lost ", Color::Red),
-        };
         Ending {
-            title,
-            colour,
+            who: "You",
             name_width: 11,
             next: " new game",
             rows,
@@ -582,28 +549,15 @@ impl Play for Local {
 
 /// The progress line while the first click's board is made.
 fn generating_note(game: &Game, elapsed: Duration) -> String {
-    format!(
-        "generating the {}x{} board around the first click: {} s (q quits)",
-        game.rows(),
-        game.cols(),
-        elapsed.as_secs()
-    )
+    let (rows, cols, seconds) = (game.rows(), game.cols(), elapsed.as_secs());
+    format!("generating the {rows}x{cols} board around the first click: {seconds} s (q quits)")
 }
 
 /// One line on a finished game, for the message line and for the terminal after quitting.
 pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
-    let game = &local.game;
-    let mut line = format!(
-        "{} {} {}x{} in {:.2} s",
-        match summary.status {
-            Status::Won => "won",
-            _ => "lost",
-        },
-        local.setup.name,
-        game.rows(),
-        game.cols(),
-        summary.time.as_secs_f64()
-    );
+    let (status, name, size) = (summary.status, &local.setup.name, local.size_text());
+    let seconds = summary.time.as_secs_f64();
+    let mut line = format!("{status} {name} {size} in {seconds:.2} s");
     if let Some(bbbv) = summary.bbbv {
         line += &format!(", 3BV {bbbv}");
     }
@@ -621,7 +575,7 @@ pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
 mod tests {
     use super::*;
     use crate::play::app::Page;
-    use crate::play::script::{app_on, play, seeded, wait_for_board};
+    use crate::play::script::{BOARD, app_on, custom, play, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
     /// The cursor's cell, `(row, col)`.
@@ -629,20 +583,20 @@ mod tests {
     /// The top-left cell in view, `(row, col)`.
     type Origin = (usize, usize);
 
-    /// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
-    const BOARD: &str = "*....\n.....\n..*..\n.....\n";
+    /// Checks that the message line holds `part`.
+    fn says(app: &App, part: &str) {
+        let message = app.message();
+        assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
+    }
+
+    /// Time played, and whether the clock runs.
+    fn clock(app: &App) -> (Duration, bool) {
+        (app.elapsed(), app.clock.running())
+    }
 
     /// A huge board, never clicked, so nothing is generated: for moving about.
     fn huge() -> (App, Instant) {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 2000,
-            mines: 1,
-            first_click: FirstClick::Opening,
-            seed: Some(1),
-        };
-        seeded(setup, 80, 24)
+        seeded(custom(1000, 2000, 1, FirstClick::Opening, 1), 80, 24)
     }
 
     /// In an 80x24 terminal the view is 19 rows by 38 columns; the cursor starts in the
@@ -755,7 +709,7 @@ mod tests {
         );
         assert_eq!(summary.bbbv_per_second(), Some(1.0));
         assert_eq!(summary.efficiency(), Some(1.0));
-        assert!(!app.clock_running());
+        assert!(!app.clock.running());
         // The first key closes the end screen; `n` then means nothing until a game is over.
         play(&mut app, start, "esc");
         assert_eq!(app.end_screen(), None);
@@ -804,21 +758,12 @@ mod tests {
     fn the_clock_runs_from_the_first_click_to_the_end() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "wait:5000");
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::ZERO, false)
-        );
+        assert_eq!(clock(&app), (Duration::ZERO, false));
         let (now, _) = play(&mut app, start, "wait:5000 f wait:1500");
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::from_millis(1500), true)
-        );
+        assert_eq!(clock(&app), (Duration::from_millis(1500), true));
         play(&mut app, now, "wait:250 f space wait:9000");
         assert_eq!(app.game().status(), Status::Lost);
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::from_millis(1750), false)
-        );
+        assert_eq!(clock(&app), (Duration::from_millis(1750), false));
     }
 
     /// What the keys that leave the board do: the actions for the loop, the key page, the end
@@ -847,17 +792,14 @@ mod tests {
         assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
 
         play(&mut app, start, "n");
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("once this one is over"))
-        );
+        says(&app, "once this one is over");
         play(&mut app, start, "space n");
         let game = app.game();
         assert_eq!(
             (game.status(), game.board().is_none()),
             (Status::Playing, true)
         );
-        assert_eq!(app.setup().seed, Some(2));
+        assert_eq!(app.setup.seed, Some(2));
         assert_eq!(app.clicks, Clicks::default());
     }
 
@@ -904,32 +846,31 @@ mod tests {
     #[test]
     fn the_probabilities_follow_the_view() {
         let (mut app, start) = app_on(BOARD, 80, 24);
-        let odds = |app: &App, cells: &[(usize, usize)]| -> Vec<Option<f64>> {
-            let knowledge = app.knowledge();
-            cells
-                .iter()
-                .map(|&(r, c)| knowledge.and_then(|known| known.mine(r, c)))
-                .collect()
+        let odds = |app: &App| {
+            let known = app.knowledge.as_ref().map(|known| &known.probabilities);
+            let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
+            cells.map(|(r, c)| known.and_then(|odds| odds.mine(r, c).ok()))
         };
-        let cells = [(0, 0), (1, 0), (2, 2), (3, 2), (3, 0)];
         play(&mut app, start, "G space p");
         assert_eq!(app.overlay(), Overlay::Colour);
-        assert_eq!(
-            odds(&app, &cells),
-            [Some(0.5), Some(0.5), Some(1.0), Some(0.0), Some(0.0)]
-        );
-        assert!(app.knowledge().is_some_and(Knowledge::exact));
+        let half = Some(0.5);
+        assert_eq!(odds(&app), [half, half, Some(1.0), Some(0.0), Some(0.0)]);
+        let exact = app
+            .knowledge
+            .as_ref()
+            .map(|known| known.probabilities.exact());
+        assert_eq!(exact, Some(true));
         play(&mut app, start, "open:3,0");
         assert_eq!(
-            odds(&app, &cells),
+            odds(&app),
             [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
         );
         play(&mut app, start, "p p");
         assert_eq!(app.overlay(), Overlay::Off);
-        assert!(app.knowledge().is_none());
+        assert!(app.knowledge.is_none());
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge().is_none() && !app.shows_wrong_flags());
+        assert!(app.knowledge.is_none() && !app.shows_wrong_flags());
     }
 
     /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
@@ -939,11 +880,7 @@ mod tests {
         let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
         play(&mut app, start, "open:2,0 h");
         assert_eq!(app.game().status(), Status::Playing);
-        let message = app.message().unwrap_or_default();
-        assert!(
-            message.contains("(0, 0) and (0, 1) are a 50/50"),
-            "{message}"
-        );
+        says(&app, "(0, 0) and (0, 1) are a 50/50");
         assert_eq!(app.cursor(), (0, 0));
     }
 
@@ -951,7 +888,7 @@ mod tests {
     fn a_hint_before_the_first_click_tells_the_first_click_rule() {
         let (mut app, start) = huge();
         play(&mut app, start, "h");
-        assert_eq!(app.message(), Some(app.setup().first_click_note()));
+        assert_eq!(app.message(), Some(app.setup.first_click_note()));
         assert_eq!(app.help, HelpUsed::default());
     }
 
@@ -965,7 +902,7 @@ mod tests {
             play(&mut app, start, &format!("space {closer} n"));
             let game = app.game();
             assert_eq!(
-                (game.status(), game.board().is_none(), app.setup().seed),
+                (game.status(), game.board().is_none(), app.setup.seed),
                 (Status::Playing, true, Some(2)),
                 "{closer:?}"
             );
@@ -979,23 +916,13 @@ mod tests {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "g f space");
         assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
-        assert!(
-            app.message().is_some_and(
-                |m| m.contains("(0, 0) is flagged") && m.contains("f takes the flag off")
-            ),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "(0, 0) is flagged");
+        says(&app, "f takes the flag off");
         // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space up left left left f w space");
         assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
-        assert!(
-            app.message()
-                .is_some_and(|m| m.contains("the flag on (2, 1) is proven wrong")),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "the flag on (2, 1) is proven wrong");
     }
 
     /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
@@ -1045,11 +972,7 @@ mod tests {
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");
-        assert!(
-            app.message().is_some_and(|m| m.contains("q again quits")),
-            "{:?}",
-            app.message()
-        );
+        says(&app, "q again quits");
         // After a save there is nothing to lose until the next move.
         play(&mut app, start, "s");
         app.saved();
@@ -1061,14 +984,7 @@ mod tests {
     /// starts when the first cells are shown, not at the click.
     #[test]
     fn a_large_board_is_generated_off_the_input_thread() {
-        let setup = Setup {
-            name: "custom".into(),
-            rows: 1000,
-            cols: 1000,
-            mines: 150_000,
-            first_click: FirstClick::Opening,
-            seed: Some(3),
-        };
+        let setup = custom(1000, 1000, 150_000, FirstClick::Opening, 3);
         let (mut app, start) = seeded(setup.clone(), 80, 24);
         let (now, actions) = play(&mut app, start, "space");
         assert_eq!(actions, [Action::Continue]);
@@ -1076,22 +992,15 @@ mod tests {
             app.generating(),
             "the click waits for the board off the input thread"
         );
-        assert!(
-            app.message().is_some_and(|m| m.contains("generating")),
-            "{:?}",
-            app.message()
-        );
-        assert_eq!(
-            (app.elapsed(), app.clock_running()),
-            (Duration::ZERO, false)
-        );
+        says(&app, "generating");
+        assert_eq!(clock(&app), (Duration::ZERO, false));
         // Keys other than quit wait; quit acts at once.
         assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);
         let later = wait_for_board(&mut app, now);
         assert!(app.game().revealed_count() >= 9);
         assert_eq!(app.game().flag_count(), 0);
         // The clock starts as the first cells are shown.
-        assert_eq!((app.elapsed(), app.clock_running()), (Duration::ZERO, true));
+        assert_eq!(clock(&app), (Duration::ZERO, true));
         play(&mut app, later, "wait:1500");
         assert_eq!(app.elapsed(), Duration::from_millis(1500));
 

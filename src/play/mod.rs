@@ -9,17 +9,13 @@
 //! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
 //! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
 //! - `draw.rs`: a frame from the state, reading only the cells in view.
-//! - `help.rs`: hints, mine probabilities and wrong flags, every call to the solver.
 //! - this file: the command line, the terminal's setup and teardown, and the event loop.
 
 mod app;
 mod draw;
-mod help;
 mod local;
 mod net;
 mod remote;
-#[cfg(test)]
-mod remote_tests;
 #[cfg(test)]
 mod screens;
 #[cfg(test)]
@@ -189,11 +185,8 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     if let Some(path) = &args.save {
         check_output("--save", path, Dash::Refused)?;
     }
-    let (game, setup, resumed) = match &args.resume {
-        Some(path) => {
-            let (game, setup) = resume(path)?;
-            (game, setup, true)
-        }
+    let (game, setup) = match &args.resume {
+        Some(path) => resume(path)?,
         None => {
             let setup = Setup::from_args(args)?;
             let game = if args.no_guess {
@@ -201,22 +194,18 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
             } else {
                 setup.game()?
             };
-            (game, setup, false)
+            (game, setup)
         }
     };
     need_terminal()?;
     let save_to = save_path(args, &setup);
     let mut term = Term::enter().context("cannot set up the terminal")?;
     let area = term.area()?;
-    let mut app = App::local(game, setup, area, Instant::now(), resumed)
+    let mut app = App::local(game, setup, area, Instant::now(), args.resume.is_some())
         .with_ascii(args.ascii)
         .with_save_on_quit(args.save.is_some());
-    let played = play(
-        &mut term,
-        &mut app,
-        |app| app.tick(Instant::now()),
-        |app| save_key(app, &save_to),
-    );
+    let pump = |app: &mut App| app.tick(Instant::now());
+    let played = play(&mut term, &mut app, pump, |app| save_key(app, &save_to));
     drop(term);
     played?;
     if let Some(path) = &args.save
@@ -472,17 +461,9 @@ mod tests {
         ];
         for &(line, name, rows, cols, mines) in cases {
             let setup = setup(line).unwrap_or_else(|e| panic!("{line}: {e:#}"));
-            assert_eq!(
-                (
-                    setup.name.as_str(),
-                    setup.rows,
-                    setup.cols,
-                    setup.mines,
-                    setup.seed
-                ),
-                (name, rows, cols, mines, Some(1)),
-                "{line}"
-            );
+            let expected = script::custom(rows, cols, mines, setup.first_click, 1);
+            let name = name.into();
+            assert_eq!(setup, Setup { name, ..expected }, "{line}");
         }
         for bad in [
             "--rows 0",

@@ -62,20 +62,15 @@ impl Join {
     /// `token` or `spectate` of the given query replaced.
     pub(crate) fn address(&self, token: Option<&str>) -> String {
         let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
-        let mut pairs: Vec<String> = query
-            .split('&')
-            .filter(|pair| !pair.is_empty())
-            .filter(|pair| {
-                let key = pair.split('=').next().unwrap_or("");
-                key != "token" && key != "spectate"
-            })
-            .map(str::to_owned)
-            .collect();
-        if self.spectate {
-            pairs.push("spectate=1".into());
-        } else if let Some(token) = token {
-            pairs.push(format!("token={token}"));
-        }
+        let kept = query.split('&').filter(|pair| {
+            let key = pair.split('=').next().unwrap_or("");
+            !pair.is_empty() && key != "token" && key != "spectate"
+        });
+        let added = match token {
+            _ if self.spectate => Some("spectate=1".to_owned()),
+            token => token.map(|token| format!("token={token}")),
+        };
+        let pairs: Vec<String> = kept.map(str::to_owned).chain(added).collect();
         if pairs.is_empty() {
             base.to_owned()
         } else {
@@ -138,28 +133,17 @@ impl Drop for Link {
     }
 }
 
-/// Why a connection's pump stopped.
-enum Ended {
-    /// The app is gone: stop.
-    Quit,
-    /// The connection dropped, for this reason.
-    Lost(String),
-    /// The player joined again elsewhere with the token, and the server closed this
-    /// connection for it, with this reason.
-    TakenOver(String),
-}
-
 /// Joins, pumps frames both ways, and joins again with the token when the connection drops.
 async fn run(
     join: Join,
     mut out: tmpsc::UnboundedReceiver<ClientMsg>,
     events: mpsc::Sender<NetEvent>,
 ) {
-    let mut token = join.token.clone();
+    let mut resume = join.token.clone();
     let mut joined_once = false;
     let mut failures = 0;
     loop {
-        let address = join.address(token.as_deref());
+        let address = join.address(resume.as_deref());
         // A connection that takes long to make (a far host that does not answer) must not
         // hold up quitting: the app going away ends the try.
         let connected = tokio::select! {
@@ -174,39 +158,21 @@ async fn run(
                 failures = 0;
                 joined_once = true;
                 let welcome = client.welcome().clone();
-                let own = (!welcome.spectator).then(|| client.token_hex());
-                if own.is_some() {
-                    token.clone_from(&own);
-                }
-                if events
-                    .send(NetEvent::Joined {
-                        welcome,
-                        token: own,
-                    })
-                    .is_err()
-                {
+                let token = (!welcome.spectator).then(|| client.token_hex());
+                resume = token.clone().or(resume);
+                if events.send(NetEvent::Joined { welcome, token }).is_err() {
                     client.close().await;
                     return;
                 }
-                match pump(client, &mut out, &events).await {
-                    Ended::Quit => return,
-                    Ended::Lost(reason) => reason,
-                    Ended::TakenOver(reason) => {
-                        // The other connection plays on: joining again from here would
-                        // take the player back from it, and the two would pass the player
-                        // to and fro for ever.
-                        let _ = events.send(NetEvent::Closed(format!(
-                            "{reason}; not joining again from here"
-                        )));
-                        return;
-                    }
-                }
+                let Some(reason) = pump(client, &mut out, &events).await else {
+                    return;
+                };
+                reason
             }
             Err(ClientError::Refused { code, message }) => {
-                let _ = events.send(NetEvent::Closed(format!(
-                    "the server refused the join: {} ({message})",
-                    error_name(code)
-                )));
+                let name = error_name(code);
+                let why = format!("the server refused the join: {name} ({message})");
+                let _ = events.send(NetEvent::Closed(why));
                 return;
             }
             Err(error) if !joined_once => {
@@ -222,11 +188,9 @@ async fn run(
             )));
             return;
         }
+        let attempt = failures;
         if events
-            .send(NetEvent::Reconnecting {
-                attempt: failures,
-                reason,
-            })
+            .send(NetEvent::Reconnecting { attempt, reason })
             .is_err()
         {
             return;
@@ -251,12 +215,14 @@ async fn closed(out: &mut tmpsc::UnboundedReceiver<ClientMsg>) {
 }
 
 /// Forwards the app's messages to the socket and the socket's frames to the app until one
-/// side ends.
+/// side ends. Returns why the connection dropped, or `None` to stop for good: the app is
+/// gone, or the player joined again elsewhere with the token and the server closed this
+/// connection for it.
 async fn pump(
     mut client: Client,
     out: &mut tmpsc::UnboundedReceiver<ClientMsg>,
     events: &mpsc::Sender<NetEvent>,
-) -> Ended {
+) -> Option<String> {
     let mut ping = tokio::time::interval(PING_EVERY);
     ping.tick().await;
     let mut nonce = 0;
@@ -265,30 +231,34 @@ async fn pump(
             msg = out.recv() => match msg {
                 Some(msg) => {
                     if let Err(error) = client.send(&msg).await {
-                        return Ended::Lost(error.to_string());
+                        return Some(error.to_string());
                     }
                 }
                 None => {
                     client.close().await;
-                    return Ended::Quit;
+                    return None;
                 }
             },
             frame = client.recv() => match frame {
                 Ok(frame) => {
                     if events.send(NetEvent::Frame(frame)).is_err() {
                         client.close().await;
-                        return Ended::Quit;
+                        return None;
                     }
                 }
                 Err(ClientError::Closed(Some((code, reason)))) if code == CLOSE_TAKEN_OVER => {
-                    return Ended::TakenOver(reason);
+                    // The other connection plays on: joining again from here would take the
+                    // player back from it, and the two would pass the player to and fro.
+                    let reason = format!("{reason}; not joining again from here");
+                    let _ = events.send(NetEvent::Closed(reason));
+                    return None;
                 }
-                Err(error) => return Ended::Lost(error.to_string()),
+                Err(error) => return Some(error.to_string()),
             },
             _ = ping.tick() => {
                 nonce += 1;
                 if let Err(error) = client.send(&ClientMsg::Ping { nonce }).await {
-                    return Ended::Lost(error.to_string());
+                    return Some(error.to_string());
                 }
             }
         }

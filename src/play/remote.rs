@@ -20,7 +20,7 @@ use bitmines_server::protocol::{
 };
 use crossterm::event::KeyCode;
 use ratatui::layout::Rect;
-use ratatui::style::{Color, Modifier, Style};
+use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
 use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
@@ -50,10 +50,20 @@ fn colour_of(id: u32) -> Color {
     PLAYER_COLOURS[id as usize % PLAYER_COLOURS.len()]
 }
 
+/// A game's status as the protocol gives it: 1 won, 2 lost, else playing.
+fn status_of(code: u8) -> Status {
+    match code {
+        1 => Status::Won,
+        2 => Status::Lost,
+        _ => Status::Playing,
+    }
+}
+
 /// The connection as the player sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) enum LinkState {
     /// Before the first welcome.
+    #[default]
     Connecting,
     /// Joined.
     Connected,
@@ -103,7 +113,7 @@ pub(crate) type Remote = App<Room>;
 
 /// Everything known here of a room: the welcome, the chunks in view, the players, the
 /// room's events and the requests waiting for their answers.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct Room {
     /// The room's address without its query, for the screen.
     url: String,
@@ -130,7 +140,7 @@ pub(crate) struct Room {
     in_view: Option<[Range<usize>; 2]>,
     players: Vec<PlayerInfo>,
     /// When the players frame came, to run their clocks on from it.
-    players_at: Instant,
+    players_at: Option<Instant>,
     /// The server's clock of a view, as the welcome or the last clock frame gave it:
     /// `(view, play time in milliseconds, running, when it came)`.
     clock: Option<(u32, u32, bool, Instant)>,
@@ -150,7 +160,6 @@ pub(crate) struct Room {
     outbox: Vec<ClientMsg>,
     cursor_moved: bool,
     cursor_sent: Option<Instant>,
-    now: Instant,
     replies: Vec<Reply>,
 }
 
@@ -161,35 +170,8 @@ impl App<Room> {
         let room = Room {
             url: url.split('?').next().unwrap_or(url).to_owned(),
             spectate,
-            welcome: None,
-            token: None,
-            link: LinkState::Connecting,
-            picture: Picture::default(),
-            view: 0,
-            has_view: false,
-            watch_sent: false,
-            watching: None,
-            watched_before: None,
-            subscribed: BTreeSet::new(),
-            cursor: (0, 0),
-            in_view: None,
-            players: Vec::new(),
-            players_at: now,
-            clock: None,
-            cursors: BTreeMap::new(),
-            events: Vec::new(),
-            shown: Shown::NONE,
-            odds: None,
-            wrong_flags: Vec::new(),
-            over: None,
-            series: Vec::new(),
-            seq: 0,
-            asked: HashMap::new(),
-            outbox: Vec::new(),
-            cursor_moved: false,
-            cursor_sent: None,
-            now,
             replies: vec![Reply::Say(Some("connecting…".into()))],
+            ..Room::default()
         };
         App::over(room, area, now)
     }
@@ -201,62 +183,14 @@ impl App<Room> {
 }
 
 impl Room {
-    /// The welcome of the last join.
-    #[cfg(test)]
-    pub(crate) fn welcome(&self) -> Option<&Welcome> {
-        self.welcome.as_ref()
-    }
-
     /// The player's token (hexadecimal), to come back as the same player.
     pub(crate) fn token(&self) -> Option<&str> {
         self.token.as_deref()
     }
 
-    /// The room's address without its query.
-    #[cfg(test)]
-    pub(crate) fn url(&self) -> &str {
-        &self.url
-    }
-
-    /// The connection's state.
-    #[cfg(test)]
-    pub(crate) fn link(&self) -> &LinkState {
-        &self.link
-    }
-
-    /// The chunks held.
-    #[cfg(test)]
-    pub(crate) fn picture(&self) -> &Picture {
-        &self.picture
-    }
-
-    /// The view drawn.
-    #[cfg(test)]
-    pub(crate) fn view(&self) -> u32 {
-        self.view
-    }
-
-    /// The chunks watched.
-    #[cfg(test)]
-    pub(crate) fn subscribed(&self) -> &BTreeSet<(u32, u32)> {
-        &self.subscribed
-    }
-
     /// The state of a cell of the view drawn, if its chunk is here.
     pub(crate) fn state(&self, row: usize, col: usize) -> Option<u8> {
         self.picture.cell(self.view, row, col)
-    }
-
-    /// The players, as the last players frame listed them.
-    #[cfg(test)]
-    pub(crate) fn players(&self) -> &[PlayerInfo] {
-        &self.players
-    }
-
-    /// Other co-op players' cursors, by player id.
-    #[cfg(test)]
-    pub(crate) fn cursors(&self) -> &BTreeMap<u32, (usize, usize)> {
-        &self.cursors
     }
 
     /// Whether this is a co-op room.
@@ -290,13 +224,6 @@ impl Room {
         self.odds
             .as_ref()
             .filter(|_| self.shown.overlay != Overlay::Off)
-    }
-
-    /// A race room's series scoreboard: each racer's wins and best time across the room's
-    /// games.
-    #[cfg(test)]
-    pub(crate) fn series(&self) -> &[SeriesEntry] {
-        &self.series
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -336,10 +263,9 @@ impl Room {
 
     /// Takes what the network thread said, at `now`.
     fn receive(&mut self, event: NetEvent, now: Instant) {
-        self.now = now;
         match event {
-            NetEvent::Joined { welcome, token } => self.joined(welcome, token),
-            NetEvent::Frame(frame) => self.frame(frame),
+            NetEvent::Joined { welcome, token } => self.joined(welcome, token, now),
+            NetEvent::Frame(frame) => self.frame(frame, now),
             NetEvent::Reconnecting { attempt, reason } => {
                 self.link = LinkState::Reconnecting(attempt);
                 self.asked.clear();
@@ -354,21 +280,13 @@ impl Room {
         }
     }
 
-    fn joined(&mut self, welcome: Welcome, token: Option<String>) {
-        let again = self.welcome.is_some();
-        if self
-            .welcome
-            .as_ref()
-            .is_some_and(|w| w.game != welcome.game)
-        {
+    fn joined(&mut self, welcome: Welcome, token: Option<String>, now: Instant) {
+        let old = self.welcome.as_ref().map(|w| (w.game, w.rows, w.cols));
+        if old.is_some_and(|(game, ..)| game != welcome.game) {
             // Back after a rematch this client missed: the old game's end goes.
             self.over = None;
             self.replies.push(Reply::Fresh);
         }
-        let same_board = self
-            .welcome
-            .as_ref()
-            .is_some_and(|w| (w.rows, w.cols) == (welcome.rows, welcome.cols));
         self.link = LinkState::Connected;
         self.token = token.or(self.token.take());
         // The new connection watches nothing yet: everything is asked for again, and
@@ -379,33 +297,23 @@ impl Room {
         self.watching = None;
         self.view = welcome.view;
         self.has_view = welcome.view != NOBODY;
-        self.clock = Some((
-            welcome.view,
-            welcome.elapsed_ms,
-            welcome.clock_running,
-            self.now,
-        ));
+        self.clock = Some((welcome.view, welcome.elapsed_ms, welcome.clock_running, now));
         let first = (welcome.first.0 as usize, welcome.first.1 as usize);
         let who = if welcome.spectator {
             "as a spectator".to_owned()
         } else {
             format!("as player {}", welcome.player)
         };
-        let room = format!(
-            "{}, {}x{}, {} mines",
-            match (welcome.mode, welcome.rule) {
-                (Mode::Race, _) => "race",
-                (Mode::Coop, MineRule::Classic) => "co-op, classic",
-                (Mode::Coop, MineRule::Endless) => "co-op, endless",
-            },
-            welcome.rows,
-            welcome.cols,
-            welcome.mines
-        );
-        let mut note = if again {
+        let kind = match (welcome.mode, welcome.rule) {
+            (Mode::Race, _) => "race",
+            (Mode::Coop, MineRule::Classic) => "co-op, classic",
+            (Mode::Coop, MineRule::Endless) => "co-op, endless",
+        };
+        let (rows, cols, mines) = (welcome.rows, welcome.cols, welcome.mines);
+        let mut note = if old.is_some() {
             format!("reconnected {who}")
         } else {
-            format!("joined {who}: {room}")
+            format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines")
         };
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
@@ -418,15 +326,17 @@ impl Room {
                 _ => {}
             }
         }
+        let new_board =
+            old.is_none_or(|(_, old_rows, old_cols)| (old_rows, old_cols) != (rows, cols));
         self.welcome = Some(welcome);
         self.say(note);
-        if !same_board {
+        if new_board {
             self.replies.push(Reply::Place(first));
         }
         self.cursor_moved = true;
     }
 
-    fn frame(&mut self, frame: ServerMsg) {
+    fn frame(&mut self, frame: ServerMsg, now: Instant) {
         match frame {
             ServerMsg::Chunk { view, .. } | ServerMsg::Delta { view, .. } => {
                 if let ServerMsg::Chunk { .. } = frame
@@ -447,14 +357,14 @@ impl Room {
                 let Some(Asked::Move(action, (row, col))) = self.asked.remove(&seq) else {
                     return;
                 };
-                self.replies.push(Reply::Hint(None));
-                if exploded > 0 {
-                    self.say(format!("({row}, {col}) was a mine"));
+                let said = if exploded > 0 {
+                    Some(format!("({row}, {col}) was a mine"))
                 } else if action != protocol::Action::Flag && opened == 0 {
-                    self.say(format!("nothing opened at ({row}, {col})"));
+                    Some(format!("nothing opened at ({row}, {col})"))
                 } else {
-                    self.replies.push(Reply::Say(None));
-                }
+                    None
+                };
+                self.replies.extend([Reply::Hint(None), Reply::Say(said)]);
                 if opened > 0 || exploded > 0 {
                     self.refresh_help();
                 }
@@ -472,7 +382,7 @@ impl Room {
             }
             ServerMsg::Players(players) => {
                 self.players = players;
-                self.players_at = self.now;
+                self.players_at = Some(now);
                 // The followed player's time is the server's clock of the view drawn, newer
                 // than the last clock frame; whether it runs stays the clock frame's word.
                 if let Some((view, _, running, _)) = self.clock
@@ -480,12 +390,11 @@ impl Room {
                     && let Some(p) = self.followed()
                 {
                     let running = running && p.status == 0;
-                    self.clock = Some((view, p.elapsed_ms, running, self.now));
+                    self.clock = Some((view, p.elapsed_ms, running, now));
                 }
-                if self
-                    .welcome
-                    .as_ref()
-                    .is_some_and(|w| w.spectator && w.mode == Mode::Race)
+                let race_spectator =
+                    (self.welcome.as_ref()).is_some_and(|w| w.spectator && w.mode == Mode::Race);
+                if race_spectator
                     && !self.has_view
                     && let Some(first) = self.players.first()
                 {
@@ -506,7 +415,7 @@ impl Room {
                 view,
                 elapsed_ms,
                 running,
-            } => self.clock = Some((view, elapsed_ms, running, self.now)),
+            } => self.clock = Some((view, elapsed_ms, running, now)),
             ServerMsg::Progress { share } => {
                 self.say(format!("making the board: {}%", share / 100));
             }
@@ -520,19 +429,15 @@ impl Room {
                 if self.asked.remove(&seq).is_none() {
                     return;
                 }
-                match found {
-                    Some((row, col, reason)) => {
-                        let cell = (row as usize, col as usize);
-                        self.replies.push(Reply::Hint(Some(cell)));
-                        self.say(format!("({row}, {col}) is safe: {reason}"));
-                    }
-                    None => {
-                        let (row, col) = self.cursor;
-                        self.say(format!(
-                            "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
-                        ));
-                    }
-                }
+                let Some((row, col, reason)) = found else {
+                    let (row, col) = self.cursor;
+                    return self.say(format!(
+                        "no hidden cell near ({row}, {col}) is proven safe (the server looks at 48x48 cells around it)"
+                    ));
+                };
+                self.replies
+                    .push(Reply::Hint(Some((row as usize, col as usize))));
+                self.say(format!("({row}, {col}) is safe: {reason}"));
             }
             ServerMsg::Odds {
                 seq,
@@ -556,11 +461,10 @@ impl Room {
                 if self.asked.remove(&seq).is_none() || !self.shown.wrong_flags {
                     return;
                 }
-                self.wrong_flags = cells
-                    .iter()
-                    .map(|&(r, c)| (r as usize, c as usize))
-                    .collect();
                 self.say(flags_wrong(cells.len(), " near the cursor"));
+                self.wrong_flags = (cells.into_iter())
+                    .map(|(r, c)| (r as usize, c as usize))
+                    .collect();
             }
             ServerMsg::Event {
                 kind,
@@ -579,8 +483,8 @@ impl Room {
             ServerMsg::NewGame { game } => {
                 // The chunks watched come again with the new board, and the clock with them.
                 self.over = None;
-                self.replies.push(Reply::Fresh);
                 self.odds = None;
+                self.replies.push(Reply::Fresh);
                 self.wrong_flags.clear();
                 if let Some(welcome) = &mut self.welcome {
                     welcome.game = game;
@@ -595,9 +499,7 @@ impl Room {
     /// Watches the chunks in view and only those (up to the welcome's limit): new ones are
     /// subscribed, those that left the view unsubscribed and dropped from the picture.
     fn sync_subscriptions(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+        let Some(welcome) = &self.welcome else { return };
         if self.link != LinkState::Connected || !self.has_view {
             return;
         }
@@ -680,19 +582,13 @@ impl Room {
 
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
     /// as in a race where another racer still plays).
-    fn ask_rematch(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+    fn rematch(&mut self) {
+        let Some(welcome) = &self.welcome else { return };
         if welcome.spectator {
             self.say("a spectator cannot start the next game");
             return;
         }
-        let own_over = self
-            .over
-            .as_ref()
-            .is_some_and(|over| over.view == welcome.view);
-        if !own_over {
+        if self.over.as_ref().is_none_or(|o| o.view != welcome.view) {
             self.say("the next game (n) comes once this one is over");
             return;
         }
@@ -706,9 +602,7 @@ impl Room {
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
     /// over; the server refuses a racer still playing, in words).
     fn watch_next(&mut self) {
-        let Some(welcome) = &self.welcome else {
-            return;
-        };
+        let Some(welcome) = &self.welcome else { return };
         if welcome.mode != Mode::Race {
             self.say("a co-op room has one view, watched by all");
             return;
@@ -719,8 +613,8 @@ impl Room {
         }
         let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
         let current = self.followed().map(|p| p.id);
-        let at = current.and_then(|id| ids.iter().position(|&p| p == id));
-        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len().max(1))) else {
+        let at = ids.iter().position(|&p| Some(p) == current);
+        let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len())) else {
             self.say("nobody plays in this race yet");
             return;
         };
@@ -742,42 +636,29 @@ impl Room {
     /// One player's line in the panel: co-op scores, or race progress.
     fn player_line(&self, player: &PlayerInfo, ascii: bool) -> Line<'static> {
         let me = self.welcome.as_ref().is_some_and(|w| w.player == player.id);
-        let mark = Span::styled(
-            match (player.online, ascii) {
-                (true, false) => "● ",
-                (false, false) => "○ ",
-                (true, true) => "+ ",
-                (false, true) => "- ",
-            },
-            Style::new().fg(colour_of(player.id)),
-        );
-        let mut name: String = player.name.chars().take(10).collect();
-        if me {
-            name += "*";
-        }
-        let name = Span::styled(
-            format!("{name:<11}"),
-            Style::new().add_modifier(Modifier::BOLD),
-        );
+        let mark = match (player.online, ascii) {
+            (true, false) => "● ",
+            (false, false) => "○ ",
+            (true, true) => "+ ",
+            (false, true) => "- ",
+        };
+        let mark = Span::styled(mark, Style::new().fg(colour_of(player.id)));
+        let name: String = player.name.chars().take(10).collect();
+        let name = format!("{name:<11}", name = name + if me { "*" } else { "" });
+        let name = Span::styled(name, Style::new().bold());
+        let (p, revealed) = (player, player.revealed);
         let figures = if self.co_op() {
-            format!(
-                "{:>6}{:>4}{:>4}",
-                player.revealed, player.mines_hit, player.flags
-            )
+            format!("{revealed:>6}{:>4}{:>4}", p.mines_hit, p.flags)
         } else {
             let safe = (self.welcome.as_ref()).map_or(0, |w| {
                 (u64::from(w.rows) * u64::from(w.cols)).saturating_sub(w.mines)
             });
-            let status = match player.status {
-                1 => "won",
-                2 => "lost",
-                _ => "",
+            let status = match status_of(player.status) {
+                Status::Playing => String::new(),
+                status => status.to_string(),
             };
-            format!(
-                "{:>4}%{:>5}s {status}",
-                (player.revealed * 100).checked_div(safe).unwrap_or(0),
-                player.elapsed_ms / 1000
-            )
+            let done = (revealed * 100).checked_div(safe).unwrap_or(0);
+            format!("{done:>4}%{:>5}s {status}", p.elapsed_ms / 1000)
         };
         Line::from(vec![mark, name, Span::raw(figures)])
     }
@@ -787,10 +668,9 @@ impl Play for Room {
     const ROOM: bool = true;
 
     fn size(&self) -> Option<(usize, usize)> {
-        let welcome = self.welcome.as_ref()?;
+        let w = self.welcome.as_ref()?;
         // A board of no cells has nothing to show or move over.
-        Some((welcome.rows as usize, welcome.cols as usize))
-            .filter(|&(rows, cols)| rows > 0 && cols > 0)
+        (w.rows > 0 && w.cols > 0).then_some((w.rows as usize, w.cols as usize))
     }
 
     fn cell(&self, row: usize, col: usize) -> Option<Cell> {
@@ -805,15 +685,10 @@ impl Play for Room {
     }
 
     fn status(&self) -> Status {
-        let code = match &self.over {
+        status_of(match &self.over {
             Some(over) if over.view == self.view => over.status,
             _ => self.followed().map_or(0, |p| p.status),
-        };
-        match code {
-            1 => Status::Won,
-            2 => Status::Lost,
-            _ => Status::Playing,
-        }
+        })
     }
 
     /// The play time of the view drawn, as the server's clock gives it (run on from its
@@ -824,19 +699,17 @@ impl Play for Room {
             && view == self.view
             && !self.watch_sent
         {
-            let at_ms = Duration::from_millis(u64::from(ms));
-            return if running {
-                at_ms + now.saturating_duration_since(at)
-            } else {
-                at_ms
-            };
+            let ran = running.then(|| now.saturating_duration_since(at));
+            return Duration::from_millis(u64::from(ms)) + ran.unwrap_or_default();
         }
         let Some(player) = self.followed() else {
             return Duration::ZERO;
         };
         let at = Duration::from_millis(u64::from(player.elapsed_ms));
         if player.status == 0 && player.elapsed_ms > 0 {
-            at + now.saturating_duration_since(self.players_at)
+            at + self
+                .players_at
+                .map_or(Duration::ZERO, |then| now.saturating_duration_since(then))
         } else {
             at
         }
@@ -859,18 +732,14 @@ impl Play for Room {
 
     /// Sends the cursor if it moved and the last one was sent long enough ago.
     fn tick(&mut self, now: Instant) {
-        self.now = now;
         let co_op_player =
             (self.welcome.as_ref()).is_some_and(|w| w.mode == Mode::Coop && !w.spectator);
         let due = self
             .cursor_sent
             .is_none_or(|sent| now.saturating_duration_since(sent) >= CURSOR_EVERY);
         if self.cursor_moved && co_op_player && self.link == LinkState::Connected && due {
-            let (row, col) = self.cursor;
-            self.outbox.push(ClientMsg::Cursor {
-                row: row as u32,
-                col: col as u32,
-            });
+            let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
+            self.outbox.push(ClientMsg::Cursor { row, col });
             self.cursor_sent = Some(now);
             self.cursor_moved = false;
         }
@@ -903,7 +772,7 @@ impl Play for Room {
     }
 
     fn next_game(&mut self, _now: Instant) {
-        self.ask_rematch();
+        self.rematch();
     }
 
     fn key(&mut self, code: KeyCode) -> Option<Action> {
@@ -944,7 +813,7 @@ impl Play for Room {
 
     /// The connection, the room and who plays here.
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
-        let bold = Style::new().add_modifier(Modifier::BOLD);
+        let bold = Style::new().bold();
         let Some(welcome) = &self.welcome else {
             return Vec::new();
         };
@@ -960,10 +829,8 @@ impl Play for Room {
             spans.push(Span::raw(glyphs.dot));
         }
         let mode = if self.co_op() { "co-op" } else { "race" };
-        spans.push(Span::raw(format!(
-            "{mode} {}x{}",
-            welcome.rows, welcome.cols
-        )));
+        let (rows, cols) = (welcome.rows, welcome.cols);
+        spans.push(Span::raw(format!("{mode} {rows}x{cols}")));
         spans.push(Span::raw(glyphs.dot));
         spans.push(if welcome.spectator {
             Span::raw("spectating")
@@ -1036,21 +903,20 @@ impl Play for Room {
 
     /// The players and the room's last events.
     fn panel(&self, glyphs: &Glyphs, ascii: bool) -> Vec<Line<'static>> {
-        let bold = Style::new().add_modifier(Modifier::BOLD);
-        let mut lines = vec![Line::styled(
-            if self.co_op() {
-                format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
-            } else {
-                format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
-            },
-            bold,
-        )];
+        let bold = Style::new().bold();
+        let head = if self.co_op() {
+            format!("{:<13}{:>6}{:>4}{:>4}", "Players", "open", "hit", "flg")
+        } else {
+            format!("{:<13}{:>5}{:>6}", "Players", "done", "time")
+        };
+        let mut lines = vec![Line::styled(head, bold)];
         lines.extend(self.players.iter().map(|p| self.player_line(p, ascii)));
-        lines.push(Line::raw(""));
-        lines.push(Line::styled("Room", bold));
+        lines.extend([Line::raw(""), Line::styled("Room", bold)]);
+        let dot = glyphs.dot.trim_start();
         lines.extend(
-            (self.events().into_iter())
-                .map(|event| Line::raw(format!("{}{event}", glyphs.dot.trim_start()))),
+            (self.events())
+                .into_iter()
+                .map(|event| Line::raw(format!("{dot}{event}"))),
         );
         lines
     }
@@ -1058,11 +924,7 @@ impl Play for Room {
     fn summary(&self) -> Option<Summary> {
         let over = self.over.as_ref()?;
         Some(Summary {
-            status: if over.status == 1 {
-                Status::Won
-            } else {
-                Status::Lost
-            },
+            status: status_of(over.status),
             time: Duration::from_millis(u64::from(over.elapsed_ms)),
             bbbv: Some(over.bbbv as usize),
             clicks: Clicks {
@@ -1088,15 +950,8 @@ impl Play for Room {
             let name = self.name_of(entry.player);
             rows.push(("series", format!("{name}: {} won, best {best}", entry.wins)));
         }
-        let (title, colour) = match (summary.status == Status::Won, self.co_op()) {
-            (true, true) => (" The room won ", Color::Green),
-            (true, false) => (" You won ", Color::Green),
-            (false, true) => (" The room lost ", Color::Red),
-            (false, false) => (" You lost ", Color::Red),
-        };
         Ending {
-            title,
-            colour,
+            who: if self.co_op() { "The room" } else { "You" },
             name_width: 12,
             next: " next game",
             rows,
@@ -1109,10 +964,13 @@ impl Play for Room {
 }
 
 #[cfg(test)]
+#[path = "remote_tests.rs"]
+mod live;
+
+#[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::script::screen_text;
-    use crossterm::event::{Event, KeyEvent, KeyModifiers};
+    use crate::play::script::{play, screen_text};
 
     fn welcome(mode: Mode, spectator: bool) -> Welcome {
         Welcome {
@@ -1135,29 +993,96 @@ mod tests {
         }
     }
 
+    /// A session in a terminal of `width x height`, not joined yet.
+    fn fresh(url: &str, spectate: Option<Option<u32>>, (width, height): (u16, u16)) -> Remote {
+        Remote::new(
+            url,
+            spectate,
+            Rect::new(0, 0, width, height),
+            Instant::now(),
+        )
+    }
+
+    /// The join's answer: `welcome`, with `token` for a player.
+    fn join(remote: &mut Remote, now: Instant, welcome: Welcome, token: Option<String>) {
+        remote.receive(NetEvent::Joined { welcome, token }, now);
+    }
+
     fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r?mode=race",
-            spectate,
-            Rect::new(0, 0, 100, 30),
-            now,
-        );
-        remote.receive(
-            NetEvent::Joined {
-                welcome: welcome(mode, spectate.is_some()),
-                token: (spectate.is_none()).then(|| "ab".repeat(16)),
-            },
-            now,
-        );
+        let mut remote = fresh("ws://127.0.0.1:1/room/r?mode=race", spectate, (100, 30));
+        let token = spectate.is_none().then(|| "ab".repeat(16));
+        join(&mut remote, now, welcome(mode, spectate.is_some()), token);
         (remote, now)
     }
 
-    fn key(remote: &mut Remote, now: Instant, c: char) -> Action {
-        remote.handle(
-            &Event::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)),
-            now,
-        )
+    /// Takes the server's frames, in order, at `now`.
+    fn frames(remote: &mut Remote, now: Instant, frames: impl IntoIterator<Item = ServerMsg>) {
+        for frame in frames {
+            remote.receive(NetEvent::Frame(frame), now);
+        }
+    }
+
+    /// The end of `view`'s game (`status` 1 won, 2 lost) after `ms`, with its 3BV and clicks.
+    fn over(
+        view: u32,
+        status: u8,
+        ms: u32,
+        (bbbv, clicks): (u32, u32),
+        flags: &[(u32, u32)],
+    ) -> ServerMsg {
+        ServerMsg::Over(Over {
+            view,
+            status,
+            elapsed_ms: ms,
+            bbbv,
+            clicks,
+            correct_flags: flags.to_vec(),
+        })
+    }
+
+    /// A player online, playing, with no mine hit.
+    fn player(id: u32, name: &str, revealed: u64, flags: u32, elapsed_ms: u32) -> PlayerInfo {
+        PlayerInfo {
+            id,
+            name: name.into(),
+            online: true,
+            status: 0,
+            revealed,
+            mines_hit: 0,
+            flags,
+            elapsed_ms,
+        }
+    }
+
+    fn clock(view: u32, elapsed_ms: u32, running: bool) -> ServerMsg {
+        ServerMsg::Clock {
+            view,
+            elapsed_ms,
+            running,
+        }
+    }
+
+    fn event(kind: EventKind, player: u32, (row, col): (u32, u32)) -> ServerMsg {
+        ServerMsg::Event {
+            kind,
+            player,
+            row,
+            col,
+        }
+    }
+
+    /// Whether `part` is on `remote`'s screen, saying what is on it when not.
+    fn on_screen(remote: &Remote, parts: &[&str]) {
+        let screen = screen_text(remote);
+        for part in parts {
+            assert!(screen.contains(part), "{part:?} not on\n{screen}");
+        }
+    }
+
+    /// Whether the message line starts with `start`.
+    fn says(remote: &Remote, start: &str) -> bool {
+        remote.message().is_some_and(|m| m.starts_with(start))
     }
 
     /// `n` asks for the next game only once one's own game is over: before, it says why and
@@ -1167,23 +1092,15 @@ mod tests {
     fn n_on_the_end_screen_asks_for_the_next_game() {
         let (mut remote, now) = joined(Mode::Race, None);
         remote.take_outbox();
-        key(&mut remote, now, 'n');
+        play(&mut remote, now, "n");
         assert!(remote.take_outbox().is_empty());
         assert_eq!(
             remote.message(),
             Some("the next game (n) comes once this one is over")
         );
-        let over = Over {
-            view: 1,
-            status: 2,
-            elapsed_ms: 9_000,
-            bbbv: 30,
-            clicks: 12,
-            correct_flags: vec![(1, 0)],
-        };
-        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
-        key(&mut remote, now, 'n');
+        play(&mut remote, now, "n");
         assert!(remote.end_screen().is_none());
         let sent = remote.take_outbox();
         assert!(
@@ -1192,62 +1109,43 @@ mod tests {
         );
         assert_eq!(remote.message(), Some("asked for the next game"));
         // Acknowledged, then the new game: no end, the game's number, the clock at 0.
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Ack {
-                seq: 1,
-                opened: 0,
-                exploded: 0,
-                status: 0,
-                flagged: false,
-            }),
+        let ack = ServerMsg::Ack {
+            seq: 1,
+            opened: 0,
+            exploded: 0,
+            status: 0,
+            flagged: false,
+        };
+        let series = vec![SeriesEntry {
+            player: 1,
+            wins: 0,
+            best_ms: NO_TIME,
+        }];
+        let new_game = ServerMsg::NewGame { game: 2 };
+        frames(
+            &mut remote,
             now,
+            [ack, new_game, ServerMsg::Series(series), clock(1, 0, false)],
         );
-        for frame in [
-            ServerMsg::NewGame { game: 2 },
-            ServerMsg::Series(vec![protocol::SeriesEntry {
-                player: 1,
-                wins: 0,
-                best_ms: protocol::NO_TIME,
-            }]),
-            ServerMsg::Clock {
-                view: 1,
-                elapsed_ms: 0,
-                running: false,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
         assert_eq!(remote.status(), Status::Playing);
-        assert_eq!(remote.welcome().map(|w| w.game), Some(2));
+        assert_eq!(remote.welcome.as_ref().map(|w| w.game), Some(2));
         assert_eq!(remote.elapsed(), Duration::ZERO);
-        assert_eq!(remote.series().len(), 1);
+        assert_eq!(remote.series.len(), 1);
         assert_eq!(remote.message(), Some("game 2: a new board"));
         // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
-        let over = Over {
-            view: 1,
-            status: 1,
-            elapsed_ms: 5_000,
-            bbbv: 30,
-            clicks: 30,
-            correct_flags: vec![(1, 0)],
-        };
-        remote.receive(NetEvent::Frame(ServerMsg::Over(over)), now);
+        frames(&mut remote, now, [over(1, 1, 5_000, (30, 30), &[(1, 0)])]);
         assert_eq!(remote.status(), Status::Won);
-        let mut later = welcome(Mode::Race, false);
-        later.game = 3;
-        remote.receive(
-            NetEvent::Joined {
-                welcome: later,
-                token: None,
-            },
-            now,
-        );
+        let later = Welcome {
+            game: 3,
+            ..welcome(Mode::Race, false)
+        };
+        join(&mut remote, now, later, None);
         assert_eq!(remote.status(), Status::Playing);
         assert!(remote.end_screen().is_none());
         // A spectator has no next game to ask for.
         let (mut watcher, now) = joined(Mode::Coop, Some(None));
         watcher.take_outbox();
-        key(&mut watcher, now, 'n');
+        play(&mut watcher, now, "n");
         assert!(watcher.take_outbox().is_empty());
     }
 
@@ -1256,7 +1154,7 @@ mod tests {
     #[test]
     fn the_view_decides_what_is_watched() {
         let (mut remote, now) = joined(Mode::Coop, None);
-        assert_eq!(remote.url(), "ws://127.0.0.1:1/room/r");
+        assert_eq!(remote.url, "ws://127.0.0.1:1/room/r");
         assert_eq!(remote.cursor(), (70, 100));
         let one = |row, col| ChunkRect {
             row,
@@ -1273,7 +1171,7 @@ mod tests {
                 ClientMsg::Cursor { row: 70, col: 100 },
             ]
         );
-        key(&mut remote, now, 'G');
+        play(&mut remote, now, "G");
         // Too soon for another cursor frame: it waits for the next tick after the throttle.
         remote.tick(now);
         assert_eq!(
@@ -1297,33 +1195,21 @@ mod tests {
     #[test]
     fn the_making_of_the_board_is_shown_then_the_servers_clock() {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r",
-            None,
-            Rect::new(0, 0, 120, 40),
-            now,
-        );
-        remote.receive(NetEvent::Frame(ServerMsg::Progress { share: 4_271 }), now);
+        let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (120, 40));
+        frames(&mut remote, now, [ServerMsg::Progress { share: 4_271 }]);
         assert_eq!(remote.message(), Some("making the board: 42%"));
-        let mut resumed = welcome(Mode::Coop, false);
-        resumed.elapsed_ms = 61_000;
-        resumed.clock_running = true;
-        remote.receive(
-            NetEvent::Joined {
-                welcome: resumed,
-                token: None,
-            },
-            now,
-        );
+        let resumed = Welcome {
+            elapsed_ms: 61_000,
+            clock_running: true,
+            ..welcome(Mode::Coop, false)
+        };
+        join(&mut remote, now, resumed, None);
         remote.tick(now + Duration::from_millis(500));
         assert_eq!(remote.elapsed(), Duration::from_millis(61_500));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Clock {
-                view: 0,
-                elapsed_ms: 62_000,
-                running: false,
-            }),
+        frames(
+            &mut remote,
             now + Duration::from_millis(500),
+            [clock(0, 62_000, false)],
         );
         remote.tick(now + Duration::from_secs(9));
         assert_eq!(remote.elapsed(), Duration::from_millis(62_000));
@@ -1337,44 +1223,20 @@ mod tests {
         // Before the room's first move the server's clock stands at 0, however long it waits.
         remote.tick(now + Duration::from_secs(5));
         assert_eq!(remote.elapsed(), Duration::ZERO);
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Clock {
-                view: 0,
-                elapsed_ms: 3000,
-                running: true,
-            }),
+        frames(&mut remote, now, [clock(0, 3000, true)]);
+        let players = vec![player(1, "ann", 12, 3, 4000), player(2, "bo", 12, 3, 4000)];
+        frames(
+            &mut remote,
             now,
+            [
+                ServerMsg::Players(players),
+                ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
+                event(EventKind::MineHit, 2, (7, 9)),
+                // The co-op room's loss is the room's, with no player of its own.
+                event(EventKind::Lost, u32::MAX, (0, 0)),
+            ],
         );
-        let player = |id, name: &str| PlayerInfo {
-            id,
-            name: name.into(),
-            online: true,
-            status: 0,
-            revealed: 12,
-            mines_hit: 0,
-            flags: 3,
-            elapsed_ms: 4000,
-        };
-        for frame in [
-            ServerMsg::Players(vec![player(1, "ann"), player(2, "bo")]),
-            ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
-            ServerMsg::Event {
-                kind: EventKind::MineHit,
-                player: 2,
-                row: 7,
-                col: 9,
-            },
-            // The co-op room's loss is the room's, with no player of its own.
-            ServerMsg::Event {
-                kind: EventKind::Lost,
-                player: u32::MAX,
-                row: 0,
-                col: 0,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
-        assert_eq!(remote.cursors().iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
+        assert_eq!(remote.cursors.iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
         assert_eq!(
             remote.events(),
             ["bo hit a mine at (7, 9)", "the room lost the game"]
@@ -1384,7 +1246,7 @@ mod tests {
 
         // A move and the server's refusal of it.
         remote.take_outbox();
-        key(&mut remote, now, ' ');
+        play(&mut remote, now, "space");
         assert!(matches!(
             remote.take_outbox()[..],
             [ClientMsg::Move {
@@ -1393,70 +1255,39 @@ mod tests {
                 ..
             }]
         ));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Error {
-                seq: 1,
-                code: 5,
-                message: "the game is over".into(),
-            }),
-            now,
-        );
+        let refusal = ServerMsg::Error {
+            seq: 1,
+            code: 5,
+            message: "the game is over".into(),
+        };
+        frames(&mut remote, now, [refusal]);
         assert_eq!(remote.message(), Some("game over: the game is over"));
 
         // The end screen, and any key closes it.
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Over(Over {
-                view: 0,
-                status: 1,
-                elapsed_ms: 20_000,
-                bbbv: 40,
-                clicks: 50,
-                correct_flags: vec![(1, 3)],
-            })),
-            now,
-        );
+        frames(&mut remote, now, [over(0, 1, 20_000, (40, 50), &[(1, 3)])]);
         assert_eq!(remote.status(), Status::Won);
         assert!(remote.end_screen().is_some());
-        key(&mut remote, now, 'x');
+        play(&mut remote, now, "x");
         assert!(remote.end_screen().is_none());
 
         // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
-        remote.receive(
-            NetEvent::Reconnecting {
-                attempt: 2,
-                reason: "reset".into(),
-            },
-            now,
-        );
-        assert_eq!(remote.link(), &LinkState::Reconnecting(2));
+        let lost = NetEvent::Reconnecting {
+            attempt: 2,
+            reason: "reset".into(),
+        };
+        remote.receive(lost, now);
+        assert_eq!(remote.link, LinkState::Reconnecting(2));
         remote.take_outbox();
-        key(&mut remote, now, 'f');
+        play(&mut remote, now, "f");
         assert!(remote.take_outbox().is_empty());
-        assert!(
-            remote
-                .message()
-                .is_some_and(|m| m.starts_with("not connected"))
-        );
-        remote.receive(
-            NetEvent::Joined {
-                welcome: welcome(Mode::Coop, false),
-                token: Some("cd".repeat(16)),
-            },
-            now,
-        );
-        assert_eq!(remote.token(), Some("cd".repeat(16).as_str()));
-        assert!(
-            remote
-                .message()
-                .is_some_and(|m| m.starts_with("reconnected"))
-        );
-        assert!(
-            remote
-                .take_outbox()
-                .iter()
-                .any(|m| matches!(m, ClientMsg::Subscribe(_)))
-        );
-        assert_eq!(key(&mut remote, now, 'q'), Action::Quit);
+        assert!(says(&remote, "not connected"));
+        let token = Some("cd".repeat(16));
+        join(&mut remote, now, welcome(Mode::Coop, false), token.clone());
+        assert_eq!(remote.token(), token.as_deref());
+        assert!(says(&remote, "reconnected"));
+        let sent = remote.take_outbox();
+        assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
+        assert_eq!(play(&mut remote, now, "q").1, [Action::Quit]);
     }
 
     /// A race spectator naming a player sends a watch first, and takes the view of the
@@ -1466,18 +1297,16 @@ mod tests {
         let (mut remote, now) = joined(Mode::Race, Some(Some(3)));
         let sent = remote.take_outbox();
         assert_eq!(sent.first(), Some(&ClientMsg::Watch { player: 3 }));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Chunk {
-                view: 3,
-                chunk_row: 1,
-                chunk_col: 1,
-                height: 36,
-                width: 64,
-                cells: vec![cell::HIDDEN; 36 * 64],
-            }),
-            now,
-        );
-        assert_eq!(remote.view(), 3);
+        let chunk = ServerMsg::Chunk {
+            view: 3,
+            chunk_row: 1,
+            chunk_col: 1,
+            height: 36,
+            width: 64,
+            cells: vec![cell::HIDDEN; 36 * 64],
+        };
+        frames(&mut remote, now, [chunk]);
+        assert_eq!(remote.view, 3);
         assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
         assert_eq!(remote.token(), None);
     }
@@ -1487,12 +1316,7 @@ mod tests {
     #[test]
     fn a_room_on_the_screen() {
         let now = Instant::now();
-        let mut remote = Remote::new(
-            "ws://127.0.0.1:1/room/r",
-            None,
-            Rect::new(0, 0, 80, 16),
-            now,
-        );
+        let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (80, 16));
         let welcome = Welcome {
             rows: 9,
             cols: 9,
@@ -1500,91 +1324,65 @@ mod tests {
             first: (4, 4),
             ..welcome(Mode::Coop, false)
         };
-        remote.receive(
-            NetEvent::Joined {
-                welcome,
-                token: Some("07".repeat(16)),
-            },
-            now,
-        );
+        join(&mut remote, now, welcome, Some("07".repeat(16)));
         let mut cells = vec![cell::HIDDEN; 81];
         cells[4 * 9 + 4] = 0;
         cells[4 * 9 + 5] = 2;
         cells[0] = cell::FLAGGED;
-        let player = |id, name: &str, flags| PlayerInfo {
-            id,
-            name: name.into(),
-            online: true,
-            status: 0,
-            revealed: 2,
-            mines_hit: 0,
-            flags,
-            elapsed_ms: 3000,
+        let chunk = ServerMsg::Chunk {
+            view: 0,
+            chunk_row: 0,
+            chunk_col: 0,
+            height: 9,
+            width: 9,
+            cells,
         };
-        for frame in [
-            ServerMsg::Chunk {
-                view: 0,
-                chunk_row: 0,
-                chunk_col: 0,
-                height: 9,
-                width: 9,
-                cells,
-            },
-            ServerMsg::Players(vec![player(1, "ann", 1), player(2, "bo", 0)]),
-            ServerMsg::Cursors(vec![(2, 1, 1)]),
-            ServerMsg::Event {
-                kind: EventKind::Joined,
-                player: 2,
-                row: 0,
-                col: 0,
-            },
-        ] {
-            remote.receive(NetEvent::Frame(frame), now);
-        }
-        let press = |remote: &mut Remote, code| {
-            remote.handle(&Event::Key(KeyEvent::new(code, KeyModifiers::NONE)), now);
-        };
-        press(&mut remote, KeyCode::Esc);
-        let screen = screen_text(&remote);
-        for part in [
-            "9 mines left · 3 s · co-op 9x9 · you: ann",
-            "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
-            "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
-            "● ann*",
-            "● bo",
-            "· bo joined",
-            "\nbo joined\n",
-            "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
-        ] {
-            assert!(screen.contains(part), "{part:?} not on\n{screen}");
-        }
-        press(&mut remote, KeyCode::Char('?'));
-        assert!(screen_text(&remote).contains("bitmines play --connect: keys"));
-        press(&mut remote, KeyCode::Char('x'));
-        remote.receive(
-            NetEvent::Frame(ServerMsg::Over(Over {
-                view: 0,
-                status: 1,
-                elapsed_ms: 8000,
-                bbbv: 12,
-                clicks: 16,
-                correct_flags: vec![(1, 1), (2, 0)],
-            })),
+        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        frames(
+            &mut remote,
             now,
+            [
+                chunk,
+                ServerMsg::Players(players),
+                ServerMsg::Cursors(vec![(2, 1, 1)]),
+                event(EventKind::Joined, 2, (0, 0)),
+            ],
         );
-        let screen = screen_text(&remote);
-        for part in [
-            "The room won",
-            "time        8.00 s",
-            "3BV         12",
-            "3BV/s       1.500",
-            "clicks      16",
-            "efficiency  75%",
-            "flags right ann: 1",
-            "flags right bo: 0",
-            "n next game",
-        ] {
-            assert!(screen.contains(part), "{part:?} not on\n{screen}");
-        }
+        play(&mut remote, now, "esc");
+        on_screen(
+            &remote,
+            &[
+                "9 mines left · 3 s · co-op 9x9 · you: ann",
+                "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
+                "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
+                "● ann*",
+                "● bo",
+                "· bo joined",
+                "\nbo joined\n",
+                "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
+            ],
+        );
+        play(&mut remote, now, "?");
+        on_screen(&remote, &["bitmines play --connect: keys"]);
+        play(&mut remote, now, "x");
+        frames(
+            &mut remote,
+            now,
+            [over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)])],
+        );
+        on_screen(
+            &remote,
+            &[
+                "The room won",
+                "time        8.00 s",
+                "3BV         12",
+                "3BV/s       1.500",
+                "clicks      16",
+                "efficiency  75%",
+                "flags right ann: 1",
+                "flags right bo: 0",
+                "n next game",
+            ],
+        );
     }
 }

@@ -11,14 +11,14 @@ use bitmines_server::client::{Client, Picture};
 use bitmines_server::log::Sync;
 use bitmines_server::protocol::{Action as Move, ChunkRect, ClientMsg, ServerMsg, cell};
 use bitmines_server::server::{Config, Server};
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use tokio::runtime::Runtime;
 use tokio::sync::oneshot;
 
-use super::app::Action;
-use super::net::{Join, Link};
-use super::remote::{LinkState, Remote};
+use super::{LinkState, Remote};
+use crate::play::app::Action;
+use crate::play::net::{Join, Link};
+use crate::play::script;
 
 /// The longest any one wait lasts before the test gives up.
 const PATIENCE: Duration = Duration::from_secs(30);
@@ -29,7 +29,7 @@ struct TestServer {
     addr: std::net::SocketAddr,
     stop: Option<oneshot::Sender<()>>,
     done: Option<tokio::task::JoinHandle<Result<(), String>>>,
-    _data: tempfile::TempDir,
+    data: Option<tempfile::TempDir>,
 }
 
 impl TestServer {
@@ -59,15 +59,14 @@ impl TestServer {
             addr,
             stop: Some(stop),
             done: Some(done),
-            _data: data,
+            data: Some(data),
         }
     }
 
     /// Stops the server the graceful way and starts another on the same address and data.
     fn restart(mut self) -> TestServer {
-        let addr = self.addr;
         self.stop_now();
-        let data = std::mem::replace(&mut self._data, tempfile::tempdir().expect("a folder"));
+        let (data, addr) = (self.data.take().expect("a folder"), self.addr);
         drop(self);
         TestServer::start_in(data, addr)
     }
@@ -77,14 +76,17 @@ impl TestServer {
             let _ = stop.send(());
         }
         if let Some(done) = self.done.take() {
-            let _ = self
-                .runtime
-                .block_on(async { tokio::time::timeout(PATIENCE, done).await });
+            let _ = (self.runtime).block_on(async { tokio::time::timeout(PATIENCE, done).await });
         }
     }
 
     fn url(&self, room: &str, query: &str) -> String {
         format!("ws://{}/room/{room}?{query}", self.addr)
+    }
+
+    /// A plain protocol client's join of `url`.
+    fn client(&self, url: &str) -> Client {
+        self.runtime.block_on(Client::connect(url)).expect("joins")
     }
 }
 
@@ -92,6 +94,28 @@ impl Drop for TestServer {
     fn drop(&mut self) {
         self.stop_now();
     }
+}
+
+/// The network thread of a join of `url`.
+fn link(url: &str, spectate: bool, token: Option<String>) -> Link {
+    let url = url.into();
+    Link::open(Join {
+        url,
+        spectate,
+        token,
+    })
+    .expect("the network thread starts")
+}
+
+/// The next frame `client` is sent, in time.
+async fn next(client: &mut Client) -> ServerMsg {
+    let frame = tokio::time::timeout(PATIENCE, client.recv()).await;
+    frame.expect("a frame in time").expect("a frame")
+}
+
+/// Whether the message line starts with `start`.
+fn says(remote: &Remote, start: &str) -> bool {
+    remote.message().is_some_and(|m| m.starts_with(start))
 }
 
 /// The app and its network thread, pumped as the terminal's loop pumps them.
@@ -103,17 +127,12 @@ struct Session {
 
 impl Session {
     fn join(url: &str, spectate: Option<Option<u32>>, token: Option<String>) -> Session {
-        let link = Link::open(Join {
-            url: url.into(),
-            spectate: spectate.is_some(),
-            token,
-        })
-        .expect("the network thread starts");
+        let link = link(url, spectate.is_some(), token);
         let now = Instant::now();
         let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
         let mut session = Session { remote, link, now };
         session.until("the welcome and the first chunk", |r| {
-            r.link() == &LinkState::Connected && r.state(r.cursor().0, r.cursor().1).is_some()
+            r.link == LinkState::Connected && r.state(r.cursor().0, r.cursor().1).is_some()
         });
         session
     }
@@ -147,22 +166,21 @@ impl Session {
         }
     }
 
-    /// Presses the keys of `script` (`space`, `left`, `right`, `up`, `down`, or a character).
+    /// Pumps until the message line starts with `start`.
+    fn until_says(&mut self, start: &str) {
+        self.until(start, |r| says(r, start));
+    }
+
+    /// Pumps until cell `(row, col)` is in `state`.
+    fn until_cell(&mut self, what: &str, (row, col): (usize, usize), state: u8) {
+        self.until(what, |r| r.state(row, col) == Some(state));
+    }
+
+    /// Presses the keys of `script` (words of [`script`]), pumping after each.
     fn keys(&mut self, script: &str) -> Vec<Action> {
         let mut actions = Vec::new();
         for word in script.split_whitespace() {
-            let code = match word {
-                "space" => KeyCode::Char(' '),
-                "left" => KeyCode::Left,
-                "right" => KeyCode::Right,
-                "up" => KeyCode::Up,
-                "down" => KeyCode::Down,
-                "esc" => KeyCode::Esc,
-                "tab" => KeyCode::Tab,
-                key => KeyCode::Char(key.chars().next().expect("a key")),
-            };
-            let event = Event::Key(KeyEvent::new(code, KeyModifiers::NONE));
-            actions.push(self.remote.handle(&event, self.now));
+            actions.extend(script::play(&mut self.remote, self.now, word).1);
             self.pump();
         }
         actions
@@ -171,25 +189,25 @@ impl Session {
     /// Moves the cursor to `(row, col)` with the arrow keys.
     fn go(&mut self, (row, col): (usize, usize)) {
         let (at_row, at_col) = self.remote.cursor();
-        let mut script = Vec::new();
-        script.extend(std::iter::repeat_n(
-            if row < at_row { "up" } else { "down" },
-            row.abs_diff(at_row),
-        ));
-        script.extend(std::iter::repeat_n(
-            if col < at_col { "left" } else { "right" },
-            col.abs_diff(at_col),
-        ));
-        self.keys(&script.join(" "));
+        let up = if row < at_row { "up " } else { "down " };
+        let left = if col < at_col { "left " } else { "right " };
+        let script = up.repeat(row.abs_diff(at_row)) + &left.repeat(col.abs_diff(at_col));
+        self.keys(&script);
         assert_eq!(self.remote.cursor(), (row, col));
+    }
+
+    /// The cells in view, row by row.
+    fn in_view(&self) -> impl Iterator<Item = (usize, usize)> {
+        let screen = self.remote.screen().expect("a screen");
+        let (r0, c0) = self.remote.origin();
+        (r0..r0 + screen.span_rows)
+            .flat_map(move |r| (c0..c0 + screen.span_cols).map(move |c| (r, c)))
     }
 
     /// A hidden cell in view, other than `not`.
     fn hidden_in_view(&self, not: Option<(usize, usize)>) -> (usize, usize) {
-        let screen = self.remote.screen().expect("a screen");
-        let (r0, c0) = self.remote.origin();
-        (r0..r0 + screen.span_rows)
-            .flat_map(|r| (c0..c0 + screen.span_cols).map(move |c| (r, c)))
+        let mut cells = self.in_view();
+        cells
             .find(|&(r, c)| self.remote.state(r, c) == Some(cell::HIDDEN) && Some((r, c)) != not)
             .expect("a hidden cell in view")
     }
@@ -197,28 +215,24 @@ impl Session {
 
 /// A second connection's picture of the whole shared view: a fresh join that subscribes to
 /// every chunk and waits for them all.
-fn observe(server: &TestServer, url: &str, chunks: (u16, u16)) -> Picture {
+fn observe(server: &TestServer, url: &str, (rows, cols): (u16, u16)) -> Picture {
+    let mut client = server.client(url);
     server.runtime.block_on(async {
-        let mut client = Client::connect(url).await.expect("the observer joins");
+        let all = ChunkRect {
+            row: 0,
+            col: 0,
+            rows,
+            cols,
+        };
         client
-            .send(&ClientMsg::Subscribe(ChunkRect {
-                row: 0,
-                col: 0,
-                rows: chunks.0,
-                cols: chunks.1,
-            }))
+            .send(&ClientMsg::Subscribe(all))
             .await
             .expect("subscribes");
         let mut picture = Picture::default();
         let mut got = 0;
-        while got < usize::from(chunks.0) * usize::from(chunks.1) {
-            let frame = tokio::time::timeout(PATIENCE, client.recv())
-                .await
-                .expect("a frame in time")
-                .expect("a frame");
-            if matches!(frame, ServerMsg::Chunk { .. }) {
-                got += 1;
-            }
+        while got < usize::from(rows) * usize::from(cols) {
+            let frame = next(&mut client).await;
+            got += usize::from(matches!(frame, ServerMsg::Chunk { .. }));
             picture.apply(&frame);
         }
         client.close().await;
@@ -239,12 +253,9 @@ fn chunks_in_view(remote: &Remote) -> std::collections::BTreeSet<(u32, u32)> {
 /// Every cell the app holds equals the observer's.
 fn same_cells(remote: &Remote, observer: &Picture) {
     let mut compared = 0;
-    for (view, row, col, state) in remote.picture().cells() {
-        assert_eq!(
-            observer.cell(view, row, col),
-            Some(state),
-            "cell ({row}, {col}) of view {view}"
-        );
+    for (view, row, col, state) in remote.picture.cells() {
+        let at = format!("cell ({row}, {col}) of view {view}");
+        assert_eq!(observer.cell(view, row, col), Some(state), "{at}");
         compared += 1;
     }
     assert!(compared > 0, "the app holds no cell to compare");
@@ -259,60 +270,46 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     let query = "rows=40&cols=100&mines=400&noguess=1";
     let url = server.url("together", query);
     let mut a = Session::join(&url, None, None);
-    let welcome = a.remote.welcome().expect("welcomed").clone();
+    let welcome = a.remote.welcome.clone().expect("welcomed");
     assert_eq!((welcome.rows, welcome.cols), (40, 100));
     let first = (welcome.first.0 as usize, welcome.first.1 as usize);
     assert_eq!(a.remote.cursor(), first);
-    assert!(
-        a.remote
-            .state(first.0, first.1)
-            .is_some_and(Picture::is_open),
-        "the first click is open"
-    );
+    let open = a
+        .remote
+        .state(first.0, first.1)
+        .is_some_and(Picture::is_open);
+    assert!(open, "the first click is open");
 
     // Only the chunks in view are watched, and they follow the view.
-    assert_eq!(a.remote.subscribed(), &chunks_in_view(&a.remote));
+    assert_eq!(a.remote.subscribed, chunks_in_view(&a.remote));
     a.keys("G");
-    assert_eq!(
-        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
-        [(0, 1)]
-    );
+    assert_eq!(Vec::from_iter(a.remote.subscribed.clone()), [(0, 1)]);
     a.until("the chunk of the board's end", |r| {
         r.state(39, 99).is_some()
     });
     assert_eq!(a.remote.state(0, 0), None, "a chunk out of view is dropped");
     a.keys("g");
-    assert_eq!(
-        a.remote.subscribed().iter().copied().collect::<Vec<_>>(),
-        [(0, 0)]
-    );
+    assert_eq!(Vec::from_iter(a.remote.subscribed.clone()), [(0, 0)]);
     a.until("the first chunk again", |r| r.state(0, 0).is_some());
     a.go(first);
 
     // A hint moves the cursor to a cell proven safe and says why; Space opens it.
     a.keys("h");
     a.until("the hint", |r| r.hint().is_some());
-    let hinted = a.remote.cursor();
-    assert_eq!(a.remote.hint(), Some(hinted));
-    assert!(
-        a.remote
-            .message()
-            .is_some_and(|m| m.starts_with(&format!("({}, {}) is safe", hinted.0, hinted.1))),
-        "{:?}",
-        a.remote.message()
-    );
+    let (row, col) = a.remote.cursor();
+    assert_eq!(a.remote.hint(), Some((row, col)));
+    let why = format!("({row}, {col}) is safe");
+    assert!(says(&a.remote, &why), "{:?}", a.remote.message());
     a.keys("space");
     a.until("the hinted cell open", |r| {
-        r.state(hinted.0, hinted.1).is_some_and(Picture::is_open)
+        r.state(row, col).is_some_and(Picture::is_open)
     });
 
     // A flag on a hidden cell.
     let flagged = a.hidden_in_view(None);
     a.go(flagged);
     a.keys("f");
-    a.until("the flag", |r| {
-        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
-    });
+    a.until_cell("the flag", flagged, cell::FLAGGED);
     // Space on a flag opens nothing and says why, without asking the server.
     a.keys("space");
     assert!(a.remote.message().is_some_and(|m| m.contains("is flagged")));
@@ -329,47 +326,29 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
 
     // Another player: their cursor and their flag reach the app.
     let other_flag = a.hidden_in_view(Some(flagged));
-    let mut b = server
-        .runtime
-        .block_on(Client::connect(&url))
-        .expect("b joins");
+    let mut b = server.client(&url);
     let b_id = b.welcome().player;
+    let (row, col) = (other_flag.0 as u32, other_flag.1 as u32);
+    let flag = ClientMsg::Move {
+        seq: 1,
+        action: Move::Flag,
+        row,
+        col,
+    };
     server.runtime.block_on(async {
-        b.send(&ClientMsg::Cursor { row: 1, col: 2 })
-            .await
-            .expect("sends");
-        b.send(&ClientMsg::Move {
-            seq: 1,
-            action: Move::Flag,
-            row: other_flag.0 as u32,
-            col: other_flag.1 as u32,
-        })
-        .await
-        .expect("sends");
-        loop {
-            let frame = tokio::time::timeout(PATIENCE, b.recv())
-                .await
-                .expect("a frame in time")
-                .expect("a frame");
-            if let ServerMsg::Ack { seq: 1, .. } = frame {
-                break;
-            }
-        }
+        let cursor = ClientMsg::Cursor { row: 1, col: 2 };
+        b.send(&cursor).await.expect("sends");
+        b.send(&flag).await.expect("sends");
+        while !matches!(next(&mut b).await, ServerMsg::Ack { seq: 1, .. }) {}
     });
     a.until("the other player's cursor", |r| {
-        r.cursors().get(&b_id) == Some(&(1, 2))
+        r.cursors.get(&b_id) == Some(&(1, 2))
     });
-    a.until("the other player's flag", |r| {
-        r.state(other_flag.0, other_flag.1) == Some(cell::FLAGGED)
-    });
-    a.until("both players listed", |r| r.players().len() == 2);
-    let me = a
-        .remote
-        .players()
-        .iter()
-        .find(|p| p.id == welcome.player)
-        .expect("listed")
-        .clone();
+    a.until_cell("the other player's flag", other_flag, cell::FLAGGED);
+    a.until("both players listed", |r| r.players.len() == 2);
+    let players = &a.remote.players;
+    let me = players.iter().find(|p| p.id == welcome.player);
+    let me = me.expect("listed").clone();
     assert!(me.revealed > 0 && me.flags == 1, "{me:?}");
     server.runtime.block_on(b.close());
     a.until("the other player's leaving", |r| {
@@ -382,10 +361,8 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     assert_eq!(a.keys("q"), [Action::Quit]);
     drop(a);
     let again = Session::join(&url, None, Some(token));
-    assert_eq!(
-        again.remote.welcome().map(|w| w.player),
-        Some(welcome.player)
-    );
+    let player = again.remote.welcome.as_ref().map(|w| w.player);
+    assert_eq!(player, Some(welcome.player));
 }
 
 /// A spectator watches a racer's view and cannot move: its keys give the server's refusal
@@ -395,42 +372,37 @@ fn a_spectator_watches_and_cannot_move() {
     let server = TestServer::start();
     let url = server.url("race", "mode=race&preset=intermediate");
     let mut racer = Session::join(&url, None, None);
-    let racer_id = racer.remote.welcome().expect("welcomed").player;
+    let racer_id = racer.remote.welcome.as_ref().expect("welcomed").player;
 
     let mut watcher = Session::join(&url, Some(Some(racer_id)), None);
-    assert!(watcher.remote.welcome().is_some_and(|w| w.spectator));
+    assert!(watcher.remote.welcome.as_ref().is_some_and(|w| w.spectator));
     assert_eq!(watcher.remote.token(), None);
     let hidden = watcher.hidden_in_view(None);
     watcher.go(hidden);
     for key in ["space", "f", "h"] {
         watcher.keys("esc");
         watcher.keys(key);
-        watcher.until("the refusal", |r| {
-            r.message()
-                .is_some_and(|m| m.starts_with("not allowed: spectators cannot move"))
-        });
+        watcher.until_says("not allowed: spectators cannot move");
     }
     // What it shows is the racer's view.
     let (row, col) = watcher.remote.cursor();
     assert_eq!(watcher.remote.state(row, col), racer.remote.state(row, col));
-    assert_eq!(watcher.remote.view(), racer.remote.view());
+    assert_eq!(watcher.remote.view, racer.remote.view);
 
     // Tab goes to the next racer's view; a racer still playing is refused, in words.
     let second = Session::join(&url, None, None);
-    watcher.until("both racers listed", |r| r.players().len() == 2);
+    watcher.until("both racers listed", |r| r.players.len() == 2);
     watcher.keys("tab");
-    let view = second.remote.view();
-    watcher.until("the second racer's view", |r| r.view() == view);
-    racer.until("both racers listed", |r| r.players().len() == 2);
-    let own = racer.remote.view();
+    let view = second.remote.view;
+    watcher.until("the second racer's view", |r| r.view == view);
+    racer.until("both racers listed", |r| r.players.len() == 2);
+    let own = racer.remote.view;
     racer.keys("tab");
-    racer.until("the refusal", |r| {
-        r.message()
-            .is_some_and(|m| m.starts_with("not allowed: a racer may watch others"))
-    });
-    assert_eq!(racer.remote.view(), own);
+    racer.until_says("not allowed: a racer may watch others");
+    assert_eq!(racer.remote.view, own);
+    let followed = racer.remote.followed().map(|p| p.id);
     assert_eq!(
-        racer.remote.followed().map(|p| p.id),
+        followed,
         Some(racer_id),
         "the racer still follows its own game"
     );
@@ -440,19 +412,14 @@ fn a_spectator_watches_and_cannot_move() {
     let _player = Session::join(&coop, None, None);
     let mut watcher = Session::join(&coop, Some(Some(7)), None);
     let hidden = watcher.hidden_in_view(None);
+    let message = watcher.remote.message();
     assert!(
-        watcher
-            .remote
-            .message()
-            .is_some_and(|m| m.contains("one view")),
-        "{:?}",
-        watcher.remote.message()
+        message.is_some_and(|m| m.contains("one view")),
+        "{message:?}"
     );
     watcher.go(hidden);
     watcher.keys("space");
-    watcher.until("the refusal", |r| {
-        r.message().is_some_and(|m| m.starts_with("not allowed"))
-    });
+    watcher.until_says("not allowed");
 }
 
 /// A join the server refuses ends the session with the server's words, and keys then say
@@ -462,16 +429,11 @@ fn a_refused_join_is_shown_in_words() {
     let server = TestServer::start();
     let _first = Session::join(&server.url("sized", "preset=beginner"), None, None);
     let url = server.url("sized", "preset=expert");
-    let link = Link::open(Join {
-        url: url.clone(),
-        spectate: false,
-        token: None,
-    })
-    .expect("starts");
+    let link = link(&url, false, None);
     let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
     let event = link.wait(PATIENCE).expect("an answer");
     remote.receive(event, Instant::now());
-    assert_eq!(remote.link(), &LinkState::Lost);
+    assert_eq!(remote.link, LinkState::Lost);
     let message = remote.message().unwrap_or_default().to_owned();
     assert!(message.contains("room mismatch"), "{message}");
 }
@@ -483,23 +445,18 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
     let server = TestServer::start();
     let url = server.url("again", "preset=intermediate");
     let mut a = Session::join(&url, None, None);
-    let player = a.remote.welcome().expect("welcomed").player;
+    let player = a.remote.welcome.as_ref().expect("welcomed").player;
     let flagged = a.hidden_in_view(None);
     a.go(flagged);
     a.keys("f");
-    a.until("the flag", |r| {
-        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
-    });
+    a.until_cell("the flag", flagged, cell::FLAGGED);
 
     let server = server.restart();
     a.until("a join again", |r| {
-        r.link() == &LinkState::Connected
-            && r.message().is_some_and(|m| m.starts_with("reconnected"))
+        r.link == LinkState::Connected && says(r, "reconnected")
     });
-    assert_eq!(a.remote.welcome().map(|w| w.player), Some(player));
-    a.until("the flag, still there", |r| {
-        r.state(flagged.0, flagged.1) == Some(cell::FLAGGED)
-    });
+    assert_eq!(a.remote.welcome.as_ref().map(|w| w.player), Some(player));
+    a.until_cell("the flag, still there", flagged, cell::FLAGGED);
     drop(a);
     drop(server);
 }
@@ -513,21 +470,16 @@ fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
     let url = server.url("twice", "preset=beginner");
     let mut a = Session::join(&url, None, None);
     let token = a.remote.token().expect("a token").to_owned();
-    let elsewhere = server
-        .runtime
-        .block_on(Client::connect(&format!("{url}&token={token}")))
-        .expect("the second join");
-    a.until("the close", |r| r.link() == &LinkState::Lost);
+    let elsewhere = server.client(&format!("{url}&token={token}"));
+    a.until("the close", |r| r.link == LinkState::Lost);
     let message = a.remote.message().unwrap_or_default().to_owned();
+    let taken = bitmines_server::protocol::TAKEN_OVER;
     assert!(
-        message.contains(bitmines_server::protocol::TAKEN_OVER)
-            && message.contains("not joining again"),
+        message.contains(taken) && message.contains("not joining again"),
         "{message}"
     );
-    assert_eq!(
-        elsewhere.welcome().player,
-        a.remote.welcome().map_or(0, |w| w.player)
-    );
+    let player = a.remote.welcome.as_ref().map_or(0, |w| w.player);
+    assert_eq!(elsewhere.welcome().player, player);
     drop(a);
     drop(server);
 }
@@ -542,19 +494,15 @@ fn the_odds_cover_the_window_around_the_cursor() {
     let mut a = Session::join(&url, None, None);
     a.keys("p");
     a.until("the odds", |r| r.odds().is_some());
-    let screen = a.remote.screen().expect("a screen");
-    let (r0, c0) = a.remote.origin();
     let mut hidden = 0;
-    for row in r0..r0 + screen.span_rows {
-        for col in c0..c0 + screen.span_cols {
-            let chance = a.remote.odds().and_then(|odds| odds.mine(row, col));
-            match a.remote.state(row, col) {
-                Some(cell::HIDDEN) => {
-                    assert!(chance.is_some_and(|p| (0.0..=1.0).contains(&p)));
-                    hidden += 1;
-                }
-                _ => assert_eq!(chance, None, "({row}, {col})"),
+    for (row, col) in a.in_view() {
+        let chance = a.remote.odds().and_then(|odds| odds.mine(row, col));
+        match a.remote.state(row, col) {
+            Some(cell::HIDDEN) => {
+                assert!(chance.is_some_and(|p| (0.0..=1.0).contains(&p)));
+                hidden += 1;
             }
+            _ => assert_eq!(chance, None, "({row}, {col})"),
         }
     }
     assert!(hidden > 0);

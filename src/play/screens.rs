@@ -12,7 +12,9 @@ use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
 use super::Setup;
-use super::script::{app_on, play, screen, screen_text, seeded, wait_for_board};
+use super::script::{
+    BOARD, KEYS, app_on, custom, play, screen, screen_text, seeded, wait_for_board,
+};
 
 /// Compares the screen with the snapshot `tests/play/NAME.txt`.
 fn check(name: &str, actual: &str) {
@@ -34,18 +36,12 @@ fn check(name: &str, actual: &str) {
 
 /// The classic expert board with a fixed seed.
 fn expert() -> Setup {
+    let name = "expert".into();
     Setup {
-        name: "expert".into(),
-        rows: 16,
-        cols: 30,
-        mines: 99,
-        first_click: FirstClick::Opening,
-        seed: Some(2026),
+        name,
+        ..custom(16, 30, 99, FirstClick::Opening, 2026)
     }
 }
-
-/// A 4x5 board: two openings, one isolated number (3BV 3).
-const BOARD: &str = "*....\n.....\n..*..\n.....\n";
 
 /// A snapshot: its name, the board (`expert` or a text board), the terminal's size, whether
 /// it is drawn in ASCII, and the script played.
@@ -91,14 +87,7 @@ fn snapshots_of_key_states() {
 /// drawn.
 #[test]
 fn a_huge_board_shows_its_position() {
-    let setup = Setup {
-        name: "custom".into(),
-        rows: 2000,
-        cols: 3000,
-        mines: 600_000,
-        first_click: FirstClick::Opening,
-        seed: Some(7),
-    };
+    let setup = custom(2000, 3000, 600_000, FirstClick::Opening, 7);
     let (mut app, start) = seeded(setup, 80, 24);
     let (now, _) = play(&mut app, start, "space");
     let now = wait_for_board(&mut app, now);
@@ -128,39 +117,19 @@ fn numbers_have_their_colours_and_the_cursor_is_reversed() {
 /// Script words for random play: every key the game uses, a few it does not, mouse buttons
 /// anywhere on a terminal of up to 100x40, the wheel, resizes down to nothing, and time.
 fn word() -> impl Strategy<Value = String> {
-    const KEYS: [&str; 29] = [
-        "up",
-        "down",
-        "left",
-        "right",
-        "S-up",
-        "S-down",
-        "S-left",
-        "S-right",
-        "pgup",
-        "pgdn",
-        "home",
-        "end",
-        "space",
-        "enter",
-        "esc",
-        "f",
-        "h",
-        "p",
-        "w",
-        "s",
-        "n",
-        "c",
-        "g",
-        "G",
-        "?",
-        "x",
-        "wheel:up",
-        "wheel:down",
-        "wheel:S-down",
-    ];
+    // The script's named keys but Tab and Ctrl-C, the letters the game uses and one it does
+    // not, and the wheel.
+    let named = KEYS
+        .iter()
+        .map(|key| key.0)
+        .filter(|w| !matches!(*w, "tab" | "C-c"));
+    let letters = ["f", "h", "p", "w", "s", "n", "c", "g", "G", "?", "x"];
+    let wheel = ["wheel:up", "wheel:down", "wheel:S-down"];
+    let keys: Vec<String> = (named.chain(letters).chain(wheel))
+        .map(str::to_owned)
+        .collect();
     prop_oneof![
-        8 => proptest::sample::select(&KEYS[..]).prop_map(str::to_owned),
+        8 => proptest::sample::select(keys),
         2 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("click:{x},{y}")),
         2 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("rclick:{x},{y}")),
         1 => (0u16..100, 0u16..40).prop_map(|(x, y)| format!("mclick:{x},{y}")),
@@ -176,15 +145,11 @@ fn survive(board: &str, (width, height): (u16, u16), words: &[String]) {
         Some(size) => {
             let (rows, cols) = size.split_once('x').expect("RxC");
             let (rows, cols) = (rows.parse().expect("rows"), cols.parse().expect("cols"));
-            let setup = Setup {
-                name: "custom".into(),
-                rows,
-                cols,
-                mines: (rows * cols) / 5,
-                first_click: FirstClick::Safe,
-                seed: Some(3),
-            };
-            seeded(setup, width, height)
+            seeded(
+                custom(rows, cols, (rows * cols) / 5, FirstClick::Safe, 3),
+                width,
+                height,
+            )
         }
         None => app_on(board, width, height),
     };

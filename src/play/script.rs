@@ -4,7 +4,7 @@
 //! A script is words separated by spaces:
 //!
 //! - keys: `up`, `down`, `left`, `right` (`S-right` with Shift), `pgup`, `pgdn`, `home`,
-//!   `end`, `space`, `enter`, `esc`, `C-c`, or any single character (`f`, `?`, `G`);
+//!   `end`, `space`, `enter`, `esc`, `tab`, `C-c`, or any single character (`f`, `?`, `G`);
 //! - mouse buttons on a board cell, found through the screen's layout as a player's pointer
 //!   would be: `open:R,C` (left), `flag:R,C` (right), `chord:R,C` (middle);
 //! - the mouse at a terminal position: `click:X,Y`, `rclick:X,Y`, `mclick:X,Y`; the wheel:
@@ -25,31 +25,38 @@ use ratatui::layout::Rect;
 use super::app::Play;
 use super::{Action, App, Setup, draw};
 
-/// The setup of a game on a board given as text.
-pub(super) fn setup_of(board: &Board) -> Setup {
+/// A 4x5 board: two openings and one isolated number, so its 3BV is 3.
+pub(super) const BOARD: &str = "*....\n.....\n..*..\n.....\n";
+
+/// A setup named `custom`, the first click's cell kept `first_click`.
+pub(super) fn custom(
+    rows: usize,
+    cols: usize,
+    mines: usize,
+    first_click: FirstClick,
+    seed: u64,
+) -> Setup {
     Setup {
         name: "custom".into(),
-        rows: board.rows(),
-        cols: board.cols(),
-        mines: board.mine_count(),
-        first_click: FirstClick::Opening,
-        seed: Some(1),
+        rows,
+        cols,
+        mines,
+        first_click,
+        seed: Some(seed),
     }
 }
 
 /// An app on the board `text` (`*` mine, `.` safe) in a terminal of `width x height`.
 pub(super) fn app_on(text: &str, width: u16, height: u16) -> (App, Instant) {
     let board: Board = text.parse().expect("a board");
-    let setup = setup_of(&board);
+    let (rows, cols, mines) = (board.rows(), board.cols(), board.mine_count());
+    let setup = custom(rows, cols, mines, FirstClick::Opening, 1);
     let start = Instant::now();
-    let app = App::local(
-        Game::new(board),
-        setup,
-        Rect::new(0, 0, width, height),
+    let area = Rect::new(0, 0, width, height);
+    (
+        App::local(Game::new(board), setup, area, start, false),
         start,
-        false,
-    );
-    (app, start)
+    )
 }
 
 /// An app on a seeded game whose board is generated on the first click.
@@ -62,7 +69,11 @@ pub(super) fn seeded(setup: Setup, width: u16, height: u16) -> (App, Instant) {
 
 /// Plays `script` on `app`, the clock starting at `now`; returns the clock after it and the
 /// action each event asked for.
-pub(super) fn play(app: &mut App, mut now: Instant, script: &str) -> (Instant, Vec<Action>) {
+pub(super) fn play<S: Play>(
+    app: &mut App<S>,
+    mut now: Instant,
+    script: &str,
+) -> (Instant, Vec<Action>) {
     let mut actions = Vec::new();
     for word in script.split_whitespace() {
         if let Some(ms) = word.strip_prefix("wait:") {
@@ -89,8 +100,32 @@ pub(super) fn wait_for_board(app: &mut App, mut now: Instant) -> Instant {
     now
 }
 
+/// The named keys of a script, with their modifiers.
+pub(super) const KEYS: [(&str, KeyCode, KeyModifiers); 17] = [
+    ("up", KeyCode::Up, NONE),
+    ("down", KeyCode::Down, NONE),
+    ("left", KeyCode::Left, NONE),
+    ("right", KeyCode::Right, NONE),
+    ("S-up", KeyCode::Up, SHIFT),
+    ("S-down", KeyCode::Down, SHIFT),
+    ("S-left", KeyCode::Left, SHIFT),
+    ("S-right", KeyCode::Right, SHIFT),
+    ("pgup", KeyCode::PageUp, NONE),
+    ("pgdn", KeyCode::PageDown, NONE),
+    ("home", KeyCode::Home, NONE),
+    ("end", KeyCode::End, NONE),
+    ("space", KeyCode::Char(' '), NONE),
+    ("enter", KeyCode::Enter, NONE),
+    ("esc", KeyCode::Esc, NONE),
+    ("tab", KeyCode::Tab, NONE),
+    ("C-c", KeyCode::Char('c'), KeyModifiers::CONTROL),
+];
+
+const NONE: KeyModifiers = KeyModifiers::NONE;
+const SHIFT: KeyModifiers = KeyModifiers::SHIFT;
+
 /// The event a script word stands for.
-fn event(app: &App, word: &str) -> Event {
+pub(super) fn event<S: Play>(app: &App<S>, word: &str) -> Event {
     let pair = |text: &str| -> (usize, usize) {
         let (a, b) = text.split_once(',').expect("A,B");
         (a.parse().expect("a number"), b.parse().expect("a number"))
@@ -103,67 +138,44 @@ fn event(app: &App, word: &str) -> Event {
             modifiers,
         })
     };
-    let on_cell = |text: &str| -> (usize, usize) {
-        let (row, col) = pair(text);
+    if let Some((verb, rest)) = word.split_once(':') {
+        let kind = match verb {
+            "open" | "click" => MouseEventKind::Down(MouseButton::Left),
+            "flag" | "rclick" => MouseEventKind::Down(MouseButton::Right),
+            "chord" | "mclick" => MouseEventKind::Down(MouseButton::Middle),
+            "wheel" => {
+                return match rest {
+                    "up" => mouse(MouseEventKind::ScrollUp, (0, 0), NONE),
+                    "down" => mouse(MouseEventKind::ScrollDown, (0, 0), NONE),
+                    "S-down" => mouse(MouseEventKind::ScrollDown, (0, 0), SHIFT),
+                    other => panic!("no wheel {other:?}"),
+                };
+            }
+            "resize" => {
+                let (w, h) = pair(rest);
+                return Event::Resize(w as u16, h as u16);
+            }
+            other => panic!("no script verb {other:?}"),
+        };
+        if matches!(verb, "click" | "rclick" | "mclick") {
+            return mouse(kind, pair(rest), NONE);
+        }
+        // A board cell, found through the screen's layout as a player's pointer would be.
+        let (row, col) = pair(rest);
         let (origin_row, origin_col) = app.origin();
         let screen = app.screen().expect("a terminal large enough");
         let (x, y) = screen
             .glyph_at(row - origin_row, col - origin_col)
             .expect("the cell is in view");
-        (usize::from(x), usize::from(y))
-    };
-    let none = KeyModifiers::NONE;
-    if let Some((verb, rest)) = word.split_once(':') {
-        return match verb {
-            "open" => mouse(MouseEventKind::Down(MouseButton::Left), on_cell(rest), none),
-            "flag" => mouse(
-                MouseEventKind::Down(MouseButton::Right),
-                on_cell(rest),
-                none,
-            ),
-            "chord" => mouse(
-                MouseEventKind::Down(MouseButton::Middle),
-                on_cell(rest),
-                none,
-            ),
-            "click" => mouse(MouseEventKind::Down(MouseButton::Left), pair(rest), none),
-            "rclick" => mouse(MouseEventKind::Down(MouseButton::Right), pair(rest), none),
-            "mclick" => mouse(MouseEventKind::Down(MouseButton::Middle), pair(rest), none),
-            "wheel" => match rest {
-                "up" => mouse(MouseEventKind::ScrollUp, (0, 0), none),
-                "down" => mouse(MouseEventKind::ScrollDown, (0, 0), none),
-                "S-down" => mouse(MouseEventKind::ScrollDown, (0, 0), KeyModifiers::SHIFT),
-                other => panic!("no wheel {other:?}"),
-            },
-            "resize" => {
-                let (w, h) = pair(rest);
-                Event::Resize(w as u16, h as u16)
-            }
-            other => panic!("no script verb {other:?}"),
-        };
+        return mouse(kind, (usize::from(x), usize::from(y)), NONE);
     }
-    let (code, modifiers) = match word {
-        "up" => (KeyCode::Up, none),
-        "down" => (KeyCode::Down, none),
-        "left" => (KeyCode::Left, none),
-        "right" => (KeyCode::Right, none),
-        "S-up" => (KeyCode::Up, KeyModifiers::SHIFT),
-        "S-down" => (KeyCode::Down, KeyModifiers::SHIFT),
-        "S-left" => (KeyCode::Left, KeyModifiers::SHIFT),
-        "S-right" => (KeyCode::Right, KeyModifiers::SHIFT),
-        "pgup" => (KeyCode::PageUp, none),
-        "pgdn" => (KeyCode::PageDown, none),
-        "home" => (KeyCode::Home, none),
-        "end" => (KeyCode::End, none),
-        "space" => (KeyCode::Char(' '), none),
-        "enter" => (KeyCode::Enter, none),
-        "esc" => (KeyCode::Esc, none),
-        "C-c" => (KeyCode::Char('c'), KeyModifiers::CONTROL),
-        single => {
-            let mut chars = single.chars();
+    let (code, modifiers) = match KEYS.iter().find(|key| key.0 == word) {
+        Some(&(_, code, modifiers)) => (code, modifiers),
+        None => {
+            let mut chars = word.chars();
             match (chars.next(), chars.next()) {
-                (Some(c), None) => (KeyCode::Char(c), none),
-                _ => panic!("no script key {single:?}"),
+                (Some(c), None) => (KeyCode::Char(c), NONE),
+                _ => panic!("no script key {word:?}"),
             }
         }
     };
