@@ -1,5 +1,10 @@
 //! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its
 //! clock, its clicks, and the solver's help, all answered at once.
+//!
+//! The solver's knowledge of the view (one `Solver::solve` for the odds and the proven-safe
+//! cells) is redone only when cells open, never per frame and never for a flag. The first
+//! click on a board of [`OFF_THREAD_CELLS`] cells or more is played on a thread of its own,
+//! and until it is done only quitting acts.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};

@@ -10,6 +10,11 @@
 //! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
 //! - `draw.rs`: a frame from the state, reading only the cells in view.
 //! - this file: the command line, the terminal's setup and teardown, and the event loop.
+//!
+//! The loop never waits on the network (`net.rs`'s thread holds the socket and the loop
+//! polls its channels), and wakes only for an event, for the clock's next second while it
+//! runs, or every 100 ms while a board is made off the thread. A frame reads only the cells
+//! in view, so it costs the same on any board.
 
 mod app;
 mod draw;
