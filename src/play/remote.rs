@@ -492,6 +492,8 @@ impl Room {
                 self.say(format!("game {game}: a new board"));
             }
             ServerMsg::Series(entries) => self.series = entries,
+            // The panel counts each player's own cells; the team's total is the web page's.
+            ServerMsg::Team { .. } => {}
             ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
         }
     }

@@ -443,6 +443,13 @@ pub enum ServerMsg {
     /// A race room's series scoreboard across its games (type 0x91): sent to a connection
     /// when it joins a race room and to everyone when a racer wins a game.
     Series(Vec<SeriesEntry>),
+    /// A co-op room's shared view (type 0x92), sent with every players frame of a co-op
+    /// room: what the team has opened, the first click's opening included (the players
+    /// frame counts each player's own moves only, and lists at most 32 players).
+    Team {
+        /// Safe cells open in the room's view.
+        opened: u64,
+    },
 }
 
 /// One racer's line of a race room's series scoreboard.
@@ -1031,6 +1038,10 @@ impl ServerMsg {
                 out.put_u8(0x90);
                 out.put_u32_le(game);
             }
+            &ServerMsg::Team { opened } => {
+                out.put_u8(0x92);
+                out.put_u64_le(opened);
+            }
             ServerMsg::Series(entries) => {
                 out.put_u8(0x91);
                 let n = entries.len().min(usize::from(u16::MAX));
@@ -1302,6 +1313,10 @@ impl ServerMsg {
                         })
                         .collect(),
                 )
+            }
+            0x92 => {
+                r.exact(8)?;
+                ServerMsg::Team { opened: r.u64() }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };

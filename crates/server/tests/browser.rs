@@ -1556,6 +1556,12 @@ fn the_pages_codec_agrees_with_the_servers() {
             json!({"type": "newGame", "game": 70000}),
         ),
         (
+            ServerMsg::Team {
+                opened: 9_000_000_001,
+            },
+            json!({"type": "team", "opened": 9_000_000_001u64}),
+        ),
+        (
             ServerMsg::Series(vec![
                 SeriesEntry {
                     player: 1,

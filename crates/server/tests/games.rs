@@ -473,3 +473,60 @@ async fn an_endless_coop_game_on_a_large_board_goes_on_past_mines() {
         );
     }
 }
+
+/// A co-op room's team frame counts every cell open in the shared view, the first click's
+/// opening included (which no player's count holds), and follows the players' moves.
+#[tokio::test]
+async fn the_team_frame_counts_every_open_cell_of_a_coop_view() {
+    let server = start().await;
+    let url = server.url("team", "preset=expert&mode=coop&rule=endless");
+    let mut a = Recorder::join(&url).await;
+    a.send(ClientMsg::Subscribe(whole_board(16, 30))).await;
+    a.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
+    let open = |a: &Recorder| {
+        (0..16)
+            .flat_map(|r| (0..30).map(move |c| (r, c)))
+            .filter(|&(r, c)| a.picture.cell(0, r, c).is_some_and(|s| s <= cell::OPEN_MAX))
+            .count() as u64
+    };
+    let team = |f: &ServerMsg| match f {
+        ServerMsg::Team { opened } => Some(*opened),
+        _ => None,
+    };
+    let first = a
+        .frames
+        .iter()
+        .find_map(team)
+        .expect("a team frame on joining");
+    assert!(first > 0, "the first click's opening");
+    assert_eq!(first, open(&a));
+    let players_sum = |a: &Recorder| {
+        a.frames.iter().rev().find_map(|f| match f {
+            ServerMsg::Players(p) => Some(p.iter().map(|p| p.revealed).sum::<u64>()),
+            _ => None,
+        })
+    };
+    assert_eq!(players_sum(&a), Some(0), "no player has opened a cell yet");
+    // Reveal hidden cells until one opens something; the next team frame counts it.
+    let mut seq = 0;
+    while open(&a) == first {
+        let (r, c) = (0..480)
+            .map(|k| (k / 30, k % 30))
+            .find(|&(r, c)| a.picture.cell(0, r, c) == Some(cell::HIDDEN))
+            .expect("a hidden cell");
+        seq += 1;
+        let msg = ClientMsg::Move {
+            seq,
+            action: Action::Reveal,
+            row: r as u32,
+            col: c as u32,
+        };
+        a.act(msg).await;
+    }
+    let now = open(&a);
+    let last = a
+        .until(|f| matches!(f, ServerMsg::Team { opened } if *opened == now))
+        .await;
+    assert_eq!(team(&last), Some(now));
+    server.stop().await;
+}

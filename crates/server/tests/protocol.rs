@@ -236,6 +236,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         }),
         (0..=PROGRESS_DONE).prop_map(|share| ServerMsg::Progress { share }),
         any::<u32>().prop_map(|game| ServerMsg::NewGame { game }),
+        any::<u64>().prop_map(|opened| ServerMsg::Team { opened }),
         proptest::collection::vec((any::<u32>(), any::<u32>(), any::<u32>()), 0..9).prop_map(
             |entries| ServerMsg::Series(
                 entries

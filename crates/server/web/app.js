@@ -395,6 +395,10 @@ class Game {
       case "series":
         this.series = msg.series;
         return;
+      case "team":
+        this.teamOpened = msg.opened;
+        this.updateBar();
+        return;
       case "hint":
         return this.onHint(msg);
       case "odds":
@@ -696,8 +700,10 @@ class Game {
     }
     const safe = w.rows * w.cols - w.mines;
     if (w.mode === "coop") {
-      const opened = this.players.reduce((n, p) => n + p.revealed, 0);
-      $("progress-text").textContent = `${count(opened)} opened by the team`;
+      // The team frame counts the first click's opening and every player; the players' own
+      // counts (all a server older than it sends) leave the opening out.
+      const opened = this.teamOpened ?? this.players.reduce((n, p) => n + p.revealed, 0);
+      $("progress-text").textContent = `${count(opened)} of ${count(safe)} safe cells open`;
     } else if (this.shownPlayer()) {
       $("progress-text").textContent = `${count(this.shownPlayer().revealed)} of ${count(safe)} safe cells`;
     }

@@ -279,6 +279,9 @@ export function decode(buffer) {
       for (let i = 0; i < n; i++) series.push({ player: r.u32(), wins: r.u32(), bestMs: r.u32() });
       return { type: "series", series };
     }
+    case 0x92:
+      // A co-op room's view: the cells open in it, the first click's opening included.
+      return { type: "team", opened: r.u64() };
     default:
       throw new RangeError(`unknown message type 0x${kind.toString(16)}`);
   }

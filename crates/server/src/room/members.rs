@@ -155,6 +155,9 @@ impl Room {
         // The newcomer learns who is here at once.
         self.pending
             .push(Pending::Frame(conn, self.players_frame(now)));
+        if let Some(team) = self.team_frame() {
+            self.pending.push(Pending::Frame(conn, team));
+        }
         if self.params.mode == Mode::Race {
             self.pending.push(Pending::Frame(conn, self.series_frame()));
         }
@@ -241,6 +244,10 @@ impl Room {
             let frame = self.players_frame(now);
             self.pending
                 .push(Pending::Group(frame, self.joins, groups, turn));
+            if let Some(team) = self.team_frame() {
+                self.pending
+                    .push(Pending::Group(team, self.joins, groups, turn));
+            }
         }
         if !self.cursors_dirty.is_empty() && due(self.last_cursors, CURSORS_EVERY) {
             self.last_cursors = Some(now);
@@ -266,6 +273,16 @@ impl Room {
                 self.pending.push(Pending::Chunk(0, chunk, frame));
             }
         }
+    }
+
+    /// A co-op room's team frame: the cells open in its one view.
+    fn team_frame(&self) -> Option<Bytes> {
+        let view = self
+            .views
+            .first()
+            .filter(|_| self.params.mode == Mode::Coop)?;
+        let opened = view.game.revealed_count() as u64;
+        Some(ServerMsg::Team { opened }.encode())
     }
 
     fn players_frame(&self, now: Instant) -> Bytes {
