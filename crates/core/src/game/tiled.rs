@@ -883,10 +883,16 @@ fn spill(tile: &Tile, side: usize, out: &mut [u64]) {
     }
 }
 
-/// Runs `work` on every tile, each on one of `shares.len()` threads at a time, the threads
-/// taking the next tile as they come free; adds each thread's turns and time to its share.
-fn on_threads(tiles: &mut [Tile], shares: &mut [ThreadShare], work: &(impl Fn(&mut Tile) + Sync)) {
-    let timed = |tile: &mut Tile, share: &mut ThreadShare| {
+/// Runs `work` on every item (a tile, a band), each on one of `shares.len()` threads at a
+/// time, the threads taking the next item as they come free; adds each thread's turns and
+/// time to its share. What an item ends as depends only on the item and `work`, never on
+/// which thread took it.
+pub(crate) fn on_threads<T: Send>(
+    tiles: &mut [T],
+    shares: &mut [ThreadShare],
+    work: &(impl Fn(&mut T) + Sync),
+) {
+    let timed = |tile: &mut T, share: &mut ThreadShare| {
         let started = Instant::now();
         work(tile);
         share.turns += 1;
