@@ -143,7 +143,20 @@ fn check_order_free(seed: u64, band: usize, threads: usize) -> Coverage {
     if twin.status() != Status::Playing {
         return seen;
     }
+    // Half the time the game is cut into tiles after a first batch played on the whole game,
+    // with cells revealed, flags placed and mines set off already.
+    if rng.chance(0.5) {
+        let moves = order_free_batch(&mut rng, &twin, rule, false);
+        if twin_plays(&mut twin, &moves).is_none() || twin.status() != Status::Playing {
+            return seen;
+        }
+    }
     let mut tiled = TiledGame::new(twin.clone(), band).unwrap();
+    assert_same(
+        &tiled,
+        &twin,
+        &format!("seed {seed}, band {band}: cut into tiles"),
+    );
     for round in 0..6 {
         let moves = order_free_batch(&mut rng, &twin, rule, round % 2 == 1);
         let context = format!("seed {seed}, band {band}, threads {threads}, batch {round}");
