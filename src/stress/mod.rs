@@ -10,6 +10,7 @@
 mod deduce;
 mod play;
 mod report;
+mod tiles;
 mod walk;
 
 use std::fmt;
@@ -165,6 +166,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
     let progress = play_progress(board.safe_count() as u64, table.revealed_at_start);
     let mut outputs = Outputs::default();
     let started = Instant::now();
+    let mut tiled = None;
     let (visited, played, mut deduction) = match args.player {
         PlayerKind::Solver => {
             let mut last_checkpoint = 0;
@@ -178,6 +180,20 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 Ok(done) => (0, Ok(()), Some(done)),
                 Err(stop) => (0, Err(stop), None),
             }
+        }
+        _ if tiles::applies(args.player, args.check, per_call(args)) => {
+            let click = first_click.map(|cell| (cell.row, cell.col));
+            let run = tiles::play(
+                &mut table,
+                &board,
+                (seed, click),
+                threads,
+                &progress,
+                &INTERRUPTED,
+            )
+            .context("the tiled play failed")?;
+            tiled = Some(run.1);
+            (run.0, Ok(()), None)
         }
         _ => {
             let (visited, played) = play(
@@ -222,7 +238,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
         true => None,
         false => {
             let started = Instant::now();
-            let stats = Stats::of(&board)?;
+            let stats = Stats::of_bands(&board, tiles::BAND, threads)?;
             Some(BoardStats {
                 openings: stats.openings,
                 islands: stats.islands,
@@ -279,6 +295,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
             safe_cells: board.safe_count() as u64,
             revealed: game.revealed_count() as u64,
             visited,
+            tiles: tiled,
         },
         stats,
         memory: Memory {
@@ -552,6 +569,11 @@ fn check_memory(geometry: &Geometry, args: &Args) -> anyhow::Result<()> {
         // The scalar game's planes, and its cell stack in the worst case.
         need += plane * 3 + rows * 32 + cells * 8;
     }
+    if tiles::applies(args.player, check, per_call(args)) {
+        // The tiles' revealed, flagged and pending planes beside the game's, while one is
+        // made from the other.
+        need += plane * 3 + rows * 32;
+    }
     if check && cells <= NAIVE_MAX_CELLS {
         // Two grids of one byte per cell and a flood queue of two indices per cell.
         need += cells * 18;
@@ -560,6 +582,12 @@ fn check_memory(geometry: &Geometry, args: &Args) -> anyhow::Result<()> {
     ensure_memory(need, || {
         format!("a {}x{} {run}", geometry.rows(), geometry.cols())
     })
+}
+
+/// Whether the run acts on a count of calls (`--png-after`, `--save-every`), which only play
+/// on the whole game keeps.
+fn per_call(args: &Args) -> bool {
+    args.png_after.is_some() || args.save_every.is_some()
 }
 
 /// The bar of safe cells revealed, on a terminal only.

@@ -41,7 +41,7 @@ pub(crate) struct Report {
     pub(crate) board: BoardInfo,
     /// The saved game this run continued, if any.
     pub(crate) resumed_from: Option<String>,
-    /// Worker threads used for generation.
+    /// Worker threads used for generation, the truth player's play and the statistics.
     pub(crate) threads: usize,
     /// Who played.
     pub(crate) player: PlayerKind,
@@ -115,6 +115,8 @@ pub(crate) struct Play {
     pub(crate) revealed: u64,
     /// Walk steps taken (cells the player visited).
     pub(crate) visited: u64,
+    /// How play went in bands of rows on the threads, when the truth player played so.
+    pub(crate) tiles: Option<super::tiles::Tiles>,
 }
 
 /// Board statistics.
@@ -255,6 +257,24 @@ impl fmt::Display for Report {
             p.ns_per_touched_cell,
             thousands(p.touched_cells)
         )?;
+        if let Some(t) = &p.tiles {
+            let turns: Vec<String> = t.threads.iter().map(|s| thousands(s.turns)).collect();
+            let busy: Vec<String> = t
+                .threads
+                .iter()
+                .map(|s| format!("{:.3}", s.busy_seconds))
+                .collect();
+            writeln!(
+                f,
+                "            {} bands of {} rows; band turns by thread {}, busy {} s; {} of exchange, {} cells handed over",
+                t.tiles,
+                t.band,
+                turns.join(" + "),
+                busy.join(" + "),
+                count(t.rounds, "round"),
+                thousands(t.handed_over)
+            )?;
+        }
         writeln!(
             f,
             "calls       {} reveal, {} flag, {} unflag, {} chord; {} cells opened, largest opening {}",

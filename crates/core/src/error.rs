@@ -356,6 +356,24 @@ pub enum Error {
         /// What is wrong there.
         reason: String,
     },
+    /// A tile was asked to play a cell of another tile.
+    #[error("cell ({row}, {col}) is not on the tile of rows {top} to {bottom} (exclusive)")]
+    OffTile {
+        /// The row asked for.
+        row: usize,
+        /// The column asked for.
+        col: usize,
+        /// The tile's first row.
+        top: usize,
+        /// One past the tile's last row.
+        bottom: usize,
+    },
+    /// Tiles need at least one row.
+    #[error("a tile needs at least one row, got {rows}")]
+    EmptyTile {
+        /// The rows per tile asked for.
+        rows: usize,
+    },
     /// The reader or writer failed. An early end of input is `Truncated` instead.
     #[error("I/O error: {message}")]
     Io {

@@ -27,6 +27,7 @@
 
 mod batch;
 mod rebase;
+pub mod tiled;
 
 use std::collections::HashSet;
 use std::fmt;

@@ -121,6 +121,8 @@ pub use board::Board;
 pub use board::ZeroJob;
 pub use cascade::Fill;
 pub use error::Error;
+pub use game::tiled;
+pub use game::tiled::{Move, Tile, TiledGame};
 pub use game::{Cell, Game, Reveal, Rule, Status};
 pub use geometry::Geometry;
 pub use place::{FirstClick, Placement, Placer, SeededPlacer, Zone};

@@ -31,6 +31,8 @@
     reason = "word indices range over planes built from the board's own Geometry"
 )]
 
+mod bands;
+
 use crate::board::{dilated_word, for_each_row_word};
 use crate::cascade::{Planes, words};
 use crate::game::sentinel_plane;
