@@ -44,7 +44,10 @@ use std::process::{Command, ExitCode};
 use std::sync::Arc;
 use std::time::Instant;
 
-use bitmines_core::{Board, Cell, Fill, FirstClick, Game, Placement, Placer, SeededPlacer};
+use bitmines_core::tiled::Move as TileMove;
+use bitmines_core::{
+    Board, Cell, Fill, FirstClick, Game, Placement, Placer, SeededPlacer, TiledGame,
+};
 use bitmines_gen::{Method, NoGuess, no_guess};
 use bitmines_solve::{Player, Policy, Solver};
 
@@ -124,6 +127,8 @@ fn case_names() -> Vec<String> {
     names.push("solve/probabilities/expert-first-stall-x20".into());
     names.push("gen/no-guess/expert-x8".into());
     names.push("play/expert-safest".into());
+    names.push("tiled/1000x1000/every-safe-cell-4-bands".into());
+    names.push("stats/bands/1000x1000".into());
     names
 }
 
@@ -275,6 +280,20 @@ fn best_chord(board: &Arc<Board>) -> (usize, usize) {
 
 /// A 1000x1000 game at density 0.15 part way through: the first click's opening, then
 /// scattered safe reveals, as the solver benchmark builds it.
+/// A 1000x1000 game at density 0.15 from seed 1 with its first click made at the centre.
+fn opened_game() -> Game {
+    let side = 1000;
+    let zone = FirstClick::Opening
+        .zone(side, side, side / 2, side / 2)
+        .expect("on board");
+    let board =
+        bitmines_gen::generate(&bitmines_gen::Config::new(side, side, 150_000, 1).keep_clear(zone))
+            .expect("board");
+    let mut game = Game::new(board);
+    game.reveal(side / 2, side / 2).expect("safe first click");
+    game
+}
+
 fn mid_game() -> Game {
     let side = 1000;
     let mines = 150_000;
@@ -359,6 +378,35 @@ fn run_on_this_thread(case: &str) -> Result<String, String> {
                 }
             });
             format!("{mines} mines placed")
+        }
+        "tiled/1000x1000/every-safe-cell-4-bands" => {
+            // The opening made, then every safe cell still hidden revealed, as one batch of a
+            // game cut into four bands of 256 rows (the stress run's band), on one thread.
+            let game = opened_game();
+            let board = game.board().expect("placed").clone();
+            let moves: Vec<TileMove> = (0..1000 * 1000)
+                .map(|i| (i / 1000, i % 1000))
+                .filter(|&(r, c)| !board.is_mine(r, c).expect("on board"))
+                .map(|(r, c)| TileMove::Reveal(r, c))
+                .collect();
+            let mut tiled = TiledGame::new(game, 256).map_err(|e| e.to_string())?;
+            let mut opened = 0;
+            measured(&mut || {
+                let batch = tiled.apply(1, black_box(&moves)).expect("a batch");
+                opened = batch.opened + batch.handed_over;
+            });
+            format!("{opened} cells opened, {}", tiled.status())
+        }
+        "stats/bands/1000x1000" => {
+            let game = opened_game();
+            let board = game.board().expect("placed").clone();
+            let mut bbbv = 0;
+            measured(&mut || {
+                let stats =
+                    bitmines_core::Stats::of_bands(black_box(&board), 256, 1).expect("statistics");
+                bbbv = stats.bbbv;
+            });
+            format!("3BV {bbbv}")
         }
         "play/expert-safest" => {
             let mut game = Game::deferred(16, 30, 99, FirstClick::Opening, SeededPlacer::new(2026))
