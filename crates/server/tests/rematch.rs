@@ -429,22 +429,30 @@ async fn a_race_series_counts_wins_across_games_and_restarts() {
     server.stop().await;
 }
 
+/// A room over [`bitmines_server::room::INLINE_BOARD_CELLS`] makes its next board aside: its
+/// players hear how far it is (progress frames) before the rematch is acknowledged, and the
+/// new game follows as in any room.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_room_over_the_rematch_limit_refuses_it_saying_so() {
+async fn a_large_rooms_rematch_is_made_aside_and_told_in_progress_frames() {
     let server = start().await;
     let url = server.url(
         "big",
         "rows=1001&cols=1000&mines=1000&mode=coop&rule=classic",
     );
+    assert!(1001 * 1000 > bitmines_server::room::INLINE_BOARD_CELLS);
     let mut a = Recorder::join(&url).await;
     let board = board_now(server.data.path(), "big");
     lose(&mut a, &board, 1).await;
-    let (code, why) = refusal(&a.act(ClientMsg::Rematch { seq: 2 }).await);
-    assert_eq!(code, ErrorCode::Limit as u16, "{why}");
-    assert!(
-        why.contains("1001x1000") && why.contains("1001000"),
-        "{why}"
-    );
+    let mark = a.frames.len();
+    let ack = a.act(ClientMsg::Rematch { seq: 2 }).await;
+    assert!(matches!(ack, ServerMsg::Ack { seq: 2, .. }), "{ack:?}");
+    let told = a.frames[mark..]
+        .iter()
+        .take_while(|m| !matches!(m, ServerMsg::Ack { seq: 2, .. }))
+        .filter(|m| matches!(m, ServerMsg::Progress { .. }))
+        .count();
+    assert!(told >= 1, "no progress frame before the acknowledgement");
+    sees_new_game(&mut a, 2, mark).await;
     server.stop().await;
 }
 
