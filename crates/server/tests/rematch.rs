@@ -439,7 +439,7 @@ async fn a_large_rooms_rematch_is_made_aside_and_told_in_progress_frames() {
         "big",
         "rows=1001&cols=1000&mines=1000&mode=coop&rule=classic",
     );
-    assert!(1001 * 1000 > bitmines_server::room::INLINE_BOARD_CELLS);
+    const { assert!(1001 * 1000 > bitmines_server::room::INLINE_BOARD_CELLS) };
     let mut a = Recorder::join(&url).await;
     let board = board_now(server.data.path(), "big");
     lose(&mut a, &board, 1).await;
