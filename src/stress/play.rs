@@ -240,6 +240,18 @@ const AROUND: [(isize, isize); 8] = [
     (1, 1),
 ];
 
+/// The neighbours of `(row, col)` on a board of `rows` x `cols`, in the order the truth
+/// player looks at them.
+pub(crate) fn around(
+    (rows, cols): (usize, usize),
+    (row, col): (usize, usize),
+) -> impl Iterator<Item = (usize, usize)> {
+    AROUND.into_iter().filter_map(move |(dr, dc)| {
+        let (r, c) = (row.checked_add_signed(dr)?, col.checked_add_signed(dc)?);
+        (r < rows && c < cols).then_some((r, c))
+    })
+}
+
 impl Player {
     /// A player of `kind` whose choices follow `seed`.
     pub(crate) fn new(kind: PlayerKind, seed: u64) -> Player {
@@ -280,11 +292,7 @@ impl Player {
             // A quarter of the safe cells are opened by a chord on a revealed numbered
             // neighbour, after flagging that neighbour's mines.
             if let Some((r, c)) = self.chord_site(game, (row, col))? {
-                for (dr, dc) in AROUND {
-                    let (Some(mr), Some(mc)) = (r.checked_add_signed(dr), c.checked_add_signed(dc))
-                    else {
-                        continue;
-                    };
+                for (mr, mc) in around((game.rows(), game.cols()), (r, c)) {
                     if board.is_mine(mr, mc).unwrap_or(false) && game.cell(mr, mc)? == Cell::Hidden
                     {
                         acts.push(Act::Flag(mr, mc));
@@ -304,12 +312,8 @@ impl Player {
         game: &Game,
         (row, col): (usize, usize),
     ) -> anyhow::Result<Option<(usize, usize)>> {
-        for (dr, dc) in AROUND {
-            let (Some(r), Some(c)) = (row.checked_add_signed(dr), col.checked_add_signed(dc))
-            else {
-                continue;
-            };
-            if r < game.rows() && c < game.cols() && matches!(game.cell(r, c)?, Cell::Open(1..)) {
+        for (r, c) in around((game.rows(), game.cols()), (row, col)) {
+            if matches!(game.cell(r, c)?, Cell::Open(1..)) {
                 return Ok(Some((r, c)));
             }
         }

@@ -20,7 +20,7 @@ use bitmines_core::{Board, Cell, Error, Game, Tile, TiledGame};
 use indicatif::ProgressBar;
 use serde::Serialize;
 
-use super::play::{Calls, Player, PlayerKind, Table};
+use super::play::{Calls, Player, PlayerKind, Table, around};
 use super::walk::{TileWalk, mix};
 use crate::moves::Act;
 
@@ -240,7 +240,7 @@ impl TruthOnTile<'_> {
         if choice < 2
             && let Some((r, c)) = self.chord_site(tile, (row, col))?
         {
-            for (mr, mc) in around(self.board, (r, c)) {
+            for (mr, mc) in around((self.board.rows(), self.board.cols()), (r, c)) {
                 if self.board.is_mine(mr, mc)? && tile.cell(mr, mc)? == Cell::Hidden {
                     act(tile, Act::Flag(mr, mc))?;
                 }
@@ -263,29 +263,11 @@ impl TruthOnTile<'_> {
                 && (r == 0 || rows.contains(&(r - 1)))
                 && (r + 1 == self.board.rows() || rows.contains(&(r + 1)))
         };
-        for (r, c) in around(self.board, (row, col)) {
+        for (r, c) in around((self.board.rows(), self.board.cols()), (row, col)) {
             if inside(r) && matches!(tile.cell(r, c)?, Cell::Open(1..)) {
                 return Ok(Some((r, c)));
             }
         }
         Ok(None)
     }
-}
-
-/// The neighbours of `(row, col)` on `board`, in the order the truth player looks at them.
-fn around(board: &Board, (row, col): (usize, usize)) -> impl Iterator<Item = (usize, usize)> + '_ {
-    const AROUND: [(isize, isize); 8] = [
-        (-1, -1),
-        (-1, 0),
-        (-1, 1),
-        (0, -1),
-        (0, 1),
-        (1, -1),
-        (1, 0),
-        (1, 1),
-    ];
-    AROUND.into_iter().filter_map(move |(dr, dc)| {
-        let (r, c) = (row.checked_add_signed(dr)?, col.checked_add_signed(dc)?);
-        (r < board.rows() && c < board.cols()).then_some((r, c))
-    })
 }
