@@ -506,6 +506,11 @@ impl Room {
                 self.read(i, None, shared).await?;
             }
             if self.seats.iter().all(|s| s.done) {
+                // A game that ended before its leave is given back, for the next co-op game
+                // to take (a beginner game can end on its first few moves).
+                if leave_at.is_some() {
+                    shared.leaves_owed.fetch_add(1, Relaxed);
+                }
                 return Ok(());
             }
             turn = (turn + 1) % self.seats.len();
@@ -525,6 +530,7 @@ impl Room {
             // --keep-finished, where no token rejoins it (as it should).
             if Some(moves) == leave_at && self.seats.iter().any(|s| s.done) {
                 leave_at = None;
+                shared.leaves_owed.fetch_add(1, Relaxed);
             }
             if Some(moves) == leave_at {
                 leave_at = None;
