@@ -34,14 +34,14 @@ fn params() -> RoomParams {
         mode: Mode::Coop,
         rule: MineRule::Endless,
         no_guess: false,
-        first: (SIDE / 2, SIDE / 2),
+        first: Some((SIDE / 2, SIDE / 2)),
     }
 }
 
 fn board() -> Arc<bitmines_core::Board> {
     let p = params();
     let zone = FirstClick::Opening
-        .zone(p.rows, p.cols, p.first.0, p.first.1)
+        .zone(p.rows, p.cols, SIDE / 2, SIDE / 2)
         .expect("on board");
     let config = bitmines_gen::Config::new(p.rows, p.cols, p.mines, 7).keep_clear(zone);
     Arc::new(bitmines_gen::generate(&config).expect("a board"))
@@ -156,7 +156,7 @@ fn room_params(rows: usize, cols: usize) -> RoomParams {
         mode: Mode::Coop,
         rule: MineRule::Endless,
         no_guess: false,
-        first: (rows / 2, cols / 2),
+        first: Some((rows / 2, cols / 2)),
     }
 }
 

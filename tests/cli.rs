@@ -1510,7 +1510,7 @@ fn show_prints_a_rooms_snapshot_view_by_view() {
         mode: Mode::Race,
         rule: MineRule::Classic,
         no_guess: false,
-        first: (4, 6),
+        first: Some((4, 6)),
     };
     let now = Instant::now();
     let mut room = fresh_room(&params, 5, 64, Arc::new(Metrics::default()), now).unwrap();

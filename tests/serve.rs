@@ -939,3 +939,157 @@ fn rooms_in_memory_are_bounded_by_twice_max_rooms() {
     let (status, _) = serve.terminate();
     assert!(status.success());
 }
+
+/// A co-op room made with `first=player` has no board anyone plays until a player reveals a
+/// cell: a room over [`bitmines_server::room::INLINE_BOARD_CELLS`] makes it around that cell
+/// on a thread of its own, tells the players its progress with no running clock, refuses
+/// other moves meanwhile with `Busy`, and then makes and acknowledges the reveal. The board
+/// is written in a snapshot at once, so after SIGKILL the restarted server shows the same
+/// opening.
+#[test]
+fn a_first_click_room_makes_its_board_around_the_click_and_it_survives_sigkill() {
+    let data = tempfile::tempdir().unwrap();
+    let runtime = runtime();
+    let (rows, cols) = (1000, 1001);
+    assert!(rows * cols > bitmines_server::room::INLINE_BOARD_CELLS);
+    let query = format!("rows={rows}&cols={cols}&mines=150000&rule=classic&first=player");
+    let serve = Serve::start(data.path(), &[]);
+    // The corner: its opening is a region no middle click would have kept clear.
+    let click = (0_u32, 0_u32);
+    let corner = ChunkRect {
+        row: 0,
+        col: 0,
+        rows: 1,
+        cols: 1,
+    };
+    let (token, opened) = runtime.block_on(async {
+        let mut client = Client::connect(&serve.url("first", &query)).await.unwrap();
+        assert_eq!(client.welcome().first, None);
+        assert!(!client.welcome().clock_running);
+        client.send(&ClientMsg::Subscribe(corner)).await.unwrap();
+        let mut picture = Picture::default();
+        picture.apply(&recv_until(&mut client, |m| matches!(m, ServerMsg::Chunk { .. })).await);
+        assert!(
+            picture.cells().all(|(_, _, _, s)| s == cell::HIDDEN),
+            "a cell shows before the first click"
+        );
+        let reveal = ClientMsg::Move {
+            seq: 1,
+            action: Action::Reveal,
+            row: click.0,
+            col: click.1,
+        };
+        let flag = ClientMsg::Move {
+            seq: 2,
+            action: Action::Flag,
+            row: 500,
+            col: 500,
+        };
+        client.send(&reveal).await.unwrap();
+        client.send(&flag).await.unwrap();
+        let (mut progress, mut opened, mut flag_done) = (0, None, false);
+        while opened.is_none() || !flag_done {
+            let msg = client.recv().await.unwrap();
+            picture.apply(&msg);
+            match msg {
+                ServerMsg::Progress { .. } => {
+                    assert!(opened.is_none(), "progress after the reveal was made");
+                    progress += 1;
+                }
+                ServerMsg::Clock { running: true, .. } => {
+                    assert!(opened.is_some() || progress > 0, "the clock ran early");
+                }
+                ServerMsg::Ack {
+                    seq: 1,
+                    opened: n,
+                    status,
+                    ..
+                } => {
+                    assert_eq!(status, 0, "the first click set off a mine");
+                    opened = Some(n);
+                }
+                ServerMsg::Ack { seq: 2, .. } => {
+                    assert!(opened.is_some(), "the flag was taken before the reveal");
+                    flag_done = true;
+                }
+                ServerMsg::Error {
+                    seq: 2,
+                    code,
+                    message,
+                } => {
+                    // Refused while the board was being made.
+                    assert_eq!(code, ErrorCode::Busy as u16, "{message}");
+                    assert!(message.contains("being made"), "{message}");
+                    flag_done = true;
+                }
+                ServerMsg::Error { seq, message, .. } => panic!("seq {seq} refused: {message}"),
+                _ => {}
+            }
+        }
+        assert!(progress >= 1, "no progress frame while the board was made");
+        let opened = opened.unwrap();
+        assert!(
+            opened >= 4,
+            "the corner's opening is its four cells at least"
+        );
+        // The opening is the board's: the one the room's stand-in and the click decide.
+        let dir = RoomDir::new(data.path(), "first");
+        let (params, seed) = dir.meta().unwrap();
+        let stand_in = bitmines_server::log::make_board(&params, seed).unwrap();
+        let (around, board_seed) = bitmines_server::log::around_first(&params, &stand_in, (0, 0));
+        let board = bitmines_server::log::make_board(&around, board_seed).unwrap();
+        let mut expected = bitmines_core::Game::try_new(Arc::new(board)).unwrap();
+        assert_eq!(expected.reveal(0, 0).unwrap().opened as u32, opened);
+        // The opening's frames go out with the acknowledgement, before or after it.
+        while picture.cell(0, 0, 0) == Some(cell::HIDDEN) {
+            picture.apply(&client.recv().await.unwrap());
+        }
+        assert_eq!(picture.cell(0, 0, 0), Some(0), "the click shows a zero");
+        // The snapshot with the board, written at once.
+        let waited = Instant::now();
+        let board_in_a_snapshot = || {
+            std::fs::read_dir(dir.path())
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
+                .filter_map(|e| std::fs::read(e.path()).ok())
+                .filter_map(|bytes| bitmines_server::log::decode_snapshot(&bytes).ok())
+                .any(|state| state.records >= 2)
+        };
+        while !board_in_a_snapshot() {
+            assert!(waited.elapsed() < Duration::from_secs(60), "no snapshot");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        (client.token_hex(), opened)
+    });
+    serve.kill();
+
+    let serve = Serve::start(data.path(), &[]);
+    runtime.block_on(async {
+        let url = format!("{}&token={token}", serve.url("first", &query));
+        let mut client = Client::connect(&url).await.unwrap();
+        assert!(
+            client.welcome().clock_running,
+            "the first click started the clock"
+        );
+        client.send(&ClientMsg::Subscribe(corner)).await.unwrap();
+        let mut picture = Picture::default();
+        picture.apply(&recv_until(&mut client, |m| matches!(m, ServerMsg::Chunk { .. })).await);
+        assert_eq!(
+            picture.cell(0, 0, 0),
+            Some(0),
+            "the opening after the restart"
+        );
+        let shown = picture
+            .cells()
+            .filter(|&(_, _, _, s)| s <= cell::OPEN_MAX)
+            .count();
+        assert!(
+            shown > 0 && shown as u32 <= opened,
+            "{shown} open of {opened}"
+        );
+        client.close().await;
+    });
+    let (status, _) = serve.terminate();
+    assert!(status.success());
+}

@@ -298,7 +298,12 @@ impl Room {
         self.view = welcome.view;
         self.has_view = welcome.view != NOBODY;
         self.clock = Some((welcome.view, welcome.elapsed_ms, welcome.clock_running, now));
-        let first = (welcome.first.0 as usize, welcome.first.1 as usize);
+        // The cursor starts on the first click, or in the middle where the room's board is
+        // made around the first cell a player reveals.
+        let first = welcome.first.map_or(
+            (welcome.rows as usize / 2, welcome.cols as usize / 2),
+            |(r, c)| (r as usize, c as usize),
+        );
         let who = if welcome.spectator {
             "as a spectator".to_owned()
         } else {
@@ -986,7 +991,7 @@ mod tests {
             mode,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (70, 100),
+            first: Some((70, 100)),
             max_chunks: 256,
             view: if mode == Mode::Coop { 0 } else { 1 },
             elapsed_ms: 0,
@@ -1323,7 +1328,7 @@ mod tests {
             rows: 9,
             cols: 9,
             mines: 10,
-            first: (4, 4),
+            first: Some((4, 4)),
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, welcome, Some("07".repeat(16)));

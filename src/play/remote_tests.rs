@@ -272,7 +272,8 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     let mut a = Session::join(&url, None, None);
     let welcome = a.remote.welcome.clone().expect("welcomed");
     assert_eq!((welcome.rows, welcome.cols), (40, 100));
-    let first = (welcome.first.0 as usize, welcome.first.1 as usize);
+    let first = welcome.first.map(|(r, c)| (r as usize, c as usize));
+    let first = first.expect("the room opens in the middle");
     assert_eq!(a.remote.cursor(), first);
     let open = a
         .remote

@@ -605,7 +605,7 @@ mod records {
             mode: Mode::Coop,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (8, 15),
+            first: Some((8, 15)),
         };
         let now = Instant::now();
         let mut room = fresh_room(&params, 3, 256, Arc::new(Metrics::default()), now).unwrap();
@@ -658,7 +658,7 @@ mod records {
             mode: Mode::Race,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (4, 4),
+            first: Some((4, 4)),
         };
         let now = Instant::now();
         let mut room = fresh_room(&params, 7, 256, Arc::new(Metrics::default()), now).unwrap();

@@ -796,15 +796,14 @@ impl RoomDir {
     pub fn create(&self, params: &RoomParams, seed: u64) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         let text = format!(
-            "bitmines-room 1\nrows={}\ncols={}\nmines={}\nmode={}\nrule={}\nnoguess={}\nfirst={},{}\nseed={}\n",
+            "bitmines-room 1\nrows={}\ncols={}\nmines={}\nmode={}\nrule={}\nnoguess={}\nfirst={}\nseed={}\n",
             params.rows,
             params.cols,
             params.mines,
             mode_name(params.mode),
             rule_name(params.rule),
             u8::from(params.no_guess),
-            params.first.0,
-            params.first.1,
+            crate::params::first_name(params.first),
             seed
         );
         write_atomic(&self.dir.join("meta"), text.as_bytes())
@@ -831,11 +830,14 @@ impl RoomDir {
                 .and_then(|v| v.parse().ok())
                 .ok_or_else(|| bad(&format!("no whole number {k}")))
         };
-        let (fr, fc) = get
-            .get("first")
-            .and_then(|v| v.split_once(','))
-            .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)))
-            .ok_or_else(|| bad("no first=ROW,COL"))?;
+        let first = match get.get("first").copied() {
+            Some("player") => None,
+            v => Some(
+                v.and_then(|v| v.split_once(','))
+                    .and_then(|(r, c)| Some((r.parse().ok()?, c.parse().ok()?)))
+                    .ok_or_else(|| bad("no first=ROW,COL or first=player"))?,
+            ),
+        };
         let params = RoomParams {
             rows: num("rows")?,
             cols: num("cols")?,
@@ -851,7 +853,7 @@ impl RoomDir {
                 _ => return Err(bad("no rule")),
             },
             no_guess: num("noguess")? != 0,
-            first: (fr, fc),
+            first,
         };
         let seed = get
             .get("seed")
@@ -989,12 +991,19 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
 /// [`make_board`], calling `progress` with the share of the work done (0 to 1) as the
 /// generator reports it, from the generator's threads. The share of a no-guess board may
 /// step back (see [`bitmines_gen::Progress::share`]).
+///
+/// A room whose first click is a player's (`params.first` is `None`) gets a stand-in: a
+/// plain board with the room's mine count, which no view ever opens a cell of. The board
+/// played is made at the first reveal ([`around_first`]), from a seed this one decides.
 pub fn make_board_with_progress(
     params: &RoomParams,
     seed: u64,
     progress: &(dyn Fn(f64) + std::marker::Sync),
 ) -> Result<Board, String> {
-    let (r, c) = params.first;
+    let Some((r, c)) = params.first else {
+        let config = bitmines_gen::Config::new(params.rows, params.cols, params.mines, seed);
+        return bitmines_gen::generate_with_progress(&config, progress).map_err(|e| e.to_string());
+    };
     if params.no_guess {
         let request = bitmines_gen::NoGuess::new(params.rows, params.cols, params.mines, seed)
             .first_click(FirstClick::Opening, r, c);
@@ -1009,6 +1018,37 @@ pub fn make_board_with_progress(
             .keep_clear(zone);
         bitmines_gen::generate_with_progress(&config, progress).map_err(|e| e.to_string())
     }
+}
+
+/// How the board of a room whose first click is a player's is made around that click at
+/// (`row`, `col`): the room's parameters with the click as the first (so the region it
+/// opens is kept clear, and certified from it when the room is no-guess), and a seed that
+/// the stand-in board `stand_in` and the cell decide. The same stand-in and click make the
+/// same board, live and when recovery replays the click, and the stand-in's secret seed
+/// stays the only secret. Make the board with [`make_board_with_progress`].
+pub fn around_first(
+    params: &RoomParams,
+    stand_in: &Board,
+    (row, col): (usize, usize),
+) -> (RoomParams, u64) {
+    // FNV-1a over the stand-in's mine words and the cell, then a SplitMix64 finish.
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    for word in stand_in
+        .mine_words()
+        .iter()
+        .chain(&[row as u64, col as u64])
+    {
+        hash = (hash ^ word).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let mut seed = hash ^ (hash >> 30);
+    seed = seed.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    seed = (seed ^ (seed >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    seed ^= seed >> 31;
+    let around = RoomParams {
+        first: Some((row, col)),
+        ..*params
+    };
+    (around, seed)
 }
 
 /// Reads the snapshot at `path` back, and checks that its board has the size and mine count

@@ -26,8 +26,9 @@ pub struct RoomParams {
     pub rule: MineRule,
     /// Whether the board is certified solvable without a guess from the first click.
     pub no_guess: bool,
-    /// The first click every view starts from: it opens a region.
-    pub first: (usize, usize),
+    /// The first click every view starts from, which opens a region; `None` in a co-op room
+    /// whose board is made around the first cell a player reveals.
+    pub first: Option<(usize, usize)>,
 }
 
 impl RoomParams {
@@ -47,7 +48,8 @@ pub struct Requested {
     mode: Option<Mode>,
     rule: Option<MineRule>,
     no_guess: Option<bool>,
-    first: Option<(usize, usize)>,
+    /// `Some(None)` for `first=player`.
+    first: Option<Option<(usize, usize)>>,
 }
 
 /// The keys a join's query may hold. Any other is refused, so that a misspelt key (`col=`
@@ -199,10 +201,14 @@ impl Requested {
             });
         }
         if let Some(v) = query.get("first") {
-            let (r, c) = v
-                .split_once(',')
-                .ok_or_else(|| format!("first={v:?} is not ROW,COL"))?;
-            req.first = Some((number("first row", r)?, number("first col", c)?));
+            req.first = Some(if v == "player" {
+                None
+            } else {
+                let (r, c) = v
+                    .split_once(',')
+                    .ok_or_else(|| format!("first={v:?} is neither ROW,COL nor player"))?;
+                Some((number("first row", r)?, number("first col", c)?))
+            });
         }
         Ok(req)
     }
@@ -213,7 +219,8 @@ impl Requested {
     }
 
     /// The parameters of a new room: the request over the defaults (expert, co-op, classic,
-    /// the first click in the middle), checked against `limits`.
+    /// the first click in the middle; `first=player` makes a co-op room's board around the
+    /// first cell a player reveals), checked against `limits`.
     pub fn resolve(&self, max_cells: u128) -> Result<RoomParams, String> {
         let rows = self.rows.unwrap_or(16);
         let cols = self.cols.unwrap_or(30);
@@ -236,21 +243,33 @@ impl Requested {
             // The preset's density when only a size is given: expert's 99 in 480.
             (None, None) => ((cells * 99 + 240) / 480) as usize,
         };
-        let (first_row, first_col) = self.first.unwrap_or((rows / 2, cols / 2));
-        if first_row >= rows || first_col >= cols {
-            return Err(format!(
-                "first=({first_row}, {first_col}) is off a {rows}x{cols} board"
-            ));
+        let mode = self.mode.unwrap_or(Mode::Coop);
+        let first = self.first.unwrap_or(Some((rows / 2, cols / 2)));
+        if first.is_none() && mode == Mode::Race {
+            return Err(
+                "first=player is for co-op rooms; every racer starts from one opening".into(),
+            );
         }
-        let clear = (rows.min(first_row + 2) - first_row.saturating_sub(1))
-            * (cols.min(first_col + 2) - first_col.saturating_sub(1));
+        // The region kept clear: around the given first click, or, where a player makes it,
+        // the largest there may be (a cell's eight neighbours and itself).
+        let clear = match first {
+            Some((first_row, first_col)) => {
+                if first_row >= rows || first_col >= cols {
+                    return Err(format!(
+                        "first=({first_row}, {first_col}) is off a {rows}x{cols} board"
+                    ));
+                }
+                (rows.min(first_row + 2) - first_row.saturating_sub(1))
+                    * (cols.min(first_col + 2) - first_col.saturating_sub(1))
+            }
+            None => rows.min(3) * cols.min(3),
+        };
         if mines as u128 > cells - clear as u128 {
             return Err(format!(
                 "{mines} mines do not fit a {rows}x{cols} board with the {clear} cells around \
                  the first click kept clear"
             ));
         }
-        let mode = self.mode.unwrap_or(Mode::Coop);
         let rule = self.rule.unwrap_or(MineRule::Classic);
         if mode == Mode::Race && rule == MineRule::Endless {
             return Err("rule=endless is for co-op rooms; a race is classic".into());
@@ -262,7 +281,7 @@ impl Requested {
             mode,
             rule,
             no_guess: self.no_guess.unwrap_or(false),
-            first: (first_row, first_col),
+            first,
         })
     }
 
@@ -294,15 +313,19 @@ impl Requested {
                     u8::from(room.no_guess).to_string(),
                 )
             }),
-            self.first.and_then(|(r, c)| {
-                given(
-                    "first",
-                    format!("{r},{c}"),
-                    format!("{},{}", room.first.0, room.first.1),
-                )
-            }),
+            self.first
+                .and_then(|f| given("first", first_name(f), first_name(room.first))),
         ];
         checks.into_iter().flatten().next()
+    }
+}
+
+/// The query-string value of a first click: `ROW,COL`, or `player` where the board is
+/// made around the first cell a player reveals.
+pub fn first_name(first: Option<(usize, usize)>) -> String {
+    match first {
+        Some((r, c)) => format!("{r},{c}"),
+        None => "player".into(),
     }
 }
 
@@ -371,9 +394,17 @@ mod tests {
     #[test]
     fn defaults_and_presets() {
         let p = req("").unwrap();
-        assert_eq!((p.rows, p.cols, p.mines, p.first), (16, 30, 99, (8, 15)));
+        assert_eq!(
+            (p.rows, p.cols, p.mines, p.first),
+            (16, 30, 99, Some((8, 15)))
+        );
         let p = req("preset=beginner&mode=race").unwrap();
         assert_eq!((p.rows, p.cols, p.mines, p.mode), (9, 9, 10, Mode::Race));
+        // A race opens in the middle for every racer; a co-op room may be told where, or to
+        // make its board around the first cell a player reveals.
+        assert_eq!(p.first, Some((4, 4)));
+        assert_eq!(req("first=2,3").unwrap().first, Some((2, 3)));
+        assert_eq!(req("first=player").unwrap().first, None);
         let p = req("rows=10000&cols=10000&density=0.15&rule=endless").unwrap();
         assert_eq!((p.mines, p.rule), (15_000_000, MineRule::Endless));
     }
@@ -389,6 +420,17 @@ mod tests {
             ),
             ("mode=race&rule=endless", "a race is classic"),
             ("first=99,0", "first=(99, 0) is off a 16x30 board"),
+            (
+                "first=middle",
+                "first=\"middle\" is neither ROW,COL nor player",
+            ),
+            ("mode=race&first=player", "first=player is for co-op rooms"),
+            // Where the player clicks is not known: room is kept for a cell and all eight
+            // of its neighbours.
+            (
+                "rows=4&cols=4&mines=8&first=player",
+                "8 mines do not fit a 4x4 board with the 9 cells",
+            ),
             ("mines=480", "480 mines do not fit"),
             ("density=1.5", "density=1.5 is not at least 0"),
         ];
@@ -473,7 +515,7 @@ mod tests {
         let p = join.room.resolve(1_000_000).unwrap();
         assert_eq!(
             (p.rows, p.mode, p.no_guess, p.first),
-            (9, Mode::Race, true, (1, 2))
+            (9, Mode::Race, true, Some((1, 2)))
         );
         for (query, spectate) in [("spectate=1", true), ("spectate=true", true), ("", false)] {
             assert_eq!(Join::parse(query).unwrap().spectate, spectate, "{query}");

@@ -203,6 +203,10 @@ pub enum MineRule {
     Endless,
 }
 
+/// A welcome's first-click row and column where the room's board is made around the first
+/// cell a player reveals.
+pub const NO_FIRST: u32 = u32::MAX;
+
 /// The first message on every connection: who this connection is and what the room is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Welcome {
@@ -226,8 +230,9 @@ pub struct Welcome {
     pub rule: MineRule,
     /// Whether the board is certified solvable without a guess from the first click.
     pub no_guess: bool,
-    /// The first click every view starts from.
-    pub first: (u32, u32),
+    /// The first click every view starts from, or `None` where the board is made around
+    /// the first cell a player reveals (on the wire: both fields [`NO_FIRST`]).
+    pub first: Option<(u32, u32)>,
     /// The most chunks this connection may watch at once.
     pub max_chunks: u32,
     /// The view this connection watches now.
@@ -863,8 +868,9 @@ impl ServerMsg {
                     MineRule::Endless => 1,
                 });
                 out.put_u8(u8::from(w.no_guess));
-                out.put_u32_le(w.first.0);
-                out.put_u32_le(w.first.1);
+                let (first_row, first_col) = w.first.unwrap_or((NO_FIRST, NO_FIRST));
+                out.put_u32_le(first_row);
+                out.put_u32_le(first_col);
                 out.put_u32_le(w.max_chunks);
                 out.put_u32_le(w.view);
                 out.put_u32_le(w.elapsed_ms);
@@ -1079,7 +1085,7 @@ impl ServerMsg {
                     m => return Err(r.field(format!("rule {m} is not 0 or 1"))),
                 };
                 let no_guess = r.u8() != 0;
-                let first = (r.u32(), r.u32());
+                let first = Some((r.u32(), r.u32())).filter(|&f| f != (NO_FIRST, NO_FIRST));
                 ServerMsg::Welcome(Welcome {
                     version,
                     spectator,

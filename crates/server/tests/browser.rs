@@ -343,6 +343,31 @@ fn create_an_expert_room_and_win_then_lose() {
             .unwrap()
     ));
 
+    // The first click is the player's: nothing is open, the page says to click, and the
+    // clock stands still; a click near the corner (not the middle the server would pick)
+    // opens a region there and starts the clock.
+    assert_eq!(w["first"], Value::Null, "a co-op room from the lobby");
+    settle(&s);
+    assert!(
+        cells(&s).iter().flatten().all(|&c| c == 9),
+        "a cell open before the click"
+    );
+    let said = s.eval("return document.getElementById('say').textContent");
+    assert!(said.as_str().unwrap().contains("Click any cell"), "{said}");
+    assert_eq!(s.eval("return bitmines.clock().running"), json!(false));
+    click_cells(&s, &[(1, 27)], 0);
+    settle(&s);
+    assert_eq!(
+        cells(&s)[1][27],
+        0,
+        "the first click opens a region where it was made"
+    );
+    s.wait_for(
+        "the clock, running",
+        "return bitmines.clock().running",
+        WAIT,
+    );
+
     // Play by the solver's safe cells, with the help on the way: a chord, a hint, the odds
     // overlay (photographed), a wrong flag found.
     safe_round(&s, mines);
@@ -1348,7 +1373,7 @@ fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
 #[test]
 fn the_pages_codec_agrees_with_the_servers() {
     use bitmines_server::protocol::{
-        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, Over, PlayerInfo,
+        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over, PlayerInfo,
         SeriesEntry, ServerMsg, Welcome,
     };
     let _one = lock();
@@ -1395,7 +1420,7 @@ fn the_pages_codec_agrees_with_the_servers() {
                 mode: Mode::Coop,
                 rule: MineRule::Endless,
                 no_guess: true,
-                first: (5000, 4999),
+                first: Some((5000, 4999)),
                 max_chunks: 256,
                 view: 0,
                 elapsed_ms: 61_234,
@@ -1407,6 +1432,32 @@ fn the_pages_codec_agrees_with_the_servers() {
                    "mode": "coop", "rule": "endless", "noguess": true, "first": [5000, 4999],
                    "maxChunks": 256, "view": 0, "elapsedMs": 61234, "clockRunning": true,
                    "game": 3}),
+        ),
+        (
+            // A room whose board is made around the first cell a player reveals.
+            ServerMsg::Welcome(Welcome {
+                version: 1,
+                spectator: true,
+                player: NOBODY,
+                token: [0; 16],
+                rows: 16,
+                cols: 30,
+                mines: 99,
+                mode: Mode::Coop,
+                rule: MineRule::Classic,
+                no_guess: false,
+                first: None,
+                max_chunks: 64,
+                view: 0,
+                elapsed_ms: 0,
+                clock_running: false,
+                game: 1,
+            }),
+            json!({"type": "welcome", "version": 1, "spectator": true, "player": NOBODY,
+                   "token": "00".repeat(16), "rows": 16, "cols": 30, "mines": 99,
+                   "mode": "coop", "rule": "classic", "noguess": false, "first": null,
+                   "maxChunks": 64, "view": 0, "elapsedMs": 0, "clockRunning": false,
+                   "game": 1}),
         ),
         (
             ServerMsg::Ack {

@@ -108,7 +108,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                             MineRule::Classic
                         },
                         no_guess,
-                        first: (rows / 2, cols / 2),
+                        first: Some((rows / 2, cols / 2)),
                         max_chunks: 256,
                         view: player,
                         elapsed_ms,

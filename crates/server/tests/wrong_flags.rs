@@ -33,7 +33,7 @@ fn wrong(game: &Game, mines: usize) -> Vec<(u32, u32)> {
         mode: Mode::Coop,
         rule: MineRule::Classic,
         no_guess: false,
-        first: (0, 0),
+        first: Some((0, 0)),
     };
     let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
     let view = ViewCells {
@@ -100,7 +100,7 @@ fn the_answer_is_the_views_not_the_truths() {
         mode: Mode::Race,
         rule: MineRule::Classic,
         no_guess: false,
-        first: (0, 0),
+        first: Some((0, 0)),
     };
     let cell = |r: usize, c: usize| picture[r * 4 + c];
     let view = ViewCells {

@@ -326,8 +326,8 @@ class Game {
         return this.onWelcome(msg, ws);
       case "progress":
         // Before the welcome, the room's board is still being made: no game, so no clock.
-        // After it, a large room's next board, after a rematch: the game stays over until
-        // the new game frame.
+        // After it, a large room's next board, after a rematch (the game stays over until
+        // the new game frame), or the board made around a first click (until its ack).
         this.making = Math.floor(msg.share / 100);
         this.setState("making");
         return;
@@ -439,7 +439,7 @@ class Game {
       const fit = Math.floor(Math.min(this.view.width / w.cols, this.view.height / w.rows));
       this.view.zoomTo(Math.min(36, Math.max(24, fit)));
       this.layout();
-      const [fr, fc] = w.first;
+      const [fr, fc] = w.first ?? [Math.floor(w.rows / 2), Math.floor(w.cols / 2)];
       this.view.centreOn(fr, fc);
       if (!this.view.cursor) this.view.cursor = [fr, fc];
     } else {
@@ -460,6 +460,9 @@ class Game {
       `${this.name} · ${w.rows}x${w.cols}, ${count(w.mines)} mines · ${mode}${w.noguess ? " · no guessing" : ""} · ${who}`;
     for (const id of ["hint", "odds", "wrong"]) $(id).disabled = w.spectator;
     if (again) this.say("Reconnected: the same player, the same view.");
+    else if (!w.first && !w.clockRunning && !w.spectator) {
+      this.say("Click any cell to start: the board is made around it.");
+    }
     if (w.view === NOBODY) {
       this.say("Nobody plays in this race yet: the board appears when someone joins.");
       return;
@@ -471,6 +474,8 @@ class Game {
   onAck(a) {
     const move = this.pending.get(a.seq);
     this.pending.delete(a.seq);
+    // A first click whose board was made aside: the game is on.
+    if (this.state === "making") this.setState("open");
     this.status = a.status;
     if (move && a.exploded > 0 && this.welcome.rule === "endless") {
       this.say(`A mine at (${move.row}, ${move.col}): a penalty, and play goes on.`);

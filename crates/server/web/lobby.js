@@ -26,7 +26,12 @@ export function roomHash(form) {
   }
   const mode = data.get("mode");
   p.set("mode", mode);
-  if (mode === "coop") p.set("rule", data.get("rule"));
+  // A co-op board is made around the first cell a player reveals; racers start equal, from
+  // one opening the server makes.
+  if (mode === "coop") {
+    p.set("rule", data.get("rule"));
+    p.set("first", "player");
+  }
   p.set("noguess", data.get("noguess") ? "1" : "0");
   return `#${p}`;
 }

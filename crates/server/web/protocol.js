@@ -175,7 +175,9 @@ export function decode(buffer) {
       m.mode = r.u8() === 0 ? "race" : "coop";
       m.rule = r.u8() === 0 ? "classic" : "endless";
       m.noguess = r.u8() !== 0;
-      m.first = [r.u32(), r.u32()];
+      // Both 0xffffffff: the board is made around the first cell a player reveals.
+      const first = [r.u32(), r.u32()];
+      m.first = first[0] === 0xffffffff && first[1] === 0xffffffff ? null : first;
       m.maxChunks = r.u32();
       m.view = r.u32();
       m.elapsedMs = r.u32();

@@ -455,7 +455,7 @@ mod tests {
             mode: Mode::Coop,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (0, 0),
+            first: Some((0, 0)),
         };
         let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
         let view = ViewCells {
@@ -493,7 +493,7 @@ mod tests {
             mode: Mode::Coop,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (0, 0),
+            first: Some((0, 0)),
         };
         let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
         let view = ViewCells {
@@ -542,7 +542,7 @@ mod tests {
             mode: Mode::Coop,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (0, 0),
+            first: Some((0, 0)),
         }
     }
 
@@ -654,7 +654,7 @@ mod tests {
                     MineRule::Classic
                 },
                 no_guess: false,
-                first: (rows / 2, cols / 2),
+                first: Some((rows / 2, cols / 2)),
             };
             for step in 0..150 {
                 if game.status() != Status::Playing {

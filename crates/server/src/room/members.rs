@@ -132,7 +132,7 @@ impl Room {
             mode: self.params.mode,
             rule: self.params.rule,
             no_guess: self.params.no_guess,
-            first: (self.params.first.0 as u32, self.params.first.1 as u32),
+            first: self.params.first.map(|(r, c)| (r as u32, c as u32)),
             max_chunks: self.max_chunks as u32,
             view: view.map_or(NOBODY, |v| v as u32),
             elapsed_ms: super::ms_u32(elapsed),
@@ -353,7 +353,7 @@ mod turns {
             mode: Mode::Coop,
             rule: MineRule::Endless,
             no_guess: false,
-            first: (0, 0),
+            first: Some((0, 0)),
         };
         let metrics = Arc::new(Metrics::default());
         let mut room = Room::new(params, Arc::new(board), 256, metrics, start).expect("a room");

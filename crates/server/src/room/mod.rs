@@ -19,6 +19,7 @@
 //! - `views`: the views' games and the chunks each connection watches; the cells a chunk
 //!   frame carries and the cells revealed since the last one.
 //! - `moves`: a move checked, applied by the rules and recorded; the end of a game.
+//! - `first`: a co-op room's board made around the first cell a player reveals.
 //! - `help`: hints, odds and wrong flags, computed from the asking player's own view.
 //! - `outbox`: the frames a batch queued, released once its records are durable.
 //! - `rematch`: the end of a game and the start of the next in the same room: when a
@@ -71,6 +72,7 @@ use crate::metrics::Metrics;
 use crate::params::RoomParams;
 use crate::protocol::{CHUNK, ErrorCode, Mode, ServerMsg};
 
+mod first;
 mod help;
 mod members;
 mod moves;
@@ -248,8 +250,12 @@ pub struct Room {
     series: Vec<crate::log::SavedSeries>,
     /// The games that ended at a rematch, described for the archive, until taken.
     finished: Vec<FinishedGame>,
-    /// A large room's rematch, waiting for its board.
+    /// A board the room waits for: a large room's next game's, or this game's around its
+    /// first click.
     asked: Option<rematch::Asked>,
+    /// Whether the board is a stand-in, to be made again around the first cell a player
+    /// reveals (see `first`).
+    stand_in: bool,
 }
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
@@ -310,6 +316,7 @@ impl Room {
             series: Vec::new(),
             finished: Vec::new(),
             asked: None,
+            stand_in: params.first.is_none(),
         };
         if params.mode == Mode::Coop {
             room.add_view(None)?;

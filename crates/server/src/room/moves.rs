@@ -9,7 +9,7 @@ use bitmines_core::{Cell, Status};
 
 use super::outbox::Pending;
 use super::{ConnId, PlayerSlot, Refusal, Room, refuse, status_byte};
-use crate::log::Record;
+use crate::log::{Record, around_first, make_board};
 use crate::protocol::{Action, ErrorCode, EventKind, Mode, NOBODY, Over, ServerMsg, cell};
 
 /// What a move did.
@@ -43,6 +43,33 @@ impl Room {
         if self.views[view].game.status() != Status::Playing {
             return refuse(ErrorCode::GameOver, "this game is over");
         }
+        if let Some(why) = self.making_first_board() {
+            return refuse(ErrorCode::Busy, why);
+        }
+        if action == Action::Reveal
+            && self.first_reveal(player, row as usize, col as usize)
+            && self.params.cells() > super::INLINE_BOARD_CELLS as u128
+        {
+            // The board is made around this cell off the worker; the move is made and
+            // acknowledged when it is handed back (`Room::board_made`).
+            self.ask_first_board(player, (row as usize, col as usize), conn, seq, received);
+            return Ok(());
+        }
+        self.commit_move(player, conn, seq, action, (row, col), received, now)
+    }
+
+    /// Makes a checked move of `player`'s, records it and queues its acknowledgement.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn commit_move(
+        &mut self,
+        player: usize,
+        conn: ConnId,
+        seq: u32,
+        action: Action,
+        (row, col): (u32, u32),
+        received: Instant,
+        now: Instant,
+    ) -> Result<(), Refusal> {
         // The move's play time: 0 for the room's first move, which starts the clock.
         let first = !self.clock.running();
         let at_ms = self.clock.at(now).max(self.clock.last_ms);
@@ -132,6 +159,13 @@ impl Room {
         at_ms: u64,
         now: Instant,
     ) -> Result<Outcome, String> {
+        if action == Action::Reveal && self.first_reveal(player, row, col) {
+            // The room's first reveal of this game: the board it is played on is made
+            // around it, the same live and replayed (the record is this move itself).
+            let (around, seed) = around_first(&self.params, &self.board, (row, col));
+            let board = make_board(&around, seed)?;
+            self.set_first_board(std::sync::Arc::new(board))?;
+        }
         let view = self.players[player].view;
         let before_exploded = self.views[view].game.exploded_count();
         let slot = &mut self.views[view];

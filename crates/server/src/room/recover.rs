@@ -65,6 +65,13 @@ impl Room {
             slot.flag_owner.insert(cell, player);
             owner.flags += 1;
         }
+        // The board is made around the first reveal, which opens a cell at once (live, the
+        // board and the reveal are made in one step): a game with none has its stand-in.
+        room.stand_in = params.first.is_none()
+            && room
+                .views
+                .iter()
+                .all(|v| v.game.revealed_count() == 0 && v.game.exploded_count() == 0);
         Ok(room)
     }
 
@@ -263,7 +270,7 @@ mod snapshots {
             mode: Mode::Coop,
             rule: MineRule::Endless,
             no_guess: false,
-            first: (1250, 1250),
+            first: Some((1250, 1250)),
         };
         let metrics = Arc::new(Metrics::default());
         let now = Instant::now();
@@ -325,7 +332,7 @@ mod clock {
             mode: Mode::Race,
             rule: MineRule::Classic,
             no_guess: false,
-            first: (4, 4),
+            first: Some((4, 4)),
         };
         let metrics = Arc::new(Metrics::default());
         let now = Instant::now();

@@ -42,18 +42,22 @@ use crate::protocol::{ErrorCode, Mode, NO_TIME, SeriesEntry, ServerMsg};
 /// a larger room's is made on a thread of its own (see [`Room::board_wanted`]).
 pub const INLINE_BOARD_CELLS: usize = 1_000_000;
 
-/// A rematch of a large room, waiting for its board.
+/// A board a large room waits for: the next game's at a rematch, or this game's around its
+/// first click.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Asked {
-    /// The new game's number and the seed of its board.
-    game: u32,
-    seed: u64,
+    /// The game the board is for and the seed of its board.
+    pub(super) game: u32,
+    pub(super) seed: u64,
+    /// For a first click: the player who made it and the cell, with the parameters its
+    /// board is made with; `None` for a rematch.
+    pub(super) first: Option<(usize, (usize, usize), RoomParams)>,
     /// Who asked: the connection, the request's seq and when it arrived.
-    conn: ConnId,
-    seq: u32,
-    received: Instant,
+    pub(super) conn: ConnId,
+    pub(super) seq: u32,
+    pub(super) received: Instant,
     /// Whether the board has been asked of the server ([`Room::board_wanted`]).
-    handed_out: bool,
+    pub(super) handed_out: bool,
 }
 
 /// A game of a room that ended, as the archive keeps it: nothing in it is secret.
@@ -168,6 +172,7 @@ impl Room {
             self.asked = Some(Asked {
                 game,
                 seed,
+                first: None,
                 conn,
                 seq,
                 received,
@@ -197,7 +202,8 @@ impl Room {
     pub fn board_wanted(&mut self) -> Option<(RoomParams, u32, u64)> {
         let asked = self.asked.as_mut().filter(|a| !a.handed_out)?;
         asked.handed_out = true;
-        Some((self.params, asked.game, asked.seed))
+        let params = asked.first.map_or(self.params, |(_, _, around)| around);
+        Some((params, asked.game, asked.seed))
     }
 
     /// Tells every connection how much of the next game's board is made (`share` in
@@ -223,6 +229,9 @@ impl Room {
             return false;
         };
         self.asked = None;
+        if let Some((player, (row, col), _)) = asked.first {
+            return self.first_board_made(player, (row, col), &asked, made, now);
+        }
         let started = made.and_then(|board| self.start_game(game, Arc::new(board), now));
         match started {
             Ok(()) => {
@@ -286,6 +295,7 @@ impl Room {
         self.finished.push(finished);
         self.game = game;
         self.bbbv = None;
+        self.stand_in = self.params.first.is_none();
         self.clock = Clock::default();
         self.won_race = false;
         self.dirty.clear();
@@ -426,7 +436,7 @@ mod tests {
             mode,
             rule: MineRule::Classic,
             no_guess,
-            first: (8, 15),
+            first: Some((8, 15)),
         };
         super::super::fresh_room(
             &params,

@@ -40,8 +40,9 @@ impl Room {
         let mut game = Game::try_new(Arc::clone(&self.board))
             .map_err(|e| e.to_string())?
             .with_rule(rule);
-        let (r, c) = self.params.first;
-        game.reveal(r, c).map_err(|e| e.to_string())?;
+        if let Some((r, c)) = self.params.first {
+            game.reveal(r, c).map_err(|e| e.to_string())?;
+        }
         let slot = self.view_slot(game, owner);
         self.views.push(slot);
         Ok(self.views.len() - 1)
