@@ -1,12 +1,6 @@
-//! `bitmines play --connect`: a room of a server as the terminal game's source ([`Room`]),
-//! and what each server frame does to it, with no terminal and no socket.
-//!
-//! The board is the server's: a [`Room`] holds a [`Picture`] of the chunks in view and never
-//! decides a move's outcome itself. A move becomes a message in the outbox
-//! ([`Room::take_outbox`]), which the loop hands to the network thread; what comes back
-//! arrives as [`NetEvent`]s through [`App::receive`], and the answers to moves and help
-//! come then, as replies to the app. Time is passed in, as in the local game, so tests
-//! replay a session to the same state.
+//! `bitmines play --connect`: a server's room as the terminal game's source ([`Room`]). It
+//! holds a [`Picture`] of the chunks in view, never decides a move itself, and answers the
+//! app when the server's frames ([`NetEvent`]s) come.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -107,6 +101,29 @@ impl OddsWindow {
         }
     }
 }
+
+/// The key page's rows of the keys a room has.
+const KEY_PAGE: &[(&str, &str)] = &[
+    ("h", "hint: a cell proven safe near the cursor, and why"),
+    (
+        "p",
+        "the odds around the cursor: colours, then digits, then off",
+    ),
+    ("w", "show the flags near the cursor proven wrong"),
+    (
+        "Tab",
+        "a race: watch the next player (once your own game is over)",
+    ),
+    ("Esc", "clear the message and the hint"),
+    (
+        "n",
+        "once the game is over: the next game in this room, on a new board",
+    ),
+    (
+        "q Ctrl-C",
+        "quit (the game goes on on the server; the token brings you back)",
+    ),
+];
 
 /// The terminal game over a room of a server.
 pub(crate) type Remote = App<Room>;
@@ -638,12 +655,7 @@ impl Room {
     /// One player's line in the panel: co-op scores, or race progress.
     fn player_line(&self, player: &PlayerInfo, ascii: bool) -> Line<'static> {
         let me = self.welcome.as_ref().is_some_and(|w| w.player == player.id);
-        let mark = match (player.online, ascii) {
-            (true, false) => "● ",
-            (false, false) => "○ ",
-            (true, true) => "+ ",
-            (false, true) => "- ",
-        };
+        let mark = [["● ", "○ "], ["+ ", "- "]][usize::from(ascii)][usize::from(!player.online)];
         let mark = Span::styled(mark, Style::new().fg(colour_of(player.id)));
         let name: String = player.name.chars().take(10).collect();
         let name = format!("{name:<11}", name = name + if me { "*" } else { "" });
@@ -874,27 +886,7 @@ impl Play for Room {
     fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
         KeyPage {
             title: "bitmines play --connect: keys",
-            rows: vec![
-                ("h", "hint: a cell proven safe near the cursor, and why"),
-                (
-                    "p",
-                    "the odds around the cursor: colours, then digits, then off",
-                ),
-                ("w", "show the flags near the cursor proven wrong"),
-                (
-                    "Tab",
-                    "a race: watch the next player (once your own game is over)",
-                ),
-                ("Esc", "clear the message and the hint"),
-                (
-                    "n",
-                    "once the game is over: the next game in this room, on a new board",
-                ),
-                (
-                    "q Ctrl-C",
-                    "quit (the game goes on on the server; the token brings you back)",
-                ),
-            ],
+            rows: KEY_PAGE,
             notes: vec![
                 "The others' cursors show in their colours, as in the panel; help is the \
                  server's, on the 48x48 cells around the cursor."
@@ -974,6 +966,7 @@ mod tests {
     use super::*;
     use crate::play::script::{play, screen_text};
 
+    /// A 100x200 room of 2000 mines whose first click is (70, 100).
     fn welcome(mode: Mode, spectator: bool) -> Welcome {
         Welcome {
             version: 1,
@@ -997,12 +990,8 @@ mod tests {
 
     /// A session in a terminal of `width x height`, not joined yet.
     fn fresh(url: &str, spectate: Option<Option<u32>>, (width, height): (u16, u16)) -> Remote {
-        Remote::new(
-            url,
-            spectate,
-            Rect::new(0, 0, width, height),
-            Instant::now(),
-        )
+        let area = Rect::new(0, 0, width, height);
+        Remote::new(url, spectate, area, Instant::now())
     }
 
     /// The join's answer: `welcome`, with `token` for a player.
@@ -1010,6 +999,7 @@ mod tests {
         remote.receive(NetEvent::Joined { welcome, token }, now);
     }
 
+    /// A session joined to a room of `welcome(mode, ..)`, its join's messages not taken yet.
     fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
         let now = Instant::now();
         let mut remote = fresh("ws://127.0.0.1:1/room/r?mode=race", spectate, (100, 30));
@@ -1030,16 +1020,17 @@ mod tests {
         view: u32,
         status: u8,
         ms: u32,
-        (bbbv, clicks): (u32, u32),
+        figures: (u32, u32),
         flags: &[(u32, u32)],
     ) -> ServerMsg {
+        let (bbbv, clicks, correct_flags) = (figures.0, figures.1, flags.to_vec());
         ServerMsg::Over(Over {
             view,
             status,
             elapsed_ms: ms,
             bbbv,
             clicks,
-            correct_flags: flags.to_vec(),
+            correct_flags,
         })
     }
 
@@ -1074,7 +1065,7 @@ mod tests {
         }
     }
 
-    /// Whether `part` is on `remote`'s screen, saying what is on it when not.
+    /// Checks that every one of `parts` is on `remote`'s screen, showing the screen if not.
     fn on_screen(remote: &Remote, parts: &[&str]) {
         let screen = screen_text(remote);
         for part in parts {
@@ -1083,8 +1074,13 @@ mod tests {
     }
 
     /// Whether the message line starts with `start`.
-    fn says(remote: &Remote, start: &str) -> bool {
+    pub(super) fn says(remote: &Remote, start: &str) -> bool {
         remote.message().is_some_and(|m| m.starts_with(start))
+    }
+
+    /// Checks that the message line is `text`.
+    fn said(remote: &Remote, text: &str) {
+        assert_eq!(remote.message(), Some(text));
     }
 
     /// `n` asks for the next game only once one's own game is over: before, it says why and
@@ -1096,10 +1092,7 @@ mod tests {
         remote.take_outbox();
         play(&mut remote, now, "n");
         assert!(remote.take_outbox().is_empty());
-        assert_eq!(
-            remote.message(),
-            Some("the next game (n) comes once this one is over")
-        );
+        said(&remote, "the next game (n) comes once this one is over");
         frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
         play(&mut remote, now, "n");
@@ -1109,7 +1102,7 @@ mod tests {
             matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]),
             "{sent:?}"
         );
-        assert_eq!(remote.message(), Some("asked for the next game"));
+        said(&remote, "asked for the next game");
         // Acknowledged, then the new game: no end, the game's number, the clock at 0.
         let ack = ServerMsg::Ack {
             seq: 1,
@@ -1118,22 +1111,23 @@ mod tests {
             status: 0,
             flagged: false,
         };
-        let series = vec![SeriesEntry {
+        let (wins, best_ms) = (0, NO_TIME);
+        let series = ServerMsg::Series(vec![SeriesEntry {
             player: 1,
-            wins: 0,
-            best_ms: NO_TIME,
-        }];
+            wins,
+            best_ms,
+        }]);
         let new_game = ServerMsg::NewGame { game: 2 };
         frames(
             &mut remote,
             now,
-            [ack, new_game, ServerMsg::Series(series), clock(1, 0, false)],
+            [ack, new_game, series, clock(1, 0, false)],
         );
         assert_eq!(remote.status(), Status::Playing);
         assert_eq!(remote.welcome.as_ref().map(|w| w.game), Some(2));
         assert_eq!(remote.elapsed(), Duration::ZERO);
         assert_eq!(remote.series.len(), 1);
-        assert_eq!(remote.message(), Some("game 2: a new board"));
+        said(&remote, "game 2: a new board");
         // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
         frames(&mut remote, now, [over(1, 1, 5_000, (30, 30), &[(1, 0)])]);
         assert_eq!(remote.status(), Status::Won);
@@ -1164,57 +1158,45 @@ mod tests {
             rows: 1,
             cols: 1,
         };
+        let (subscribe, unsubscribe) = (ClientMsg::Subscribe, ClientMsg::Unsubscribe);
+        let cursor = |row, col| ClientMsg::Cursor { row, col };
         remote.tick(now);
-        assert_eq!(
-            remote.take_outbox(),
-            [
-                ClientMsg::Subscribe(one(0, 1)),
-                ClientMsg::Subscribe(one(1, 1)),
-                ClientMsg::Cursor { row: 70, col: 100 },
-            ]
-        );
+        let sent = [subscribe(one(0, 1)), subscribe(one(1, 1)), cursor(70, 100)];
+        assert_eq!(remote.take_outbox(), sent);
         play(&mut remote, now, "G");
         // Too soon for another cursor frame: it waits for the next tick after the throttle.
         remote.tick(now);
-        assert_eq!(
-            remote.take_outbox(),
-            [
-                ClientMsg::Unsubscribe(one(0, 1)),
-                ClientMsg::Unsubscribe(one(1, 1)),
-                ClientMsg::Subscribe(one(1, 2)),
-                ClientMsg::Subscribe(one(1, 3)),
-            ]
-        );
+        let (left, come) = ([one(0, 1), one(1, 1)], [one(1, 2), one(1, 3)]);
+        let sent: Vec<_> = left
+            .map(unsubscribe)
+            .into_iter()
+            .chain(come.map(subscribe))
+            .collect();
+        assert_eq!(remote.take_outbox(), sent);
         remote.tick(now + CURSOR_EVERY);
-        assert_eq!(
-            remote.take_outbox(),
-            [ClientMsg::Cursor { row: 99, col: 199 }]
-        );
+        assert_eq!(remote.take_outbox(), [cursor(99, 199)]);
     }
 
     /// While a new room's board is made, the share done is what the screen says; the clock
     /// the welcome gives is the one shown, stopped until the room's first move.
     #[test]
     fn the_making_of_the_board_is_shown_then_the_servers_clock() {
-        let now = Instant::now();
+        let (now, ms) = (Instant::now(), Duration::from_millis);
         let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (120, 40));
         frames(&mut remote, now, [ServerMsg::Progress { share: 4_271 }]);
-        assert_eq!(remote.message(), Some("making the board: 42%"));
+        said(&remote, "making the board: 42%");
+        let (elapsed_ms, clock_running) = (61_000, true);
         let resumed = Welcome {
-            elapsed_ms: 61_000,
-            clock_running: true,
+            elapsed_ms,
+            clock_running,
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, resumed, None);
-        remote.tick(now + Duration::from_millis(500));
-        assert_eq!(remote.elapsed(), Duration::from_millis(61_500));
-        frames(
-            &mut remote,
-            now + Duration::from_millis(500),
-            [clock(0, 62_000, false)],
-        );
+        remote.tick(now + ms(500));
+        assert_eq!(remote.elapsed(), ms(61_500));
+        frames(&mut remote, now + ms(500), [clock(0, 62_000, false)]);
         remote.tick(now + Duration::from_secs(9));
-        assert_eq!(remote.elapsed(), Duration::from_millis(62_000));
+        assert_eq!(remote.elapsed(), ms(62_000));
     }
 
     /// Frames from the room: players, cursors, events, the end screen; a lost connection
@@ -1226,44 +1208,38 @@ mod tests {
         remote.tick(now + Duration::from_secs(5));
         assert_eq!(remote.elapsed(), Duration::ZERO);
         frames(&mut remote, now, [clock(0, 3000, true)]);
-        let players = vec![player(1, "ann", 12, 3, 4000), player(2, "bo", 12, 3, 4000)];
-        frames(
-            &mut remote,
-            now,
-            [
-                ServerMsg::Players(players),
-                ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
-                event(EventKind::MineHit, 2, (7, 9)),
-                // The co-op room's loss is the room's, with no player of its own.
-                event(EventKind::Lost, u32::MAX, (0, 0)),
-            ],
-        );
+        let players = ServerMsg::Players(vec![
+            player(1, "ann", 12, 3, 4000),
+            player(2, "bo", 12, 3, 4000),
+        ]);
+        let cursors = ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]);
+        let hit = event(EventKind::MineHit, 2, (7, 9));
+        // The co-op room's loss is the room's, with no player of its own.
+        let lost = event(EventKind::Lost, u32::MAX, (0, 0));
+        frames(&mut remote, now, [players, cursors, hit, lost]);
         assert_eq!(remote.cursors.iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
-        assert_eq!(
-            remote.events(),
-            ["bo hit a mine at (7, 9)", "the room lost the game"]
-        );
+        let events = ["bo hit a mine at (7, 9)", "the room lost the game"];
+        assert_eq!(remote.events(), events);
         remote.tick(now + Duration::from_millis(1500));
         assert_eq!(remote.elapsed(), Duration::from_millis(5500));
 
         // A move and the server's refusal of it.
         remote.take_outbox();
         play(&mut remote, now, "space");
-        assert!(matches!(
-            remote.take_outbox()[..],
-            [ClientMsg::Move {
+        let sent = remote.take_outbox();
+        let reveal = protocol::Action::Reveal;
+        assert!(matches!(sent[..], [ClientMsg::Move { seq: 1, action, .. }] if action == reveal));
+        let message = "the game is over".into();
+        frames(
+            &mut remote,
+            now,
+            [ServerMsg::Error {
                 seq: 1,
-                action: protocol::Action::Reveal,
-                ..
-            }]
-        ));
-        let refusal = ServerMsg::Error {
-            seq: 1,
-            code: 5,
-            message: "the game is over".into(),
-        };
-        frames(&mut remote, now, [refusal]);
-        assert_eq!(remote.message(), Some("game over: the game is over"));
+                code: 5,
+                message,
+            }],
+        );
+        said(&remote, "game over: the game is over");
 
         // The end screen, and any key closes it.
         frames(&mut remote, now, [over(0, 1, 20_000, (40, 50), &[(1, 3)])]);
@@ -1273,11 +1249,8 @@ mod tests {
         assert!(remote.end_screen().is_none());
 
         // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
-        let lost = NetEvent::Reconnecting {
-            attempt: 2,
-            reason: "reset".into(),
-        };
-        remote.receive(lost, now);
+        let reason = "reset".into();
+        remote.receive(NetEvent::Reconnecting { attempt: 2, reason }, now);
         assert_eq!(remote.link, LinkState::Reconnecting(2));
         remote.take_outbox();
         play(&mut remote, now, "f");
@@ -1319,11 +1292,12 @@ mod tests {
     fn a_room_on_the_screen() {
         let now = Instant::now();
         let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (80, 16));
+        let (rows, cols, mines, first) = (9, 9, 10, (4, 4));
         let welcome = Welcome {
-            rows: 9,
-            cols: 9,
-            mines: 10,
-            first: (4, 4),
+            rows,
+            cols,
+            mines,
+            first,
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, welcome, Some("07".repeat(16)));
@@ -1331,6 +1305,9 @@ mod tests {
         cells[4 * 9 + 4] = 0;
         cells[4 * 9 + 5] = 2;
         cells[0] = cell::FLAGGED;
+        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        let cursors = ServerMsg::Cursors(vec![(2, 1, 1)]);
+        let joined = event(EventKind::Joined, 2, (0, 0));
         let chunk = ServerMsg::Chunk {
             view: 0,
             chunk_row: 0,
@@ -1339,16 +1316,10 @@ mod tests {
             width: 9,
             cells,
         };
-        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
         frames(
             &mut remote,
             now,
-            [
-                chunk,
-                ServerMsg::Players(players),
-                ServerMsg::Cursors(vec![(2, 1, 1)]),
-                event(EventKind::Joined, 2, (0, 0)),
-            ],
+            [chunk, ServerMsg::Players(players), cursors, joined],
         );
         play(&mut remote, now, "esc");
         on_screen(
