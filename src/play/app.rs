@@ -1,11 +1,6 @@
-//! The terminal game's state and what each key and mouse event does to it, with no terminal.
-//!
-//! [`App`] holds what every game shows the same way: the cursor, the view over the board,
-//! the message line, the key page, the hint's mark and the end screen. What it plays sits
-//! behind [`Play`]: a local game ([`super::local::Local`]) or a server's room
-//! ([`super::remote::Room`]). The app tells its source the moves and the help asked for;
-//! the source answers with [`Reply`]s, at once (a local game) or when the server's answer
-//! comes (a room). Time is always passed in, so tests replay a game to the same screen.
+//! The terminal game's state and what each key and mouse event does to it, with no terminal:
+//! [`App`] over a source that implements [`Play`]. Time is always passed in, so tests replay
+//! a game to the same screen.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut, Range};
@@ -132,8 +127,7 @@ pub(crate) enum Reply {
 pub(crate) trait Play {
     /// Whether the board shares the screen with the players' panel.
     const ROOM: bool;
-    /// Board rows and columns, or `None` while there is no board yet (a room before its
-    /// welcome).
+    /// Board rows and columns; `None` before there is a board (a room before its welcome).
     fn size(&self) -> Option<(usize, usize)>;
     /// A cell of the board shown, or `None` while it is not known here (a chunk on its way).
     fn cell(&self, row: usize, col: usize) -> Option<Cell>;
@@ -151,15 +145,13 @@ pub(crate) trait Play {
     fn quit_note(&self) -> Option<&'static str> {
         None
     }
-    /// The cursor, the rows and columns in view (`None` when nothing is shown) and the
-    /// help on the board, after every change.
+    /// After every change: the cursor, the cells in view (`None`: none), the help shown.
     fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown);
     /// Moves the source's clock to `now`.
     fn tick(&mut self, now: Instant);
     /// A move on `cell`.
     fn play(&mut self, action: Move, cell: (usize, usize), now: Instant);
-    /// A request for help; for the probabilities and the wrong flags, `shown` is the help
-    /// the board shows next, if this returns `true`.
+    /// A request for help; `true` if the board shows `shown` next.
     fn help(&mut self, ask: Help, shown: Shown) -> bool;
     /// `n`: the next game, once this one is over.
     fn next_game(&mut self, now: Instant);
@@ -169,8 +161,7 @@ pub(crate) trait Play {
     }
     /// The replies since the last call, in order.
     fn replies(&mut self) -> Vec<Reply>;
-    /// While the overlay is on: the chance of a mine on a hidden cell, and whether it is
-    /// exact rather than estimated.
+    /// While the overlay is on: a hidden cell's chance of a mine, and whether it is exact.
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)>;
     /// Whether `(row, col)` holds a flag proven wrong, while they are shown.
     fn proven_wrong(&self, row: usize, col: usize) -> bool;
@@ -202,8 +193,8 @@ pub(crate) trait Play {
     }
 }
 
-/// Clicks on the board by kind, counted as players count them: every click while the game
-/// is on, whether it changed anything or not. A key press counts as the click it stands for.
+/// Clicks by kind, counted as players count them: every click (or key standing for one)
+/// while the game is on, whether it changed anything or not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Clicks {
     /// Reveals (left clicks, Space on a hidden cell).
@@ -234,15 +225,11 @@ pub(crate) struct HelpUsed {
 
 impl fmt::Display for HelpUsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hints = match self.hints {
-            0 => None,
-            1 => Some("1 hint".to_owned()),
-            n => Some(format!("{n} hints")),
-        };
+        let hints = (self.hints > 0).then(|| crate::text::count(self.hints, "hint"));
         let odds = self.odds.then(|| "probabilities".to_owned());
         let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
-        let parts: Vec<String> = [hints, odds, flags].into_iter().flatten().collect();
-        let text = parts.join(", ");
+        let parts = [hints, odds, flags].into_iter().flatten();
+        let text = parts.collect::<Vec<_>>().join(", ");
         f.write_str(if text.is_empty() { "none" } else { &text })
     }
 }
@@ -281,8 +268,7 @@ impl Summary {
     }
 }
 
-/// Everything the screen shows, and how events change it, over a source `S`. The app reads
-/// as its source too (`app.game()` is a local game's), so the loop and the tests reach both.
+/// Everything the screen shows over a source `S`, which the app derefs to.
 #[derive(Debug)]
 pub(crate) struct App<S = Local> {
     source: S,
@@ -291,10 +277,13 @@ pub(crate) struct App<S = Local> {
     /// The top-left cell shown; kept so the view never runs past the board's end.
     origin: (usize, usize),
     area: Rect,
-    ascii: bool,
-    page: Page,
+    /// Whether to draw with ASCII glyphs only.
+    pub(crate) ascii: bool,
+    /// The page in front.
+    pub(crate) page: Page,
     end_shown: bool,
-    hint: Option<(usize, usize)>,
+    /// The cell of the last hint, until the next move.
+    pub(crate) hint: Option<(usize, usize)>,
     shown: Shown,
     message: Option<String>,
     now: Instant,
@@ -317,8 +306,7 @@ impl<S> DerefMut for App<S> {
 }
 
 impl<S: Play> App<S> {
-    /// An app over `source` in a terminal of `area`, having taken the source's first replies
-    /// (where the cursor starts).
+    /// An app over `source` in a terminal of `area`, having taken its first replies.
     pub(crate) fn over(source: S, area: Rect, now: Instant) -> Self {
         let mut app = App {
             source,
@@ -363,16 +351,13 @@ impl<S: Play> App<S> {
         action
     }
 
-    /// Moves the app's clock to `now`, for the timer on the screen, and lets the source
-    /// catch up (a board made on another thread, a cursor frame due).
+    /// Moves the app's clock to `now` and lets the source catch up (a board made off the
+    /// thread, a cursor frame due).
     pub(crate) fn tick(&mut self, now: Instant) {
-        self.now = now;
-        self.source.tick(now);
-        self.absorb();
+        self.update(now, |source| source.tick(now));
     }
 
-    /// Lets `change` act on the source at `now` (a frame from a server), then takes its
-    /// replies.
+    /// Lets `change` act on the source at `now` (a server's frame), then takes its replies.
     pub(crate) fn update(&mut self, now: Instant, change: impl FnOnce(&mut S)) {
         self.now = now;
         change(&mut self.source);
@@ -406,21 +391,6 @@ impl<S: Play> App<S> {
         self.area
     }
 
-    /// Whether to draw with ASCII glyphs only.
-    pub(crate) fn ascii(&self) -> bool {
-        self.ascii
-    }
-
-    /// The page in front.
-    pub(crate) fn page(&self) -> Page {
-        self.page
-    }
-
-    /// The cell of the last hint, until the next move.
-    pub(crate) fn hint(&self) -> Option<(usize, usize)> {
-        self.hint
-    }
-
     /// How the probabilities are shown.
     pub(crate) fn overlay(&self) -> Overlay {
         self.shown.overlay
@@ -447,14 +417,9 @@ impl<S: Play> App<S> {
         self.source.wake(self.now)
     }
 
-    /// The measures of the game, once it is over.
-    pub(crate) fn summary(&self) -> Option<Summary> {
-        self.source.summary()
-    }
-
     /// The end screen's measures, while it is shown.
     pub(crate) fn end_screen(&self) -> Option<Summary> {
-        self.end_shown.then(|| self.summary()).flatten()
+        self.end_shown.then(|| self.source.summary()).flatten()
     }
 
     /// Whether the players' panel is drawn beside the board.

@@ -120,7 +120,7 @@ pub(crate) struct KeyPage {
     /// The page's first line.
     pub(crate) title: &'static str,
     /// `(key, what it does)`.
-    pub(crate) rows: Vec<(&'static str, &'static str)>,
+    pub(crate) rows: &'static [(&'static str, &'static str)],
     /// Lines under the keys.
     pub(crate) notes: Vec<String>,
 }
@@ -141,7 +141,7 @@ pub(crate) struct Ending {
 /// Draws the whole screen for `app`.
 pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let area = frame.area();
-    let glyphs = if app.ascii() { &ASCII } else { &UNICODE };
+    let glyphs = if app.ascii { &ASCII } else { &UNICODE };
     let Some(screen) = app.screen() else {
         let text = match app.lobby() {
             Some(address) => format!("{address}\n{}", app.message().unwrap_or("connecting…")),
@@ -153,7 +153,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
-    if app.page() == Page::Keys {
+    if app.page == Page::Keys {
         frame.render_widget(keys_page(app.key_page(glyphs), glyphs), area);
         return;
     }
@@ -172,7 +172,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
             screen.message.y.saturating_sub(area.y + 1),
         );
         let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
-        let lines = app.panel(glyphs, app.ascii());
+        let lines = app.panel(glyphs, app.ascii);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
     if let Some(summary) = app.end_screen() {
@@ -240,13 +240,13 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 Some(cell) => look(cell, status, glyphs),
                 // Not here yet: asked for, on its way.
                 None => (
-                    if app.ascii() { " " } else { "·" },
+                    if app.ascii { " " } else { "·" },
                     Style::new().fg(Color::DarkGray),
                 ),
             };
             if cell == Some(Cell::Hidden) {
                 let mine = app.mine_odds(row, col).map(|(mine, _)| mine);
-                let hinted = app.hint() == Some((row, col));
+                let hinted = app.hint == Some((row, col));
                 (symbol, style) = on_hidden(symbol, style, mine, hinted, app.overlay(), glyphs);
             }
             if cell == Some(Cell::Flagged) && app.proven_wrong(row, col) {
@@ -353,7 +353,7 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
     ];
     let key = Style::new().bold();
     let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
-    let rows = common.into_iter().chain(page.rows);
+    let rows = common.into_iter().chain(page.rows.iter().copied());
     lines.extend(rows.map(|(name, what)| table_row(name, 13, what)));
     let mouse = "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
                  (with Shift: sideways).";

@@ -58,6 +58,21 @@ impl Clock {
     }
 }
 
+/// The key page's rows of the keys a local game has.
+const KEY_PAGE: &[(&str, &str)] = &[
+    ("h", "hint: a cell proven safe, and why"),
+    ("p", "mine probabilities: as colours, then digits, then off"),
+    ("w", "show the flags proven wrong"),
+    ("s", "save the game"),
+    ("n", "a new game with the next seed, once this one is over"),
+    ("Esc", "clear the message and the hint"),
+    (
+        "q",
+        "quit (twice on an unsaved game; --save saves on quitting)",
+    ),
+    ("Ctrl-C", "quit at once"),
+];
+
 /// A first click whose board is being generated on another thread: the game comes back
 /// with the click applied.
 #[derive(Debug)]
@@ -498,19 +513,7 @@ impl Play for Local {
     fn key_page(&self, glyphs: &Glyphs) -> KeyPage {
         KeyPage {
             title: "bitmines play: keys",
-            rows: vec![
-                ("h", "hint: a cell proven safe, and why"),
-                ("p", "mine probabilities: as colours, then digits, then off"),
-                ("w", "show the flags proven wrong"),
-                ("s", "save the game"),
-                ("n", "a new game with the next seed, once this one is over"),
-                ("Esc", "clear the message and the hint"),
-                (
-                    "q",
-                    "quit (twice on an unsaved game; --save saves on quitting)",
-                ),
-                ("Ctrl-C", "quit at once"),
-            ],
+            rows: KEY_PAGE,
             notes: vec![
                 format!(
                     "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
@@ -792,9 +795,9 @@ mod tests {
 
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "?");
-        assert_eq!(app.page(), Page::Keys);
+        assert_eq!(app.page, Page::Keys);
         play(&mut app, start, "G"); // closes the page and does nothing else
-        assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
+        assert_eq!((app.page, app.cursor()), (Page::Board, (2, 2)));
 
         play(&mut app, start, "n");
         says(&app, "once this one is over");
@@ -939,7 +942,7 @@ mod tests {
         assert_eq!(app.game().revealed_count(), 0);
         assert_eq!(app.game().flag_count(), 0);
         assert_eq!((app.cursor(), app.origin()), before);
-        assert_eq!(app.page(), Page::Board);
+        assert_eq!(app.page, Page::Board);
         assert_eq!(*actions.last().unwrap(), Action::Quit);
         assert!(
             actions[..actions.len() - 1]

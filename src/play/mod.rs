@@ -1,20 +1,7 @@
-//! `bitmines play`: Minesweeper in the terminal, on boards of any size.
-//!
-//! One terminal game over two sources: a local game, or a room of a `bitmines serve`
-//! server (`--connect`).
-//!
-//! - `app.rs`: the state every game shows the same way ([`App`]: cursor, view, keys,
-//!   pages, end screen) and the trait its source implements ([`app::Play`]).
-//! - `local.rs`: a local game as a source, with its clock, clicks and the solver's help.
-//! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
-//! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
-//! - `draw.rs`: a frame from the state, reading only the cells in view.
-//! - this file: the command line, the terminal's setup and teardown, and the event loop.
-//!
-//! The loop never waits on the network (`net.rs`'s thread holds the socket and the loop
-//! polls its channels), and wakes only for an event, for the clock's next second while it
-//! runs, or every 100 ms while a board is made off the thread. A frame reads only the cells
-//! in view, so it costs the same on any board.
+//! `bitmines play`: Minesweeper in the terminal, on boards of any size, local or in a room of
+//! a `bitmines serve` server (`--connect`); ARCHITECTURE.md maps the files. This one holds the
+//! command line, the terminal's setup and teardown, and the one event loop, which never waits
+//! on the network and wakes only for an event or a clock the source names.
 
 mod app;
 mod draw;
