@@ -1,7 +1,5 @@
-//! A frame from the app's state, the same for a local game and a room: the status line,
-//! the board, the message and key lines, the players' panel, the key page and the end
-//! screen. The board part reads only the cells in view (through [`Play::cell`]), so a frame
-//! costs the same on a 10000x10000 board as on expert.
+//! A frame from the app's state, the same for a local game and a room. The board part reads
+//! only the cells in view (through [`Play::cell`]), so a frame costs the same on any board.
 
 use bitmines_core::{Cell, Status};
 use ratatui::Frame;
@@ -94,16 +92,12 @@ const NUMBER_COLOURS: [Color; 8] = [
 
 /// The colour of a hidden cell's glyph under the probability overlay.
 fn odds_colour(mine: f64) -> Color {
-    if mine <= 0.0 {
-        Color::Green
-    } else if mine >= 1.0 {
-        Color::Red
-    } else if mine < 0.2 {
-        Color::Cyan
-    } else if mine < 0.5 {
-        Color::Yellow
-    } else {
-        Color::LightRed
+    match mine {
+        _ if mine <= 0.0 => Color::Green,
+        _ if mine >= 1.0 => Color::Red,
+        _ if mine < 0.2 => Color::Cyan,
+        _ if mine < 0.5 => Color::Yellow,
+        _ => Color::LightRed,
     }
 }
 
@@ -184,14 +178,10 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
     let left = app.mines_left();
     let bold = Style::new().bold();
-    let noun = if left == 1 {
-        " mine left"
-    } else {
-        " mines left"
-    };
+    let plural = if left == 1 { "" } else { "s" };
     let mut spans = vec![
         Span::styled(format!("{left}"), bold),
-        Span::raw(noun),
+        Span::raw(format!(" mine{plural} left")),
         Span::raw(glyphs.dot),
         Span::styled(format!("{}", app.elapsed().as_secs()), bold),
         Span::raw(" s"),
@@ -411,11 +401,8 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status,
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let width = (widest as u16).saturating_add(4).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
-    let (x, y) = (
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-    );
-    let popup = Rect::new(x, y, width, height);
+    let x = area.x + (area.width - width) / 2;
+    let popup = Rect::new(x, area.y + (area.height - height) / 2, width, height);
     let title = format!(" {} {status} ", ending.who);
     let block = Block::bordered()
         .border_set(glyphs.border)

@@ -1,10 +1,6 @@
-//! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its
-//! clock, its clicks, and the solver's help, all answered at once.
-//!
-//! The solver's knowledge of the view (one `Solver::solve` for the odds and the proven-safe
-//! cells) is redone only when cells open, never per frame and never for a flag. The first
-//! click on a board of [`OFF_THREAD_CELLS`] cells or more is played on a thread of its own,
-//! and until it is done only quitting acts.
+//! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its clock,
+//! its clicks and the solver's help, all answered at once. The solver's knowledge is redone
+//! only when cells open, and a large board's first click is played off the input thread.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -177,9 +173,8 @@ impl Local {
     /// Brings the help up to date after a move, or closes the game when it ended.
     fn after_move(&mut self, result: Result<(), bitmines_core::Error>, now: Instant) {
         self.unsaved = true;
-        self.replies
-            .push(Reply::Say(result.err().map(|e| e.to_string())));
-        self.replies.push(Reply::Hint(None));
+        let said = result.err().map(|e| e.to_string());
+        self.replies.extend([Reply::Say(said), Reply::Hint(None)]);
         if self.game.status() == Status::Playing {
             self.refresh_help();
         } else {
@@ -194,17 +189,13 @@ impl Local {
         self.now = now;
         self.knowledge = None;
         self.replies.push(Reply::Ended);
-        self.bbbv = self
-            .game
-            .board()
-            .and_then(|board| Stats::of(board).ok())
-            .map(|stats| stats.bbbv);
+        let stats = self.game.board().and_then(|board| Stats::of(board).ok());
+        self.bbbv = stats.map(|stats| stats.bbbv);
     }
 
-    /// Brings what the view proves up to date, while the player looks at it. It changes only
-    /// when cells open (the solver ignores flags), so it is computed then, not once per
-    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
-    /// Returns whether the knowledge is there.
+    /// Brings what the view proves up to date while help is shown, and says whether it is
+    /// there. It changes only when cells open (the solver ignores flags), so it is computed
+    /// then, not per frame: on a huge board a solve is far slower than drawing the view.
     fn refresh_help(&mut self) -> bool {
         if self.shown == Shown::default() {
             self.knowledge = None;
@@ -215,19 +206,14 @@ impl Local {
         }
         // One solve gives both the probabilities and the certain cells, so the overlay and
         // the wrong flags together cost one pass over the board.
-        match Solver::new(&self.game).and_then(Solver::solve) {
-            Ok(knowledge) => {
-                self.knowledge = Some(knowledge);
-                self.known_at = self.game.revealed_count();
-                true
-            }
-            Err(error) => {
-                self.knowledge = None;
-                self.replies.push(Reply::HelpOff);
-                self.say(error.to_string());
-                false
-            }
+        let solved = Solver::new(&self.game).and_then(Solver::solve);
+        self.known_at = self.game.revealed_count();
+        if let Err(error) = &solved {
+            self.replies.push(Reply::HelpOff);
+            self.say(error.to_string());
         }
+        self.knowledge = solved.ok();
+        self.knowledge.is_some()
     }
 
     fn ask_hint(&mut self) {
@@ -440,20 +426,15 @@ impl Play for Local {
     }
 
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
-        let knowledge = self
-            .knowledge
-            .as_ref()
-            .filter(|_| self.shown.overlay != Overlay::Off)?;
-        let odds = &knowledge.probabilities;
-        Some((odds.mine(row, col).ok()?, odds.exact()))
+        let odds = &self.knowledge.as_ref()?.probabilities;
+        let shown = self.shown.overlay != Overlay::Off;
+        shown.then_some((odds.mine(row, col).ok()?, odds.exact()))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
+        let known = self.knowledge.as_ref();
         self.shown.wrong_flags
-            && self
-                .knowledge
-                .as_ref()
-                .is_some_and(|known| known.certain.verdict(row, col) == Ok(Some(false)))
+            && known.is_some_and(|k| k.certain.verdict(row, col) == Ok(Some(false)))
     }
 
     fn mines_left(&self) -> i128 {
@@ -597,6 +578,16 @@ mod tests {
         assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
     }
 
+    /// The actions of `letters`: `c` continue, `s` save, `q` quit.
+    fn actions_of(letters: &str) -> Vec<Action> {
+        let action = |letter| match letter {
+            'c' => Action::Continue,
+            's' => Action::Save,
+            _ => Action::Quit,
+        };
+        letters.chars().map(action).collect()
+    }
+
     /// Time played, and whether the clock runs.
     fn clock(app: &App) -> (Duration, bool) {
         (app.elapsed(), app.clock.running())
@@ -701,20 +692,15 @@ mod tests {
                       wait:500 space wait:7000";
         play(&mut app, start, script);
         let summary = app.end_screen().expect("the end screen is up");
-        assert_eq!(
-            summary,
-            Summary {
-                status: Status::Won,
-                time: Duration::from_secs(3), // from the first click to the last
-                bbbv: Some(3),
-                clicks: Clicks {
-                    left: 3,
-                    right: 0,
-                    chord: 0
-                },
-                help: HelpUsed::default(),
-            }
-        );
+        let (left, right, chord) = (3, 0, 0);
+        let expected = Summary {
+            status: Status::Won,
+            time: Duration::from_secs(3), // from the first click to the last
+            bbbv: Some(3),
+            clicks: Clicks { left, right, chord },
+            help: HelpUsed::default(),
+        };
+        assert_eq!(summary, expected);
         assert_eq!(summary.bbbv_per_second(), Some(1.0));
         assert_eq!(summary.efficiency(), Some(1.0));
         assert!(!app.clock.running());
@@ -726,15 +712,12 @@ mod tests {
 
     #[test]
     fn measures_that_do_not_apply_are_left_out() {
+        let (left, right, chord) = (8, 3, 1);
         let won = Summary {
             status: Status::Won,
             time: Duration::from_millis(2500),
             bbbv: Some(10),
-            clicks: Clicks {
-                left: 8,
-                right: 3,
-                chord: 1,
-            },
+            clicks: Clicks { left, right, chord },
             help: HelpUsed::default(),
         };
         #[rustfmt::skip]
@@ -774,25 +757,9 @@ mod tests {
         assert_eq!(clock(&app), (Duration::from_millis(1750), false));
     }
 
-    /// What the keys that leave the board do: the actions for the loop, the key page, the end
-    /// screen and the new game.
+    /// The key page, the end screen and the new game.
     #[test]
-    fn quit_save_pages_and_new_games() {
-        #[rustfmt::skip]
-        let cases: &[(&str, &[Action])] = &[
-            ("q", &[Action::Quit]),
-            ("Q", &[Action::Quit]),
-            ("C-c", &[Action::Quit]),
-            ("? q", &[Action::Continue, Action::Quit]), // at once, from the key page too
-            ("space q", &[Action::Continue, Action::Quit]), // and from the end screen
-            ("s", &[Action::Save]),
-            ("? s", &[Action::Continue, Action::Continue]), // a key on the key page closes it
-        ];
-        for &(script, actions) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
-        }
-
+    fn pages_and_new_games() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "?");
         assert_eq!(app.page, Page::Keys);
@@ -943,40 +910,43 @@ mod tests {
         assert_eq!(app.game().flag_count(), 0);
         assert_eq!((app.cursor(), app.origin()), before);
         assert_eq!(app.page, Page::Board);
-        assert_eq!(*actions.last().unwrap(), Action::Quit);
-        assert!(
-            actions[..actions.len() - 1]
-                .iter()
-                .all(|a| *a == Action::Continue)
-        );
+        assert_eq!(actions, actions_of("ccccccccccq"));
         // Made large enough, the game goes on where it was.
         play(&mut app, start, "resize:80,24 space");
         assert_eq!(app.game().status(), Status::Lost);
     }
 
-    /// `q` on a game in progress that would be lost asks once; a second `q` quits. Ctrl-C
-    /// quits at once, and so does `q` with nothing to lose: before the first move, after
-    /// the end, after a save, or when --save saves on quitting.
+    /// The actions for the loop of the keys that leave the board (one letter an action:
+    /// `c` continue, `s` save, `q` quit). `q` on a game in progress that would be lost asks
+    /// once; a second `q` quits. Ctrl-C quits at once, and so does `q` with nothing to lose:
+    /// before the first move, after the end, after a save, or when --save saves on quitting.
     #[test]
-    fn q_asks_once_before_dropping_an_unsaved_game() {
+    fn quit_and_save_and_q_asks_once_before_dropping_an_unsaved_game() {
         #[rustfmt::skip]
-        let cases: &[(&str, bool, &[Action])] = &[
+        let cases: &[(&str, bool, &str)] = &[
             // script, saved on quit, actions
-            ("q", false, &[Action::Quit]),
-            ("G space q", false, &[Action::Continue, Action::Continue, Action::Continue]),
-            ("G space q q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q Q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q left q", false, &[Action::Continue; 5]),
-            ("G space C-c", false, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q", true, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("space q", false, &[Action::Continue, Action::Quit]), // lost: nothing to lose
+            ("q", false, "q"),
+            ("Q", false, "q"),
+            ("C-c", false, "q"),
+            ("? q", false, "cq"), // at once, from the key page too
+            ("space q", false, "cq"), // and from the end screen: a lost game, nothing to lose
+            ("s", false, "s"),
+            ("? s", false, "cc"), // a key on the key page closes it
+            ("G space q", false, "ccc"),
+            ("G space q q", false, "cccq"),
+            ("G space q Q", false, "cccq"),
+            ("G space q left q", false, "ccccc"),
+            ("G space C-c", false, "ccq"),
+            ("G space q", true, "ccq"),
         ];
         for &(script, save_on_quit, actions) in cases {
             let (app, start) = app_on(BOARD, 80, 24);
             let mut app = app.with_save_on_quit(save_on_quit);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+            assert_eq!(
+                play(&mut app, start, script).1,
+                actions_of(actions),
+                "{script:?}"
+            );
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");

@@ -1,12 +1,6 @@
-//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own
-//! holds the WebSocket, and two channels join it to the terminal's loop, so the loop never
-//! waits on the socket.
-//!
-//! Messages the app sends go down an unbounded channel (the app sends a handful a key
-//! press); what the server says comes back as [`NetEvent`]s, which the loop takes with
-//! [`Link::poll`] between frames. A dropped connection is joined again with the player's
-//! token, as [`NetEvent::Reconnecting`] tells the app, until [`GIVE_UP_AFTER`] tries fail in
-//! a row; one closed because the player joined again elsewhere is not.
+//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own holds
+//! the WebSocket and joins again with the token when the connection drops (not when the player
+//! joined elsewhere), and two channels join it to the terminal's loop, which never waits on it.
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -71,11 +65,8 @@ impl Join {
             token => token.map(|token| format!("token={token}")),
         };
         let pairs: Vec<String> = kept.map(str::to_owned).chain(added).collect();
-        if pairs.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}?{}", pairs.join("&"))
-        }
+        let query = if pairs.is_empty() { "" } else { "?" };
+        format!("{base}{query}{}", pairs.join("&"))
     }
 }
 
