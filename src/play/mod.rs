@@ -296,12 +296,8 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         bail!("--token {token}: a token is 32 hexadecimal digits");
     }
     need_terminal()?;
-    let link = net::Link::open(net::Join {
-        url: url.to_owned(),
-        spectate: args.spectate.is_some(),
-        token: args.token.clone(),
-    })
-    .context("cannot start the network thread")?;
+    let link = net::Link::open(url, args.spectate.is_some(), args.token.clone())
+        .context("cannot start the network thread")?;
     // The first answer comes before the terminal is taken, so a server that is not there or
     // a refused join is one line on the normal screen, not a screen to quit.
     let first = link.wait(Duration::from_secs(10));
@@ -316,16 +312,7 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         remote.receive(event, Instant::now());
     }
     // The socket is another thread's: nothing here waits on it.
-    let pump = |remote: &mut remote::Remote| {
-        let now = Instant::now();
-        for event in link.poll() {
-            remote.receive(event, now);
-        }
-        remote.tick(now);
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
-    };
+    let pump = |remote: &mut remote::Remote| remote.pump(&link, Instant::now());
     let played = play(&mut term, &mut remote, pump, |_| {});
     drop(term);
     drop(link);

@@ -42,19 +42,19 @@ pub(crate) enum NetEvent {
 
 /// How to join: the room's address and who joins.
 #[derive(Debug, Clone)]
-pub(crate) struct Join {
+struct Join {
     /// `ws://HOST:PORT/room/NAME`, with any room parameters in its query.
-    pub(crate) url: String,
+    url: String,
     /// Join as a spectator.
-    pub(crate) spectate: bool,
+    spectate: bool,
     /// Resume the player of this token (32 hex digits).
-    pub(crate) token: Option<String>,
+    token: Option<String>,
 }
 
 impl Join {
     /// The address to connect to: the room's, with `spectate=1` or `token=` added and any
     /// `token` or `spectate` of the given query replaced.
-    pub(crate) fn address(&self, token: Option<&str>) -> String {
+    fn address(&self, token: Option<&str>) -> String {
         let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
         let kept = query.split('&').filter(|pair| {
             let key = pair.split('=').next().unwrap_or("");
@@ -78,8 +78,15 @@ pub(crate) struct Link {
 }
 
 impl Link {
-    /// Starts the network thread, which connects at once.
-    pub(crate) fn open(join: Join) -> std::io::Result<Link> {
+    /// Starts the network thread, which joins `url` at once: as a spectator, or as the player
+    /// of `token`, or as a new player.
+    pub(crate) fn open(url: &str, spectate: bool, token: Option<String>) -> std::io::Result<Link> {
+        let url = url.to_owned();
+        let join = Join {
+            url,
+            spectate,
+            token,
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;

@@ -20,7 +20,7 @@ use ratatui::text::{Line, Span};
 use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::local::flags_wrong;
-use super::net::{NetEvent, error_name};
+use super::net::{Link, NetEvent, error_name};
 
 /// The least time between two cursor frames: the server passes cursors on at most ten
 /// times a second, so sending more would only spend the rate limit.
@@ -196,6 +196,17 @@ impl App<Room> {
     /// Takes what the network thread said, at `now`.
     pub(crate) fn receive(&mut self, event: NetEvent, now: Instant) {
         self.update(now, |room| room.receive(event, now));
+    }
+
+    /// One turn of the loop at `now`: what `link` brought in, the clock, the messages out.
+    pub(crate) fn pump(&mut self, link: &Link, now: Instant) {
+        for event in link.poll() {
+            self.receive(event, now);
+        }
+        self.tick(now);
+        for msg in self.take_outbox() {
+            link.send(msg);
+        }
     }
 }
 

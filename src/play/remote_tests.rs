@@ -16,7 +16,7 @@ use tokio::runtime::Runtime;
 use super::tests::says;
 use super::{LinkState, Remote};
 use crate::play::app::Action;
-use crate::play::net::{Join, Link};
+use crate::play::net::Link;
 use crate::play::script;
 
 #[path = "../../crates/server/tests/support/mod.rs"]
@@ -70,17 +70,6 @@ impl Drop for TestServer {
     }
 }
 
-/// The network thread of a join of `url`.
-fn link(url: &str, spectate: bool, token: Option<String>) -> Link {
-    let url = url.into();
-    let join = Join {
-        url,
-        spectate,
-        token,
-    };
-    Link::open(join).expect("the network thread starts")
-}
-
 /// The app and its network thread, pumped as the terminal's loop pumps them.
 struct Session {
     remote: Remote,
@@ -90,7 +79,7 @@ struct Session {
 
 impl Session {
     fn join(url: &str, spectate: Option<Option<u32>>, token: Option<String>) -> Session {
-        let link = link(url, spectate.is_some(), token);
+        let link = Link::open(url, spectate.is_some(), token).expect("the network thread starts");
         let now = Instant::now();
         let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
         let mut session = Session { remote, link, now };
@@ -100,16 +89,10 @@ impl Session {
         session
     }
 
-    /// One turn of the loop: the server's events in, the app's messages out.
+    /// One turn of the loop, 10 ms after the last.
     fn pump(&mut self) {
         self.now += Duration::from_millis(10);
-        for event in self.link.poll() {
-            self.remote.receive(event, self.now);
-        }
-        self.remote.tick(self.now);
-        for msg in self.remote.take_outbox() {
-            self.link.send(msg);
-        }
+        self.remote.pump(&self.link, self.now);
     }
 
     /// Pumps until `done` holds, or fails naming `what`.
@@ -385,7 +368,7 @@ fn a_refused_join_is_shown_in_words() {
     let server = TestServer::start();
     let _first = Session::join(&server.url("sized", "preset=beginner"), None, None);
     let url = server.url("sized", "preset=expert");
-    let link = link(&url, false, None);
+    let link = Link::open(&url, false, None).expect("the network thread starts");
     let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
     let event = link.wait(PATIENCE).expect("an answer");
     remote.receive(event, Instant::now());
