@@ -478,11 +478,8 @@ mod tests {
             (1.0, Color::Red, 9), // drawn with the mine glyph instead
         ];
         for &(mine, colour, tenths) in cases {
-            assert_eq!(
-                (odds_colour(mine), odds_tenths(mine)),
-                (colour, tenths),
-                "{mine}"
-            );
+            let got = (odds_colour(mine), odds_tenths(mine));
+            assert_eq!(got, (colour, tenths), "{mine}");
         }
     }
 }

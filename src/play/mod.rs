@@ -476,16 +476,12 @@ mod tests {
     /// to the same game; before the first click there is no board to save.
     #[test]
     fn saved_games_resume_where_they_stopped() {
-        let dir = std::env::temp_dir().join(format!("bitmines-play-save-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temp folder");
-        let path = dir.join("game.bmg");
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let path = dir.path().join("game.bmg");
         let (mut app, start) = script::seeded(setup("--seed 9").expect("valid"), 80, 24);
         save_key(&mut app, &path);
-        assert_eq!(
-            app.message(),
-            Some("nothing to save before the first click")
-        );
+        let nothing = "nothing to save before the first click";
+        assert_eq!(app.message(), Some(nothing));
         assert!(!path.exists());
         script::play(&mut app, start, "space right right f");
         save_key(&mut app, &path);
@@ -493,7 +489,6 @@ mod tests {
         let (game, setup) = resume(&path).expect("resumes");
         assert_eq!(game.to_string(), app.game().to_string());
         assert_eq!((setup.name.as_str(), setup.seed), ("resumed", Some(9)));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// The board a game generates on its first click is the one `bitmines gen` writes for
@@ -503,11 +498,9 @@ mod tests {
         let setup = setup("--seed 7 --rows 40 --cols 50 --mines 300").expect("valid");
         let mut game = setup.game().expect("a game");
         game.reveal(10, 20).expect("reveals");
-        let zone = FirstClick::Opening
-            .zone(40, 50, 10, 20)
-            .expect("on the board");
-        let board = bitmines_gen::generate(&Config::new(40, 50, 300, 7).keep_clear(zone))
-            .expect("generates");
+        let zone = FirstClick::Opening.zone(40, 50, 10, 20);
+        let config = Config::new(40, 50, 300, 7).keep_clear(zone.expect("on the board"));
+        let board = bitmines_gen::generate(&config).expect("generates");
         assert_eq!(game.board().map(|b| b.to_string()), Some(board.to_string()));
     }
 }

@@ -146,11 +146,8 @@ fn survive(board: &str, (width, height): (u16, u16), words: &[String]) {
         Some(size) => {
             let (rows, cols) = size.split_once('x').expect("RxC");
             let (rows, cols) = (rows.parse().expect("rows"), cols.parse().expect("cols"));
-            seeded(
-                custom(rows, cols, (rows * cols) / 5, FirstClick::Safe, 3),
-                width,
-                height,
-            )
+            let setup = custom(rows, cols, (rows * cols) / 5, FirstClick::Safe, 3);
+            seeded(setup, width, height)
         }
         None => app_on(board, width, height),
     };
@@ -160,10 +157,8 @@ fn survive(board: &str, (width, height): (u16, u16), words: &[String]) {
         let game = app.game();
         game.validate().expect("a valid game");
         let (cursor, origin) = (app.cursor(), app.origin());
-        assert!(
-            cursor.0 < game.rows() && cursor.1 < game.cols(),
-            "{cursor:?}"
-        );
+        let on_board = cursor.0 < game.rows() && cursor.1 < game.cols();
+        assert!(on_board, "{cursor:?}");
         if let Some(view) = app.screen() {
             assert!(origin.0 + view.span_rows <= game.rows(), "{origin:?}");
             assert!(origin.1 + view.span_cols <= game.cols(), "{origin:?}");

@@ -51,12 +51,9 @@ pub(super) fn app_on(text: &str, width: u16, height: u16) -> (App, Instant) {
     let board: Board = text.parse().expect("a board");
     let (rows, cols, mines) = (board.rows(), board.cols(), board.mine_count());
     let setup = custom(rows, cols, mines, FirstClick::Opening, 1);
-    let start = Instant::now();
-    let area = Rect::new(0, 0, width, height);
-    (
-        App::local(Game::new(board), setup, area, start, false),
-        start,
-    )
+    let (start, area) = (Instant::now(), Rect::new(0, 0, width, height));
+    let app = App::local(Game::new(board), setup, area, start, false);
+    (app, start)
 }
 
 /// An app on a seeded game whose board is generated on the first click.
@@ -185,8 +182,8 @@ pub(super) fn event<S: Play>(app: &App<S>, word: &str) -> Event {
 /// The screen `app` draws in a terminal of its size.
 pub(super) fn screen<S: Play>(app: &App<S>) -> Buffer {
     let area = app.area();
-    let mut terminal =
-        Terminal::new(TestBackend::new(area.width, area.height)).expect("a test terminal");
+    let backend = TestBackend::new(area.width, area.height);
+    let mut terminal = Terminal::new(backend).expect("a test terminal");
     terminal
         .draw(|frame| draw::draw(frame, app))
         .expect("draws");

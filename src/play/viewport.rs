@@ -1,7 +1,5 @@
-//! Where things go on the screen, and which part of the board it shows.
-//!
-//! Everything here is arithmetic on plain numbers, so it is tested at the edges of boards far
-//! larger than any terminal without building one.
+//! Where things go on the screen, and which part of the board it shows: arithmetic on plain
+//! numbers, tested at the edges of boards far larger than any terminal without building one.
 
 use ratatui::layout::Rect;
 
@@ -155,14 +153,10 @@ mod tests {
         ];
         for &(len, span, origin, cursor, expected) in cases {
             let got = follow(origin, cursor, len, span);
-            assert_eq!(
-                got, expected,
-                "len {len}, span {span}, origin {origin}, cursor {cursor}"
-            );
-            assert!(
-                got <= cursor && cursor < got + span.min(len),
-                "cursor out of view"
-            );
+            let case = (len, span, origin, cursor);
+            assert_eq!(got, expected, "len, span, origin, cursor: {case:?}");
+            let in_view = got <= cursor && cursor < got + span.min(len);
+            assert!(in_view, "cursor out of view");
         }
     }
 
@@ -195,11 +189,8 @@ mod tests {
             (0, 1, 1, 0),
         ];
         for &(position, delta, len, expected) in steps {
-            assert_eq!(
-                step(position, delta, len),
-                expected,
-                "{position} {delta} {len}"
-            );
+            let got = step(position, delta, len);
+            assert_eq!(got, expected, "{position} {delta} {len}");
         }
     }
 
