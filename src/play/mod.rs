@@ -191,15 +191,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     };
     need_terminal()?;
     let save_to = save_path(args, &setup);
-    let mut term = Term::enter().context("cannot set up the terminal")?;
-    let area = term.area()?;
-    let mut app = App::local(game, setup, area, Instant::now(), args.resume.is_some())
-        .with_ascii(args.ascii)
-        .with_save_on_quit(args.save.is_some());
+    let app = |area| {
+        let app = App::local(game, setup, area, Instant::now(), args.resume.is_some());
+        app.with_ascii(args.ascii)
+            .with_save_on_quit(args.save.is_some())
+    };
     let pump = |app: &mut App| app.tick(Instant::now());
-    let played = play(&mut term, &mut app, pump, |app| save_key(app, &save_to));
-    drop(term);
-    played?;
+    let app = play(app, pump, |app| save_key(app, &save_to))?;
     if let Some(path) = &args.save
         && app.game().board().is_some()
     {
@@ -249,21 +247,23 @@ fn save(path: &Path, app: &App) -> anyhow::Result<()> {
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
-/// Draws, waits for events and applies them until the player quits. `pump` brings the
-/// app up to date before each frame (its clock, a server's frames, messages to send).
+/// Takes the terminal, makes the app for its size, then draws, waits for events and applies
+/// them until the player quits, and gives the terminal back. `pump` brings the app up to
+/// date before each frame (its clock, a server's frames, messages to send).
 fn play<S: Play>(
-    term: &mut Term,
-    app: &mut App<S>,
+    app: impl FnOnce(Rect) -> App<S>,
     mut pump: impl FnMut(&mut App<S>),
     mut save: impl FnMut(&mut App<S>),
-) -> anyhow::Result<()> {
+) -> anyhow::Result<App<S>> {
+    let mut term = Term::enter().context("cannot set up the terminal")?;
+    let mut app = app(term.area()?);
     loop {
         let area = term.area()?;
         if app.area() != area {
             app.resize(area);
         }
-        pump(app);
-        term.0.draw(|frame| draw::draw(frame, app))?;
+        pump(&mut app);
+        term.0.draw(|frame| draw::draw(frame, &app))?;
         if let Some(wait) = app.wake()
             && !event::poll(wait)?
         {
@@ -274,8 +274,8 @@ fn play<S: Play>(
         loop {
             let event = event::read()?;
             match app.handle(&event, Instant::now()) {
-                Action::Quit => return Ok(()),
-                Action::Save => save(app),
+                Action::Quit => return Ok(app),
+                Action::Save => save(&mut app),
                 Action::Continue => {}
             }
             if !event::poll(Duration::ZERO)? {
@@ -304,19 +304,17 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
     if let Some(net::NetEvent::Closed(reason)) = &first {
         bail!("--connect {url}: {reason}");
     }
-    let mut term = Term::enter().context("cannot set up the terminal")?;
-    let area = term.area()?;
-    let mut remote =
-        remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
-    if let Some(event) = first {
-        remote.receive(event, Instant::now());
-    }
+    let remote = |area| {
+        let mut remote = remote::Remote::new(url, args.spectate, area, Instant::now());
+        if let Some(event) = first {
+            remote.receive(event, Instant::now());
+        }
+        remote.with_ascii(args.ascii)
+    };
     // The socket is another thread's: nothing here waits on it.
     let pump = |remote: &mut remote::Remote| remote.pump(&link, Instant::now());
-    let played = play(&mut term, &mut remote, pump, |_| {});
-    drop(term);
+    let remote = play(remote, pump, |_| {})?;
     drop(link);
-    played?;
     if let Some(token) = remote.token() {
         let base = url.split('?').next().unwrap_or(url);
         println!(

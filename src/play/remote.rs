@@ -536,15 +536,9 @@ impl Room {
         let Some([rows, cols]) = self.in_view.clone() else {
             return;
         };
-        let max = welcome.max_chunks as usize;
-        let mut wanted = BTreeSet::new();
-        for chunk_row in rows.start / CHUNK..=(rows.end - 1) / CHUNK {
-            for chunk_col in cols.start / CHUNK..=(cols.end - 1) / CHUNK {
-                if wanted.len() < max {
-                    wanted.insert((chunk_row as u32, chunk_col as u32));
-                }
-            }
-        }
+        let chunks = |cells: &Range<usize>| cells.start / CHUNK..=(cells.end - 1) / CHUNK;
+        let all = chunks(&rows).flat_map(|r| chunks(&cols).map(move |c| (r as u32, c as u32)));
+        let wanted: BTreeSet<_> = all.take(welcome.max_chunks as usize).collect();
         let one = |(row, col): (u32, u32)| ChunkRect {
             row,
             col,
@@ -730,14 +724,10 @@ impl Play for Room {
         let Some(player) = self.followed() else {
             return Duration::ZERO;
         };
-        let at = Duration::from_millis(u64::from(player.elapsed_ms));
-        if player.status == 0 && player.elapsed_ms > 0 {
-            at + self
-                .players_at
-                .map_or(Duration::ZERO, |then| now.saturating_duration_since(then))
-        } else {
-            at
-        }
+        let runs = player.status == 0 && player.elapsed_ms > 0;
+        let since = self.players_at.filter(|_| runs);
+        let ran = since.map(|then| now.saturating_duration_since(then));
+        Duration::from_millis(u64::from(player.elapsed_ms)) + ran.unwrap_or_default()
     }
 
     /// Often enough to show the server's frames soon after they come.
@@ -918,11 +908,8 @@ impl Play for Room {
         lines.extend(self.players.iter().map(|p| self.player_line(p, ascii)));
         lines.extend([Line::raw(""), Line::styled("Room", bold)]);
         let dot = glyphs.dot.trim_start();
-        lines.extend(
-            (self.events())
-                .into_iter()
-                .map(|event| Line::raw(format!("{dot}{event}"))),
-        );
+        let events = self.events().into_iter();
+        lines.extend(events.map(|event| Line::raw(format!("{dot}{event}"))));
         lines
     }
 
