@@ -78,24 +78,22 @@ enum Asked {
     Rematch,
 }
 
-/// The mine probabilities of a window of the board, as the server sent them.
+/// The mine probabilities of a window of the board as the server sent them: its top-left
+/// cell, its height and width, and a state a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OddsWindow {
-    row: usize,
-    col: usize,
-    height: usize,
-    width: usize,
-    cells: Vec<u8>,
-}
+pub(crate) struct OddsWindow((u32, u32), (u16, u16), Vec<u8>);
 
 impl OddsWindow {
     /// The chance of a mine on `(row, col)`, if the window holds it and it was hidden.
     pub(crate) fn mine(&self, row: usize, col: usize) -> Option<f64> {
-        let (dr, dc) = (row.checked_sub(self.row)?, col.checked_sub(self.col)?);
-        if dr >= self.height || dc >= self.width {
+        let OddsWindow((top, left), (height, width), cells) = self;
+        let dr = row.checked_sub(*top as usize)?;
+        let dc = col.checked_sub(*left as usize)?;
+        let width = usize::from(*width);
+        if dr >= usize::from(*height) || dc >= width {
             return None;
         }
-        match self.cells.get(dr * self.width + dc) {
+        match cells.get(dr * width + dc) {
             Some(&half_percent) if half_percent <= 200 => Some(f64::from(half_percent) / 200.0),
             _ => None,
         }
@@ -476,13 +474,7 @@ impl Room {
                 cells,
             } => {
                 if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
-                    self.odds = Some(OddsWindow {
-                        row: row as usize,
-                        col: col as usize,
-                        height: usize::from(height),
-                        width: usize::from(width),
-                        cells,
-                    });
+                    self.odds = Some(OddsWindow((row, col), (height, width), cells));
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {
@@ -555,45 +547,31 @@ impl Room {
         self.subscribed = wanted;
     }
 
-    /// The next `seq`, recording what it asks.
-    fn next_seq(&mut self, asked: Asked) -> Option<u32> {
+    /// Sends the request `msg` makes of the next `seq`, recording what it asks; `false`, and
+    /// a word why, when it cannot be sent now.
+    fn request(&mut self, asked: Asked, msg: impl FnOnce(u32) -> ClientMsg) -> bool {
         if self.link != LinkState::Connected {
             self.say(match self.link {
                 LinkState::Lost => "not connected: the connection is lost; q quits",
                 _ => "not connected yet: waiting for the server",
             });
-            return None;
+            return false;
         }
         self.seq = self.seq.wrapping_add(1);
         self.asked.insert(self.seq, asked);
-        Some(self.seq)
-    }
-
-    fn act(&mut self, action: protocol::Action, (row, col): (usize, usize)) {
-        let Some(seq) = self.next_seq(Asked::Move(action, (row, col))) else {
-            return;
-        };
-        self.outbox.push(ClientMsg::Move {
-            seq,
-            action,
-            row: row as u32,
-            col: col as u32,
-        });
+        self.outbox.push(msg(self.seq));
+        true
     }
 
     /// Asks the server for help on the cells around the cursor; `false` when it cannot be
     /// sent now.
     fn ask(&mut self, help: Help) -> bool {
-        let Some(seq) = self.next_seq(Asked::Help) else {
-            return false;
-        };
         let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
-        self.outbox.push(match help {
+        self.request(Asked::Help, |seq| match help {
             Help::Hint => ClientMsg::Hint { seq, row, col },
             Help::Odds => ClientMsg::Odds { seq, row, col },
             Help::WrongFlags => ClientMsg::WrongFlags { seq, row, col },
-        });
-        true
+        })
     }
 
     /// Watches `player`'s view: the chunk frames that answer name it.
@@ -616,11 +594,9 @@ impl Room {
             self.say("the next game (n) comes once this one is over");
             return;
         }
-        let Some(seq) = self.next_seq(Asked::Rematch) else {
-            return;
-        };
-        self.outbox.push(ClientMsg::Rematch { seq });
-        self.say("asked for the next game");
+        if self.request(Asked::Rematch, |seq| ClientMsg::Rematch { seq }) {
+            self.say("asked for the next game");
+        }
     }
 
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
@@ -771,7 +747,14 @@ impl Play for Room {
                 Some(_) => return,
             },
         };
-        self.act(action, cell);
+        let (row, col) = (cell.0 as u32, cell.1 as u32);
+        let move_of = |seq| ClientMsg::Move {
+            seq,
+            action,
+            row,
+            col,
+        };
+        self.request(Asked::Move(action, cell), move_of);
     }
 
     /// The help asked for around the cursor; the probabilities come on once asked for,
