@@ -522,11 +522,8 @@ impl<S: Play> App<S> {
         }
         let (page_rows, page_cols) = self.spans();
         let (page_rows, page_cols) = (page_rows as isize, page_cols as isize);
-        let (one_rows, one_cols) = if shift {
-            (page_rows, page_cols)
-        } else {
-            (1, 1)
-        };
+        let step = |page: isize| if shift { page } else { 1 };
+        let (one_rows, one_cols) = (step(page_rows), step(page_cols));
         let (rows, cols) = self.size();
         match key.code {
             KeyCode::Up => self.move_by(-one_rows, 0, shift),
@@ -542,24 +539,11 @@ impl<S: Play> App<S> {
             KeyCode::Char('c') => self.centre(),
             KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
             KeyCode::Char('f') => self.source.play(Move::Flag, self.cursor, self.now),
-            KeyCode::Char('h') => {
-                self.source.help(Help::Hint, self.shown);
-            }
-            KeyCode::Char('p') => {
-                let mut shown = self.shown;
-                shown.overlay = shown.overlay.next();
-                self.ask(Help::Odds, shown);
-            }
-            KeyCode::Char('w') => {
-                let mut shown = self.shown;
-                shown.wrong_flags = !shown.wrong_flags;
-                self.ask(Help::WrongFlags, shown);
-            }
+            KeyCode::Char('h') => self.ask(Help::Hint, |_| {}),
+            KeyCode::Char('p') => self.ask(Help::Odds, |s| s.overlay = s.overlay.next()),
+            KeyCode::Char('w') => self.ask(Help::WrongFlags, |s| s.wrong_flags = !s.wrong_flags),
             KeyCode::Char('?') => self.page = Page::Keys,
-            KeyCode::Esc => {
-                self.message = None;
-                self.hint = None;
-            }
+            KeyCode::Esc => (self.message, self.hint) = (None, None),
             code => return self.source.key(code).unwrap_or(Action::Continue),
         }
         Action::Continue
@@ -656,8 +640,10 @@ impl<S: Play> App<S> {
         );
     }
 
-    /// Asks the source for help, and shows `shown` if it says yes.
-    fn ask(&mut self, help: Help, shown: Shown) {
+    /// Asks the source for help, and shows the help `change` makes if it says yes.
+    fn ask(&mut self, help: Help, change: impl FnOnce(&mut Shown)) {
+        let mut shown = self.shown;
+        change(&mut shown);
         if self.source.help(help, shown) {
             self.shown = shown;
         }
