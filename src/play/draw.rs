@@ -217,6 +217,11 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
     frame.render_widget(block, screen.frame);
 
     let status = app.status();
+    // A cell not here yet: asked for, on its way.
+    let pending = (
+        if app.ascii { " " } else { "·" },
+        Style::new().fg(Color::DarkGray),
+    );
     let buffer = frame.buffer_mut();
     for dr in 0..screen.span_rows {
         let row = origin_row + dr;
@@ -226,14 +231,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 continue;
             };
             let cell = app.cell(row, col);
-            let (mut symbol, mut style) = match cell {
-                Some(cell) => look(cell, status, glyphs),
-                // Not here yet: asked for, on its way.
-                None => (
-                    if app.ascii { " " } else { "·" },
-                    Style::new().fg(Color::DarkGray),
-                ),
-            };
+            let (mut symbol, mut style) = cell.map_or(pending, |cell| look(cell, status, glyphs));
             if cell == Some(Cell::Hidden) {
                 let mine = app.mine_odds(row, col).map(|(mine, _)| mine);
                 let hinted = app.hint == Some((row, col));

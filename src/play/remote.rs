@@ -325,10 +325,9 @@ impl Room {
         self.has_view = welcome.view != NOBODY;
         self.clock = Some((welcome.view, welcome.elapsed_ms, welcome.clock_running, now));
         let first = (welcome.first.0 as usize, welcome.first.1 as usize);
-        let who = if welcome.spectator {
-            "as a spectator".to_owned()
-        } else {
-            format!("as player {}", welcome.player)
+        let who = match welcome.spectator {
+            true => "as a spectator".to_owned(),
+            false => format!("as player {}", welcome.player),
         };
         let kind = match (welcome.mode, welcome.rule) {
             (Mode::Race, _) => "race",
@@ -443,7 +442,7 @@ impl Room {
                 running,
             } => self.clock = Some((view, elapsed_ms, running, now)),
             ServerMsg::Progress { share } => {
-                self.say(format!("making the board: {}%", share / 100));
+                self.say(format!("making the board: {}%", share / 100))
             }
             ServerMsg::Over(over) => {
                 if over.view == self.view {
@@ -482,9 +481,8 @@ impl Room {
                     return;
                 }
                 self.say(flags_wrong(cells.len(), " near the cursor"));
-                self.wrong_flags = (cells.into_iter())
-                    .map(|(r, c)| (r as usize, c as usize))
-                    .collect();
+                let cells = cells.into_iter().map(|(r, c)| (r as usize, c as usize));
+                self.wrong_flags = cells.collect();
             }
             ServerMsg::Event {
                 kind,
@@ -513,8 +511,7 @@ impl Room {
             }
             ServerMsg::Series(entries) => self.series = entries,
             // The panel counts each player's own cells; the team's total is the web page's.
-            ServerMsg::Team { .. } => {}
-            ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
+            ServerMsg::Team { .. } | ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
         }
     }
 
