@@ -675,11 +675,8 @@ mod tests {
             let (mut app, start) = app_on(BOARD, 80, 24);
             play(&mut app, start, script);
             let game = app.game();
-            assert_eq!(
-                game.to_string(),
-                format!("bitmines game 4x5 {expected}"),
-                "{script:?}"
-            );
+            let expected = format!("bitmines game 4x5 {expected}");
+            assert_eq!(game.to_string(), expected, "{script:?}");
             assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
             game.validate().expect("a valid game");
         }
@@ -770,10 +767,8 @@ mod tests {
         says(&app, "once this one is over");
         play(&mut app, start, "space n");
         let game = app.game();
-        assert_eq!(
-            (game.status(), game.board().is_none()),
-            (Status::Playing, true)
-        );
+        let got = (game.status(), game.board().is_none());
+        assert_eq!(got, (Status::Playing, true));
         assert_eq!(app.setup.seed, Some(2));
         assert_eq!(app.clicks, Clicks::default());
     }
@@ -828,18 +823,12 @@ mod tests {
         };
         play(&mut app, start, "G space p");
         assert_eq!(app.overlay(), Overlay::Colour);
-        let half = Some(0.5);
-        assert_eq!(odds(&app), [half, half, Some(1.0), Some(0.0), Some(0.0)]);
-        let exact = app
-            .knowledge
-            .as_ref()
-            .map(|known| known.probabilities.exact());
-        assert_eq!(exact, Some(true));
+        let (half, one, zero) = (Some(0.5), Some(1.0), Some(0.0));
+        assert_eq!(odds(&app), [half, half, one, zero, zero]);
+        let known = app.knowledge.as_ref();
+        assert_eq!(known.map(|known| known.probabilities.exact()), Some(true));
         play(&mut app, start, "open:3,0");
-        assert_eq!(
-            odds(&app),
-            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
-        );
+        assert_eq!(odds(&app), [one, zero, one, zero, zero]);
         play(&mut app, start, "p p");
         assert_eq!(app.overlay(), Overlay::Off);
         assert!(app.knowledge.is_none());
@@ -876,11 +865,8 @@ mod tests {
             // The cursor starts on (2, 2), a mine.
             play(&mut app, start, &format!("space {closer} n"));
             let game = app.game();
-            assert_eq!(
-                (game.status(), game.board().is_none(), app.setup.seed),
-                (Status::Playing, true, Some(2)),
-                "{closer:?}"
-            );
+            let got = (game.status(), game.board().is_none(), app.setup.seed);
+            assert_eq!(got, (Status::Playing, true, Some(2)), "{closer:?}");
         }
     }
 
@@ -942,11 +928,8 @@ mod tests {
         for &(script, save_on_quit, actions) in cases {
             let (app, start) = app_on(BOARD, 80, 24);
             let mut app = app.with_save_on_quit(save_on_quit);
-            assert_eq!(
-                play(&mut app, start, script).1,
-                actions_of(actions),
-                "{script:?}"
-            );
+            let got = play(&mut app, start, script).1;
+            assert_eq!(got, actions_of(actions), "{script:?}");
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");
@@ -966,10 +949,8 @@ mod tests {
         let (mut app, start) = seeded(setup.clone(), 80, 24);
         let (now, actions) = play(&mut app, start, "space");
         assert_eq!(actions, [Action::Continue]);
-        assert!(
-            app.generating(),
-            "the click waits for the board off the input thread"
-        );
+        let waits = app.generating();
+        assert!(waits, "the click waits for the board off the input thread");
         says(&app, "generating");
         assert_eq!(clock(&app), (Duration::ZERO, false));
         // Keys other than quit wait; quit acts at once.

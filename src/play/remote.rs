@@ -1076,10 +1076,8 @@ mod tests {
         play(&mut remote, now, "n");
         assert!(remote.end_screen().is_none());
         let sent = remote.take_outbox();
-        assert!(
-            matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]),
-            "{sent:?}"
-        );
+        let rematch = matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]);
+        assert!(rematch, "{sent:?}");
         said(&remote, "asked for the next game");
         // Acknowledged, then the new game: no end, the game's number, the clock at 0.
         let ack = ServerMsg::Ack {

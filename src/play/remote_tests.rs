@@ -222,11 +222,11 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     assert_eq!((welcome.rows, welcome.cols), (40, 100));
     let first = (welcome.first.0 as usize, welcome.first.1 as usize);
     assert_eq!(a.remote.cursor(), first);
-    let open = a.remote.state(first.0, first.1);
-    assert!(
-        open.is_some_and(Picture::is_open),
-        "the first click is open"
-    );
+    let open = a
+        .remote
+        .state(first.0, first.1)
+        .is_some_and(Picture::is_open);
+    assert!(open, "the first click is open");
 
     // Only the chunks in view are watched, and they follow the view.
     assert_eq!(a.remote.subscribed, chunks_in_view(&a.remote));

@@ -26,13 +26,10 @@ fn check(name: &str, actual: &str) {
         fs::write(&path, actual).expect("writes the snapshot");
         return;
     }
-    let expected =
-        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    assert!(
-        actual == expected,
-        "screen {name} differs from {}\n--- expected\n{expected}--- actual\n{actual}",
-        path.display()
-    );
+    let shown = path.display();
+    let expected = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {shown}: {e}"));
+    let differs = format!("screen {name} differs from {shown}\n--- expected\n{expected}");
+    assert!(actual == expected, "{differs}--- actual\n{actual}");
 }
 
 /// The classic expert board with a fixed seed.
