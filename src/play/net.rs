@@ -9,6 +9,7 @@ use std::time::Duration;
 use bitmines_server::client::{Client, ClientError};
 use bitmines_server::protocol::{CLOSE_TAKEN_OVER, ClientMsg, ServerMsg, Welcome};
 use tokio::sync::mpsc as tmpsc;
+use tokio::time::timeout;
 
 /// Failed tries in a row after which a lost connection is given up.
 pub(crate) const GIVE_UP_AFTER: u32 = 20;
@@ -187,21 +188,12 @@ async fn run(
             return;
         }
         let attempt = failures;
-        if events
-            .send(NetEvent::Reconnecting { attempt, reason })
-            .is_err()
-        {
-            return;
-        }
+        let event = NetEvent::Reconnecting { attempt, reason };
         // Wait a little longer after each failure, dropping what the app sends meanwhile,
         // and stop at once if the app goes.
-        let pause = tokio::time::sleep(Duration::from_millis(250 * u64::from(failures.min(8))));
-        tokio::pin!(pause);
-        loop {
-            tokio::select! {
-                () = &mut pause => break,
-                msg = out.recv() => if msg.is_none() { return },
-            }
+        let pause = Duration::from_millis(250 * u64::from(failures.min(8)));
+        if events.send(event).is_err() || timeout(pause, closed(&mut out)).await.is_ok() {
+            return;
         }
     }
 }
