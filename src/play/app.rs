@@ -70,15 +70,6 @@ pub(crate) struct Shown {
     pub(crate) wrong_flags: bool,
 }
 
-/// Which page is in front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Page {
-    /// The board.
-    Board,
-    /// The list of keys (`?`).
-    Keys,
-}
-
 /// A move on a cell, as the app asks it of its source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Move {
@@ -279,8 +270,8 @@ pub(crate) struct App<S = Local> {
     area: Rect,
     /// Whether to draw with ASCII glyphs only.
     pub(crate) ascii: bool,
-    /// The page in front.
-    pub(crate) page: Page,
+    /// Whether the key page (`?`) is in front of the board.
+    pub(crate) keys_shown: bool,
     end_shown: bool,
     /// The cell of the last hint, until the next move.
     pub(crate) hint: Option<(usize, usize)>,
@@ -314,7 +305,7 @@ impl<S: Play> App<S> {
             origin: (0, 0),
             area,
             ascii: false,
-            page: Page::Board,
+            keys_shown: false,
             end_shown: false,
             hint: None,
             shown: Shown::default(),
@@ -506,8 +497,8 @@ impl<S: Play> App<S> {
             // Keys wait while the board is made, and act on nothing the player cannot see.
             return Action::Continue;
         }
-        if self.page == Page::Keys {
-            self.page = Page::Board;
+        if self.keys_shown {
+            self.keys_shown = false;
             return Action::Continue;
         }
         if key.code == KeyCode::Char('n') {
@@ -542,7 +533,7 @@ impl<S: Play> App<S> {
             KeyCode::Char('h') => self.ask(Help::Hint, |_| {}),
             KeyCode::Char('p') => self.ask(Help::Odds, |s| s.overlay = s.overlay.next()),
             KeyCode::Char('w') => self.ask(Help::WrongFlags, |s| s.wrong_flags = !s.wrong_flags),
-            KeyCode::Char('?') => self.page = Page::Keys,
+            KeyCode::Char('?') => self.keys_shown = true,
             KeyCode::Esc => (self.message, self.hint) = (None, None),
             code => return self.source.key(code).unwrap_or(Action::Continue),
         }
@@ -562,9 +553,8 @@ impl<S: Play> App<S> {
             MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
             MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
             MouseEventKind::Down(button) => {
-                if self.page == Page::Keys || self.end_shown {
-                    self.page = Page::Board;
-                    self.end_shown = false;
+                if self.keys_shown || self.end_shown {
+                    (self.keys_shown, self.end_shown) = (false, false);
                     return;
                 }
                 let at = self

@@ -10,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 
 use super::app::PANEL_WIDTH;
-use super::app::{App, Overlay, Page, Play, Summary};
+use super::app::{App, Overlay, Play, Summary};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
 /// The characters a game is drawn with.
@@ -147,7 +147,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
-    if app.page == Page::Keys {
+    if app.keys_shown {
         frame.render_widget(keys_page(app.key_page(glyphs), glyphs), area);
         return;
     }

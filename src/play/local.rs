@@ -563,7 +563,6 @@ pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::app::Page;
     use crate::play::script::{BOARD, app_on, custom, play, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
@@ -759,9 +758,9 @@ mod tests {
     fn pages_and_new_games() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "?");
-        assert_eq!(app.page, Page::Keys);
+        assert!(app.keys_shown);
         play(&mut app, start, "G"); // closes the page and does nothing else
-        assert_eq!((app.page, app.cursor()), (Page::Board, (2, 2)));
+        assert_eq!((app.keys_shown, app.cursor()), (false, (2, 2)));
 
         play(&mut app, start, "n");
         says(&app, "once this one is over");
@@ -895,7 +894,7 @@ mod tests {
         assert_eq!(app.game().revealed_count(), 0);
         assert_eq!(app.game().flag_count(), 0);
         assert_eq!((app.cursor(), app.origin()), before);
-        assert_eq!(app.page, Page::Board);
+        assert!(!app.keys_shown);
         assert_eq!(actions, actions_of("ccccccccccq"));
         // Made large enough, the game goes on where it was.
         play(&mut app, start, "resize:80,24 space");
