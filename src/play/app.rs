@@ -275,7 +275,8 @@ pub(crate) struct App<S = Local> {
     end_shown: bool,
     /// The cell of the last hint, until the next move.
     pub(crate) hint: Option<(usize, usize)>,
-    shown: Shown,
+    /// The help shown on the board.
+    pub(crate) shown: Shown,
     message: Option<String>,
     now: Instant,
     /// Whether `q` has asked to confirm, and the next `q` quits.
@@ -380,17 +381,6 @@ impl<S: Play> App<S> {
     /// The terminal's size as last seen.
     pub(crate) fn area(&self) -> Rect {
         self.area
-    }
-
-    /// How the probabilities are shown.
-    pub(crate) fn overlay(&self) -> Overlay {
-        self.shown.overlay
-    }
-
-    /// Whether flags proven wrong are shown.
-    #[cfg(test)]
-    pub(crate) fn shows_wrong_flags(&self) -> bool {
-        self.shown.wrong_flags
     }
 
     /// The message line's text, if any.

@@ -235,7 +235,7 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
             if cell == Some(Cell::Hidden) {
                 let mine = app.mine_odds(row, col).map(|(mine, _)| mine);
                 let hinted = app.hint == Some((row, col));
-                (symbol, style) = on_hidden(symbol, style, mine, hinted, app.overlay(), glyphs);
+                (symbol, style) = on_hidden(symbol, style, mine, hinted, app.shown.overlay, glyphs);
             }
             if cell == Some(Cell::Flagged) && app.proven_wrong(row, col) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);

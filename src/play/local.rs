@@ -821,7 +821,7 @@ mod tests {
             cells.map(|(r, c)| known.and_then(|odds| odds.mine(r, c).ok()))
         };
         play(&mut app, start, "G space p");
-        assert_eq!(app.overlay(), Overlay::Colour);
+        assert_eq!(app.shown.overlay, Overlay::Colour);
         let (half, one, zero) = (Some(0.5), Some(1.0), Some(0.0));
         assert_eq!(odds(&app), [half, half, one, zero, zero]);
         let known = app.knowledge.as_ref();
@@ -829,11 +829,11 @@ mod tests {
         play(&mut app, start, "open:3,0");
         assert_eq!(odds(&app), [one, zero, one, zero, zero]);
         play(&mut app, start, "p p");
-        assert_eq!(app.overlay(), Overlay::Off);
+        assert_eq!(app.shown.overlay, Overlay::Off);
         assert!(app.knowledge.is_none());
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge.is_none() && !app.shows_wrong_flags());
+        assert!(app.knowledge.is_none() && !app.shown.wrong_flags);
     }
 
     /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
