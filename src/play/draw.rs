@@ -161,10 +161,8 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let keys = key_line(app.keys(glyphs), glyphs, area.width);
     frame.render_widget(keys, wide(screen.keys));
     if app.shows_panel() {
-        let (board, height) = (
-            app.board_area(),
-            screen.message.y.saturating_sub(area.y + 1),
-        );
+        let board = app.board_area();
+        let height = screen.message.y.saturating_sub(area.y + 1);
         let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
         let lines = app.panel(glyphs, app.ascii);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
@@ -218,10 +216,8 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
 
     let status = app.status();
     // A cell not here yet: asked for, on its way.
-    let pending = (
-        if app.ascii { " " } else { "·" },
-        Style::new().fg(Color::DarkGray),
-    );
+    let dot = if app.ascii { " " } else { "·" };
+    let pending = (dot, Style::new().fg(Color::DarkGray));
     let buffer = frame.buffer_mut();
     for dr in 0..screen.span_rows {
         let row = origin_row + dr;

@@ -519,11 +519,8 @@ impl Play for Local {
     }
 
     fn ending(&self, summary: &Summary) -> Ending {
-        let Clicks { left, right, chord } = summary.clicks;
-        let clicks = format!(
-            "{} ({left} left, {right} right, {chord} chord)",
-            left + right + chord
-        );
+        let (Clicks { left, right, chord }, total) = (summary.clicks, summary.clicks.total());
+        let clicks = format!("{total} ({left} left, {right} right, {chord} chord)");
         let since = if self.resumed { " since resuming" } else { "" };
         let mut rows = measures(summary, since, clicks);
         rows.push(("help used", summary.help.to_string()));
@@ -546,18 +543,13 @@ fn generating_note(game: &Game, elapsed: Duration) -> String {
 pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
     let (status, name, size) = (summary.status, &local.setup.name, local.size_text());
     let seconds = summary.time.as_secs_f64();
-    let mut line = format!("{status} {name} {size} in {seconds:.2} s");
-    if let Some(bbbv) = summary.bbbv {
-        line += &format!(", 3BV {bbbv}");
-    }
-    if let Some(rate) = summary.bbbv_per_second() {
-        line += &format!(", {rate:.3} 3BV/s");
-    }
-    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
-    if summary.help != Default::default() {
-        line += &format!(", help: {}", summary.help);
-    }
-    line
+    let part = |part: Option<String>| part.unwrap_or_default();
+    let bbbv = part(summary.bbbv.map(|bbbv| format!(", 3BV {bbbv}")));
+    let rate = part(summary.bbbv_per_second().map(|r| format!(", {r:.3} 3BV/s")));
+    let clicks = crate::text::count(summary.clicks.total(), "click");
+    let used = summary.help != HelpUsed::default();
+    let help = part(used.then(|| format!(", help: {}", summary.help)));
+    format!("{status} {name} {size} in {seconds:.2} s{bbbv}{rate}, {clicks}{help}")
 }
 
 #[cfg(test)]
