@@ -128,11 +128,9 @@ impl Setup {
 
     /// The same setup with the next seed.
     pub(crate) fn next(&self) -> Setup {
+        let seed = self.seed.map(|seed| seed.wrapping_add(1));
         Setup {
-            seed: Some(
-                self.seed
-                    .map_or_else(clock_seed, |seed| seed.wrapping_add(1)),
-            ),
+            seed: Some(seed.unwrap_or_else(clock_seed)),
             name: match self.name.as_str() {
                 "resumed" => "custom".into(),
                 name => name.into(),

@@ -820,21 +820,18 @@ impl Play for Room {
             LinkState::Lost => Some("disconnected".to_owned()),
         };
         if let Some(link) = link {
-            spans.push(Span::styled(link, bold.fg(Color::White).bg(Color::Red)));
-            spans.push(Span::raw(glyphs.dot));
+            let alarm = bold.fg(Color::White).bg(Color::Red);
+            spans.extend([Span::styled(link, alarm), Span::raw(glyphs.dot)]);
         }
         let mode = if self.co_op() { "co-op" } else { "race" };
         let (rows, cols) = (welcome.rows, welcome.cols);
-        spans.push(Span::raw(format!("{mode} {rows}x{cols}")));
-        spans.push(Span::raw(glyphs.dot));
-        spans.push(if welcome.spectator {
-            Span::raw("spectating")
-        } else {
-            Span::styled(
-                format!("you: {}", self.name_of(welcome.player)),
-                bold.fg(colour_of(welcome.player)),
-            )
-        });
+        let you = format!("you: {}", self.name_of(welcome.player));
+        let who = match welcome.spectator {
+            true => Span::raw("spectating"),
+            false => Span::styled(you, bold.fg(colour_of(welcome.player))),
+        };
+        let room = Span::raw(format!("{mode} {rows}x{cols}"));
+        spans.extend([room, Span::raw(glyphs.dot), who]);
         spans
     }
 
