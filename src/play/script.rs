@@ -166,15 +166,11 @@ pub(super) fn event<S: Play>(app: &App<S>, word: &str) -> Event {
             .expect("the cell is in view");
         return mouse(kind, (usize::from(x), usize::from(y)), NONE);
     }
-    let (code, modifiers) = match KEYS.iter().find(|key| key.0 == word) {
-        Some(&(_, code, modifiers)) => (code, modifiers),
-        None => {
-            let mut chars = word.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => (KeyCode::Char(c), NONE),
-                _ => panic!("no script key {word:?}"),
-            }
-        }
+    let (named, mut chars) = (KEYS.iter().find(|key| key.0 == word), word.chars());
+    let (code, modifiers) = match (named, chars.next(), chars.next()) {
+        (Some(&(_, code, modifiers)), ..) => (code, modifiers),
+        (None, Some(c), None) => (KeyCode::Char(c), NONE),
+        _ => panic!("no script key {word:?}"),
     };
     Event::Key(KeyEvent::new(code, modifiers))
 }
