@@ -974,7 +974,7 @@ mod tests {
         remote.receive(NetEvent::Joined { welcome, token }, now);
     }
 
-    /// A session joined to a room of `welcome(mode, ..)`, its join's messages not taken yet.
+    /// An app joined to a room of `welcome(mode, ..)`, its join's messages not taken yet.
     fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
         let now = Instant::now();
         let mut remote = fresh("ws://127.0.0.1:1/room/r?mode=race", spectate, (100, 30));
