@@ -319,10 +319,8 @@ impl Play for Local {
     }
 
     fn quit_note(&self) -> Option<&'static str> {
-        let would_lose = self.unsaved
-            && !self.save_on_quit
-            && self.game.status() == Status::Playing
-            && self.pending.is_none();
+        let playing = self.game.status() == Status::Playing && self.pending.is_none();
+        let would_lose = self.unsaved && !self.save_on_quit && playing;
         would_lose.then_some("q again quits and drops this game; s saves it first")
     }
 
@@ -356,14 +354,11 @@ impl Play for Local {
             Move::Chord => self.clicks.chord += 1,
             Move::Flag => self.clicks.right += 1,
         }
-        let (rows, cols) = (self.game.rows(), self.game.cols());
+        let large = self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS;
         if action == Move::Wasted {
             // A wasted click, counted as one; the engine leaves flagged cells closed.
             return;
-        } else if action == Move::Reveal
-            && self.game.board().is_none()
-            && rows.saturating_mul(cols) >= OFF_THREAD_CELLS
-        {
+        } else if action == Move::Reveal && self.game.board().is_none() && large {
             // The first click on a large board: its board is made off this thread, so the
             // screen stays alive and quitting stays instant.
             let mut game = self.game.clone();

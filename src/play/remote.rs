@@ -364,9 +364,7 @@ impl Room {
     fn frame(&mut self, frame: ServerMsg, now: Instant) {
         match frame {
             ServerMsg::Chunk { view, .. } | ServerMsg::Delta { view, .. } => {
-                if let ServerMsg::Chunk { .. } = frame
-                    && self.watch_sent
-                {
+                if self.watch_sent && matches!(frame, ServerMsg::Chunk { .. }) {
                     // The first chunk after a watch names the view watched.
                     self.watch_sent = false;
                     self.view = view;
@@ -417,12 +415,9 @@ impl Room {
                     let running = running && p.status == 0;
                     self.clock = Some((view, p.elapsed_ms, running, now));
                 }
-                let race_spectator =
-                    (self.welcome.as_ref()).is_some_and(|w| w.spectator && w.mode == Mode::Race);
-                if race_spectator
-                    && !self.has_view
-                    && let Some(first) = self.players.first()
-                {
+                let race_spectator = |w: &Welcome| w.spectator && w.mode == Mode::Race;
+                let no_view = !self.has_view && self.welcome.as_ref().is_some_and(race_spectator);
+                if no_view && let Some(first) = self.players.first() {
                     // A spectator who came before any player watches the first to come.
                     let player = self.spectate.flatten().unwrap_or(first.id);
                     self.watch(player);
