@@ -247,9 +247,8 @@ impl Room {
 
     /// The probabilities of the window around the cursor, while the overlay is on.
     pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        self.odds
-            .as_ref()
-            .filter(|_| self.shown.overlay != Overlay::Off)
+        let on = self.shown.overlay != Overlay::Off;
+        self.odds.as_ref().filter(|_| on)
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -265,17 +264,16 @@ impl Room {
 
     /// Whether the view drawn is not one's own to play: a spectator's, or another racer's.
     pub(crate) fn only_watching(&self) -> bool {
+        let other = |w: &Welcome| self.watching.is_some_and(|player| player != w.player);
         self.welcome
             .as_ref()
-            .is_some_and(|w| w.spectator || self.watching.is_some_and(|player| player != w.player))
+            .is_some_and(|w| w.spectator || other(w))
     }
 
     /// A player's name, or `player N`.
     pub(crate) fn name_of(&self, id: u32) -> String {
-        self.players
-            .iter()
-            .find(|p| p.id == id)
-            .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+        let player = self.players.iter().find(|p| p.id == id);
+        player.map_or_else(|| format!("player {id}"), |p| p.name.clone())
     }
 
     /// The messages to send, in order, emptied.
@@ -851,9 +849,8 @@ impl Play for Room {
             _ => &[("Esc", "board"), ("?", "keys"), ("q", "quit")],
         };
         let arrows = self.only_watching().then_some((glyphs.arrows, "move"));
-        (arrows.into_iter().chain(keys.iter().copied()))
-            .map(|(key, what)| (key, what, true))
-            .collect()
+        let keys = arrows.into_iter().chain(keys.iter().copied());
+        keys.map(|(key, what)| (key, what, true)).collect()
     }
 
     fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
@@ -1135,12 +1132,8 @@ mod tests {
         // Too soon for another cursor frame: it waits for the next tick after the throttle.
         remote.tick(now);
         let (left, come) = ([one(0, 1), one(1, 1)], [one(1, 2), one(1, 3)]);
-        let sent: Vec<_> = left
-            .map(unsubscribe)
-            .into_iter()
-            .chain(come.map(subscribe))
-            .collect();
-        assert_eq!(remote.take_outbox(), sent);
+        let (left, come) = (left.map(unsubscribe), come.map(subscribe));
+        assert_eq!(remote.take_outbox(), [left, come].concat());
         remote.tick(now + CURSOR_EVERY);
         assert_eq!(remote.take_outbox(), [cursor(99, 199)]);
     }
