@@ -547,9 +547,8 @@ impl<S: Play> App<S> {
                     (self.keys_shown, self.end_shown) = (false, false);
                     return;
                 }
-                let at = self
-                    .screen()
-                    .and_then(|s| s.cell_at(mouse.column, mouse.row));
+                let (x, y) = (mouse.column, mouse.row);
+                let at = self.screen().and_then(|s| s.cell_at(x, y));
                 let Some((row, col)) = at else { return };
                 let cell = (self.origin.0 + row, self.origin.1 + col);
                 let (rows, cols) = self.size();

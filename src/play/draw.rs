@@ -281,9 +281,8 @@ pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str
 /// The cursor's cell and, under the overlay, its chance of holding a mine.
 fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
     let (row, col) = app.cursor();
-    let chance = app
-        .mine_odds(row, col)
-        .filter(|_| app.cell(row, col) == Some(Cell::Hidden));
+    let hidden = app.cell(row, col) == Some(Cell::Hidden);
+    let chance = app.mine_odds(row, col).filter(|_| hidden);
     match chance {
         Some((mine, exact)) => {
             let (dot, about, percent) = (glyphs.dot, if exact { "" } else { "~" }, mine * 100.0);

@@ -264,10 +264,9 @@ impl Local {
         }
         if ask == Help::WrongFlags && shown.wrong_flags {
             self.help.wrong_flags = true;
-            let wrong = (self.knowledge.as_ref())
-                .and_then(|known| known.certain.wrong_flags(&self.game).ok())
-                .map_or(0, |flags| flags.len());
-            self.say(flags_wrong(wrong, ""));
+            let known = self.knowledge.as_ref();
+            let wrong = known.and_then(|known| known.certain.wrong_flags(&self.game).ok());
+            self.say(flags_wrong(wrong.map_or(0, |flags| flags.len()), ""));
         }
     }
 }

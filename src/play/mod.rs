@@ -211,12 +211,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 /// Where the save key writes: `--save`, else the file resumed, else a file named after the
 /// seed in the current folder.
 fn save_path(args: &Args, setup: &Setup) -> PathBuf {
-    args.save
-        .clone()
-        .or_else(|| args.resume.clone())
-        .unwrap_or_else(|| {
-            PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()))
-        })
+    let named = || PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()));
+    let given = args.save.as_ref().or(args.resume.as_ref());
+    given.cloned().unwrap_or_else(named)
 }
 
 /// Reads a saved game, after checking from its header that it fits in memory.
