@@ -55,6 +55,7 @@ impl Clock {
 }
 
 /// The key page's rows of the keys a local game has.
+#[rustfmt::skip]
 const KEY_PAGE: &[(&str, &str)] = &[
     ("h", "hint: a cell proven safe, and why"),
     ("p", "mine probabilities: as colours, then digits, then off"),
@@ -62,10 +63,7 @@ const KEY_PAGE: &[(&str, &str)] = &[
     ("s", "save the game"),
     ("n", "a new game with the next seed, once this one is over"),
     ("Esc", "clear the message and the hint"),
-    (
-        "q",
-        "quit (twice on an unsaved game; --save saves on quitting)",
-    ),
+    ("q", "quit (twice on an unsaved game; --save saves on quitting)"),
     ("Ctrl-C", "quit at once"),
 ];
 

@@ -101,26 +101,15 @@ impl OddsWindow {
 }
 
 /// The key page's rows of the keys a room has.
+#[rustfmt::skip]
 const KEY_PAGE: &[(&str, &str)] = &[
     ("h", "hint: a cell proven safe near the cursor, and why"),
-    (
-        "p",
-        "the odds around the cursor: colours, then digits, then off",
-    ),
+    ("p", "the odds around the cursor: colours, then digits, then off"),
     ("w", "show the flags near the cursor proven wrong"),
-    (
-        "Tab",
-        "a race: watch the next player (once your own game is over)",
-    ),
+    ("Tab", "a race: watch the next player (once your own game is over)"),
     ("Esc", "clear the message and the hint"),
-    (
-        "n",
-        "once the game is over: the next game in this room, on a new board",
-    ),
-    (
-        "q Ctrl-C",
-        "quit (the game goes on on the server; the token brings you back)",
-    ),
+    ("n", "once the game is over: the next game in this room, on a new board"),
+    ("q Ctrl-C", "quit (the game goes on on the server; the token brings you back)"),
 ];
 
 /// The terminal game over a room of a server.
@@ -1076,18 +1065,13 @@ mod tests {
             status: 0,
             flagged: false,
         };
-        let (wins, best_ms) = (0, NO_TIME);
         let series = ServerMsg::Series(vec![SeriesEntry {
             player: 1,
-            wins,
-            best_ms,
+            wins: 0,
+            best_ms: NO_TIME,
         }]);
-        let new_game = ServerMsg::NewGame { game: 2 };
-        frames(
-            &mut remote,
-            now,
-            [ack, new_game, series, clock(1, 0, false)],
-        );
+        let (new_game, clock) = (ServerMsg::NewGame { game: 2 }, clock(1, 0, false));
+        frames(&mut remote, now, [ack, new_game, series, clock]);
         assert_eq!(remote.status(), Status::Playing);
         assert_eq!(remote.welcome.as_ref().map(|w| w.game), Some(2));
         assert_eq!(remote.elapsed(), Duration::ZERO);
@@ -1146,10 +1130,9 @@ mod tests {
         let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (120, 40));
         frames(&mut remote, now, [ServerMsg::Progress { share: 4_271 }]);
         said(&remote, "making the board: 42%");
-        let (elapsed_ms, clock_running) = (61_000, true);
         let resumed = Welcome {
-            elapsed_ms,
-            clock_running,
+            elapsed_ms: 61_000,
+            clock_running: true,
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, resumed, None);
@@ -1191,15 +1174,12 @@ mod tests {
         let reveal = protocol::Action::Reveal;
         assert!(matches!(sent[..], [ClientMsg::Move { seq: 1, action, .. }] if action == reveal));
         let message = "the game is over".into();
-        frames(
-            &mut remote,
-            now,
-            [ServerMsg::Error {
-                seq: 1,
-                code: 5,
-                message,
-            }],
-        );
+        let refusal = ServerMsg::Error {
+            seq: 1,
+            code: 5,
+            message,
+        };
+        frames(&mut remote, now, [refusal]);
         said(&remote, "game over: the game is over");
 
         // The end screen, and any key closes it.
@@ -1253,12 +1233,11 @@ mod tests {
     fn a_room_on_the_screen() {
         let now = Instant::now();
         let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (80, 16));
-        let (rows, cols, mines, first) = (9, 9, 10, (4, 4));
         let welcome = Welcome {
-            rows,
-            cols,
-            mines,
-            first,
+            rows: 9,
+            cols: 9,
+            mines: 10,
+            first: (4, 4),
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, welcome, Some("07".repeat(16)));
@@ -1266,7 +1245,8 @@ mod tests {
         cells[4 * 9 + 4] = 0;
         cells[4 * 9 + 5] = 2;
         cells[0] = cell::FLAGGED;
-        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        let players = [player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        let players = ServerMsg::Players(players.into());
         let cursors = ServerMsg::Cursors(vec![(2, 1, 1)]);
         let joined = event(EventKind::Joined, 2, (0, 0));
         let chunk = ServerMsg::Chunk {
@@ -1277,11 +1257,7 @@ mod tests {
             width: 9,
             cells,
         };
-        frames(
-            &mut remote,
-            now,
-            [chunk, ServerMsg::Players(players), cursors, joined],
-        );
+        frames(&mut remote, now, [chunk, players, cursors, joined]);
         play(&mut remote, now, "esc");
         on_screen(
             &remote,
@@ -1299,11 +1275,8 @@ mod tests {
         play(&mut remote, now, "?");
         on_screen(&remote, &["bitmines play --connect: keys"]);
         play(&mut remote, now, "x");
-        frames(
-            &mut remote,
-            now,
-            [over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)])],
-        );
+        let over = over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)]);
+        frames(&mut remote, now, [over]);
         on_screen(
             &remote,
             &[
