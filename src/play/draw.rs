@@ -322,11 +322,9 @@ fn key_line(
 
 /// The `?` page: every key, the mouse, and the source's notes.
 fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
+    let arrows = "move the cursor (with Shift: a screen at a time)";
     let common = [
-        (
-            glyphs.arrows,
-            "move the cursor (with Shift: a screen at a time)",
-        ),
+        (glyphs.arrows, arrows),
         ("PgUp PgDn", "a screen up or down"),
         ("Home End", "the first or last column"),
         ("g G", "the first or the last cell of the board"),
@@ -356,11 +354,9 @@ pub(super) fn measures(
     let or_dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
     let rate = summary.bbbv_per_second().map(|rate| format!("{rate:.3}"));
     let efficiency = (summary.efficiency()).map(|ioe| format!("{:.0}%", ioe * 100.0));
+    let time = format!("{:.2} s{since}", summary.time.as_secs_f64());
     vec![
-        (
-            "time",
-            format!("{:.2} s{since}", summary.time.as_secs_f64()),
-        ),
+        ("time", time),
         ("3BV", or_dash(summary.bbbv.map(|bbbv| bbbv.to_string()))),
         ("3BV/s", or_dash(rate)),
         ("clicks", clicks),

@@ -53,12 +53,8 @@ impl Screen {
         let inner_height = span_rows as u16;
         let inner_width = span_cols as u16 * CELL_WIDTH + 1;
         let frame_width = inner_width + 2;
-        let frame = Rect::new(
-            area.x + (area.width - frame_width) / 2,
-            area.y + 1,
-            frame_width,
-            inner_height + 2,
-        );
+        let x = area.x + (area.width - frame_width) / 2;
+        let frame = Rect::new(x, area.y + 1, frame_width, inner_height + 2);
         let line = |y: u16| Rect::new(area.x, y, area.width, 1);
         Some(Screen {
             status: line(area.y),
@@ -86,10 +82,8 @@ impl Screen {
             return None;
         }
         // Both offsets are below the spans, which fit in a u16.
-        Some((
-            self.cells.x + col as u16 * CELL_WIDTH + 1,
-            self.cells.y + row as u16,
-        ))
+        let x = self.cells.x + col as u16 * CELL_WIDTH + 1;
+        Some((x, self.cells.y + row as u16))
     }
 }
 
