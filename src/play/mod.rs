@@ -370,13 +370,7 @@ impl Term {
         enable_raw_mode()?;
         let entered = crossterm::execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
             .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
-        match entered {
-            Ok(terminal) => Ok(Term(terminal)),
-            Err(error) => {
-                restore();
-                Err(error)
-            }
-        }
+        entered.map(Term).inspect_err(|_| restore())
     }
 }
 
