@@ -110,11 +110,8 @@ impl Session {
             if done(&self.remote) {
                 return;
             }
-            assert!(
-                Instant::now() < give_up,
-                "waited in vain for {what}; the message line says {:?}",
-                self.remote.message()
-            );
+            let (late, message) = (Instant::now() >= give_up, self.remote.message());
+            assert!(!late, "waited in vain for {what}: {message:?}");
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -178,10 +175,9 @@ fn observe(server: &TestServer, url: &str, (rows, cols): (u16, u16)) -> Picture 
             cols,
         };
         client.send(ClientMsg::Subscribe(all)).await;
+        let chunk = |frame: &ServerMsg| matches!(frame, ServerMsg::Chunk { .. });
         for _ in 0..usize::from(rows) * usize::from(cols) {
-            client
-                .until(|frame| matches!(frame, ServerMsg::Chunk { .. }))
-                .await;
+            client.until(chunk).await;
         }
         client.client.close().await;
         client.picture
