@@ -216,22 +216,20 @@ impl Room {
     /// The room's last events in words, oldest first.
     pub(crate) fn events(&self) -> Vec<String> {
         let co_op = self.co_op();
-        self.events
-            .iter()
-            .map(|&(kind, player, row, col)| {
-                let name = self.name_of(player);
-                match kind {
-                    EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
-                    EventKind::Joined => format!("{name} joined"),
-                    EventKind::Left => format!("{name} left"),
-                    EventKind::Won if co_op => "the room cleared the board".to_owned(),
-                    EventKind::Won => format!("{name} cleared the board"),
-                    // The room's own end carries no player (the mine hit before it names who).
-                    EventKind::Lost if co_op => "the room lost the game".to_owned(),
-                    EventKind::Lost => format!("{name} lost"),
-                }
-            })
-            .collect()
+        let words = |&(kind, player, row, col): &(EventKind, u32, u32, u32)| {
+            let name = self.name_of(player);
+            match kind {
+                EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
+                EventKind::Joined => format!("{name} joined"),
+                EventKind::Left => format!("{name} left"),
+                EventKind::Won if co_op => "the room cleared the board".to_owned(),
+                EventKind::Won => format!("{name} cleared the board"),
+                // The room's own end carries no player (the mine hit before it names who).
+                EventKind::Lost if co_op => "the room lost the game".to_owned(),
+                EventKind::Lost => format!("{name} lost"),
+            }
+        };
+        self.events.iter().map(words).collect()
     }
 
     /// The probabilities of the window around the cursor, while the overlay is on.
@@ -322,10 +320,9 @@ impl Room {
             (Mode::Coop, MineRule::Endless) => "co-op, endless",
         };
         let (rows, cols, mines) = (welcome.rows, welcome.cols, welcome.mines);
-        let mut note = if old.is_some() {
-            format!("reconnected {who}")
-        } else {
-            format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines")
+        let mut note = match old {
+            Some(_) => format!("reconnected {who}"),
+            None => format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines"),
         };
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
