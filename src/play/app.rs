@@ -1,11 +1,6 @@
-//! The terminal game's state and what each key and mouse event does to it, with no terminal.
-//!
-//! [`App`] holds what every game shows the same way: the cursor, the view over the board,
-//! the message line, the key page, the hint's mark and the end screen. What it plays sits
-//! behind [`Play`]: a local game ([`super::local::Local`]) or a server's room
-//! ([`super::remote::Room`]). The app tells its source the moves and the help asked for;
-//! the source answers with [`Reply`]s, at once (a local game) or when the server's answer
-//! comes (a room). Time is always passed in, so tests replay a game to the same screen.
+//! The terminal game's state and what each key and mouse event does to it, with no terminal:
+//! [`App`] over a source that implements [`Play`]. Time is always passed in, so tests replay
+//! a game to the same screen.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut, Range};
@@ -75,15 +70,6 @@ pub(crate) struct Shown {
     pub(crate) wrong_flags: bool,
 }
 
-/// Which page is in front.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Page {
-    /// The board.
-    Board,
-    /// The list of keys (`?`).
-    Keys,
-}
-
 /// A move on a cell, as the app asks it of its source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Move {
@@ -132,8 +118,7 @@ pub(crate) enum Reply {
 pub(crate) trait Play {
     /// Whether the board shares the screen with the players' panel.
     const ROOM: bool;
-    /// Board rows and columns, or `None` while there is no board yet (a room before its
-    /// welcome).
+    /// Board rows and columns; `None` before there is a board (a room before its welcome).
     fn size(&self) -> Option<(usize, usize)>;
     /// A cell of the board shown, or `None` while it is not known here (a chunk on its way).
     fn cell(&self, row: usize, col: usize) -> Option<Cell>;
@@ -151,15 +136,13 @@ pub(crate) trait Play {
     fn quit_note(&self) -> Option<&'static str> {
         None
     }
-    /// The cursor, the rows and columns in view (`None` when nothing is shown) and the
-    /// help on the board, after every change.
+    /// After every change: the cursor, the cells in view (`None`: none), the help shown.
     fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown);
     /// Moves the source's clock to `now`.
     fn tick(&mut self, now: Instant);
     /// A move on `cell`.
     fn play(&mut self, action: Move, cell: (usize, usize), now: Instant);
-    /// A request for help; for the probabilities and the wrong flags, `shown` is the help
-    /// the board shows next, if this returns `true`.
+    /// A request for help; `true` if the board shows `shown` next.
     fn help(&mut self, ask: Help, shown: Shown) -> bool;
     /// `n`: the next game, once this one is over.
     fn next_game(&mut self, now: Instant);
@@ -169,8 +152,7 @@ pub(crate) trait Play {
     }
     /// The replies since the last call, in order.
     fn replies(&mut self) -> Vec<Reply>;
-    /// While the overlay is on: the chance of a mine on a hidden cell, and whether it is
-    /// exact rather than estimated.
+    /// While the overlay is on: a hidden cell's chance of a mine, and whether it is exact.
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)>;
     /// Whether `(row, col)` holds a flag proven wrong, while they are shown.
     fn proven_wrong(&self, row: usize, col: usize) -> bool;
@@ -202,8 +184,8 @@ pub(crate) trait Play {
     }
 }
 
-/// Clicks on the board by kind, counted as players count them: every click while the game
-/// is on, whether it changed anything or not. A key press counts as the click it stands for.
+/// Clicks by kind, counted as players count them: every click (or key standing for one)
+/// while the game is on, whether it changed anything or not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Clicks {
     /// Reveals (left clicks, Space on a hidden cell).
@@ -234,15 +216,11 @@ pub(crate) struct HelpUsed {
 
 impl fmt::Display for HelpUsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hints = match self.hints {
-            0 => None,
-            1 => Some("1 hint".to_owned()),
-            n => Some(format!("{n} hints")),
-        };
+        let hints = (self.hints > 0).then(|| crate::text::count(self.hints, "hint"));
         let odds = self.odds.then(|| "probabilities".to_owned());
         let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
-        let parts: Vec<String> = [hints, odds, flags].into_iter().flatten().collect();
-        let text = parts.join(", ");
+        let parts = [hints, odds, flags].into_iter().flatten();
+        let text = parts.collect::<Vec<_>>().join(", ");
         f.write_str(if text.is_empty() { "none" } else { &text })
     }
 }
@@ -281,8 +259,7 @@ impl Summary {
     }
 }
 
-/// Everything the screen shows, and how events change it, over a source `S`. The app reads
-/// as its source too (`app.game()` is a local game's), so the loop and the tests reach both.
+/// Everything the screen shows over a source `S`, which the app derefs to.
 #[derive(Debug)]
 pub(crate) struct App<S = Local> {
     source: S,
@@ -291,11 +268,15 @@ pub(crate) struct App<S = Local> {
     /// The top-left cell shown; kept so the view never runs past the board's end.
     origin: (usize, usize),
     area: Rect,
-    ascii: bool,
-    page: Page,
+    /// Whether to draw with ASCII glyphs only.
+    pub(crate) ascii: bool,
+    /// Whether the key page (`?`) is in front of the board.
+    pub(crate) keys_shown: bool,
     end_shown: bool,
-    hint: Option<(usize, usize)>,
-    shown: Shown,
+    /// The cell of the last hint, until the next move.
+    pub(crate) hint: Option<(usize, usize)>,
+    /// The help shown on the board.
+    pub(crate) shown: Shown,
     message: Option<String>,
     now: Instant,
     /// Whether `q` has asked to confirm, and the next `q` quits.
@@ -317,8 +298,7 @@ impl<S> DerefMut for App<S> {
 }
 
 impl<S: Play> App<S> {
-    /// An app over `source` in a terminal of `area`, having taken the source's first replies
-    /// (where the cursor starts).
+    /// An app over `source` in a terminal of `area`, having taken its first replies.
     pub(crate) fn over(source: S, area: Rect, now: Instant) -> Self {
         let mut app = App {
             source,
@@ -326,7 +306,7 @@ impl<S: Play> App<S> {
             origin: (0, 0),
             area,
             ascii: false,
-            page: Page::Board,
+            keys_shown: false,
             end_shown: false,
             hint: None,
             shown: Shown::default(),
@@ -363,16 +343,13 @@ impl<S: Play> App<S> {
         action
     }
 
-    /// Moves the app's clock to `now`, for the timer on the screen, and lets the source
-    /// catch up (a board made on another thread, a cursor frame due).
+    /// Moves the app's clock to `now` and lets the source catch up (a board made off the
+    /// thread, a cursor frame due).
     pub(crate) fn tick(&mut self, now: Instant) {
-        self.now = now;
-        self.source.tick(now);
-        self.absorb();
+        self.update(now, |source| source.tick(now));
     }
 
-    /// Lets `change` act on the source at `now` (a frame from a server), then takes its
-    /// replies.
+    /// Lets `change` act on the source at `now` (a server's frame), then takes its replies.
     pub(crate) fn update(&mut self, now: Instant, change: impl FnOnce(&mut S)) {
         self.now = now;
         change(&mut self.source);
@@ -406,32 +383,6 @@ impl<S: Play> App<S> {
         self.area
     }
 
-    /// Whether to draw with ASCII glyphs only.
-    pub(crate) fn ascii(&self) -> bool {
-        self.ascii
-    }
-
-    /// The page in front.
-    pub(crate) fn page(&self) -> Page {
-        self.page
-    }
-
-    /// The cell of the last hint, until the next move.
-    pub(crate) fn hint(&self) -> Option<(usize, usize)> {
-        self.hint
-    }
-
-    /// How the probabilities are shown.
-    pub(crate) fn overlay(&self) -> Overlay {
-        self.shown.overlay
-    }
-
-    /// Whether flags proven wrong are shown.
-    #[cfg(test)]
-    pub(crate) fn shows_wrong_flags(&self) -> bool {
-        self.shown.wrong_flags
-    }
-
     /// The message line's text, if any.
     pub(crate) fn message(&self) -> Option<&str> {
         self.message.as_deref()
@@ -447,14 +398,9 @@ impl<S: Play> App<S> {
         self.source.wake(self.now)
     }
 
-    /// The measures of the game, once it is over.
-    pub(crate) fn summary(&self) -> Option<Summary> {
-        self.source.summary()
-    }
-
     /// The end screen's measures, while it is shown.
     pub(crate) fn end_screen(&self) -> Option<Summary> {
-        self.end_shown.then(|| self.summary()).flatten()
+        self.end_shown.then(|| self.source.summary()).flatten()
     }
 
     /// Whether the players' panel is drawn beside the board.
@@ -541,8 +487,8 @@ impl<S: Play> App<S> {
             // Keys wait while the board is made, and act on nothing the player cannot see.
             return Action::Continue;
         }
-        if self.page == Page::Keys {
-            self.page = Page::Board;
+        if self.keys_shown {
+            self.keys_shown = false;
             return Action::Continue;
         }
         if key.code == KeyCode::Char('n') {
@@ -557,11 +503,8 @@ impl<S: Play> App<S> {
         }
         let (page_rows, page_cols) = self.spans();
         let (page_rows, page_cols) = (page_rows as isize, page_cols as isize);
-        let (one_rows, one_cols) = if shift {
-            (page_rows, page_cols)
-        } else {
-            (1, 1)
-        };
+        let step = |page: isize| if shift { page } else { 1 };
+        let (one_rows, one_cols) = (step(page_rows), step(page_cols));
         let (rows, cols) = self.size();
         match key.code {
             KeyCode::Up => self.move_by(-one_rows, 0, shift),
@@ -577,24 +520,11 @@ impl<S: Play> App<S> {
             KeyCode::Char('c') => self.centre(),
             KeyCode::Char(' ') | KeyCode::Enter => self.open(self.cursor),
             KeyCode::Char('f') => self.source.play(Move::Flag, self.cursor, self.now),
-            KeyCode::Char('h') => {
-                self.source.help(Help::Hint, self.shown);
-            }
-            KeyCode::Char('p') => {
-                let mut shown = self.shown;
-                shown.overlay = shown.overlay.next();
-                self.ask(Help::Odds, shown);
-            }
-            KeyCode::Char('w') => {
-                let mut shown = self.shown;
-                shown.wrong_flags = !shown.wrong_flags;
-                self.ask(Help::WrongFlags, shown);
-            }
-            KeyCode::Char('?') => self.page = Page::Keys,
-            KeyCode::Esc => {
-                self.message = None;
-                self.hint = None;
-            }
+            KeyCode::Char('h') => self.ask(Help::Hint, |_| {}),
+            KeyCode::Char('p') => self.ask(Help::Odds, |s| s.overlay = s.overlay.next()),
+            KeyCode::Char('w') => self.ask(Help::WrongFlags, |s| s.wrong_flags = !s.wrong_flags),
+            KeyCode::Char('?') => self.keys_shown = true,
+            KeyCode::Esc => (self.message, self.hint) = (None, None),
             code => return self.source.key(code).unwrap_or(Action::Continue),
         }
         Action::Continue
@@ -613,14 +543,12 @@ impl<S: Play> App<S> {
             MouseEventKind::ScrollLeft => self.scroll(0, -WHEEL_STEP),
             MouseEventKind::ScrollRight => self.scroll(0, WHEEL_STEP),
             MouseEventKind::Down(button) => {
-                if self.page == Page::Keys || self.end_shown {
-                    self.page = Page::Board;
-                    self.end_shown = false;
+                if self.keys_shown || self.end_shown {
+                    (self.keys_shown, self.end_shown) = (false, false);
                     return;
                 }
-                let at = self
-                    .screen()
-                    .and_then(|s| s.cell_at(mouse.column, mouse.row));
+                let (x, y) = (mouse.column, mouse.row);
+                let at = self.screen().and_then(|s| s.cell_at(x, y));
                 let Some((row, col)) = at else { return };
                 let cell = (self.origin.0 + row, self.origin.1 + col);
                 let (rows, cols) = self.size();
@@ -691,8 +619,10 @@ impl<S: Play> App<S> {
         );
     }
 
-    /// Asks the source for help, and shows `shown` if it says yes.
-    fn ask(&mut self, help: Help, shown: Shown) {
+    /// Asks the source for help, and shows the help `change` makes if it says yes.
+    fn ask(&mut self, help: Help, change: impl FnOnce(&mut Shown)) {
+        let mut shown = self.shown;
+        change(&mut shown);
         if self.source.help(help, shown) {
             self.shown = shown;
         }

@@ -1,7 +1,5 @@
-//! A frame from the app's state, the same for a local game and a room: the status line,
-//! the board, the message and key lines, the players' panel, the key page and the end
-//! screen. The board part reads only the cells in view (through [`Play::cell`]), so a frame
-//! costs the same on a 10000x10000 board as on expert.
+//! A frame from the app's state, the same for a local game and a room. The board part reads
+//! only the cells in view (through [`Play::cell`]), so a frame costs the same on any board.
 
 use bitmines_core::{Cell, Status};
 use ratatui::Frame;
@@ -12,7 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 
 use super::app::PANEL_WIDTH;
-use super::app::{App, Overlay, Page, Play, Summary};
+use super::app::{App, Overlay, Play, Summary};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
 
 /// The characters a game is drawn with.
@@ -94,16 +92,12 @@ const NUMBER_COLOURS: [Color; 8] = [
 
 /// The colour of a hidden cell's glyph under the probability overlay.
 fn odds_colour(mine: f64) -> Color {
-    if mine <= 0.0 {
-        Color::Green
-    } else if mine >= 1.0 {
-        Color::Red
-    } else if mine < 0.2 {
-        Color::Cyan
-    } else if mine < 0.5 {
-        Color::Yellow
-    } else {
-        Color::LightRed
+    match mine {
+        _ if mine <= 0.0 => Color::Green,
+        _ if mine >= 1.0 => Color::Red,
+        _ if mine < 0.2 => Color::Cyan,
+        _ if mine < 0.5 => Color::Yellow,
+        _ => Color::LightRed,
     }
 }
 
@@ -120,7 +114,7 @@ pub(crate) struct KeyPage {
     /// The page's first line.
     pub(crate) title: &'static str,
     /// `(key, what it does)`.
-    pub(crate) rows: Vec<(&'static str, &'static str)>,
+    pub(crate) rows: &'static [(&'static str, &'static str)],
     /// Lines under the keys.
     pub(crate) notes: Vec<String>,
 }
@@ -141,7 +135,7 @@ pub(crate) struct Ending {
 /// Draws the whole screen for `app`.
 pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let area = frame.area();
-    let glyphs = if app.ascii() { &ASCII } else { &UNICODE };
+    let glyphs = if app.ascii { &ASCII } else { &UNICODE };
     let Some(screen) = app.screen() else {
         let text = match app.lobby() {
             Some(address) => format!("{address}\n{}", app.message().unwrap_or("connecting…")),
@@ -153,7 +147,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         frame.render_widget(Paragraph::new(text).wrap(Wrap { trim: true }), area);
         return;
     };
-    if app.page() == Page::Keys {
+    if app.keys_shown {
         frame.render_widget(keys_page(app.key_page(glyphs), glyphs), area);
         return;
     }
@@ -167,12 +161,10 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let keys = key_line(app.keys(glyphs), glyphs, area.width);
     frame.render_widget(keys, wide(screen.keys));
     if app.shows_panel() {
-        let (board, height) = (
-            app.board_area(),
-            screen.message.y.saturating_sub(area.y + 1),
-        );
+        let board = app.board_area();
+        let height = screen.message.y.saturating_sub(area.y + 1);
         let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
-        let lines = app.panel(glyphs, app.ascii());
+        let lines = app.panel(glyphs, app.ascii);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
     if let Some(summary) = app.end_screen() {
@@ -184,14 +176,10 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
     let left = app.mines_left();
     let bold = Style::new().bold();
-    let noun = if left == 1 {
-        " mine left"
-    } else {
-        " mines left"
-    };
+    let plural = if left == 1 { "" } else { "s" };
     let mut spans = vec![
         Span::styled(format!("{left}"), bold),
-        Span::raw(noun),
+        Span::raw(format!(" mine{plural} left")),
         Span::raw(glyphs.dot),
         Span::styled(format!("{}", app.elapsed().as_secs()), bold),
         Span::raw(" s"),
@@ -227,6 +215,9 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
     frame.render_widget(block, screen.frame);
 
     let status = app.status();
+    // A cell not here yet: asked for, on its way.
+    let dot = if app.ascii { " " } else { "·" };
+    let pending = (dot, Style::new().fg(Color::DarkGray));
     let buffer = frame.buffer_mut();
     for dr in 0..screen.span_rows {
         let row = origin_row + dr;
@@ -236,18 +227,11 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
                 continue;
             };
             let cell = app.cell(row, col);
-            let (mut symbol, mut style) = match cell {
-                Some(cell) => look(cell, status, glyphs),
-                // Not here yet: asked for, on its way.
-                None => (
-                    if app.ascii() { " " } else { "·" },
-                    Style::new().fg(Color::DarkGray),
-                ),
-            };
+            let (mut symbol, mut style) = cell.map_or(pending, |cell| look(cell, status, glyphs));
             if cell == Some(Cell::Hidden) {
                 let mine = app.mine_odds(row, col).map(|(mine, _)| mine);
-                let hinted = app.hint() == Some((row, col));
-                (symbol, style) = on_hidden(symbol, style, mine, hinted, app.overlay(), glyphs);
+                let hinted = app.hint == Some((row, col));
+                (symbol, style) = on_hidden(symbol, style, mine, hinted, app.shown.overlay, glyphs);
             }
             if cell == Some(Cell::Flagged) && app.proven_wrong(row, col) {
                 (symbol, style) = look(Cell::WrongFlag, Status::Lost, glyphs);
@@ -297,9 +281,8 @@ pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str
 /// The cursor's cell and, under the overlay, its chance of holding a mine.
 fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
     let (row, col) = app.cursor();
-    let chance = app
-        .mine_odds(row, col)
-        .filter(|_| app.cell(row, col) == Some(Cell::Hidden));
+    let hidden = app.cell(row, col) == Some(Cell::Hidden);
+    let chance = app.mine_odds(row, col).filter(|_| hidden);
     match chance {
         Some((mine, exact)) => {
             let (dot, about, percent) = (glyphs.dot, if exact { "" } else { "~" }, mine * 100.0);
@@ -339,11 +322,9 @@ fn key_line(
 
 /// The `?` page: every key, the mouse, and the source's notes.
 fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
+    let arrows = "move the cursor (with Shift: a screen at a time)";
     let common = [
-        (
-            glyphs.arrows,
-            "move the cursor (with Shift: a screen at a time)",
-        ),
+        (glyphs.arrows, arrows),
         ("PgUp PgDn", "a screen up or down"),
         ("Home End", "the first or last column"),
         ("g G", "the first or the last cell of the board"),
@@ -353,7 +334,7 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
     ];
     let key = Style::new().bold();
     let mut lines = vec![Line::styled(page.title, key), Line::raw("")];
-    let rows = common.into_iter().chain(page.rows);
+    let rows = common.into_iter().chain(page.rows.iter().copied());
     lines.extend(rows.map(|(name, what)| table_row(name, 13, what)));
     let mouse = "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
                  (with Shift: sideways).";
@@ -373,11 +354,9 @@ pub(super) fn measures(
     let or_dash = |value: Option<String>| value.unwrap_or_else(|| "-".into());
     let rate = summary.bbbv_per_second().map(|rate| format!("{rate:.3}"));
     let efficiency = (summary.efficiency()).map(|ioe| format!("{:.0}%", ioe * 100.0));
+    let time = format!("{:.2} s{since}", summary.time.as_secs_f64());
     vec![
-        (
-            "time",
-            format!("{:.2} s{since}", summary.time.as_secs_f64()),
-        ),
+        ("time", time),
         ("3BV", or_dash(summary.bbbv.map(|bbbv| bbbv.to_string()))),
         ("3BV/s", or_dash(rate)),
         ("clicks", clicks),
@@ -411,11 +390,8 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status,
     let widest = lines.iter().map(Line::width).max().unwrap_or(0);
     let width = (widest as u16).saturating_add(4).min(area.width);
     let height = (lines.len() as u16 + 2).min(area.height);
-    let (x, y) = (
-        area.x + (area.width - width) / 2,
-        area.y + (area.height - height) / 2,
-    );
-    let popup = Rect::new(x, y, width, height);
+    let x = area.x + (area.width - width) / 2;
+    let popup = Rect::new(x, area.y + (area.height - height) / 2, width, height);
     let title = format!(" {} {status} ", ending.who);
     let block = Block::bordered()
         .border_set(glyphs.border)
@@ -491,11 +467,8 @@ mod tests {
             (1.0, Color::Red, 9), // drawn with the mine glyph instead
         ];
         for &(mine, colour, tenths) in cases {
-            assert_eq!(
-                (odds_colour(mine), odds_tenths(mine)),
-                (colour, tenths),
-                "{mine}"
-            );
+            let got = (odds_colour(mine), odds_tenths(mine));
+            assert_eq!(got, (colour, tenths), "{mine}");
         }
     }
 }

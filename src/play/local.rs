@@ -1,10 +1,6 @@
-//! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its
-//! clock, its clicks, and the solver's help, all answered at once.
-//!
-//! The solver's knowledge of the view (one `Solver::solve` for the odds and the proven-safe
-//! cells) is redone only when cells open, never per frame and never for a flag. The first
-//! click on a board of [`OFF_THREAD_CELLS`] cells or more is played on a thread of its own,
-//! and until it is done only quitting acts.
+//! A local game as the terminal game's source ([`Local`]): the engine's [`Game`], its clock,
+//! its clicks and the solver's help, all answered at once. The solver's knowledge is redone
+//! only when cells open, and a large board's first click is played off the input thread.
 
 use std::ops::Range;
 use std::time::{Duration, Instant};
@@ -57,6 +53,19 @@ impl Clock {
         self.started.is_some() && self.stopped.is_none()
     }
 }
+
+/// The key page's rows of the keys a local game has.
+#[rustfmt::skip]
+const KEY_PAGE: &[(&str, &str)] = &[
+    ("h", "hint: a cell proven safe, and why"),
+    ("p", "mine probabilities: as colours, then digits, then off"),
+    ("w", "show the flags proven wrong"),
+    ("s", "save the game"),
+    ("n", "a new game with the next seed, once this one is over"),
+    ("Esc", "clear the message and the hint"),
+    ("q", "quit (twice on an unsaved game; --save saves on quitting)"),
+    ("Ctrl-C", "quit at once"),
+];
 
 /// A first click whose board is being generated on another thread: the game comes back
 /// with the click applied.
@@ -162,9 +171,8 @@ impl Local {
     /// Brings the help up to date after a move, or closes the game when it ended.
     fn after_move(&mut self, result: Result<(), bitmines_core::Error>, now: Instant) {
         self.unsaved = true;
-        self.replies
-            .push(Reply::Say(result.err().map(|e| e.to_string())));
-        self.replies.push(Reply::Hint(None));
+        let said = result.err().map(|e| e.to_string());
+        self.replies.extend([Reply::Say(said), Reply::Hint(None)]);
         if self.game.status() == Status::Playing {
             self.refresh_help();
         } else {
@@ -179,17 +187,13 @@ impl Local {
         self.now = now;
         self.knowledge = None;
         self.replies.push(Reply::Ended);
-        self.bbbv = self
-            .game
-            .board()
-            .and_then(|board| Stats::of(board).ok())
-            .map(|stats| stats.bbbv);
+        let stats = self.game.board().and_then(|board| Stats::of(board).ok());
+        self.bbbv = stats.map(|stats| stats.bbbv);
     }
 
-    /// Brings what the view proves up to date, while the player looks at it. It changes only
-    /// when cells open (the solver ignores flags), so it is computed then, not once per
-    /// frame: on a huge board the solver's pass is far slower than drawing the cells in view.
-    /// Returns whether the knowledge is there.
+    /// Brings what the view proves up to date while help is shown, and says whether it is
+    /// there. It changes only when cells open (the solver ignores flags), so it is computed
+    /// then, not per frame: on a huge board a solve is far slower than drawing the view.
     fn refresh_help(&mut self) -> bool {
         if self.shown == Shown::default() {
             self.knowledge = None;
@@ -200,19 +204,14 @@ impl Local {
         }
         // One solve gives both the probabilities and the certain cells, so the overlay and
         // the wrong flags together cost one pass over the board.
-        match Solver::new(&self.game).and_then(Solver::solve) {
-            Ok(knowledge) => {
-                self.knowledge = Some(knowledge);
-                self.known_at = self.game.revealed_count();
-                true
-            }
-            Err(error) => {
-                self.knowledge = None;
-                self.replies.push(Reply::HelpOff);
-                self.say(error.to_string());
-                false
-            }
+        let solved = Solver::new(&self.game).and_then(Solver::solve);
+        self.known_at = self.game.revealed_count();
+        if let Err(error) = &solved {
+            self.replies.push(Reply::HelpOff);
+            self.say(error.to_string());
         }
+        self.knowledge = solved.ok();
+        self.knowledge.is_some()
     }
 
     fn ask_hint(&mut self) {
@@ -263,10 +262,9 @@ impl Local {
         }
         if ask == Help::WrongFlags && shown.wrong_flags {
             self.help.wrong_flags = true;
-            let wrong = (self.knowledge.as_ref())
-                .and_then(|known| known.certain.wrong_flags(&self.game).ok())
-                .map_or(0, |flags| flags.len());
-            self.say(flags_wrong(wrong, ""));
+            let known = self.knowledge.as_ref();
+            let wrong = known.and_then(|known| known.certain.wrong_flags(&self.game).ok());
+            self.say(flags_wrong(wrong.map_or(0, |flags| flags.len()), ""));
         }
     }
 }
@@ -318,10 +316,8 @@ impl Play for Local {
     }
 
     fn quit_note(&self) -> Option<&'static str> {
-        let would_lose = self.unsaved
-            && !self.save_on_quit
-            && self.game.status() == Status::Playing
-            && self.pending.is_none();
+        let playing = self.game.status() == Status::Playing && self.pending.is_none();
+        let would_lose = self.unsaved && !self.save_on_quit && playing;
         would_lose.then_some("q again quits and drops this game; s saves it first")
     }
 
@@ -355,14 +351,11 @@ impl Play for Local {
             Move::Chord => self.clicks.chord += 1,
             Move::Flag => self.clicks.right += 1,
         }
-        let (rows, cols) = (self.game.rows(), self.game.cols());
+        let large = self.game.rows().saturating_mul(self.game.cols()) >= OFF_THREAD_CELLS;
         if action == Move::Wasted {
             // A wasted click, counted as one; the engine leaves flagged cells closed.
             return;
-        } else if action == Move::Reveal
-            && self.game.board().is_none()
-            && rows.saturating_mul(cols) >= OFF_THREAD_CELLS
-        {
+        } else if action == Move::Reveal && self.game.board().is_none() && large {
             // The first click on a large board: its board is made off this thread, so the
             // screen stays alive and quitting stays instant.
             let mut game = self.game.clone();
@@ -425,20 +418,15 @@ impl Play for Local {
     }
 
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
-        let knowledge = self
-            .knowledge
-            .as_ref()
-            .filter(|_| self.shown.overlay != Overlay::Off)?;
-        let odds = &knowledge.probabilities;
-        Some((odds.mine(row, col).ok()?, odds.exact()))
+        let odds = &self.knowledge.as_ref()?.probabilities;
+        let shown = self.shown.overlay != Overlay::Off;
+        shown.then_some((odds.mine(row, col).ok()?, odds.exact()))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
+        let known = self.knowledge.as_ref();
         self.shown.wrong_flags
-            && self
-                .knowledge
-                .as_ref()
-                .is_some_and(|known| known.certain.verdict(row, col) == Ok(Some(false)))
+            && known.is_some_and(|k| k.certain.verdict(row, col) == Ok(Some(false)))
     }
 
     fn mines_left(&self) -> i128 {
@@ -498,19 +486,7 @@ impl Play for Local {
     fn key_page(&self, glyphs: &Glyphs) -> KeyPage {
         KeyPage {
             title: "bitmines play: keys",
-            rows: vec![
-                ("h", "hint: a cell proven safe, and why"),
-                ("p", "mine probabilities: as colours, then digits, then off"),
-                ("w", "show the flags proven wrong"),
-                ("s", "save the game"),
-                ("n", "a new game with the next seed, once this one is over"),
-                ("Esc", "clear the message and the hint"),
-                (
-                    "q",
-                    "quit (twice on an unsaved game; --save saves on quitting)",
-                ),
-                ("Ctrl-C", "quit at once"),
-            ],
+            rows: KEY_PAGE,
             notes: vec![
                 format!(
                     "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
@@ -535,11 +511,8 @@ impl Play for Local {
     }
 
     fn ending(&self, summary: &Summary) -> Ending {
-        let Clicks { left, right, chord } = summary.clicks;
-        let clicks = format!(
-            "{} ({left} left, {right} right, {chord} chord)",
-            left + right + chord
-        );
+        let (Clicks { left, right, chord }, total) = (summary.clicks, summary.clicks.total());
+        let clicks = format!("{total} ({left} left, {right} right, {chord} chord)");
         let since = if self.resumed { " since resuming" } else { "" };
         let mut rows = measures(summary, since, clicks);
         rows.push(("help used", summary.help.to_string()));
@@ -562,24 +535,18 @@ fn generating_note(game: &Game, elapsed: Duration) -> String {
 pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
     let (status, name, size) = (summary.status, &local.setup.name, local.size_text());
     let seconds = summary.time.as_secs_f64();
-    let mut line = format!("{status} {name} {size} in {seconds:.2} s");
-    if let Some(bbbv) = summary.bbbv {
-        line += &format!(", 3BV {bbbv}");
-    }
-    if let Some(rate) = summary.bbbv_per_second() {
-        line += &format!(", {rate:.3} 3BV/s");
-    }
-    line += &format!(", {}", crate::text::count(summary.clicks.total(), "click"));
-    if summary.help != Default::default() {
-        line += &format!(", help: {}", summary.help);
-    }
-    line
+    let part = |part: Option<String>| part.unwrap_or_default();
+    let bbbv = part(summary.bbbv.map(|bbbv| format!(", 3BV {bbbv}")));
+    let rate = part(summary.bbbv_per_second().map(|r| format!(", {r:.3} 3BV/s")));
+    let clicks = crate::text::count(summary.clicks.total(), "click");
+    let used = summary.help != HelpUsed::default();
+    let help = part(used.then(|| format!(", help: {}", summary.help)));
+    format!("{status} {name} {size} in {seconds:.2} s{bbbv}{rate}, {clicks}{help}")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::app::Page;
     use crate::play::script::{BOARD, app_on, custom, play, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
@@ -592,6 +559,16 @@ mod tests {
     fn says(app: &App, part: &str) {
         let message = app.message();
         assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
+    }
+
+    /// The actions of `letters`: `c` continue, `s` save, `q` quit.
+    fn actions_of(letters: &str) -> Vec<Action> {
+        let action = |letter| match letter {
+            'c' => Action::Continue,
+            's' => Action::Save,
+            _ => Action::Quit,
+        };
+        letters.chars().map(action).collect()
     }
 
     /// Time played, and whether the clock runs.
@@ -681,11 +658,8 @@ mod tests {
             let (mut app, start) = app_on(BOARD, 80, 24);
             play(&mut app, start, script);
             let game = app.game();
-            assert_eq!(
-                game.to_string(),
-                format!("bitmines game 4x5 {expected}"),
-                "{script:?}"
-            );
+            let expected = format!("bitmines game 4x5 {expected}");
+            assert_eq!(game.to_string(), expected, "{script:?}");
             assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
             game.validate().expect("a valid game");
         }
@@ -698,20 +672,15 @@ mod tests {
                       wait:500 space wait:7000";
         play(&mut app, start, script);
         let summary = app.end_screen().expect("the end screen is up");
-        assert_eq!(
-            summary,
-            Summary {
-                status: Status::Won,
-                time: Duration::from_secs(3), // from the first click to the last
-                bbbv: Some(3),
-                clicks: Clicks {
-                    left: 3,
-                    right: 0,
-                    chord: 0
-                },
-                help: HelpUsed::default(),
-            }
-        );
+        let (left, right, chord) = (3, 0, 0);
+        let expected = Summary {
+            status: Status::Won,
+            time: Duration::from_secs(3), // from the first click to the last
+            bbbv: Some(3),
+            clicks: Clicks { left, right, chord },
+            help: HelpUsed::default(),
+        };
+        assert_eq!(summary, expected);
         assert_eq!(summary.bbbv_per_second(), Some(1.0));
         assert_eq!(summary.efficiency(), Some(1.0));
         assert!(!app.clock.running());
@@ -723,15 +692,12 @@ mod tests {
 
     #[test]
     fn measures_that_do_not_apply_are_left_out() {
+        let (left, right, chord) = (8, 3, 1);
         let won = Summary {
             status: Status::Won,
             time: Duration::from_millis(2500),
             bbbv: Some(10),
-            clicks: Clicks {
-                left: 8,
-                right: 3,
-                chord: 1,
-            },
+            clicks: Clicks { left, right, chord },
             help: HelpUsed::default(),
         };
         #[rustfmt::skip]
@@ -771,39 +737,21 @@ mod tests {
         assert_eq!(clock(&app), (Duration::from_millis(1750), false));
     }
 
-    /// What the keys that leave the board do: the actions for the loop, the key page, the end
-    /// screen and the new game.
+    /// The key page, the end screen and the new game.
     #[test]
-    fn quit_save_pages_and_new_games() {
-        #[rustfmt::skip]
-        let cases: &[(&str, &[Action])] = &[
-            ("q", &[Action::Quit]),
-            ("Q", &[Action::Quit]),
-            ("C-c", &[Action::Quit]),
-            ("? q", &[Action::Continue, Action::Quit]), // at once, from the key page too
-            ("space q", &[Action::Continue, Action::Quit]), // and from the end screen
-            ("s", &[Action::Save]),
-            ("? s", &[Action::Continue, Action::Continue]), // a key on the key page closes it
-        ];
-        for &(script, actions) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
-        }
-
+    fn pages_and_new_games() {
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "?");
-        assert_eq!(app.page(), Page::Keys);
+        assert!(app.keys_shown);
         play(&mut app, start, "G"); // closes the page and does nothing else
-        assert_eq!((app.page(), app.cursor()), (Page::Board, (2, 2)));
+        assert_eq!((app.keys_shown, app.cursor()), (false, (2, 2)));
 
         play(&mut app, start, "n");
         says(&app, "once this one is over");
         play(&mut app, start, "space n");
         let game = app.game();
-        assert_eq!(
-            (game.status(), game.board().is_none()),
-            (Status::Playing, true)
-        );
+        let got = (game.status(), game.board().is_none());
+        assert_eq!(got, (Status::Playing, true));
         assert_eq!(app.setup.seed, Some(2));
         assert_eq!(app.clicks, Clicks::default());
     }
@@ -857,25 +805,19 @@ mod tests {
             cells.map(|(r, c)| known.and_then(|odds| odds.mine(r, c).ok()))
         };
         play(&mut app, start, "G space p");
-        assert_eq!(app.overlay(), Overlay::Colour);
-        let half = Some(0.5);
-        assert_eq!(odds(&app), [half, half, Some(1.0), Some(0.0), Some(0.0)]);
-        let exact = app
-            .knowledge
-            .as_ref()
-            .map(|known| known.probabilities.exact());
-        assert_eq!(exact, Some(true));
+        assert_eq!(app.shown.overlay, Overlay::Colour);
+        let (half, one, zero) = (Some(0.5), Some(1.0), Some(0.0));
+        assert_eq!(odds(&app), [half, half, one, zero, zero]);
+        let known = app.knowledge.as_ref();
+        assert_eq!(known.map(|known| known.probabilities.exact()), Some(true));
         play(&mut app, start, "open:3,0");
-        assert_eq!(
-            odds(&app),
-            [Some(1.0), Some(0.0), Some(1.0), Some(0.0), Some(0.0)]
-        );
+        assert_eq!(odds(&app), [one, zero, one, zero, zero]);
         play(&mut app, start, "p p");
-        assert_eq!(app.overlay(), Overlay::Off);
+        assert_eq!(app.shown.overlay, Overlay::Off);
         assert!(app.knowledge.is_none());
         play(&mut app, start, "w open:3,2 open:1,0");
         assert_eq!(app.game().status(), Status::Won);
-        assert!(app.knowledge.is_none() && !app.shows_wrong_flags());
+        assert!(app.knowledge.is_none() && !app.shown.wrong_flags);
     }
 
     /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
@@ -906,11 +848,8 @@ mod tests {
             // The cursor starts on (2, 2), a mine.
             play(&mut app, start, &format!("space {closer} n"));
             let game = app.game();
-            assert_eq!(
-                (game.status(), game.board().is_none(), app.setup.seed),
-                (Status::Playing, true, Some(2)),
-                "{closer:?}"
-            );
+            let got = (game.status(), game.board().is_none(), app.setup.seed);
+            assert_eq!(got, (Status::Playing, true, Some(2)), "{closer:?}");
         }
     }
 
@@ -939,41 +878,41 @@ mod tests {
         assert_eq!(app.game().revealed_count(), 0);
         assert_eq!(app.game().flag_count(), 0);
         assert_eq!((app.cursor(), app.origin()), before);
-        assert_eq!(app.page(), Page::Board);
-        assert_eq!(*actions.last().unwrap(), Action::Quit);
-        assert!(
-            actions[..actions.len() - 1]
-                .iter()
-                .all(|a| *a == Action::Continue)
-        );
+        assert!(!app.keys_shown);
+        assert_eq!(actions, actions_of("ccccccccccq"));
         // Made large enough, the game goes on where it was.
         play(&mut app, start, "resize:80,24 space");
         assert_eq!(app.game().status(), Status::Lost);
     }
 
-    /// `q` on a game in progress that would be lost asks once; a second `q` quits. Ctrl-C
-    /// quits at once, and so does `q` with nothing to lose: before the first move, after
-    /// the end, after a save, or when --save saves on quitting.
+    /// The actions for the loop of the keys that leave the board (one letter an action:
+    /// `c` continue, `s` save, `q` quit). `q` on a game in progress that would be lost asks
+    /// once; a second `q` quits. Ctrl-C quits at once, and so does `q` with nothing to lose:
+    /// before the first move, after the end, after a save, or when --save saves on quitting.
     #[test]
-    fn q_asks_once_before_dropping_an_unsaved_game() {
+    fn quit_and_save_and_q_asks_once_before_dropping_an_unsaved_game() {
         #[rustfmt::skip]
-        let cases: &[(&str, bool, &[Action])] = &[
+        let cases: &[(&str, bool, &str)] = &[
             // script, saved on quit, actions
-            ("q", false, &[Action::Quit]),
-            ("G space q", false, &[Action::Continue, Action::Continue, Action::Continue]),
-            ("G space q q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q Q", false,
-                &[Action::Continue, Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q left q", false, &[Action::Continue; 5]),
-            ("G space C-c", false, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("G space q", true, &[Action::Continue, Action::Continue, Action::Quit]),
-            ("space q", false, &[Action::Continue, Action::Quit]), // lost: nothing to lose
+            ("q", false, "q"),
+            ("Q", false, "q"),
+            ("C-c", false, "q"),
+            ("? q", false, "cq"), // at once, from the key page too
+            ("space q", false, "cq"), // and from the end screen: a lost game, nothing to lose
+            ("s", false, "s"),
+            ("? s", false, "cc"), // a key on the key page closes it
+            ("G space q", false, "ccc"),
+            ("G space q q", false, "cccq"),
+            ("G space q Q", false, "cccq"),
+            ("G space q left q", false, "ccccc"),
+            ("G space C-c", false, "ccq"),
+            ("G space q", true, "ccq"),
         ];
         for &(script, save_on_quit, actions) in cases {
             let (app, start) = app_on(BOARD, 80, 24);
             let mut app = app.with_save_on_quit(save_on_quit);
-            assert_eq!(play(&mut app, start, script).1, actions, "{script:?}");
+            let got = play(&mut app, start, script).1;
+            assert_eq!(got, actions_of(actions), "{script:?}");
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");
@@ -993,10 +932,8 @@ mod tests {
         let (mut app, start) = seeded(setup.clone(), 80, 24);
         let (now, actions) = play(&mut app, start, "space");
         assert_eq!(actions, [Action::Continue]);
-        assert!(
-            app.generating(),
-            "the click waits for the board off the input thread"
-        );
+        let waits = app.generating();
+        assert!(waits, "the click waits for the board off the input thread");
         says(&app, "generating");
         assert_eq!(clock(&app), (Duration::ZERO, false));
         // Keys other than quit wait; quit acts at once.

@@ -1,20 +1,7 @@
-//! `bitmines play`: Minesweeper in the terminal, on boards of any size.
-//!
-//! One terminal game over two sources: a local game, or a room of a `bitmines serve`
-//! server (`--connect`).
-//!
-//! - `app.rs`: the state every game shows the same way ([`App`]: cursor, view, keys,
-//!   pages, end screen) and the trait its source implements ([`app::Play`]).
-//! - `local.rs`: a local game as a source, with its clock, clicks and the solver's help.
-//! - `remote.rs`: a server's room as a source, fed by `net.rs`'s network thread.
-//! - `viewport.rs`: the screen's layout and the arithmetic of the view over the board.
-//! - `draw.rs`: a frame from the state, reading only the cells in view.
-//! - this file: the command line, the terminal's setup and teardown, and the event loop.
-//!
-//! The loop never waits on the network (`net.rs`'s thread holds the socket and the loop
-//! polls its channels), and wakes only for an event, for the clock's next second while it
-//! runs, or every 100 ms while a board is made off the thread. A frame reads only the cells
-//! in view, so it costs the same on any board.
+//! `bitmines play`: Minesweeper in the terminal, on boards of any size, local or in a room of
+//! a `bitmines serve` server (`--connect`); ARCHITECTURE.md maps the files. This one holds the
+//! command line, the terminal's setup and teardown, and the one event loop, which never waits
+//! on the network and wakes only for an event or a clock the source names.
 
 mod app;
 mod draw;
@@ -141,11 +128,9 @@ impl Setup {
 
     /// The same setup with the next seed.
     pub(crate) fn next(&self) -> Setup {
+        let seed = self.seed.map(|seed| seed.wrapping_add(1));
         Setup {
-            seed: Some(
-                self.seed
-                    .map_or_else(clock_seed, |seed| seed.wrapping_add(1)),
-            ),
+            seed: Some(seed.unwrap_or_else(clock_seed)),
             name: match self.name.as_str() {
                 "resumed" => "custom".into(),
                 name => name.into(),
@@ -204,15 +189,13 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
     };
     need_terminal()?;
     let save_to = save_path(args, &setup);
-    let mut term = Term::enter().context("cannot set up the terminal")?;
-    let area = term.area()?;
-    let mut app = App::local(game, setup, area, Instant::now(), args.resume.is_some())
-        .with_ascii(args.ascii)
-        .with_save_on_quit(args.save.is_some());
+    let app = |area| {
+        let app = App::local(game, setup, area, Instant::now(), args.resume.is_some());
+        app.with_ascii(args.ascii)
+            .with_save_on_quit(args.save.is_some())
+    };
     let pump = |app: &mut App| app.tick(Instant::now());
-    let played = play(&mut term, &mut app, pump, |app| save_key(app, &save_to));
-    drop(term);
-    played?;
+    let app = play(app, pump, |app| save_key(app, &save_to))?;
     if let Some(path) = &args.save
         && app.game().board().is_some()
     {
@@ -228,12 +211,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
 /// Where the save key writes: `--save`, else the file resumed, else a file named after the
 /// seed in the current folder.
 fn save_path(args: &Args, setup: &Setup) -> PathBuf {
-    args.save
-        .clone()
-        .or_else(|| args.resume.clone())
-        .unwrap_or_else(|| {
-            PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()))
-        })
+    let named = || PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()));
+    let given = args.save.as_ref().or(args.resume.as_ref());
+    given.cloned().unwrap_or_else(named)
 }
 
 /// Reads a saved game, after checking from its header that it fits in memory.
@@ -262,21 +242,23 @@ fn save(path: &Path, app: &App) -> anyhow::Result<()> {
         .with_context(|| format!("cannot save the game to {}", path.display()))
 }
 
-/// Draws, waits for events and applies them until the player quits. `pump` brings the
-/// app up to date before each frame (its clock, a server's frames, messages to send).
+/// Takes the terminal, makes the app for its size, then draws, waits for events and applies
+/// them until the player quits, and gives the terminal back. `pump` brings the app up to
+/// date before each frame (its clock, a server's frames, messages to send).
 fn play<S: Play>(
-    term: &mut Term,
-    app: &mut App<S>,
+    app: impl FnOnce(Rect) -> App<S>,
     mut pump: impl FnMut(&mut App<S>),
     mut save: impl FnMut(&mut App<S>),
-) -> anyhow::Result<()> {
+) -> anyhow::Result<App<S>> {
+    let mut term = Term::enter().context("cannot set up the terminal")?;
+    let mut app = app(term.area()?);
     loop {
         let area = term.area()?;
         if app.area() != area {
             app.resize(area);
         }
-        pump(app);
-        term.0.draw(|frame| draw::draw(frame, app))?;
+        pump(&mut app);
+        term.0.draw(|frame| draw::draw(frame, &app))?;
         if let Some(wait) = app.wake()
             && !event::poll(wait)?
         {
@@ -287,8 +269,8 @@ fn play<S: Play>(
         loop {
             let event = event::read()?;
             match app.handle(&event, Instant::now()) {
-                Action::Quit => return Ok(()),
-                Action::Save => save(app),
+                Action::Quit => return Ok(app),
+                Action::Save => save(&mut app),
                 Action::Continue => {}
             }
             if !event::poll(Duration::ZERO)? {
@@ -309,40 +291,25 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         bail!("--token {token}: a token is 32 hexadecimal digits");
     }
     need_terminal()?;
-    let link = net::Link::open(net::Join {
-        url: url.to_owned(),
-        spectate: args.spectate.is_some(),
-        token: args.token.clone(),
-    })
-    .context("cannot start the network thread")?;
+    let link = net::Link::open(url, args.spectate.is_some(), args.token.clone())
+        .context("cannot start the network thread")?;
     // The first answer comes before the terminal is taken, so a server that is not there or
     // a refused join is one line on the normal screen, not a screen to quit.
     let first = link.wait(Duration::from_secs(10));
     if let Some(net::NetEvent::Closed(reason)) = &first {
         bail!("--connect {url}: {reason}");
     }
-    let mut term = Term::enter().context("cannot set up the terminal")?;
-    let area = term.area()?;
-    let mut remote =
-        remote::Remote::new(url, args.spectate, area, Instant::now()).with_ascii(args.ascii);
-    if let Some(event) = first {
-        remote.receive(event, Instant::now());
-    }
-    // The socket is another thread's: nothing here waits on it.
-    let pump = |remote: &mut remote::Remote| {
-        let now = Instant::now();
-        for event in link.poll() {
-            remote.receive(event, now);
+    let remote = |area| {
+        let mut remote = remote::Remote::new(url, args.spectate, area, Instant::now());
+        if let Some(event) = first {
+            remote.receive(event, Instant::now());
         }
-        remote.tick(now);
-        for msg in remote.take_outbox() {
-            link.send(msg);
-        }
+        remote.with_ascii(args.ascii)
     };
-    let played = play(&mut term, &mut remote, pump, |_| {});
-    drop(term);
+    // The socket is another thread's: nothing here waits on it.
+    let pump = |remote: &mut remote::Remote| remote.pump(&link, Instant::now());
+    let remote = play(remote, pump, |_| {})?;
     drop(link);
-    played?;
     if let Some(token) = remote.token() {
         let base = url.split('?').next().unwrap_or(url);
         println!(
@@ -403,13 +370,7 @@ impl Term {
         enable_raw_mode()?;
         let entered = crossterm::execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)
             .and_then(|()| Terminal::new(CrosstermBackend::new(io::stdout())));
-        match entered {
-            Ok(terminal) => Ok(Term(terminal)),
-            Err(error) => {
-                restore();
-                Err(error)
-            }
-        }
+        entered.map(Term).inspect_err(|_| restore())
     }
 }
 
@@ -502,16 +463,12 @@ mod tests {
     /// to the same game; before the first click there is no board to save.
     #[test]
     fn saved_games_resume_where_they_stopped() {
-        let dir = std::env::temp_dir().join(format!("bitmines-play-save-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temp folder");
-        let path = dir.join("game.bmg");
+        let dir = tempfile::tempdir().expect("a temp folder");
+        let path = dir.path().join("game.bmg");
         let (mut app, start) = script::seeded(setup("--seed 9").expect("valid"), 80, 24);
         save_key(&mut app, &path);
-        assert_eq!(
-            app.message(),
-            Some("nothing to save before the first click")
-        );
+        let nothing = "nothing to save before the first click";
+        assert_eq!(app.message(), Some(nothing));
         assert!(!path.exists());
         script::play(&mut app, start, "space right right f");
         save_key(&mut app, &path);
@@ -519,7 +476,6 @@ mod tests {
         let (game, setup) = resume(&path).expect("resumes");
         assert_eq!(game.to_string(), app.game().to_string());
         assert_eq!((setup.name.as_str(), setup.seed), ("resumed", Some(9)));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// The board a game generates on its first click is the one `bitmines gen` writes for
@@ -529,11 +485,9 @@ mod tests {
         let setup = setup("--seed 7 --rows 40 --cols 50 --mines 300").expect("valid");
         let mut game = setup.game().expect("a game");
         game.reveal(10, 20).expect("reveals");
-        let zone = FirstClick::Opening
-            .zone(40, 50, 10, 20)
-            .expect("on the board");
-        let board = bitmines_gen::generate(&Config::new(40, 50, 300, 7).keep_clear(zone))
-            .expect("generates");
+        let zone = FirstClick::Opening.zone(40, 50, 10, 20);
+        let config = Config::new(40, 50, 300, 7).keep_clear(zone.expect("on the board"));
+        let board = bitmines_gen::generate(&config).expect("generates");
         assert_eq!(game.board().map(|b| b.to_string()), Some(board.to_string()));
     }
 }

@@ -1,12 +1,6 @@
-//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own
-//! holds the WebSocket, and two channels join it to the terminal's loop, so the loop never
-//! waits on the socket.
-//!
-//! Messages the app sends go down an unbounded channel (the app sends a handful a key
-//! press); what the server says comes back as [`NetEvent`]s, which the loop takes with
-//! [`Link::poll`] between frames. A dropped connection is joined again with the player's
-//! token, as [`NetEvent::Reconnecting`] tells the app, until [`GIVE_UP_AFTER`] tries fail in
-//! a row; one closed because the player joined again elsewhere is not.
+//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own holds
+//! the WebSocket and joins again with the token when the connection drops (not when the player
+//! joined elsewhere), and two channels join it to the terminal's loop, which never waits on it.
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
@@ -15,6 +9,7 @@ use std::time::Duration;
 use bitmines_server::client::{Client, ClientError};
 use bitmines_server::protocol::{CLOSE_TAKEN_OVER, ClientMsg, ServerMsg, Welcome};
 use tokio::sync::mpsc as tmpsc;
+use tokio::time::timeout;
 
 /// Failed tries in a row after which a lost connection is given up.
 pub(crate) const GIVE_UP_AFTER: u32 = 20;
@@ -48,19 +43,19 @@ pub(crate) enum NetEvent {
 
 /// How to join: the room's address and who joins.
 #[derive(Debug, Clone)]
-pub(crate) struct Join {
+struct Join {
     /// `ws://HOST:PORT/room/NAME`, with any room parameters in its query.
-    pub(crate) url: String,
+    url: String,
     /// Join as a spectator.
-    pub(crate) spectate: bool,
+    spectate: bool,
     /// Resume the player of this token (32 hex digits).
-    pub(crate) token: Option<String>,
+    token: Option<String>,
 }
 
 impl Join {
     /// The address to connect to: the room's, with `spectate=1` or `token=` added and any
     /// `token` or `spectate` of the given query replaced.
-    pub(crate) fn address(&self, token: Option<&str>) -> String {
+    fn address(&self, token: Option<&str>) -> String {
         let (base, query) = self.url.split_once('?').unwrap_or((&self.url, ""));
         let kept = query.split('&').filter(|pair| {
             let key = pair.split('=').next().unwrap_or("");
@@ -71,11 +66,8 @@ impl Join {
             token => token.map(|token| format!("token={token}")),
         };
         let pairs: Vec<String> = kept.map(str::to_owned).chain(added).collect();
-        if pairs.is_empty() {
-            base.to_owned()
-        } else {
-            format!("{base}?{}", pairs.join("&"))
-        }
+        let query = if pairs.is_empty() { "" } else { "?" };
+        format!("{base}{query}{}", pairs.join("&"))
     }
 }
 
@@ -87,8 +79,15 @@ pub(crate) struct Link {
 }
 
 impl Link {
-    /// Starts the network thread, which connects at once.
-    pub(crate) fn open(join: Join) -> std::io::Result<Link> {
+    /// Starts the network thread, which joins `url` at once: as a spectator, or as the player
+    /// of `token`, or as a new player.
+    pub(crate) fn open(url: &str, spectate: bool, token: Option<String>) -> std::io::Result<Link> {
+        let url = url.to_owned();
+        let join = Join {
+            url,
+            spectate,
+            token,
+        };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -189,21 +188,12 @@ async fn run(
             return;
         }
         let attempt = failures;
-        if events
-            .send(NetEvent::Reconnecting { attempt, reason })
-            .is_err()
-        {
-            return;
-        }
+        let event = NetEvent::Reconnecting { attempt, reason };
         // Wait a little longer after each failure, dropping what the app sends meanwhile,
         // and stop at once if the app goes.
-        let pause = tokio::time::sleep(Duration::from_millis(250 * u64::from(failures.min(8))));
-        tokio::pin!(pause);
-        loop {
-            tokio::select! {
-                () = &mut pause => break,
-                msg = out.recv() => if msg.is_none() { return },
-            }
+        let pause = Duration::from_millis(250 * u64::from(failures.min(8)));
+        if events.send(event).is_err() || timeout(pause, closed(&mut out)).await.is_ok() {
+            return;
         }
     }
 }

@@ -1,12 +1,6 @@
-//! `bitmines play --connect`: a room of a server as the terminal game's source ([`Room`]),
-//! and what each server frame does to it, with no terminal and no socket.
-//!
-//! The board is the server's: a [`Room`] holds a [`Picture`] of the chunks in view and never
-//! decides a move's outcome itself. A move becomes a message in the outbox
-//! ([`Room::take_outbox`]), which the loop hands to the network thread; what comes back
-//! arrives as [`NetEvent`]s through [`App::receive`], and the answers to moves and help
-//! come then, as replies to the app. Time is passed in, as in the local game, so tests
-//! replay a session to the same state.
+//! `bitmines play --connect`: a server's room as the terminal game's source ([`Room`]). It
+//! holds a [`Picture`] of the chunks in view, never decides a move itself, and answers the
+//! app when the server's frames ([`NetEvent`]s) come.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::Range;
@@ -26,7 +20,7 @@ use ratatui::text::{Line, Span};
 use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::local::flags_wrong;
-use super::net::{NetEvent, error_name};
+use super::net::{Link, NetEvent, error_name};
 
 /// The least time between two cursor frames: the server passes cursors on at most ten
 /// times a second, so sending more would only spend the rate limit.
@@ -84,29 +78,39 @@ enum Asked {
     Rematch,
 }
 
-/// The mine probabilities of a window of the board, as the server sent them.
+/// The mine probabilities of a window of the board as the server sent them: its top-left
+/// cell, its height and width, and a state a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OddsWindow {
-    row: usize,
-    col: usize,
-    height: usize,
-    width: usize,
-    cells: Vec<u8>,
-}
+pub(crate) struct OddsWindow((u32, u32), (u16, u16), Vec<u8>);
 
 impl OddsWindow {
     /// The chance of a mine on `(row, col)`, if the window holds it and it was hidden.
     pub(crate) fn mine(&self, row: usize, col: usize) -> Option<f64> {
-        let (dr, dc) = (row.checked_sub(self.row)?, col.checked_sub(self.col)?);
-        if dr >= self.height || dc >= self.width {
+        let OddsWindow((top, left), (height, width), cells) = self;
+        let dr = row.checked_sub(*top as usize)?;
+        let dc = col.checked_sub(*left as usize)?;
+        let width = usize::from(*width);
+        if dr >= usize::from(*height) || dc >= width {
             return None;
         }
-        match self.cells.get(dr * self.width + dc) {
+        match cells.get(dr * width + dc) {
             Some(&half_percent) if half_percent <= 200 => Some(f64::from(half_percent) / 200.0),
             _ => None,
         }
     }
 }
+
+/// The key page's rows of the keys a room has.
+#[rustfmt::skip]
+const KEY_PAGE: &[(&str, &str)] = &[
+    ("h", "hint: a cell proven safe near the cursor, and why"),
+    ("p", "the odds around the cursor: colours, then digits, then off"),
+    ("w", "show the flags near the cursor proven wrong"),
+    ("Tab", "a race: watch the next player (once your own game is over)"),
+    ("Esc", "clear the message and the hint"),
+    ("n", "once the game is over: the next game in this room, on a new board"),
+    ("q Ctrl-C", "quit (the game goes on on the server; the token brings you back)"),
+];
 
 /// The terminal game over a room of a server.
 pub(crate) type Remote = App<Room>;
@@ -180,6 +184,17 @@ impl App<Room> {
     pub(crate) fn receive(&mut self, event: NetEvent, now: Instant) {
         self.update(now, |room| room.receive(event, now));
     }
+
+    /// One turn of the loop at `now`: what `link` brought in, the clock, the messages out.
+    pub(crate) fn pump(&mut self, link: &Link, now: Instant) {
+        for event in link.poll() {
+            self.receive(event, now);
+        }
+        self.tick(now);
+        for msg in self.take_outbox() {
+            link.send(msg);
+        }
+    }
 }
 
 impl Room {
@@ -201,29 +216,26 @@ impl Room {
     /// The room's last events in words, oldest first.
     pub(crate) fn events(&self) -> Vec<String> {
         let co_op = self.co_op();
-        self.events
-            .iter()
-            .map(|&(kind, player, row, col)| {
-                let name = self.name_of(player);
-                match kind {
-                    EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
-                    EventKind::Joined => format!("{name} joined"),
-                    EventKind::Left => format!("{name} left"),
-                    EventKind::Won if co_op => "the room cleared the board".to_owned(),
-                    EventKind::Won => format!("{name} cleared the board"),
-                    // The room's own end carries no player (the mine hit before it names who).
-                    EventKind::Lost if co_op => "the room lost the game".to_owned(),
-                    EventKind::Lost => format!("{name} lost"),
-                }
-            })
-            .collect()
+        let words = |&(kind, player, row, col): &(EventKind, u32, u32, u32)| {
+            let name = self.name_of(player);
+            match kind {
+                EventKind::MineHit => format!("{name} hit a mine at ({row}, {col})"),
+                EventKind::Joined => format!("{name} joined"),
+                EventKind::Left => format!("{name} left"),
+                EventKind::Won if co_op => "the room cleared the board".to_owned(),
+                EventKind::Won => format!("{name} cleared the board"),
+                // The room's own end carries no player (the mine hit before it names who).
+                EventKind::Lost if co_op => "the room lost the game".to_owned(),
+                EventKind::Lost => format!("{name} lost"),
+            }
+        };
+        self.events.iter().map(words).collect()
     }
 
     /// The probabilities of the window around the cursor, while the overlay is on.
     pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        self.odds
-            .as_ref()
-            .filter(|_| self.shown.overlay != Overlay::Off)
+        let on = self.shown.overlay != Overlay::Off;
+        self.odds.as_ref().filter(|_| on)
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -239,17 +251,16 @@ impl Room {
 
     /// Whether the view drawn is not one's own to play: a spectator's, or another racer's.
     pub(crate) fn only_watching(&self) -> bool {
+        let other = |w: &Welcome| self.watching.is_some_and(|player| player != w.player);
         self.welcome
             .as_ref()
-            .is_some_and(|w| w.spectator || self.watching.is_some_and(|player| player != w.player))
+            .is_some_and(|w| w.spectator || other(w))
     }
 
     /// A player's name, or `player N`.
     pub(crate) fn name_of(&self, id: u32) -> String {
-        self.players
-            .iter()
-            .find(|p| p.id == id)
-            .map_or_else(|| format!("player {id}"), |p| p.name.clone())
+        let player = self.players.iter().find(|p| p.id == id);
+        player.map_or_else(|| format!("player {id}"), |p| p.name.clone())
     }
 
     /// The messages to send, in order, emptied.
@@ -300,14 +311,13 @@ impl Room {
         self.clock = Some((welcome.view, welcome.elapsed_ms, welcome.clock_running, now));
         // The cursor starts on the first click, or in the middle where the room's board is
         // made around the first cell a player reveals.
-        let first = welcome.first.map_or(
-            (welcome.rows as usize / 2, welcome.cols as usize / 2),
-            |(r, c)| (r as usize, c as usize),
-        );
-        let who = if welcome.spectator {
-            "as a spectator".to_owned()
-        } else {
-            format!("as player {}", welcome.player)
+        let (half_rows, half_cols) = (welcome.rows as usize / 2, welcome.cols as usize / 2);
+        let first = welcome
+            .first
+            .map_or((half_rows, half_cols), |(r, c)| (r as usize, c as usize));
+        let who = match welcome.spectator {
+            true => "as a spectator".to_owned(),
+            false => format!("as player {}", welcome.player),
         };
         let kind = match (welcome.mode, welcome.rule) {
             (Mode::Race, _) => "race",
@@ -315,10 +325,9 @@ impl Room {
             (Mode::Coop, MineRule::Endless) => "co-op, endless",
         };
         let (rows, cols, mines) = (welcome.rows, welcome.cols, welcome.mines);
-        let mut note = if old.is_some() {
-            format!("reconnected {who}")
-        } else {
-            format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines")
+        let mut note = match old {
+            Some(_) => format!("reconnected {who}"),
+            None => format!("joined {who}: {kind}, {rows}x{cols}, {mines} mines"),
         };
         if welcome.spectator {
             match (welcome.mode, self.spectate.flatten()) {
@@ -344,9 +353,7 @@ impl Room {
     fn frame(&mut self, frame: ServerMsg, now: Instant) {
         match frame {
             ServerMsg::Chunk { view, .. } | ServerMsg::Delta { view, .. } => {
-                if let ServerMsg::Chunk { .. } = frame
-                    && self.watch_sent
-                {
+                if self.watch_sent && matches!(frame, ServerMsg::Chunk { .. }) {
                     // The first chunk after a watch names the view watched.
                     self.watch_sent = false;
                     self.view = view;
@@ -397,12 +404,9 @@ impl Room {
                     let running = running && p.status == 0;
                     self.clock = Some((view, p.elapsed_ms, running, now));
                 }
-                let race_spectator =
-                    (self.welcome.as_ref()).is_some_and(|w| w.spectator && w.mode == Mode::Race);
-                if race_spectator
-                    && !self.has_view
-                    && let Some(first) = self.players.first()
-                {
+                let race_spectator = |w: &Welcome| w.spectator && w.mode == Mode::Race;
+                let no_view = !self.has_view && self.welcome.as_ref().is_some_and(race_spectator);
+                if no_view && let Some(first) = self.players.first() {
                     // A spectator who came before any player watches the first to come.
                     let player = self.spectate.flatten().unwrap_or(first.id);
                     self.watch(player);
@@ -422,7 +426,7 @@ impl Room {
                 running,
             } => self.clock = Some((view, elapsed_ms, running, now)),
             ServerMsg::Progress { share } => {
-                self.say(format!("making the board: {}%", share / 100));
+                self.say(format!("making the board: {}%", share / 100))
             }
             ServerMsg::Over(over) => {
                 if over.view == self.view {
@@ -453,13 +457,7 @@ impl Room {
                 cells,
             } => {
                 if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
-                    self.odds = Some(OddsWindow {
-                        row: row as usize,
-                        col: col as usize,
-                        height: usize::from(height),
-                        width: usize::from(width),
-                        cells,
-                    });
+                    self.odds = Some(OddsWindow((row, col), (height, width), cells));
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {
@@ -467,9 +465,8 @@ impl Room {
                     return;
                 }
                 self.say(flags_wrong(cells.len(), " near the cursor"));
-                self.wrong_flags = (cells.into_iter())
-                    .map(|(r, c)| (r as usize, c as usize))
-                    .collect();
+                let cells = cells.into_iter().map(|(r, c)| (r as usize, c as usize));
+                self.wrong_flags = cells.collect();
             }
             ServerMsg::Event {
                 kind,
@@ -498,8 +495,7 @@ impl Room {
             }
             ServerMsg::Series(entries) => self.series = entries,
             // The panel counts each player's own cells; the team's total is the web page's.
-            ServerMsg::Team { .. } => {}
-            ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
+            ServerMsg::Team { .. } | ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
         }
     }
 
@@ -513,15 +509,9 @@ impl Room {
         let Some([rows, cols]) = self.in_view.clone() else {
             return;
         };
-        let max = welcome.max_chunks as usize;
-        let mut wanted = BTreeSet::new();
-        for chunk_row in rows.start / CHUNK..=(rows.end - 1) / CHUNK {
-            for chunk_col in cols.start / CHUNK..=(cols.end - 1) / CHUNK {
-                if wanted.len() < max {
-                    wanted.insert((chunk_row as u32, chunk_col as u32));
-                }
-            }
-        }
+        let chunks = |cells: &Range<usize>| cells.start / CHUNK..=(cells.end - 1) / CHUNK;
+        let all = chunks(&rows).flat_map(|r| chunks(&cols).map(move |c| (r as u32, c as u32)));
+        let wanted: BTreeSet<_> = all.take(welcome.max_chunks as usize).collect();
         let one = |(row, col): (u32, u32)| ChunkRect {
             row,
             col,
@@ -538,45 +528,31 @@ impl Room {
         self.subscribed = wanted;
     }
 
-    /// The next `seq`, recording what it asks.
-    fn next_seq(&mut self, asked: Asked) -> Option<u32> {
+    /// Sends the request `msg` makes of the next `seq`, recording what it asks; `false`, and
+    /// a word why, when it cannot be sent now.
+    fn request(&mut self, asked: Asked, msg: impl FnOnce(u32) -> ClientMsg) -> bool {
         if self.link != LinkState::Connected {
             self.say(match self.link {
                 LinkState::Lost => "not connected: the connection is lost; q quits",
                 _ => "not connected yet: waiting for the server",
             });
-            return None;
+            return false;
         }
         self.seq = self.seq.wrapping_add(1);
         self.asked.insert(self.seq, asked);
-        Some(self.seq)
-    }
-
-    fn act(&mut self, action: protocol::Action, (row, col): (usize, usize)) {
-        let Some(seq) = self.next_seq(Asked::Move(action, (row, col))) else {
-            return;
-        };
-        self.outbox.push(ClientMsg::Move {
-            seq,
-            action,
-            row: row as u32,
-            col: col as u32,
-        });
+        self.outbox.push(msg(self.seq));
+        true
     }
 
     /// Asks the server for help on the cells around the cursor; `false` when it cannot be
     /// sent now.
     fn ask(&mut self, help: Help) -> bool {
-        let Some(seq) = self.next_seq(Asked::Help) else {
-            return false;
-        };
         let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
-        self.outbox.push(match help {
+        self.request(Asked::Help, |seq| match help {
             Help::Hint => ClientMsg::Hint { seq, row, col },
             Help::Odds => ClientMsg::Odds { seq, row, col },
             Help::WrongFlags => ClientMsg::WrongFlags { seq, row, col },
-        });
-        true
+        })
     }
 
     /// Watches `player`'s view: the chunk frames that answer name it.
@@ -599,11 +575,9 @@ impl Room {
             self.say("the next game (n) comes once this one is over");
             return;
         }
-        let Some(seq) = self.next_seq(Asked::Rematch) else {
-            return;
-        };
-        self.outbox.push(ClientMsg::Rematch { seq });
-        self.say("asked for the next game");
+        if self.request(Asked::Rematch, |seq| ClientMsg::Rematch { seq }) {
+            self.say("asked for the next game");
+        }
     }
 
     /// Tab: watch the next player's view in a race (a spectator, or a racer whose game is
@@ -643,12 +617,7 @@ impl Room {
     /// One player's line in the panel: co-op scores, or race progress.
     fn player_line(&self, player: &PlayerInfo, ascii: bool) -> Line<'static> {
         let me = self.welcome.as_ref().is_some_and(|w| w.player == player.id);
-        let mark = match (player.online, ascii) {
-            (true, false) => "● ",
-            (false, false) => "○ ",
-            (true, true) => "+ ",
-            (false, true) => "- ",
-        };
+        let mark = [["● ", "○ "], ["+ ", "- "]][usize::from(ascii)][usize::from(!player.online)];
         let mark = Span::styled(mark, Style::new().fg(colour_of(player.id)));
         let name: String = player.name.chars().take(10).collect();
         let name = format!("{name:<11}", name = name + if me { "*" } else { "" });
@@ -712,14 +681,10 @@ impl Play for Room {
         let Some(player) = self.followed() else {
             return Duration::ZERO;
         };
-        let at = Duration::from_millis(u64::from(player.elapsed_ms));
-        if player.status == 0 && player.elapsed_ms > 0 {
-            at + self
-                .players_at
-                .map_or(Duration::ZERO, |then| now.saturating_duration_since(then))
-        } else {
-            at
-        }
+        let runs = player.status == 0 && player.elapsed_ms > 0;
+        let since = self.players_at.filter(|_| runs);
+        let ran = since.map(|then| now.saturating_duration_since(then));
+        Duration::from_millis(u64::from(player.elapsed_ms)) + ran.unwrap_or_default()
     }
 
     /// Often enough to show the server's frames soon after they come.
@@ -763,7 +728,14 @@ impl Play for Room {
                 Some(_) => return,
             },
         };
-        self.act(action, cell);
+        let (row, col) = (cell.0 as u32, cell.1 as u32);
+        let move_of = |seq| ClientMsg::Move {
+            seq,
+            action,
+            row,
+            col,
+        };
+        self.request(Asked::Move(action, cell), move_of);
     }
 
     /// The help asked for around the cursor; the probabilities come on once asked for,
@@ -832,21 +804,18 @@ impl Play for Room {
             LinkState::Lost => Some("disconnected".to_owned()),
         };
         if let Some(link) = link {
-            spans.push(Span::styled(link, bold.fg(Color::White).bg(Color::Red)));
-            spans.push(Span::raw(glyphs.dot));
+            let alarm = bold.fg(Color::White).bg(Color::Red);
+            spans.extend([Span::styled(link, alarm), Span::raw(glyphs.dot)]);
         }
         let mode = if self.co_op() { "co-op" } else { "race" };
         let (rows, cols) = (welcome.rows, welcome.cols);
-        spans.push(Span::raw(format!("{mode} {rows}x{cols}")));
-        spans.push(Span::raw(glyphs.dot));
-        spans.push(if welcome.spectator {
-            Span::raw("spectating")
-        } else {
-            Span::styled(
-                format!("you: {}", self.name_of(welcome.player)),
-                bold.fg(colour_of(welcome.player)),
-            )
-        });
+        let you = format!("you: {}", self.name_of(welcome.player));
+        let who = match welcome.spectator {
+            true => Span::raw("spectating"),
+            false => Span::styled(you, bold.fg(colour_of(welcome.player))),
+        };
+        let room = Span::raw(format!("{mode} {rows}x{cols}"));
+        spans.extend([room, Span::raw(glyphs.dot), who]);
         spans
     }
 
@@ -871,35 +840,14 @@ impl Play for Room {
             _ => &[("Esc", "board"), ("?", "keys"), ("q", "quit")],
         };
         let arrows = self.only_watching().then_some((glyphs.arrows, "move"));
-        (arrows.into_iter().chain(keys.iter().copied()))
-            .map(|(key, what)| (key, what, true))
-            .collect()
+        let keys = arrows.into_iter().chain(keys.iter().copied());
+        keys.map(|(key, what)| (key, what, true)).collect()
     }
 
     fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
         KeyPage {
             title: "bitmines play --connect: keys",
-            rows: vec![
-                ("h", "hint: a cell proven safe near the cursor, and why"),
-                (
-                    "p",
-                    "the odds around the cursor: colours, then digits, then off",
-                ),
-                ("w", "show the flags near the cursor proven wrong"),
-                (
-                    "Tab",
-                    "a race: watch the next player (once your own game is over)",
-                ),
-                ("Esc", "clear the message and the hint"),
-                (
-                    "n",
-                    "once the game is over: the next game in this room, on a new board",
-                ),
-                (
-                    "q Ctrl-C",
-                    "quit (the game goes on on the server; the token brings you back)",
-                ),
-            ],
+            rows: KEY_PAGE,
             notes: vec![
                 "The others' cursors show in their colours, as in the panel; help is the \
                  server's, on the 48x48 cells around the cursor."
@@ -920,11 +868,8 @@ impl Play for Room {
         lines.extend(self.players.iter().map(|p| self.player_line(p, ascii)));
         lines.extend([Line::raw(""), Line::styled("Room", bold)]);
         let dot = glyphs.dot.trim_start();
-        lines.extend(
-            (self.events())
-                .into_iter()
-                .map(|event| Line::raw(format!("{dot}{event}"))),
-        );
+        let events = self.events().into_iter();
+        lines.extend(events.map(|event| Line::raw(format!("{dot}{event}"))));
         lines
     }
 
@@ -979,6 +924,7 @@ mod tests {
     use super::*;
     use crate::play::script::{play, screen_text};
 
+    /// A 100x200 room of 2000 mines whose first click is (70, 100).
     fn welcome(mode: Mode, spectator: bool) -> Welcome {
         Welcome {
             version: 1,
@@ -1002,12 +948,8 @@ mod tests {
 
     /// A session in a terminal of `width x height`, not joined yet.
     fn fresh(url: &str, spectate: Option<Option<u32>>, (width, height): (u16, u16)) -> Remote {
-        Remote::new(
-            url,
-            spectate,
-            Rect::new(0, 0, width, height),
-            Instant::now(),
-        )
+        let area = Rect::new(0, 0, width, height);
+        Remote::new(url, spectate, area, Instant::now())
     }
 
     /// The join's answer: `welcome`, with `token` for a player.
@@ -1015,6 +957,7 @@ mod tests {
         remote.receive(NetEvent::Joined { welcome, token }, now);
     }
 
+    /// An app joined to a room of `welcome(mode, ..)`, its join's messages not taken yet.
     fn joined(mode: Mode, spectate: Option<Option<u32>>) -> (Remote, Instant) {
         let now = Instant::now();
         let mut remote = fresh("ws://127.0.0.1:1/room/r?mode=race", spectate, (100, 30));
@@ -1035,16 +978,17 @@ mod tests {
         view: u32,
         status: u8,
         ms: u32,
-        (bbbv, clicks): (u32, u32),
+        figures: (u32, u32),
         flags: &[(u32, u32)],
     ) -> ServerMsg {
+        let (bbbv, clicks, correct_flags) = (figures.0, figures.1, flags.to_vec());
         ServerMsg::Over(Over {
             view,
             status,
             elapsed_ms: ms,
             bbbv,
             clicks,
-            correct_flags: flags.to_vec(),
+            correct_flags,
         })
     }
 
@@ -1079,7 +1023,7 @@ mod tests {
         }
     }
 
-    /// Whether `part` is on `remote`'s screen, saying what is on it when not.
+    /// Checks that every one of `parts` is on `remote`'s screen, showing the screen if not.
     fn on_screen(remote: &Remote, parts: &[&str]) {
         let screen = screen_text(remote);
         for part in parts {
@@ -1088,8 +1032,13 @@ mod tests {
     }
 
     /// Whether the message line starts with `start`.
-    fn says(remote: &Remote, start: &str) -> bool {
+    pub(super) fn says(remote: &Remote, start: &str) -> bool {
         remote.message().is_some_and(|m| m.starts_with(start))
+    }
+
+    /// Checks that the message line is `text`.
+    fn said(remote: &Remote, text: &str) {
+        assert_eq!(remote.message(), Some(text));
     }
 
     /// `n` asks for the next game only once one's own game is over: before, it says why and
@@ -1101,20 +1050,15 @@ mod tests {
         remote.take_outbox();
         play(&mut remote, now, "n");
         assert!(remote.take_outbox().is_empty());
-        assert_eq!(
-            remote.message(),
-            Some("the next game (n) comes once this one is over")
-        );
+        said(&remote, "the next game (n) comes once this one is over");
         frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
         play(&mut remote, now, "n");
         assert!(remote.end_screen().is_none());
         let sent = remote.take_outbox();
-        assert!(
-            matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]),
-            "{sent:?}"
-        );
-        assert_eq!(remote.message(), Some("asked for the next game"));
+        let rematch = matches!(sent[..], [ClientMsg::Rematch { seq: 1 }]);
+        assert!(rematch, "{sent:?}");
+        said(&remote, "asked for the next game");
         // Acknowledged, then the new game: no end, the game's number, the clock at 0.
         let ack = ServerMsg::Ack {
             seq: 1,
@@ -1123,22 +1067,18 @@ mod tests {
             status: 0,
             flagged: false,
         };
-        let series = vec![SeriesEntry {
+        let series = ServerMsg::Series(vec![SeriesEntry {
             player: 1,
             wins: 0,
             best_ms: NO_TIME,
-        }];
-        let new_game = ServerMsg::NewGame { game: 2 };
-        frames(
-            &mut remote,
-            now,
-            [ack, new_game, ServerMsg::Series(series), clock(1, 0, false)],
-        );
+        }]);
+        let (new_game, clock) = (ServerMsg::NewGame { game: 2 }, clock(1, 0, false));
+        frames(&mut remote, now, [ack, new_game, series, clock]);
         assert_eq!(remote.status(), Status::Playing);
         assert_eq!(remote.welcome.as_ref().map(|w| w.game), Some(2));
         assert_eq!(remote.elapsed(), Duration::ZERO);
         assert_eq!(remote.series.len(), 1);
-        assert_eq!(remote.message(), Some("game 2: a new board"));
+        said(&remote, "game 2: a new board");
         // Game 2 ends, the connection drops, and game 3 began meanwhile: the end goes.
         frames(&mut remote, now, [over(1, 1, 5_000, (30, 30), &[(1, 0)])]);
         assert_eq!(remote.status(), Status::Won);
@@ -1169,57 +1109,40 @@ mod tests {
             rows: 1,
             cols: 1,
         };
+        let (subscribe, unsubscribe) = (ClientMsg::Subscribe, ClientMsg::Unsubscribe);
+        let cursor = |row, col| ClientMsg::Cursor { row, col };
         remote.tick(now);
-        assert_eq!(
-            remote.take_outbox(),
-            [
-                ClientMsg::Subscribe(one(0, 1)),
-                ClientMsg::Subscribe(one(1, 1)),
-                ClientMsg::Cursor { row: 70, col: 100 },
-            ]
-        );
+        let sent = [subscribe(one(0, 1)), subscribe(one(1, 1)), cursor(70, 100)];
+        assert_eq!(remote.take_outbox(), sent);
         play(&mut remote, now, "G");
         // Too soon for another cursor frame: it waits for the next tick after the throttle.
         remote.tick(now);
-        assert_eq!(
-            remote.take_outbox(),
-            [
-                ClientMsg::Unsubscribe(one(0, 1)),
-                ClientMsg::Unsubscribe(one(1, 1)),
-                ClientMsg::Subscribe(one(1, 2)),
-                ClientMsg::Subscribe(one(1, 3)),
-            ]
-        );
+        let (left, come) = ([one(0, 1), one(1, 1)], [one(1, 2), one(1, 3)]);
+        let (left, come) = (left.map(unsubscribe), come.map(subscribe));
+        assert_eq!(remote.take_outbox(), [left, come].concat());
         remote.tick(now + CURSOR_EVERY);
-        assert_eq!(
-            remote.take_outbox(),
-            [ClientMsg::Cursor { row: 99, col: 199 }]
-        );
+        assert_eq!(remote.take_outbox(), [cursor(99, 199)]);
     }
 
     /// While a new room's board is made, the share done is what the screen says; the clock
     /// the welcome gives is the one shown, stopped until the room's first move.
     #[test]
     fn the_making_of_the_board_is_shown_then_the_servers_clock() {
-        let now = Instant::now();
+        let (now, ms) = (Instant::now(), Duration::from_millis);
         let mut remote = fresh("ws://127.0.0.1:1/room/r", None, (120, 40));
         frames(&mut remote, now, [ServerMsg::Progress { share: 4_271 }]);
-        assert_eq!(remote.message(), Some("making the board: 42%"));
+        said(&remote, "making the board: 42%");
         let resumed = Welcome {
             elapsed_ms: 61_000,
             clock_running: true,
             ..welcome(Mode::Coop, false)
         };
         join(&mut remote, now, resumed, None);
-        remote.tick(now + Duration::from_millis(500));
-        assert_eq!(remote.elapsed(), Duration::from_millis(61_500));
-        frames(
-            &mut remote,
-            now + Duration::from_millis(500),
-            [clock(0, 62_000, false)],
-        );
+        remote.tick(now + ms(500));
+        assert_eq!(remote.elapsed(), ms(61_500));
+        frames(&mut remote, now + ms(500), [clock(0, 62_000, false)]);
         remote.tick(now + Duration::from_secs(9));
-        assert_eq!(remote.elapsed(), Duration::from_millis(62_000));
+        assert_eq!(remote.elapsed(), ms(62_000));
     }
 
     /// Frames from the room: players, cursors, events, the end screen; a lost connection
@@ -1231,44 +1154,35 @@ mod tests {
         remote.tick(now + Duration::from_secs(5));
         assert_eq!(remote.elapsed(), Duration::ZERO);
         frames(&mut remote, now, [clock(0, 3000, true)]);
-        let players = vec![player(1, "ann", 12, 3, 4000), player(2, "bo", 12, 3, 4000)];
-        frames(
-            &mut remote,
-            now,
-            [
-                ServerMsg::Players(players),
-                ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]),
-                event(EventKind::MineHit, 2, (7, 9)),
-                // The co-op room's loss is the room's, with no player of its own.
-                event(EventKind::Lost, u32::MAX, (0, 0)),
-            ],
-        );
+        let players = ServerMsg::Players(vec![
+            player(1, "ann", 12, 3, 4000),
+            player(2, "bo", 12, 3, 4000),
+        ]);
+        let cursors = ServerMsg::Cursors(vec![(1, 50, 100), (2, 7, 8)]);
+        let hit = event(EventKind::MineHit, 2, (7, 9));
+        // The co-op room's loss is the room's, with no player of its own.
+        let lost = event(EventKind::Lost, u32::MAX, (0, 0));
+        frames(&mut remote, now, [players, cursors, hit, lost]);
         assert_eq!(remote.cursors.iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
-        assert_eq!(
-            remote.events(),
-            ["bo hit a mine at (7, 9)", "the room lost the game"]
-        );
+        let events = ["bo hit a mine at (7, 9)", "the room lost the game"];
+        assert_eq!(remote.events(), events);
         remote.tick(now + Duration::from_millis(1500));
         assert_eq!(remote.elapsed(), Duration::from_millis(5500));
 
         // A move and the server's refusal of it.
         remote.take_outbox();
         play(&mut remote, now, "space");
-        assert!(matches!(
-            remote.take_outbox()[..],
-            [ClientMsg::Move {
-                seq: 1,
-                action: protocol::Action::Reveal,
-                ..
-            }]
-        ));
+        let sent = remote.take_outbox();
+        let reveal = protocol::Action::Reveal;
+        assert!(matches!(sent[..], [ClientMsg::Move { seq: 1, action, .. }] if action == reveal));
+        let message = "the game is over".into();
         let refusal = ServerMsg::Error {
             seq: 1,
             code: 5,
-            message: "the game is over".into(),
+            message,
         };
         frames(&mut remote, now, [refusal]);
-        assert_eq!(remote.message(), Some("game over: the game is over"));
+        said(&remote, "game over: the game is over");
 
         // The end screen, and any key closes it.
         frames(&mut remote, now, [over(0, 1, 20_000, (40, 50), &[(1, 3)])]);
@@ -1278,11 +1192,8 @@ mod tests {
         assert!(remote.end_screen().is_none());
 
         // Lost: keys say so and send nothing; joined again, the chunks are asked for anew.
-        let lost = NetEvent::Reconnecting {
-            attempt: 2,
-            reason: "reset".into(),
-        };
-        remote.receive(lost, now);
+        let reason = "reset".into();
+        remote.receive(NetEvent::Reconnecting { attempt: 2, reason }, now);
         assert_eq!(remote.link, LinkState::Reconnecting(2));
         remote.take_outbox();
         play(&mut remote, now, "f");
@@ -1336,6 +1247,10 @@ mod tests {
         cells[4 * 9 + 4] = 0;
         cells[4 * 9 + 5] = 2;
         cells[0] = cell::FLAGGED;
+        let players = [player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
+        let players = ServerMsg::Players(players.into());
+        let cursors = ServerMsg::Cursors(vec![(2, 1, 1)]);
+        let joined = event(EventKind::Joined, 2, (0, 0));
         let chunk = ServerMsg::Chunk {
             view: 0,
             chunk_row: 0,
@@ -1344,17 +1259,7 @@ mod tests {
             width: 9,
             cells,
         };
-        let players = vec![player(1, "ann", 2, 1, 3000), player(2, "bo", 2, 0, 3000)];
-        frames(
-            &mut remote,
-            now,
-            [
-                chunk,
-                ServerMsg::Players(players),
-                ServerMsg::Cursors(vec![(2, 1, 1)]),
-                event(EventKind::Joined, 2, (0, 0)),
-            ],
-        );
+        frames(&mut remote, now, [chunk, players, cursors, joined]);
         play(&mut remote, now, "esc");
         on_screen(
             &remote,
@@ -1372,11 +1277,8 @@ mod tests {
         play(&mut remote, now, "?");
         on_screen(&remote, &["bitmines play --connect: keys"]);
         play(&mut remote, now, "x");
-        frames(
-            &mut remote,
-            now,
-            [over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)])],
-        );
+        let over = over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)]);
+        frames(&mut remote, now, [over]);
         on_screen(
             &remote,
             &[

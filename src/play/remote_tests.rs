@@ -7,115 +7,74 @@
 
 use std::time::{Duration, Instant};
 
-use bitmines_server::client::{Client, Picture};
-use bitmines_server::log::Sync;
+use bitmines_server::client::Picture;
 use bitmines_server::protocol::{Action as Move, ChunkRect, ClientMsg, ServerMsg, cell};
-use bitmines_server::server::{Config, Server};
+use bitmines_server::server::Config;
 use ratatui::layout::Rect;
 use tokio::runtime::Runtime;
-use tokio::sync::oneshot;
 
+use super::tests::says;
 use super::{LinkState, Remote};
 use crate::play::app::Action;
-use crate::play::net::{Join, Link};
+use crate::play::net::Link;
 use crate::play::script;
+
+#[path = "../../crates/server/tests/support/mod.rs"]
+mod support;
+use support::Recorder;
 
 /// The longest any one wait lasts before the test gives up.
 const PATIENCE: Duration = Duration::from_secs(30);
 
-/// A server on a free loopback port, stopped (gracefully) when dropped.
+/// The server crate's test server, on a runtime of its own; stopped gracefully when dropped.
 struct TestServer {
     runtime: Runtime,
-    addr: std::net::SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    done: Option<tokio::task::JoinHandle<Result<(), String>>>,
-    data: Option<tempfile::TempDir>,
+    server: Option<support::TestServer>,
 }
 
 impl TestServer {
     fn start() -> TestServer {
-        let data = tempfile::tempdir().expect("a temp folder");
-        TestServer::start_in(data, "127.0.0.1:0".parse().expect("an address"))
-    }
-
-    fn start_in(data: tempfile::TempDir, listen: std::net::SocketAddr) -> TestServer {
         let runtime = Runtime::new().expect("a runtime");
-        let config = Config {
-            listen,
-            data: data.path().to_path_buf(),
-            sync: Sync::Os,
-            ..Config::default()
-        };
-        let server = runtime
-            .block_on(Server::bind(config))
-            .expect("the server binds");
-        let addr = server.local_addr().expect("an address");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let done = runtime.spawn(server.run(async {
-            let _ = stopped.await;
-        }));
-        TestServer {
-            runtime,
-            addr,
-            stop: Some(stop),
-            done: Some(done),
-            data: Some(data),
-        }
+        let server = Some(runtime.block_on(support::start()));
+        TestServer { runtime, server }
     }
 
     /// Stops the server the graceful way and starts another on the same address and data.
     fn restart(mut self) -> TestServer {
-        self.stop_now();
-        let (data, addr) = (self.data.take().expect("a folder"), self.addr);
-        drop(self);
-        TestServer::start_in(data, addr)
-    }
-
-    fn stop_now(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(done) = self.done.take() {
-            let _ = (self.runtime).block_on(async { tokio::time::timeout(PATIENCE, done).await });
-        }
+        let server = self.server.take().expect("a server");
+        let listen = server.addr;
+        let again = self.runtime.block_on(async {
+            let data = server.stop().await;
+            support::start_in(data, |config| Config { listen, ..config }).await
+        });
+        self.server = Some(again);
+        self
     }
 
     fn url(&self, room: &str, query: &str) -> String {
-        format!("ws://{}/room/{room}?{query}", self.addr)
+        self.server.as_ref().expect("a server").url(room, query)
     }
 
     /// A plain protocol client's join of `url`.
-    fn client(&self, url: &str) -> Client {
-        self.runtime.block_on(Client::connect(url)).expect("joins")
+    fn client(&self, url: &str) -> Recorder {
+        self.runtime.block_on(Recorder::join(url))
     }
 }
 
 impl Drop for TestServer {
     fn drop(&mut self) {
-        self.stop_now();
+        if let Some(server) = self.server.take() {
+            let stop = async { tokio::time::timeout(PATIENCE, server.stop()).await };
+            let _ = self.runtime.block_on(stop);
+        }
     }
 }
 
-/// The network thread of a join of `url`.
-fn link(url: &str, spectate: bool, token: Option<String>) -> Link {
-    let url = url.into();
-    Link::open(Join {
-        url,
-        spectate,
-        token,
-    })
-    .expect("the network thread starts")
-}
-
-/// The next frame `client` is sent, in time.
-async fn next(client: &mut Client) -> ServerMsg {
-    let frame = tokio::time::timeout(PATIENCE, client.recv()).await;
-    frame.expect("a frame in time").expect("a frame")
-}
-
-/// Whether the message line starts with `start`.
-fn says(remote: &Remote, start: &str) -> bool {
-    remote.message().is_some_and(|m| m.starts_with(start))
+/// Whether the message line holds every one of `parts`.
+fn has(remote: &Remote, parts: &[&str]) -> bool {
+    remote
+        .message()
+        .is_some_and(|m| parts.iter().all(|part| m.contains(part)))
 }
 
 /// The app and its network thread, pumped as the terminal's loop pumps them.
@@ -127,7 +86,7 @@ struct Session {
 
 impl Session {
     fn join(url: &str, spectate: Option<Option<u32>>, token: Option<String>) -> Session {
-        let link = link(url, spectate.is_some(), token);
+        let link = Link::open(url, spectate.is_some(), token).expect("the network thread starts");
         let now = Instant::now();
         let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
         let mut session = Session { remote, link, now };
@@ -137,16 +96,10 @@ impl Session {
         session
     }
 
-    /// One turn of the loop: the server's events in, the app's messages out.
+    /// One turn of the loop, 10 ms after the last.
     fn pump(&mut self) {
         self.now += Duration::from_millis(10);
-        for event in self.link.poll() {
-            self.remote.receive(event, self.now);
-        }
-        self.remote.tick(self.now);
-        for msg in self.remote.take_outbox() {
-            self.link.send(msg);
-        }
+        self.remote.pump(&self.link, self.now);
     }
 
     /// Pumps until `done` holds, or fails naming `what`.
@@ -157,11 +110,8 @@ impl Session {
             if done(&self.remote) {
                 return;
             }
-            assert!(
-                Instant::now() < give_up,
-                "waited in vain for {what}; the message line says {:?}",
-                self.remote.message()
-            );
+            let (late, message) = (Instant::now() >= give_up, self.remote.message());
+            assert!(!late, "waited in vain for {what}: {message:?}");
             std::thread::sleep(Duration::from_millis(5));
         }
     }
@@ -224,19 +174,13 @@ fn observe(server: &TestServer, url: &str, (rows, cols): (u16, u16)) -> Picture 
             rows,
             cols,
         };
-        client
-            .send(&ClientMsg::Subscribe(all))
-            .await
-            .expect("subscribes");
-        let mut picture = Picture::default();
-        let mut got = 0;
-        while got < usize::from(rows) * usize::from(cols) {
-            let frame = next(&mut client).await;
-            got += usize::from(matches!(frame, ServerMsg::Chunk { .. }));
-            picture.apply(&frame);
+        client.send(ClientMsg::Subscribe(all)).await;
+        let chunk = |frame: &ServerMsg| matches!(frame, ServerMsg::Chunk { .. });
+        for _ in 0..usize::from(rows) * usize::from(cols) {
+            client.until(chunk).await;
         }
-        client.close().await;
-        picture
+        client.client.close().await;
+        client.picture
     })
 }
 
@@ -296,9 +240,9 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
 
     // A hint moves the cursor to a cell proven safe and says why; Space opens it.
     a.keys("h");
-    a.until("the hint", |r| r.hint().is_some());
+    a.until("the hint", |r| r.hint.is_some());
     let (row, col) = a.remote.cursor();
-    assert_eq!(a.remote.hint(), Some((row, col)));
+    assert_eq!(a.remote.hint, Some((row, col)));
     let why = format!("({row}, {col}) is safe");
     assert!(says(&a.remote, &why), "{:?}", a.remote.message());
     a.keys("space");
@@ -313,13 +257,11 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     a.until_cell("the flag", flagged, cell::FLAGGED);
     // Space on a flag opens nothing and says why, without asking the server.
     a.keys("space");
-    assert!(a.remote.message().is_some_and(|m| m.contains("is flagged")));
+    assert!(has(&a.remote, &["is flagged"]), "{:?}", a.remote.message());
 
     // The wrong flags of the window around the cursor.
     a.keys("w");
-    a.until("the wrong flags", |r| {
-        r.message().is_some_and(|m| m.contains("proven wrong"))
-    });
+    a.until("the wrong flags", |r| has(r, &["proven wrong"]));
 
     // What the app shows is what a second connection is sent.
     let observer = observe(&server, &format!("{url}&spectate=1"), (1, 2));
@@ -328,7 +270,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     // Another player: their cursor and their flag reach the app.
     let other_flag = a.hidden_in_view(Some(flagged));
     let mut b = server.client(&url);
-    let b_id = b.welcome().player;
+    let b_id = b.client.welcome().player;
     let (row, col) = (other_flag.0 as u32, other_flag.1 as u32);
     let flag = ClientMsg::Move {
         seq: 1,
@@ -337,10 +279,8 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
         col,
     };
     server.runtime.block_on(async {
-        let cursor = ClientMsg::Cursor { row: 1, col: 2 };
-        b.send(&cursor).await.expect("sends");
-        b.send(&flag).await.expect("sends");
-        while !matches!(next(&mut b).await, ServerMsg::Ack { seq: 1, .. }) {}
+        b.send(ClientMsg::Cursor { row: 1, col: 2 }).await;
+        b.act(flag).await;
     });
     a.until("the other player's cursor", |r| {
         r.cursors.get(&b_id) == Some(&(1, 2))
@@ -351,7 +291,7 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
     let me = players.iter().find(|p| p.id == welcome.player);
     let me = me.expect("listed").clone();
     assert!(me.revealed > 0 && me.flags == 1, "{me:?}");
-    server.runtime.block_on(b.close());
+    server.runtime.block_on(b.client.close());
     a.until("the other player's leaving", |r| {
         r.events().iter().any(|e| e.contains("left"))
     });
@@ -402,11 +342,7 @@ fn a_spectator_watches_and_cannot_move() {
     racer.until_says("not allowed: a racer may watch others");
     assert_eq!(racer.remote.view, own);
     let followed = racer.remote.followed().map(|p| p.id);
-    assert_eq!(
-        followed,
-        Some(racer_id),
-        "the racer still follows its own game"
-    );
+    assert_eq!(followed, Some(racer_id), "its own game");
 
     // In co-op the player named is ignored, with a word: there is one view.
     let coop = server.url("shared", "preset=beginner");
@@ -414,10 +350,7 @@ fn a_spectator_watches_and_cannot_move() {
     let mut watcher = Session::join(&coop, Some(Some(7)), None);
     let hidden = watcher.hidden_in_view(None);
     let message = watcher.remote.message();
-    assert!(
-        message.is_some_and(|m| m.contains("one view")),
-        "{message:?}"
-    );
+    assert!(has(&watcher.remote, &["one view"]), "{message:?}");
     watcher.go(hidden);
     watcher.keys("space");
     watcher.until_says("not allowed");
@@ -430,13 +363,12 @@ fn a_refused_join_is_shown_in_words() {
     let server = TestServer::start();
     let _first = Session::join(&server.url("sized", "preset=beginner"), None, None);
     let url = server.url("sized", "preset=expert");
-    let link = link(&url, false, None);
+    let link = Link::open(&url, false, None).expect("the network thread starts");
     let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
     let event = link.wait(PATIENCE).expect("an answer");
     remote.receive(event, Instant::now());
     assert_eq!(remote.link, LinkState::Lost);
-    let message = remote.message().unwrap_or_default().to_owned();
-    assert!(message.contains("room mismatch"), "{message}");
+    assert!(has(&remote, &["room mismatch"]), "{:?}", remote.message());
 }
 
 /// A server that stops and comes back on the same address: the app joins again on its own
@@ -473,14 +405,10 @@ fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
     let token = a.remote.token().expect("a token").to_owned();
     let elsewhere = server.client(&format!("{url}&token={token}"));
     a.until("the close", |r| r.link == LinkState::Lost);
-    let message = a.remote.message().unwrap_or_default().to_owned();
-    let taken = bitmines_server::protocol::TAKEN_OVER;
-    assert!(
-        message.contains(taken) && message.contains("not joining again"),
-        "{message}"
-    );
+    let taken = [bitmines_server::protocol::TAKEN_OVER, "not joining again"];
+    assert!(has(&a.remote, &taken), "{:?}", a.remote.message());
     let player = a.remote.welcome.as_ref().map_or(0, |w| w.player);
-    assert_eq!(elsewhere.welcome().player, player);
+    assert_eq!(elsewhere.client.welcome().player, player);
     drop(a);
     drop(server);
 }

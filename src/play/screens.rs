@@ -12,6 +12,7 @@ use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
 use super::Setup;
+use super::app::Play;
 use super::script::{
     BOARD, KEYS, app_on, custom, play, screen, screen_text, seeded, wait_for_board,
 };
@@ -25,13 +26,10 @@ fn check(name: &str, actual: &str) {
         fs::write(&path, actual).expect("writes the snapshot");
         return;
     }
-    let expected =
-        fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    assert!(
-        actual == expected,
-        "screen {name} differs from {}\n--- expected\n{expected}--- actual\n{actual}",
-        path.display()
-    );
+    let shown = path.display();
+    let expected = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {shown}: {e}"));
+    let differs = format!("screen {name} differs from {shown}\n--- expected\n{expected}");
+    assert!(actual == expected, "{differs}--- actual\n{actual}");
 }
 
 /// The classic expert board with a fixed seed.
@@ -145,11 +143,8 @@ fn survive(board: &str, (width, height): (u16, u16), words: &[String]) {
         Some(size) => {
             let (rows, cols) = size.split_once('x').expect("RxC");
             let (rows, cols) = (rows.parse().expect("rows"), cols.parse().expect("cols"));
-            seeded(
-                custom(rows, cols, (rows * cols) / 5, FirstClick::Safe, 3),
-                width,
-                height,
-            )
+            let setup = custom(rows, cols, (rows * cols) / 5, FirstClick::Safe, 3);
+            seeded(setup, width, height)
         }
         None => app_on(board, width, height),
     };
@@ -159,10 +154,8 @@ fn survive(board: &str, (width, height): (u16, u16), words: &[String]) {
         let game = app.game();
         game.validate().expect("a valid game");
         let (cursor, origin) = (app.cursor(), app.origin());
-        assert!(
-            cursor.0 < game.rows() && cursor.1 < game.cols(),
-            "{cursor:?}"
-        );
+        let on_board = cursor.0 < game.rows() && cursor.1 < game.cols();
+        assert!(on_board, "{cursor:?}");
         if let Some(view) = app.screen() {
             assert!(origin.0 + view.span_rows <= game.rows(), "{origin:?}");
             assert!(origin.1 + view.span_cols <= game.cols(), "{origin:?}");

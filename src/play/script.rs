@@ -51,12 +51,9 @@ pub(super) fn app_on(text: &str, width: u16, height: u16) -> (App, Instant) {
     let board: Board = text.parse().expect("a board");
     let (rows, cols, mines) = (board.rows(), board.cols(), board.mine_count());
     let setup = custom(rows, cols, mines, FirstClick::Opening, 1);
-    let start = Instant::now();
-    let area = Rect::new(0, 0, width, height);
-    (
-        App::local(Game::new(board), setup, area, start, false),
-        start,
-    )
+    let (start, area) = (Instant::now(), Rect::new(0, 0, width, height));
+    let app = App::local(Game::new(board), setup, area, start, false);
+    (app, start)
 }
 
 /// An app on a seeded game whose board is generated on the first click.
@@ -169,15 +166,11 @@ pub(super) fn event<S: Play>(app: &App<S>, word: &str) -> Event {
             .expect("the cell is in view");
         return mouse(kind, (usize::from(x), usize::from(y)), NONE);
     }
-    let (code, modifiers) = match KEYS.iter().find(|key| key.0 == word) {
-        Some(&(_, code, modifiers)) => (code, modifiers),
-        None => {
-            let mut chars = word.chars();
-            match (chars.next(), chars.next()) {
-                (Some(c), None) => (KeyCode::Char(c), NONE),
-                _ => panic!("no script key {word:?}"),
-            }
-        }
+    let (named, mut chars) = (KEYS.iter().find(|key| key.0 == word), word.chars());
+    let (code, modifiers) = match (named, chars.next(), chars.next()) {
+        (Some(&(_, code, modifiers)), ..) => (code, modifiers),
+        (None, Some(c), None) => (KeyCode::Char(c), NONE),
+        _ => panic!("no script key {word:?}"),
     };
     Event::Key(KeyEvent::new(code, modifiers))
 }
@@ -185,8 +178,8 @@ pub(super) fn event<S: Play>(app: &App<S>, word: &str) -> Event {
 /// The screen `app` draws in a terminal of its size.
 pub(super) fn screen<S: Play>(app: &App<S>) -> Buffer {
     let area = app.area();
-    let mut terminal =
-        Terminal::new(TestBackend::new(area.width, area.height)).expect("a test terminal");
+    let backend = TestBackend::new(area.width, area.height);
+    let mut terminal = Terminal::new(backend).expect("a test terminal");
     terminal
         .draw(|frame| draw::draw(frame, app))
         .expect("draws");

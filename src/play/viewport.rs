@@ -1,7 +1,5 @@
-//! Where things go on the screen, and which part of the board it shows.
-//!
-//! Everything here is arithmetic on plain numbers, so it is tested at the edges of boards far
-//! larger than any terminal without building one.
+//! Where things go on the screen, and which part of the board it shows: arithmetic on plain
+//! numbers, tested at the edges of boards far larger than any terminal without building one.
 
 use ratatui::layout::Rect;
 
@@ -55,12 +53,8 @@ impl Screen {
         let inner_height = span_rows as u16;
         let inner_width = span_cols as u16 * CELL_WIDTH + 1;
         let frame_width = inner_width + 2;
-        let frame = Rect::new(
-            area.x + (area.width - frame_width) / 2,
-            area.y + 1,
-            frame_width,
-            inner_height + 2,
-        );
+        let x = area.x + (area.width - frame_width) / 2;
+        let frame = Rect::new(x, area.y + 1, frame_width, inner_height + 2);
         let line = |y: u16| Rect::new(area.x, y, area.width, 1);
         Some(Screen {
             status: line(area.y),
@@ -88,10 +82,8 @@ impl Screen {
             return None;
         }
         // Both offsets are below the spans, which fit in a u16.
-        Some((
-            self.cells.x + col as u16 * CELL_WIDTH + 1,
-            self.cells.y + row as u16,
-        ))
+        let x = self.cells.x + col as u16 * CELL_WIDTH + 1;
+        Some((x, self.cells.y + row as u16))
     }
 }
 
@@ -155,14 +147,10 @@ mod tests {
         ];
         for &(len, span, origin, cursor, expected) in cases {
             let got = follow(origin, cursor, len, span);
-            assert_eq!(
-                got, expected,
-                "len {len}, span {span}, origin {origin}, cursor {cursor}"
-            );
-            assert!(
-                got <= cursor && cursor < got + span.min(len),
-                "cursor out of view"
-            );
+            let case = (len, span, origin, cursor);
+            assert_eq!(got, expected, "len, span, origin, cursor: {case:?}");
+            let in_view = got <= cursor && cursor < got + span.min(len);
+            assert!(in_view, "cursor out of view");
         }
     }
 
@@ -195,11 +183,8 @@ mod tests {
             (0, 1, 1, 0),
         ];
         for &(position, delta, len, expected) in steps {
-            assert_eq!(
-                step(position, delta, len),
-                expected,
-                "{position} {delta} {len}"
-            );
+            let got = step(position, delta, len);
+            assert_eq!(got, expected, "{position} {delta} {len}");
         }
     }
 

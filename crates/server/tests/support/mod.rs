@@ -1,4 +1,5 @@
 //! A server on a free loopback port for the tests, and clients that keep every frame they get.
+//! The binary's `play --connect` tests (`src/play/remote_tests.rs`) include it too.
 
 #![allow(dead_code)]
 
