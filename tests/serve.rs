@@ -706,6 +706,33 @@ async fn recv_until(client: &mut Client, want: impl Fn(&ServerMsg) -> bool) -> S
     }
 }
 
+/// Waits (at most 60 s) until the room folder `dir` holds a snapshot that reads back and
+/// passes `wanted`.
+async fn snapshot_written(
+    dir: &RoomDir,
+    what: &str,
+    wanted: impl Fn(&bitmines_server::log::SnapshotState) -> bool,
+) {
+    let waited = Instant::now();
+    loop {
+        let found = std::fs::read_dir(dir.path())
+            .unwrap()
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
+            .filter_map(|e| std::fs::read(e.path()).ok())
+            .filter_map(|bytes| bitmines_server::log::decode_snapshot(&bytes).ok())
+            .any(|state| wanted(&state));
+        if found {
+            return;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "no snapshot {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Reveals the first mine of `board` (the room's, read from its data folder) as move 1,
 /// and checks that it lost the co-op game.
 async fn lose_on_a_mine(client: &mut Client, board: &bitmines_core::Board) {
@@ -854,23 +881,7 @@ fn a_large_rooms_rematch_is_made_aside_with_progress_and_survives_sigkill() {
         }
         assert!(progress >= 1, "no progress frame while the board was made");
         // The snapshot of game 2, written at once on a thread of its own.
-        let snapshot_of_game_2 = || {
-            std::fs::read_dir(dir.path())
-                .unwrap()
-                .filter_map(|e| e.ok())
-                .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
-                .filter_map(|e| std::fs::read(e.path()).ok())
-                .filter_map(|bytes| bitmines_server::log::decode_snapshot(&bytes).ok())
-                .any(|state| state.game == 2)
-        };
-        let waited = Instant::now();
-        while !snapshot_of_game_2() {
-            assert!(
-                waited.elapsed() < Duration::from_secs(60),
-                "no snapshot of game 2"
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        snapshot_written(&dir, "of game 2", |state| state.game == 2).await;
         client.token_hex()
     });
     serve.kill();
@@ -1046,20 +1057,7 @@ fn a_first_click_room_makes_its_board_around_the_click_and_it_survives_sigkill()
         }
         assert_eq!(picture.cell(0, 0, 0), Some(0), "the click shows a zero");
         // The snapshot with the board, written at once.
-        let waited = Instant::now();
-        let board_in_a_snapshot = || {
-            std::fs::read_dir(dir.path())
-                .unwrap()
-                .filter_map(|e| e.ok())
-                .filter(|e| e.file_name().to_string_lossy().starts_with("snapshot-"))
-                .filter_map(|e| std::fs::read(e.path()).ok())
-                .filter_map(|bytes| bitmines_server::log::decode_snapshot(&bytes).ok())
-                .any(|state| state.records >= 2)
-        };
-        while !board_in_a_snapshot() {
-            assert!(waited.elapsed() < Duration::from_secs(60), "no snapshot");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        snapshot_written(&dir, "with the board", |state| state.records >= 2).await;
         (client.token_hex(), opened)
     });
     serve.kill();
