@@ -35,6 +35,7 @@ fn params() -> RoomParams {
         rule: MineRule::Endless,
         no_guess: false,
         first: Some((SIDE / 2, SIDE / 2)),
+        countdown: false,
     }
 }
 
@@ -157,6 +158,7 @@ fn room_params(rows: usize, cols: usize) -> RoomParams {
         rule: MineRule::Endless,
         no_guess: false,
         first: Some((rows / 2, cols / 2)),
+        countdown: false,
     }
 }
 

@@ -1511,6 +1511,7 @@ fn show_prints_a_rooms_snapshot_view_by_view() {
         rule: MineRule::Classic,
         no_guess: false,
         first: Some((4, 6)),
+        countdown: false,
     };
     let now = Instant::now();
     let mut room = fresh_room(&params, 5, 64, Arc::new(Metrics::default()), now).unwrap();

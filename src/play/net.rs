@@ -272,6 +272,9 @@ pub(crate) fn error_name(code: u16) -> &'static str {
         12 => "busy",
         13 => "storage",
         14 => "no such player",
+        15 => "no answer",
+        16 => "not over",
+        17 => "not started",
         _ => "error",
     }
 }

@@ -159,6 +159,9 @@ pub(crate) struct Room {
     over: Option<Over>,
     /// A race room's series scoreboard, as the server last sent it.
     series: Vec<SeriesEntry>,
+    /// A race with a countdown, until it starts: `(ready, racers, ms to the start or
+    /// NO_TIME)` as the server last sent them.
+    start: Option<(u32, u32, u32)>,
     seq: u32,
     asked: HashMap<u32, Asked>,
     outbox: Vec<ClientMsg>,
@@ -495,6 +498,18 @@ impl Room {
             }
             ServerMsg::Series(entries) => self.series = entries,
             // The panel counts each player's own cells; the team's total is the web page's.
+            ServerMsg::Start {
+                ready,
+                racers,
+                starts_in_ms,
+            } => {
+                self.start = (starts_in_ms != 0).then_some((ready, racers, starts_in_ms));
+                self.say(match starts_in_ms {
+                    0 => "the race has started: go!".to_owned(),
+                    NO_TIME => format!("{ready} of {racers} racers ready: n when you are"),
+                    ms => format!("the race starts in {} s", ms.div_ceil(1000)),
+                });
+            }
             ServerMsg::Team { .. } | ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
         }
     }
@@ -564,11 +579,18 @@ impl Room {
     }
 
     /// `n`: the room's next game, once this one is over (the server says so when it is not,
-    /// as in a race where another racer still plays).
+    /// as in a race where another racer still plays); before a race with a countdown
+    /// starts, ready to race.
     fn rematch(&mut self) {
         let Some(welcome) = &self.welcome else { return };
         if welcome.spectator {
             self.say("a spectator cannot start the next game");
+            return;
+        }
+        if self.start.is_some() {
+            if self.request(Asked::Rematch, |seq| ClientMsg::Ready { seq }) {
+                self.say("ready: the race starts once every racer is");
+            }
             return;
         }
         if self.over.as_ref().is_none_or(|o| o.view != welcome.view) {
@@ -1044,6 +1066,36 @@ mod tests {
     /// `n` asks for the next game only once one's own game is over: before, it says why and
     /// sends nothing; on the end screen it sends a rematch and closes the screen; the new
     /// game's frame clears what was shown of the old one and names the game.
+    /// Before a race with a countdown starts, the message line says where it stands and `n`
+    /// says the racer is ready; the count and the start are told in words.
+    #[test]
+    fn n_before_a_race_with_a_countdown_is_ready() {
+        let (mut remote, now) = joined(Mode::Race, None);
+        remote.take_outbox();
+        let start = |ready, racers, starts_in_ms| ServerMsg::Start {
+            ready,
+            racers,
+            starts_in_ms,
+        };
+        frames(&mut remote, now, [start(1, 2, NO_TIME)]);
+        said(&remote, "1 of 2 racers ready: n when you are");
+        play(&mut remote, now, "n");
+        let sent = remote.take_outbox();
+        assert!(
+            matches!(sent[..], [ClientMsg::Ready { seq: 1 }]),
+            "{sent:?}"
+        );
+        said(&remote, "ready: the race starts once every racer is");
+        frames(&mut remote, now, [start(2, 2, 2_400)]);
+        said(&remote, "the race starts in 3 s");
+        frames(&mut remote, now, [start(2, 2, 0)]);
+        said(&remote, "the race has started: go!");
+        // Started: `n` is the next game again, once this one is over.
+        play(&mut remote, now, "n");
+        assert!(remote.take_outbox().is_empty());
+        said(&remote, "the next game (n) comes once this one is over");
+    }
+
     #[test]
     fn n_on_the_end_screen_asks_for_the_next_game() {
         let (mut remote, now) = joined(Mode::Race, None);

@@ -606,6 +606,7 @@ mod records {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((8, 15)),
+            countdown: false,
         };
         let now = Instant::now();
         let mut room = fresh_room(&params, 3, 256, Arc::new(Metrics::default()), now).unwrap();
@@ -659,6 +660,7 @@ mod records {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((4, 4)),
+            countdown: false,
         };
         let now = Instant::now();
         let mut room = fresh_room(&params, 7, 256, Arc::new(Metrics::default()), now).unwrap();

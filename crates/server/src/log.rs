@@ -46,10 +46,11 @@
 //!
 //! # Versions
 //!
-//! A log starts with a header naming its format version (`BMLOG03`, whose moves carry their
-//! play time and which has a new-game record holding a rematch's seed). A version-1 log, or
-//! one from before the header, is read with its moves at time 0, and a version-2 log as it
-//! is; both are rewritten in version 3 when opened. A log of a version this server does not
+//! A log starts with a header naming its format version (`BMLOG04`, whose moves carry their
+//! play time, which has a new-game record holding a rematch's seed and a start record for a
+//! race with a countdown). A version-1 log, or one from before the header, is read with its
+//! moves at time 0, and a version-2 or -3 log as it is; each is rewritten in version 4 when
+//! opened. A log of a version this server does not
 //! read is refused whole rather than cut back as a damaged tail. Snapshots (`BMSNAP4`) keep the
 //! clock, the game's number and a race room's series (`BMSNAP3` and `BMSNAP2` still read); a
 //! room's log runs on across its games, and its replay remakes each new game's board from its
@@ -106,7 +107,16 @@ pub enum Record {
         /// The secret seed of the new game's board.
         seed: u64,
     },
+    /// A race made with `countdown=1` started: its countdown ended, and the clock runs
+    /// from 0 for every racer.
+    Start {
+        /// The room's game that started.
+        game: u32,
+    },
 }
+
+/// The bytes of a start record's payload.
+const START_LEN: usize = 5;
 
 /// The bytes of a new-game record's payload.
 const NEW_GAME_LEN: usize = 13;
@@ -152,6 +162,10 @@ impl Record {
                 out.push(3);
                 out.extend_from_slice(&game.to_le_bytes());
                 out.extend_from_slice(&seed.to_le_bytes());
+            }
+            Record::Start { game } => {
+                out.push(4);
+                out.extend_from_slice(&game.to_le_bytes());
             }
         }
         out
@@ -207,8 +221,9 @@ impl Record {
                     .map(u64::from_le_bytes)
                     .ok_or("a new-game record is cut short")?,
             }),
+            Some(4) if payload.len() == START_LEN => Ok(Record::Start { game: u32_at(1)? }),
             Some(kind) => Err(format!(
-                "record kind {kind} with {} bytes is not a join, a move or a new game",
+                "record kind {kind} with {} bytes is not a join, a move, a new game or a start",
                 payload.len()
             )),
             None => Err("an empty record".into()),
@@ -658,14 +673,15 @@ fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
 /// version 1, whose moves kept no time, is still read (its moves read as time 0). Version 3
 /// added the new-game record of a rematch: its records are read as version 2's were, and a
 /// server that reads only version 2 refuses a version-3 log rather than cut a record it
-/// does not know off as a damaged tail.
-pub const LOG_VERSION: u32 = 3;
+/// does not know off as a damaged tail. Version 4 added the start record of a race with a
+/// countdown, read and refused by older servers the same way.
+pub const LOG_VERSION: u32 = 4;
 
 /// The oldest log format this server reads.
 pub const OLDEST_LOG_VERSION: u32 = 1;
 
 /// The first bytes of a log: `BMLOG`, the format's version in two decimal digits, a newline.
-const LOG_HEADER: &[u8; 8] = b"BMLOG03\n";
+const LOG_HEADER: &[u8; 8] = b"BMLOG04\n";
 
 /// Where the records of a log's bytes start and the format version they are in, or `None`
 /// for a log with no header yet (an empty file, or a header cut short by a crash), which is
@@ -796,7 +812,7 @@ impl RoomDir {
     pub fn create(&self, params: &RoomParams, seed: u64) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         let text = format!(
-            "bitmines-room 1\nrows={}\ncols={}\nmines={}\nmode={}\nrule={}\nnoguess={}\nfirst={}\nseed={}\n",
+            "bitmines-room 1\nrows={}\ncols={}\nmines={}\nmode={}\nrule={}\nnoguess={}\nfirst={}\ncountdown={}\nseed={}\n",
             params.rows,
             params.cols,
             params.mines,
@@ -804,6 +820,7 @@ impl RoomDir {
             rule_name(params.rule),
             u8::from(params.no_guess),
             crate::params::first_name(params.first),
+            u8::from(params.countdown),
             seed
         );
         write_atomic(&self.dir.join("meta"), text.as_bytes())
@@ -854,6 +871,8 @@ impl RoomDir {
             },
             no_guess: num("noguess")? != 0,
             first,
+            // A room from before the countdown has none.
+            countdown: get.get("countdown").is_some_and(|v| *v == "1"),
         };
         let seed = get
             .get("seed")
@@ -1268,9 +1287,9 @@ mod tests {
             assert_eq!(records_start(&old_headed[..cut]), Ok(None), "cut at {cut}");
         }
         let mut newer = headed.clone();
-        newer[5..7].copy_from_slice(b"04");
+        newer[5..7].copy_from_slice(b"05");
         let refused = records_start(&newer).unwrap_err();
-        assert!(refused.contains("version 4"), "{refused}");
+        assert!(refused.contains("version 5"), "{refused}");
         newer[5..7].copy_from_slice(b"x1");
         let refused = records_start(&newer).unwrap_err();
         assert!(refused.contains("names no version"), "{refused}");
@@ -1298,7 +1317,7 @@ mod tests {
             want.push(records()[1].clone());
             assert_eq!(read.records(), &want[..], "{name}");
         }
-        // A version-2 log (records as now, no new game yet) is rewritten under the version-3
+        // A version-2 log (records as now, no new game yet) is rewritten under this version's
         // header, its records as they were, and then takes a new game.
         let mut v2 = b"BMLOG02\n".to_vec();
         v2.extend_from_slice(&body);

@@ -29,7 +29,13 @@ pub struct RoomParams {
     /// The first click every view starts from, which opens a region; `None` in a co-op room
     /// whose board is made around the first cell a player reveals.
     pub first: Option<(usize, usize)>,
+    /// A race that starts once every racer online is ready, after a countdown
+    /// ([`COUNTDOWN_MS`]), with one clock for all; moves wait for it.
+    pub countdown: bool,
 }
+
+/// How long the countdown of a race made with `countdown=1` runs, in milliseconds.
+pub const COUNTDOWN_MS: u32 = 3_000;
 
 impl RoomParams {
     /// Cells on the board.
@@ -50,13 +56,26 @@ pub struct Requested {
     no_guess: Option<bool>,
     /// `Some(None)` for `first=player`.
     first: Option<Option<(usize, usize)>>,
+    countdown: Option<bool>,
 }
 
 /// The keys a join's query may hold. Any other is refused, so that a misspelt key (`col=`
 /// for `cols=`) is named to the client rather than left silently at its default.
-pub const JOIN_KEYS: [&str; 13] = [
-    "v", "preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first", "token",
-    "spectate", "name",
+pub const JOIN_KEYS: [&str; 14] = [
+    "v",
+    "preset",
+    "rows",
+    "cols",
+    "mines",
+    "density",
+    "mode",
+    "rule",
+    "noguess",
+    "first",
+    "countdown",
+    "token",
+    "spectate",
+    "name",
 ];
 
 /// Everything a join's query says.
@@ -200,6 +219,13 @@ impl Requested {
                 _ => return Err(format!("noguess={v:?} is not 0 or 1")),
             });
         }
+        if let Some(v) = query.get("countdown") {
+            req.countdown = Some(match v.as_str() {
+                "1" | "true" => true,
+                "0" | "false" => false,
+                _ => return Err(format!("countdown={v:?} is not 0 or 1")),
+            });
+        }
         if let Some(v) = query.get("first") {
             req.first = Some(if v == "player" {
                 None
@@ -274,6 +300,10 @@ impl Requested {
         if mode == Mode::Race && rule == MineRule::Endless {
             return Err("rule=endless is for co-op rooms; a race is classic".into());
         }
+        let countdown = self.countdown.unwrap_or(false);
+        if countdown && mode == Mode::Coop {
+            return Err("countdown=1 is for races; a co-op room starts at its first move".into());
+        }
         Ok(RoomParams {
             rows,
             cols,
@@ -282,6 +312,7 @@ impl Requested {
             rule,
             no_guess: self.no_guess.unwrap_or(false),
             first,
+            countdown,
         })
     }
 
@@ -315,6 +346,13 @@ impl Requested {
             }),
             self.first
                 .and_then(|f| given("first", first_name(f), first_name(room.first))),
+            self.countdown.and_then(|c| {
+                given(
+                    "countdown",
+                    u8::from(c).to_string(),
+                    u8::from(room.countdown).to_string(),
+                )
+            }),
         ];
         checks.into_iter().flatten().next()
     }
@@ -405,6 +443,8 @@ mod tests {
         assert_eq!(p.first, Some((4, 4)));
         assert_eq!(req("first=2,3").unwrap().first, Some((2, 3)));
         assert_eq!(req("first=player").unwrap().first, None);
+        assert!(req("mode=race&countdown=1").unwrap().countdown);
+        assert!(!req("mode=race").unwrap().countdown);
         let p = req("rows=10000&cols=10000&density=0.15&rule=endless").unwrap();
         assert_eq!((p.mines, p.rule), (15_000_000, MineRule::Endless));
     }
@@ -425,6 +465,8 @@ mod tests {
                 "first=\"middle\" is neither ROW,COL nor player",
             ),
             ("mode=race&first=player", "first=player is for co-op rooms"),
+            ("countdown=1", "countdown=1 is for races"),
+            ("mode=race&countdown=2", "countdown=\"2\" is not 0 or 1"),
             // Where the player clicks is not known: room is kept for a cell and all eight
             // of its neighbours.
             (

@@ -183,6 +183,13 @@ pub enum ClientMsg {
         /// Echoed in the answer.
         seq: u32,
     },
+    /// The player is ready to race (type 0x0e), in a race room made with `countdown=1`:
+    /// answered by an ack carrying `seq`. Once every racer online is ready, the race starts
+    /// after a countdown ([`ServerMsg::Start`]).
+    Ready {
+        /// Echoed in the answer.
+        seq: u32,
+    },
 }
 
 /// The room's game mode.
@@ -455,6 +462,18 @@ pub enum ServerMsg {
         /// Safe cells open in the room's view.
         opened: u64,
     },
+    /// Where a race made with `countdown=1` stands before it starts (type 0x94): sent to
+    /// every connection when a racer gets ready, joins or leaves, when the countdown begins
+    /// and when the race starts, and to a connection when it joins.
+    Start {
+        /// Racers online who are ready.
+        ready: u32,
+        /// Racers online.
+        racers: u32,
+        /// Milliseconds until the race starts once every racer online is ready (the
+        /// countdown), 0 once it has started, or [`NO_TIME`] while racers are not ready.
+        starts_in_ms: u32,
+    },
 }
 
 /// One racer's line of a race room's series scoreboard.
@@ -510,6 +529,9 @@ pub enum ErrorCode {
     NoAnswer = 15,
     /// A rematch asked for while the room's game is still being played.
     NotOver = 16,
+    /// A move in a race that has not started: its racers are not all ready, or its
+    /// countdown runs.
+    NotStarted = 17,
 }
 
 /// Cell states as they travel in chunk and delta frames.
@@ -544,7 +566,8 @@ impl ClientMsg {
             | ClientMsg::Hint { seq, .. }
             | ClientMsg::Odds { seq, .. }
             | ClientMsg::WrongFlags { seq, .. }
-            | ClientMsg::Rematch { seq } => *seq,
+            | ClientMsg::Rematch { seq }
+            | ClientMsg::Ready { seq } => *seq,
             ClientMsg::Subscribe(_)
             | ClientMsg::Unsubscribe(_)
             | ClientMsg::Cursor { .. }
@@ -594,6 +617,10 @@ impl ClientMsg {
             }
             ClientMsg::Rematch { seq } => {
                 out.put_u8(0x0c);
+                out.put_u32_le(seq);
+            }
+            ClientMsg::Ready { seq } => {
+                out.put_u8(0x0e);
                 out.put_u32_le(seq);
             }
         }
@@ -665,6 +692,10 @@ impl ClientMsg {
             0x0c => {
                 r.exact(4)?;
                 ClientMsg::Rematch { seq: r.u32() }
+            }
+            0x0e => {
+                r.exact(4)?;
+                ClientMsg::Ready { seq: r.u32() }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };
@@ -1048,6 +1079,16 @@ impl ServerMsg {
                 out.put_u8(0x92);
                 out.put_u64_le(opened);
             }
+            &ServerMsg::Start {
+                ready,
+                racers,
+                starts_in_ms,
+            } => {
+                out.put_u8(0x94);
+                out.put_u32_le(ready);
+                out.put_u32_le(racers);
+                out.put_u32_le(starts_in_ms);
+            }
             ServerMsg::Series(entries) => {
                 out.put_u8(0x91);
                 let n = entries.len().min(usize::from(u16::MAX));
@@ -1323,6 +1364,14 @@ impl ServerMsg {
             0x92 => {
                 r.exact(8)?;
                 ServerMsg::Team { opened: r.u64() }
+            }
+            0x94 => {
+                r.exact(12)?;
+                ServerMsg::Start {
+                    ready: r.u32(),
+                    racers: r.u32(),
+                    starts_in_ms: r.u32(),
+                }
             }
             other => return Err(DecodeError::UnknownType(other)),
         };

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use bitmines_core::Position;
 use bitmines_server::client::Client;
+use bitmines_server::protocol::{ClientMsg as Msg, ServerMsg as Frame};
 use bitmines_solve::Solver;
 use driver::{Driver, Session};
 use serde_json::{Value, json};
@@ -1311,6 +1312,79 @@ fn a_board_being_made_shows_its_progress_and_no_running_clock() {
     rt.block_on(server.stop());
 }
 
+/// A race made from the lobby's race form has a countdown: the racers see who is ready, a
+/// click before the start is held back with words, and once both racers are ready the page
+/// counts 3-2-1 and the race starts with one clock for both.
+#[test]
+fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let query = "preset=beginner&mode=race&countdown=1";
+    let mut bob = open_room(&rt, &server, "go", &format!("{query}&name=bob"));
+    let s = joined(&driver, &base, &format!("room=go&{query}"));
+    let words = || s.eval("return document.getElementById('start-words').textContent");
+    s.wait_for(
+        "nobody ready",
+        "return !document.getElementById('start').hidden
+           && document.getElementById('start-words').textContent.startsWith('0 of 2 racers ready')",
+        WAIT,
+    );
+    // A click before the start sends nothing and says why.
+    let seq = s.eval("return bitmines.seq()");
+    click_cells(&s, &[(0, 0)], 0);
+    assert_eq!(s.eval("return bitmines.seq()"), seq, "a move was sent");
+    let said = s.eval("return document.getElementById('say').textContent");
+    assert!(said.as_str().unwrap().contains("press Ready"), "{said}");
+
+    // Bob is ready; then this page.
+    rt.block_on(bob.send(&Msg::Ready { seq: 1 })).unwrap();
+    s.wait_for(
+        "Bob ready",
+        "return document.getElementById('start-words').textContent.startsWith('1 of 2')",
+        WAIT,
+    );
+    click_element(&s, "#start-ready");
+    s.wait_for(
+        "the countdown",
+        "return /^[123]$/.test(document.getElementById('start-count').textContent)",
+        WAIT,
+    );
+    assert!(
+        words().as_str().unwrap().contains("starts in"),
+        "{}",
+        words()
+    );
+    s.screenshot(&shots().join("race-countdown.png"));
+    assert_eq!(s.eval("return bitmines.clock().running"), json!(false));
+    s.wait_for(
+        "the start",
+        "return document.getElementById('start').hidden && bitmines.clock().running",
+        Duration::from_secs(10),
+    );
+    // One clock for both: Bob's connection was told the same start.
+    let started = rt.block_on(async {
+        loop {
+            if let Frame::Clock { running: true, .. } = bob.recv().await.unwrap() {
+                return true;
+            }
+        }
+    });
+    assert!(started);
+    // Now the race is on: a click opens the opening's neighbour or any cell.
+    click_cells(&s, &[(0, 0)], 0);
+    settle(&s);
+    assert_ne!(
+        cells(&s)[0][0],
+        9,
+        "the click after the start was not played"
+    );
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
 /// The page's `protocol.js` against the server's `protocol.rs`: every server message the
 /// Rust encoder writes decodes in the page to the same fields, and every client frame the
 /// page writes decodes in Rust to the message meant.
@@ -1613,6 +1687,14 @@ fn the_pages_codec_agrees_with_the_servers() {
             json!({"type": "team", "opened": 9_000_000_001u64}),
         ),
         (
+            ServerMsg::Start {
+                ready: 2,
+                racers: 3,
+                starts_in_ms: NO_TIME,
+            },
+            json!({"type": "start", "ready": 2, "racers": 3, "startsInMs": 4294967295u64}),
+        ),
+        (
             ServerMsg::Series(vec![
                 SeriesEntry {
                     player: 1,
@@ -1641,7 +1723,7 @@ fn the_pages_codec_agrees_with_the_servers() {
            encode.reveal(1, 2, 3), encode.flag(4, 5, 6), encode.chord(7, 8, 9),
            encode.hint(10, 11, 12), encode.odds(13, 14, 15), encode.cursor(16, 17),
            encode.watch(18), encode.ping(1700000000000), encode.wrongFlags(19, 20, 21),
-           encode.rematch(22),
+           encode.rematch(22), encode.ready(23),
          ].map(b => Array.from(new Uint8Array(b))))",
     );
     let rect = |row, col, rows, cols| ChunkRect {
@@ -1683,6 +1765,7 @@ fn the_pages_codec_agrees_with_the_servers() {
             col: 21,
         },
         ClientMsg::Rematch { seq: 22 },
+        ClientMsg::Ready { seq: 23 },
     ];
     let frames: Vec<Vec<u8>> = serde_json::from_value(encoded).unwrap();
     assert_eq!(frames.len(), expected.len());

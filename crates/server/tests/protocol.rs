@@ -48,6 +48,7 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
         (any::<u32>(), any::<u32>(), any::<u32>())
             .prop_map(|(seq, row, col)| { ClientMsg::WrongFlags { seq, row, col } }),
         any::<u32>().prop_map(|seq| ClientMsg::Rematch { seq }),
+        any::<u32>().prop_map(|seq| ClientMsg::Ready { seq }),
     ]
 }
 
@@ -108,7 +109,7 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                             MineRule::Classic
                         },
                         no_guess,
-                        first: Some((rows / 2, cols / 2)),
+                        first: (rows % 2 == 0).then_some((rows / 2, cols / 2)),
                         max_chunks: 256,
                         view: player,
                         elapsed_ms,
@@ -237,6 +238,13 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
         (0..=PROGRESS_DONE).prop_map(|share| ServerMsg::Progress { share }),
         any::<u32>().prop_map(|game| ServerMsg::NewGame { game }),
         any::<u64>().prop_map(|opened| ServerMsg::Team { opened }),
+        (any::<u32>(), any::<u32>(), any::<u32>()).prop_map(|(ready, racers, starts_in_ms)| {
+            ServerMsg::Start {
+                ready,
+                racers,
+                starts_in_ms,
+            }
+        }),
         proptest::collection::vec((any::<u32>(), any::<u32>(), any::<u32>()), 0..9).prop_map(
             |entries| ServerMsg::Series(
                 entries

@@ -201,7 +201,7 @@ async fn a_log_from_an_unknown_format_version_is_quarantined() {
     let (data, flagged) = two_rooms().await;
     let log = bad(&data).join("log");
     let mut bytes = fs::read(&log).unwrap();
-    assert!(bytes.starts_with(b"BMLOG03\n"), "{:?}", &bytes[..8]);
+    assert!(bytes.starts_with(b"BMLOG04\n"), "{:?}", &bytes[..8]);
     bytes[5..7].copy_from_slice(b"99");
     fs::write(&log, &bytes).unwrap();
     let (_data, moved) = check_quarantined(

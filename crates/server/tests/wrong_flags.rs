@@ -34,6 +34,7 @@ fn wrong(game: &Game, mines: usize) -> Vec<(u32, u32)> {
         rule: MineRule::Classic,
         no_guess: false,
         first: Some((0, 0)),
+        countdown: false,
     };
     let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
     let view = ViewCells {
@@ -101,6 +102,7 @@ fn the_answer_is_the_views_not_the_truths() {
         rule: MineRule::Classic,
         no_guess: false,
         first: Some((0, 0)),
+        countdown: false,
     };
     let cell = |r: usize, c: usize| picture[r * 4 + c];
     let view = ViewCells {

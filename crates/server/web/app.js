@@ -2,7 +2,7 @@
 // PROTOCOL.md, keeps the chunks in view subscribed, draws them (board.js), turns mouse, touch
 // and keys into moves, and shows every error and every lost connection in words.
 
-import { encode, decode, ERROR_NAMES, EVENT, CHUNK, HIDDEN, FLAGGED, NOBODY } from "./protocol.js";
+import { encode, decode, ERROR_NAMES, EVENT, CHUNK, HIDDEN, FLAGGED, NOBODY, NO_TIME } from "./protocol.js";
 import { Store, BoardView, drawMinimap, PLAYER_COLOURS, UNKNOWN } from "./board.js";
 import { showLobby, hideLobby } from "./lobby.js";
 
@@ -90,7 +90,7 @@ function personalBest(w, won, ms) {
   return had === null ? null : { ms: had, isNew: false };
 }
 
-const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first"];
+const ROOM_KEYS = ["preset", "rows", "cols", "mines", "density", "mode", "rule", "noguess", "first", "countdown"];
 const STATUS = ["playing", "won", "lost"];
 // The close code of a connection whose player joined again on another connection.
 const CLOSE_TAKEN_OVER = 4000;
@@ -343,6 +343,8 @@ class Game {
         if (msg.view !== this.watching) return;
         if (this.store.applyDelta(msg)) this.dirty = true;
         return;
+      case "start":
+        return this.onStart(msg);
       case "ack":
         return this.onAck(msg);
       case "error":
@@ -447,6 +449,11 @@ class Game {
     }
     this.watching = w.view;
     this.watchedPlayer = null;
+    // Ready again after a reconnection: the server may have restarted, and saying it twice
+    // does no harm. The start frame after the welcome says where the race stands.
+    this.readySent = false;
+    this.startShown = false;
+    $("start").hidden = true;
     // Back after a rematch this page missed: what it showed of the old game goes.
     if (again && w.game !== this.game) this.onNewGame({ game: w.game });
     this.game = w.game;
@@ -565,6 +572,53 @@ class Game {
 
   // The end screen's Rematch button: the room's next game. The server answers everyone with
   // the new game (or this page with why not, as in a race where someone still plays).
+  // A race with a countdown, before it starts: who is ready, then 3-2-1 on the board; the
+  // server's clock runs from the end of the count for every racer.
+  onStart(m) {
+    clearInterval(this.countTimer);
+    const box = $("start");
+    if (m.startsInMs === 0) {
+      box.hidden = true;
+      if (this.startShown) this.say("Go!");
+      this.startShown = false;
+      return;
+    }
+    this.startShown = true;
+    box.hidden = false;
+    const racer = !this.welcome.spectator;
+    if (m.startsInMs === NO_TIME) {
+      $("start-count").textContent = "";
+      const amReady = this.readySent;
+      $("start-words").textContent =
+        `${m.ready} of ${m.racers} ${m.racers === 1 ? "racer" : "racers"} ready.` +
+        (racer && !amReady ? " The race starts when everyone is." : " Waiting for the others…");
+      $("start-ready").hidden = !racer || amReady;
+      return;
+    }
+    // The countdown: shown from when it came, a whole second a step.
+    const ends = performance.now() + m.startsInMs;
+    $("start-ready").hidden = true;
+    $("start-words").textContent = "Everyone is ready. The race starts in";
+    this.say("");
+    const show = () => {
+      const left = Math.max(0, ends - performance.now());
+      $("start-count").textContent = String(Math.max(1, Math.ceil(left / 1000)));
+      if (left <= 0) clearInterval(this.countTimer);
+    };
+    show();
+    this.countTimer = setInterval(show, 100);
+  }
+
+  ready() {
+    this.readySent = true;
+    $("start-ready").hidden = true;
+    $("start-words").textContent = "Ready. Waiting for the others…";
+    if (!this.send(encode.ready(this.seq++))) {
+      this.readySent = false;
+      $("start-ready").hidden = false;
+    }
+  }
+
   rematch() {
     $("end-rematch").disabled = true;
     this.rematchSeq = this.seq++;
@@ -575,6 +629,7 @@ class Game {
   // again with it, and the clock (stopped at 0).
   onNewGame(g) {
     this.game = g.game;
+    this.readySent = false;
     this.over = null;
     this.status = 0;
     this.view.won = false;
@@ -893,6 +948,10 @@ class Game {
       this.say(`This game is ${STATUS[this.status]}.`);
       return;
     }
+    if (this.startShown) {
+      this.say(this.readySent ? "The race has not started yet." : "The race has not started: press Ready.");
+      return;
+    }
     const seq = this.seq++;
     if (!this.send(encode[kind](seq, row, col))) {
       this.say("Not connected: the move was not sent.");
@@ -1168,6 +1227,7 @@ class Game {
     on($("hint"), "click", () => this.askHint());
     on($("marks"), "click", () => this.toggleQuestionMarks());
     on($("end-rematch"), "click", () => this.rematch());
+    on($("start-ready"), "click", () => this.ready());
     on($("odds"), "click", () => this.cycleOdds());
     on($("wrong"), "click", () => this.toggleWrong());
     on($("keys-button"), "click", () => $("keys").showModal());

@@ -27,10 +27,12 @@ export function roomHash(form) {
   const mode = data.get("mode");
   p.set("mode", mode);
   // A co-op board is made around the first cell a player reveals; racers start equal, from
-  // one opening the server makes.
+  // one opening the server makes, together after a countdown once all are ready.
   if (mode === "coop") {
     p.set("rule", data.get("rule"));
     p.set("first", "player");
+  } else {
+    p.set("countdown", "1");
   }
   p.set("noguess", data.get("noguess") ? "1" : "0");
   return `#${p}`;

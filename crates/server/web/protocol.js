@@ -4,6 +4,8 @@
 
 export const CHUNK = 64;
 export const NOBODY = 0xffffffff;
+// No time: a race whose racers are not all ready, a series with no win yet.
+export const NO_TIME = 0xffffffff;
 
 // Cell states as chunk and delta frames carry them.
 export const HIDDEN = 9;
@@ -28,6 +30,7 @@ export const ERROR_NAMES = {
   13: "storage",
   14: "no such player",
   16: "not over",
+  17: "not started",
 };
 
 export const EVENT = { MINE_HIT: 1, JOINED: 2, LEFT: 3, WON: 4, LOST: 5 };
@@ -84,14 +87,18 @@ export const encode = {
     return b;
   },
   wrongFlags: (seq, row, col) => cellFrame(0x0b, seq, row, col),
-  rematch(seq) {
-    const b = new ArrayBuffer(5);
-    const v = new DataView(b);
-    v.setUint8(0, 0x0c);
-    v.setUint32(1, seq, true);
-    return b;
-  },
+  rematch: (seq) => seqFrame(0x0c, seq),
+  ready: (seq) => seqFrame(0x0e, seq),
 };
+
+// A frame of its type and a seq alone.
+function seqFrame(type, seq) {
+  const b = new ArrayBuffer(5);
+  const v = new DataView(b);
+  v.setUint8(0, type);
+  v.setUint32(1, seq, true);
+  return b;
+}
 
 const utf8 = new TextDecoder();
 
@@ -284,6 +291,10 @@ export function decode(buffer) {
     case 0x92:
       // A co-op room's view: the cells open in it, the first click's opening included.
       return { type: "team", opened: r.u64() };
+    case 0x94:
+      // A race with a countdown: racers ready of those online, and the milliseconds to the
+      // start (0 once started, 0xffffffff while not every racer is ready).
+      return { type: "start", ready: r.u32(), racers: r.u32(), startsInMs: r.u32() };
     default:
       throw new RangeError(`unknown message type 0x${kind.toString(16)}`);
   }

@@ -157,6 +157,7 @@ mod tests {
             rule,
             no_guess,
             first: None,
+            countdown: false,
         }
     }
 

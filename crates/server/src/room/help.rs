@@ -456,6 +456,7 @@ mod tests {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((0, 0)),
+            countdown: false,
         };
         let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
         let view = ViewCells {
@@ -494,6 +495,7 @@ mod tests {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((0, 0)),
+            countdown: false,
         };
         let cell = |r: usize, c: usize| game.cell(r, c).unwrap();
         let view = ViewCells {
@@ -543,6 +545,7 @@ mod tests {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((0, 0)),
+            countdown: false,
         }
     }
 
@@ -655,6 +658,7 @@ mod tests {
                 },
                 no_guess: false,
                 first: Some((rows / 2, cols / 2)),
+                countdown: false,
             };
             for step in 0..150 {
                 if game.status() != Status::Playing {

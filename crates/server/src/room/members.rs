@@ -161,9 +161,14 @@ impl Room {
         if self.params.mode == Mode::Race {
             self.pending.push(Pending::Frame(conn, self.series_frame()));
         }
+        if self.params.countdown {
+            let start = self.start_frame(now).encode();
+            self.pending.push(Pending::Frame(conn, start));
+        }
         if let Some(p) = player {
             self.players[p].online += 1;
             self.players_dirty = true;
+            self.start_dirty = true;
             // Comings and goings are news in a small room; a large one has its players list.
             if self.players.len() <= MAX_LISTED {
                 self.push_all(
@@ -193,6 +198,7 @@ impl Room {
         if let Some(p) = c.player {
             self.players[p].online = self.players[p].online.saturating_sub(1);
             self.players_dirty = true;
+            self.start_dirty = true;
             if self.players[p].online == 0 && self.players.len() <= MAX_LISTED {
                 self.push_all(
                     ServerMsg::Event {
@@ -221,6 +227,7 @@ impl Room {
 
     /// Queues the players' list and the cursors if they changed and their time has come.
     pub fn tick(&mut self, now: Instant) {
+        self.tick_start(now);
         let due =
             |last: Option<Instant>, every| last.is_none_or(|t| now.duration_since(t) >= every);
         // The players' list goes to every connection: a crowded room sends it less often, so
@@ -354,6 +361,7 @@ mod turns {
             rule: MineRule::Endless,
             no_guess: false,
             first: Some((0, 0)),
+            countdown: false,
         };
         let metrics = Arc::new(Metrics::default());
         let mut room = Room::new(params, Arc::new(board), 256, metrics, start).expect("a room");

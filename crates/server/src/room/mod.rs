@@ -25,6 +25,7 @@
 //! - `rematch`: the end of a game and the start of the next in the same room: when a
 //!   rematch may be asked for, the new board, the finished game described for the archive,
 //!   and a race room's series scoreboard.
+//! - `start`: a race with a countdown: its racers get ready, and it starts for all at once.
 //! - `recover`: the room's restorable state: the copy a snapshot is written from, and the
 //!   room rebuilt from a snapshot and the log.
 //!
@@ -79,6 +80,7 @@ mod moves;
 mod outbox;
 mod recover;
 mod rematch;
+mod start;
 mod views;
 
 pub use help::{ViewCells, WINDOW, window_hint, window_odds, window_wrong_flags};
@@ -87,6 +89,54 @@ pub use recover::fresh_room;
 pub use rematch::{FinishedGame, GameResult, INLINE_BOARD_CELLS, RacerResult};
 
 use outbox::Pending;
+
+/// What the room's tests share: a 16x30 room of 99 mines, and its players' joins.
+#[cfg(test)]
+mod testing {
+    use std::sync::Arc;
+    use std::time::Instant;
+
+    use super::Room;
+    use crate::log::Record;
+    use crate::metrics::Metrics;
+    use crate::params::RoomParams;
+    use crate::protocol::{MineRule, Mode};
+
+    /// An expert room (16x30, 99 mines, classic) of `mode`, opened at the middle, made
+    /// from `seed`; `countdown` for a race that starts together.
+    pub(super) fn expert(mode: Mode, no_guess: bool, countdown: bool, seed: u64) -> Room {
+        let params = RoomParams {
+            rows: 16,
+            cols: 30,
+            mines: 99,
+            mode,
+            rule: MineRule::Classic,
+            no_guess,
+            first: Some((8, 15)),
+            countdown,
+        };
+        super::fresh_room(
+            &params,
+            seed,
+            256,
+            Arc::new(Metrics::default()),
+            Instant::now(),
+        )
+        .unwrap()
+    }
+
+    /// Players `0..n` join `room`, as their records replay.
+    pub(super) fn join_all(room: &mut Room, n: u32, now: Instant) {
+        for player in 0..n {
+            let join = Record::Join {
+                player,
+                token: [player as u8 + 1; 16],
+                name: format!("p{player}"),
+            };
+            room.apply_record(&join, now).unwrap();
+        }
+    }
+}
 
 /// A connection's number, unique in the server.
 pub type ConnId = u64;
@@ -256,6 +306,11 @@ pub struct Room {
     /// Whether the board is a stand-in, to be made again around the first cell a player
     /// reveals (see `first`).
     stand_in: bool,
+    /// A race with a countdown: the racers who said they are ready, when the countdown
+    /// ends once it runs, and whether the start frame is owed (see `start`).
+    ready: HashSet<usize>,
+    countdown_until: Option<Instant>,
+    start_dirty: bool,
 }
 
 fn refuse<T>(code: ErrorCode, message: impl Into<String>) -> Result<T, Refusal> {
@@ -317,6 +372,9 @@ impl Room {
             finished: Vec::new(),
             asked: None,
             stand_in: params.first.is_none(),
+            ready: HashSet::new(),
+            countdown_until: None,
+            start_dirty: false,
         };
         if params.mode == Mode::Coop {
             room.add_view(None)?;
@@ -442,7 +500,8 @@ impl Room {
             | M::Hint { seq, .. }
             | M::Odds { seq, .. }
             | M::WrongFlags { seq, .. }
-            | M::Rematch { seq } => seq,
+            | M::Rematch { seq }
+            | M::Ready { seq } => seq,
             _ => 0,
         };
         let result = match msg {
@@ -464,6 +523,7 @@ impl Room {
                 Ok(())
             }
             M::Rematch { seq } => self.rematch(conn, seq, received, now),
+            M::Ready { seq } => self.ready(conn, seq),
         };
         if let Err(refusal) = result {
             self.error(conn, seq, refusal);

@@ -46,6 +46,9 @@ impl Room {
         if let Some(why) = self.making_first_board() {
             return refuse(ErrorCode::Busy, why);
         }
+        if let Some(why) = self.not_started(now) {
+            return refuse(ErrorCode::NotStarted, why);
+        }
         if action == Action::Reveal
             && self.first_reveal(player, row as usize, col as usize)
             && self.params.cells() > super::INLINE_BOARD_CELLS as u128
@@ -147,6 +150,13 @@ impl Room {
                     .map(|_| ())
             }
             &Record::NewGame { game, seed } => self.new_game(game, seed, now),
+            &Record::Start { game } => {
+                if game != self.game {
+                    return Err(format!("a start of game {game} in game {}", self.game));
+                }
+                self.start_race(now);
+                Ok(())
+            }
         }
     }
 

@@ -271,6 +271,7 @@ mod snapshots {
             rule: MineRule::Endless,
             no_guess: false,
             first: Some((1250, 1250)),
+            countdown: false,
         };
         let metrics = Arc::new(Metrics::default());
         let now = Instant::now();
@@ -333,6 +334,7 @@ mod clock {
             rule: MineRule::Classic,
             no_guess: false,
             first: Some((4, 4)),
+            countdown: false,
         };
         let metrics = Arc::new(Metrics::default());
         let now = Instant::now();

@@ -296,6 +296,9 @@ impl Room {
         self.game = game;
         self.bbbv = None;
         self.stand_in = self.params.first.is_none();
+        self.ready.clear();
+        self.countdown_until = None;
+        self.start_dirty = true;
         self.clock = Clock::default();
         self.won_race = false;
         self.dirty.clear();
@@ -426,26 +429,10 @@ impl Room {
 mod tests {
     use super::*;
     use crate::metrics::Metrics;
-    use crate::protocol::{Action, MineRule};
+    use crate::protocol::Action;
 
     fn room(mode: Mode, no_guess: bool) -> Room {
-        let params = RoomParams {
-            rows: 16,
-            cols: 30,
-            mines: 99,
-            mode,
-            rule: MineRule::Classic,
-            no_guess,
-            first: Some((8, 15)),
-        };
-        super::super::fresh_room(
-            &params,
-            5,
-            256,
-            Arc::new(Metrics::default()),
-            Instant::now(),
-        )
-        .unwrap()
+        super::super::testing::expert(mode, no_guess, false, 5)
     }
 
     fn join(room: &mut Room, player: u32) {
