@@ -165,7 +165,7 @@ impl TruthOnTile<'_> {
         let rows = tile.rows();
         let walk = TileWalk::new(
             rows.len(),
-            tile.cols(),
+            tile.cols().len(),
             mix(self.walk_seed ^ tile.index() as u64),
         );
         let mut calls = Calls::default();
@@ -201,7 +201,7 @@ impl TruthOnTile<'_> {
         if tile.cell(row, col)? != Cell::Hidden {
             return Ok(());
         }
-        let index = row as u64 * tile.cols() as u64 + col as u64;
+        let index = row as u64 * self.board.cols() as u64 + col as u64;
         let choice = mix(self.seed ^ index) & 7;
         let mut act = |tile: &mut Tile, act: Act| -> Result<(), Error> {
             match act {
