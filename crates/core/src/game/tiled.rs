@@ -116,6 +116,8 @@ pub struct Tile {
     place: (usize, usize),
     top: usize,
     left: usize,
+    /// The board bit of the tile's padded bit 0 (its halo ring's top left corner).
+    base: usize,
     /// The tile's own layout: its rows and columns, padded like a board's.
     local: Geometry,
     board: Arc<Board>,
@@ -350,6 +352,7 @@ impl Tile {
             place,
             top,
             left,
+            base: board_bit(0, 0),
             local,
             board: Arc::clone(&game.board),
             rule: game.rule,
@@ -407,8 +410,12 @@ impl Tile {
 
     /// The board bit of the tile-local padded bit `bit`.
     fn board_bit(&self, bit: usize) -> usize {
-        let ls = self.local.stride();
-        (self.top + bit / ls) * self.board.geometry().stride() + self.left + bit % ls
+        let (ls, stride) = (self.local.stride(), self.board.geometry().stride());
+        match ls == stride {
+            // A band: the tile's rows are the board's, as laid out.
+            true => self.base + bit,
+            false => self.base + bit / ls * stride + bit % ls,
+        }
     }
 
     /// The board cell at the tile-local padded cell `(lr, lc)`, if it is on the board.
@@ -420,22 +427,41 @@ impl Tile {
 
     /// The tile-local bit of `(row, col)`, which must be one of the tile's cells.
     fn bit(&self, row: usize, col: usize) -> Result<usize, Error> {
-        self.board.geometry().bit(row, col)?;
-        if !self.rows().contains(&row) || !self.cols().contains(&col) {
-            return Err(Error::OffTile {
+        self.bits(row, col).map(|(bit, _)| bit)
+    }
+
+    /// The tile-local and the board bit of `(row, col)`, which must be one of the tile's
+    /// cells.
+    fn bits(&self, row: usize, col: usize) -> Result<(usize, usize), Error> {
+        // A cell of the tile is a cell of the board, so one test serves both.
+        let (lr, lc) = (row.wrapping_sub(self.top), col.wrapping_sub(self.left));
+        if lr < self.local.rows() && lc < self.local.cols() {
+            let (lr, lc) = (lr + 1, lc + 1);
+            let stride = self.board.geometry().stride();
+            return Ok((lr * self.local.stride() + lc, self.base + lr * stride + lc));
+        }
+        Err(self.off_tile(row, col))
+    }
+
+    /// Why `(row, col)` is not a cell of the tile.
+    #[cold]
+    fn off_tile(&self, row: usize, col: usize) -> Error {
+        match self.board.geometry().bit(row, col) {
+            Err(off_board) => off_board,
+            Ok(_) => Error::OffTile {
                 row,
                 col,
                 top: self.top,
                 bottom: self.rows().end,
                 left: self.left,
                 right: self.cols().end,
-            });
+            },
         }
-        Ok((row - self.top + 1) * self.local.stride() + col - self.left + 1)
     }
 
-    fn is_mine(&self, bit: usize) -> bool {
-        get_bit(self.board.mines().words(), self.board_bit(bit))
+    /// Whether the board bit `board` holds a mine.
+    fn is_mine(&self, board: usize) -> bool {
+        get_bit(self.board.mines().words(), board)
     }
 
     fn is_exploded(&self, bit: usize) -> bool {
@@ -470,12 +496,13 @@ impl Tile {
         }
     }
 
-    fn explode(&mut self, bit: usize) {
+    /// Sets off the mine at the tile-local bit `bit`, board bit `board`.
+    fn explode(&mut self, bit: usize, board: usize) {
         if self.exploded_plane.is_empty() {
             self.exploded_plane = vec![0; self.revealed.len()];
         }
         set_bit(&mut self.exploded_plane, bit);
-        self.exploded.push(self.board_bit(bit));
+        self.exploded.push(board);
         self.work.exploded += 1;
         if self.rule == Rule::Classic {
             self.lost = true;
@@ -515,13 +542,13 @@ impl Tile {
     /// has lost.
     pub fn reveal(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
         self.check_playing()?;
-        let bit = self.bit(row, col)?;
+        let (bit, board) = self.bits(row, col)?;
         self.work.moves += 1;
         if self.is_closed(bit) {
             return Ok(self.result(0, 0));
         }
-        if self.is_mine(bit) {
-            self.explode(bit);
+        if self.is_mine(board) {
+            self.explode(bit, board);
             return Ok(self.result(0, 1));
         }
         let opened = self.open(bit);
@@ -562,7 +589,7 @@ impl Tile {
     /// As for [`Tile::reveal`].
     pub fn chord(&mut self, row: usize, col: usize) -> Result<Reveal, Error> {
         self.check_playing()?;
-        let bit = self.bit(row, col)?;
+        let (bit, board) = self.bits(row, col)?;
         self.work.moves += 1;
         if !get_bit(&self.revealed, bit) {
             return Ok(self.result(0, 0));
@@ -574,13 +601,14 @@ impl Tile {
             .iter()
             .sum::<u32>() as usize;
         let exploded = around.iter().filter(|&&n| self.is_exploded(n)).count();
-        let number = self.board.number_at(self.board_bit(bit));
+        let number = self.board.number_at(board);
         if flags + exploded != usize::from(number) {
             return Ok(self.result(0, 0));
         }
         let (mut opened, mut blown) = (0, 0);
         let (rows, cols) = (self.local.rows(), self.local.cols());
-        for n in around {
+        let around_board = super::neighbours(board, self.board.geometry().stride());
+        for (n, on_board) in around.into_iter().zip(around_board) {
             // A cell past an edge is a neighbour's: ask for it, unless the edge is the
             // board's own.
             let (lr, lc) = (n / stride, n % stride);
@@ -593,8 +621,8 @@ impl Tile {
             if self.is_closed(n) {
                 continue;
             }
-            if self.is_mine(n) {
-                self.explode(n);
+            if self.is_mine(on_board) {
+                self.explode(n, on_board);
                 blown += 1;
             } else {
                 opened += self.open(n);
@@ -610,9 +638,9 @@ impl Tile {
     /// # Errors
     /// `OffBoard` or `OffTile` for a cell that is not the tile's.
     pub fn cell(&self, row: usize, col: usize) -> Result<Cell, Error> {
-        let bit = self.bit(row, col)?;
+        let (bit, board) = self.bits(row, col)?;
         Ok(if get_bit(&self.revealed, bit) {
-            Cell::Open(self.board.number_at(self.board_bit(bit)))
+            Cell::Open(self.board.number_at(board))
         } else if get_bit(&self.flagged, bit) {
             Cell::Flagged
         } else if self.is_exploded(bit) {
@@ -653,10 +681,11 @@ impl Tile {
     /// Reveals the cell `bit` (tile-local) a neighbour handed over, as a reveal would, if it
     /// is still hidden; returns the safe cells opened and the mines set off.
     fn take_cell(&mut self, bit: usize) -> (usize, usize) {
+        let board = self.board_bit(bit);
         if self.is_closed(bit) {
             (0, 0)
-        } else if self.is_mine(bit) {
-            self.explode(bit);
+        } else if self.is_mine(board) {
+            self.explode(bit, board);
             (0, 1)
         } else {
             (self.open(bit), 0)
@@ -887,6 +916,9 @@ pub struct TiledGame {
     rule: Rule,
     /// Rows and columns per tile, as asked.
     size: (usize, usize),
+    /// Rows and columns per tile but those on the bottom and right edges: `size`, at most
+    /// the board's.
+    step: (usize, usize),
     /// Rows of tiles and tiles per row of tiles.
     grid: (usize, usize),
     tiles: Vec<Tile>,
@@ -942,6 +974,7 @@ impl TiledGame {
             board: Arc::clone(&game.board),
             rule: game.rule,
             size: (rows, cols),
+            step: (tile_rows, tile_cols),
             grid,
             tiles,
             status: game.status,
@@ -971,8 +1004,16 @@ impl TiledGame {
         if row >= self.rows() || col >= self.cols() {
             return self.tiles.len();
         }
-        let (tile_rows, tile_cols) = (self.size.0.min(self.rows()), self.size.1.min(self.cols()));
-        row / tile_rows * self.grid.1 + col / tile_cols
+        self.tile_index(row, col)
+    }
+
+    /// The index of the tile that owns `(row, col)`, a cell of the board.
+    fn tile_index(&self, row: usize, col: usize) -> usize {
+        match self.grid.1 {
+            // Bands: the column has no say, and a division is saved.
+            1 => row / self.step.0,
+            across => row / self.step.0 * across + col / self.step.1,
+        }
     }
 
     /// The game's status after the last batch.
@@ -1061,7 +1102,7 @@ impl TiledGame {
         }
         let mut rounds = 0;
         let mut outs: Vec<Ring> = self.tiles.iter().map(|t| Ring::new(&t.local)).collect();
-        let (across, width) = (self.grid.1, self.size.1.min(self.cols()));
+        let (across, width) = (self.grid.1, self.step.1);
         loop {
             rounds += 1;
             let mut owed = false;
@@ -1107,7 +1148,7 @@ impl TiledGame {
         for &step in moves {
             let (row, col) = step.cell();
             geometry.bit(row, col)?;
-            lists[self.tile_of(row, col)].push(step);
+            lists[self.tile_index(row, col)].push(step);
         }
         self.play(threads, |tile| {
             for &step in &lists[tile.index] {
