@@ -128,6 +128,7 @@ fn case_names() -> Vec<String> {
     names.push("gen/no-guess/expert-x8".into());
     names.push("play/expert-safest".into());
     names.push("tiled/1000x1000/every-safe-cell-4-bands".into());
+    names.push("tiled/1000x1000/every-safe-cell-16-squares".into());
     names.push("stats/bands/1000x1000".into());
     names
 }
@@ -379,9 +380,12 @@ fn run_on_this_thread(case: &str) -> Result<String, String> {
             });
             format!("{mines} mines placed")
         }
-        "tiled/1000x1000/every-safe-cell-4-bands" => {
+        "tiled/1000x1000/every-safe-cell-4-bands"
+        | "tiled/1000x1000/every-safe-cell-16-squares" => {
             // The opening made, then every safe cell still hidden revealed, as one batch of a
-            // game cut into four bands of 256 rows (the stress run's band), on one thread.
+            // game cut into four bands of 256 rows (the stress run's band) or sixteen squares
+            // of 256x254 cells (the stress run's square), on one thread.
+            let squares = case.ends_with("squares");
             let game = opened_game();
             let board = game.board().expect("placed").clone();
             let moves: Vec<TileMove> = (0..1000 * 1000)
@@ -389,7 +393,8 @@ fn run_on_this_thread(case: &str) -> Result<String, String> {
                 .filter(|&(r, c)| !board.is_mine(r, c).expect("on board"))
                 .map(|(r, c)| TileMove::Reveal(r, c))
                 .collect();
-            let mut tiled = TiledGame::new(game, 256).map_err(|e| e.to_string())?;
+            let cols = if squares { 254 } else { 1000 };
+            let mut tiled = TiledGame::with_tiles(game, 256, cols).map_err(|e| e.to_string())?;
             let mut opened = 0;
             measured(&mut || {
                 let batch = tiled.apply(1, black_box(&moves)).expect("a batch");

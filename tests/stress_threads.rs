@@ -1,5 +1,6 @@
 //! `bitmines stress` plays and counts on every thread, and a seed gives the same run on any
-//! thread count: the same saved game, byte for byte, the same calls and the same statistics.
+//! thread count, on bands and on square tiles alike: the same saved game, byte for byte, the
+//! same calls and the same statistics.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -48,7 +49,10 @@ fn decided(report: &Value) -> Value {
         "revealed": play["revealed"],
         "visited": play["visited"],
         "touched": play["touched_cells"],
-        "tiles": [tiles["band"], tiles["tiles"], tiles["rounds"], tiles["handed_over"]],
+        "tiles": [
+            tiles["shape"], tiles["band"], tiles["tile_cols"], tiles["tiles"], tiles["rounds"],
+            tiles["handed_over"],
+        ],
         "stats": [report["stats"]["openings"], report["stats"]["islands"], report["stats"]["bbbv"]],
         "checks": report["checks"],
     })
@@ -56,14 +60,21 @@ fn decided(report: &Value) -> Value {
 
 #[test]
 fn one_two_and_seven_threads_give_the_same_run() {
-    for extra in [&[][..], &["--density", "0.05"][..]] {
+    let squares = ["--tiles", "squares"];
+    let squares_sparse = ["--tiles", "squares", "--density", "0.05"];
+    for (extra, tiles) in [
+        (&[][..], 3),
+        (&["--density", "0.05"][..], 3),
+        (&squares[..], 6),
+        (&squares_sparse[..], 6),
+    ] {
         let (one, saved) = run("1", extra);
         assert_eq!(one["end"], "won", "{one}");
         assert_eq!(one["checks"]["validate"], "ok");
         assert_eq!(one["checks"]["revealed_once"], true);
-        let tiles = &one["play"]["tiles"];
-        assert_eq!(tiles["tiles"].as_u64(), Some(3), "{tiles}");
-        assert_eq!(tiles["threads"].as_array().map(Vec::len), Some(1));
+        let tiles_seen = &one["play"]["tiles"];
+        assert_eq!(tiles_seen["tiles"].as_u64(), Some(tiles), "{tiles_seen}");
+        assert_eq!(tiles_seen["threads"].as_array().map(Vec::len), Some(1));
         for kind in ["reveal", "flag", "unflag", "chord"] {
             assert!(
                 one["calls"][kind].as_u64() > Some(0),

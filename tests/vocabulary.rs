@@ -66,6 +66,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ),
     ("archive", "what becomes of a finished game"),
     ("player", "who plays"),
+    ("tiles", "the shape of the tiles"),
     ("png", "png"),
     ("png-after", "picture the game after"),
     ("png-size", "longest side of the picture"),

@@ -62,6 +62,10 @@ pub(crate) struct Args {
     /// Who plays.
     #[arg(long, value_enum, default_value_t = PlayerKind::Truth)]
     player: PlayerKind,
+    /// The shape of the tiles the truth player's board is cut into for the threads: bands of
+    /// 256 rows, or squares of 256x254 cells.
+    #[arg(long, value_enum, default_value_t = tiles::Shape::Bands)]
+    tiles: tiles::Shape,
     /// Play a no-guess board, certified by the solver from the first click (as
     /// `gen --no-guess` makes); the solver player must then win without a guess.
     #[arg(long)]
@@ -187,7 +191,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<ExitCode> {
                 &mut table,
                 &board,
                 (seed, click),
-                threads,
+                (args.tiles, threads),
                 &progress,
                 &INTERRUPTED,
             )
@@ -571,8 +575,11 @@ fn check_memory(geometry: &Geometry, args: &Args) -> anyhow::Result<()> {
     }
     if tiles::applies(args.player, check, per_call(args)) {
         // The tiles' revealed, flagged and pending planes beside the game's, while one is
-        // made from the other.
+        // made from the other; squares keep their part of the zero plane too.
         need += plane * 3 + rows * 32;
+        if args.tiles == tiles::Shape::Squares {
+            need += plane + rows * 16 * (geometry.cols() as u64).div_ceil(tiles::SQUARE.1 as u64);
+        }
     }
     if check && cells <= NAIVE_MAX_CELLS {
         // Two grids of one byte per cell and a flood queue of two indices per cell.

@@ -115,7 +115,7 @@ pub(crate) struct Play {
     pub(crate) revealed: u64,
     /// Walk steps taken (cells the player visited).
     pub(crate) visited: u64,
-    /// How play went in bands of rows on the threads, when the truth player played so.
+    /// How play went in tiles on the threads, when the truth player played so.
     pub(crate) tiles: Option<super::tiles::Tiles>,
 }
 
@@ -264,11 +264,16 @@ impl fmt::Display for Report {
                 .iter()
                 .map(|s| format!("{:.3}", s.busy_seconds))
                 .collect();
+            let shape = match t.shape {
+                super::tiles::Shape::Bands => format!("bands of {} rows", t.band),
+                super::tiles::Shape::Squares => {
+                    format!("squares of {}x{} cells", t.band, t.tile_cols)
+                }
+            };
             writeln!(
                 f,
-                "            {} bands of {} rows; band turns by thread {}, busy {} s; {} of exchange, {} cells handed over",
+                "            {} {shape}; tile turns by thread {}, busy {} s; {} of exchange, {} cells handed over",
                 t.tiles,
-                t.band,
                 turns.join(" + "),
                 busy.join(" + "),
                 count(t.rounds, "round"),

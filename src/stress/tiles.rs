@@ -1,16 +1,18 @@
-//! The truth player on every thread: the game cut into bands of rows ([`TiledGame`]), each
-//! band played by a walk of its own, on whichever thread takes it.
+//! The truth player on every thread: the game cut into tiles ([`TiledGame`]), bands of rows
+//! or squares (`--tiles`), each tile played by a walk of its own, on whichever thread takes
+//! it.
 //!
-//! The first click is played on the whole game, as in a run on one thread. Then every band
-//! of [`BAND`] rows is walked in its own seeded order ([`TileWalk`] over the band, keyed by
-//! the seed and the band's index), and at each hidden cell the player does what the truth
-//! player does: flags half the mines (one in eight flagged and unflagged again), opens a
-//! quarter of the safe cells by a chord on a revealed numbered neighbour after flagging that
-//! neighbour's mines, and reveals the rest. A player on a band looks at its band alone, so a
-//! chord is made only where the chorded cell's neighbours all lie in the band; a cascade that
-//! reaches a band's edge goes on in the rounds of exchange after the walks. The bands are
-//! fixed by their height, not by the threads, so a seed gives the same moves, the same counts
-//! and the same final game on any thread count.
+//! The first click is played on the whole game, as in a run on one thread. Then every tile
+//! ([`BAND`] rows of the board's width, or [`SQUARE`] cells) is walked in its own seeded
+//! order ([`TileWalk`] over the tile, keyed by the seed and the tile's index), and at each
+//! hidden cell the player does what the truth player does: flags half the mines (one in
+//! eight flagged and unflagged again), opens a quarter of the safe cells by a chord on a
+//! revealed numbered neighbour after flagging that neighbour's mines, and reveals the rest.
+//! A player on a tile looks at its tile alone, so a chord is made only where the chorded
+//! cell's neighbours all lie in the tile; a cascade that reaches a tile's edge goes on in
+//! the rounds of exchange after the walks. The tiles are fixed by their shape, not by the
+//! threads, so a seed gives the same moves, the same counts and the same final game on any
+//! thread count.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,19 +30,48 @@ use crate::moves::Act;
 /// the threads to share, large enough that few cascades cross an edge.
 pub(crate) const BAND: usize = 256;
 
+/// Rows and columns of a square tile: as many rows as a band, and 254 columns, so that a
+/// padded row of the tile (its cells and the two of its halo) fills four words exactly.
+pub(crate) const SQUARE: (usize, usize) = (256, 254);
+
+/// The shape of the tiles a tiled run cuts the board into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Shape {
+    /// Bands of 256 whole rows: two neighbours each, edges along the planes' words.
+    #[default]
+    Bands,
+    /// Squares of 256 rows and 254 columns: eight neighbours each, shorter edges.
+    Squares,
+}
+
+impl Shape {
+    /// Rows and columns per tile on a board `cols` wide.
+    pub(crate) fn size(self, cols: usize) -> (usize, usize) {
+        match self {
+            Shape::Bands => (BAND, cols),
+            Shape::Squares => SQUARE,
+        }
+    }
+}
+
 /// Cells a band's walk visits between two looks at Ctrl-C.
 const LOOK: u64 = 1 << 12;
 
 /// How the play of a tiled run went, for the report.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct Tiles {
-    /// Rows per band.
+    /// The shape of the tiles.
+    pub(crate) shape: Shape,
+    /// Rows per tile.
     pub(crate) band: usize,
-    /// Bands of the board.
+    /// Columns per tile (the board's for bands).
+    pub(crate) tile_cols: usize,
+    /// Tiles of the board.
     pub(crate) tiles: usize,
     /// Rounds of exchange after the walks.
     pub(crate) rounds: usize,
-    /// Safe cells opened by the exchange: cascades that crossed a band's edge.
+    /// Safe cells opened by the exchange: cascades that crossed a tile's edge.
     pub(crate) handed_over: u64,
     /// What each thread did, in the order the threads were started.
     pub(crate) threads: Vec<ThreadPlay>,
@@ -49,7 +80,7 @@ pub(crate) struct Tiles {
 /// One thread's part of a tiled run's play.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ThreadPlay {
-    /// Bands walked, and bands' turns in the rounds of exchange.
+    /// Tiles walked, and tiles' turns in the rounds of exchange.
     pub(crate) turns: u64,
     /// Seconds spent on them.
     pub(crate) busy_seconds: f64,
@@ -63,13 +94,13 @@ pub(crate) fn applies(player: PlayerKind, check: bool, per_call: bool) -> bool {
 }
 
 /// Plays the game of `table` with the truth player on `threads` threads: the first click on
-/// the whole game, then every band. Returns the cells visited and the tiled play's figures;
-/// the table's game and calls are the game's and calls' after the run.
+/// the whole game, then every tile of `shape`. Returns the cells visited and the tiled play's
+/// figures; the table's game and calls are the game's and calls' after the run.
 pub(crate) fn play(
     table: &mut Table,
     board: &Board,
     (seed, first_click): (u64, Option<(usize, usize)>),
-    threads: usize,
+    (shape, threads): (Shape, usize),
     progress: &ProgressBar,
     interrupted: &AtomicBool,
 ) -> anyhow::Result<(u64, Tiles)> {
@@ -82,8 +113,11 @@ pub(crate) fn play(
             table.apply(act).map_err(anyhow::Error::msg)?;
         }
     }
+    let (rows, cols) = shape.size(board.cols());
     let mut summary = Tiles {
-        band: BAND,
+        shape,
+        band: rows,
+        tile_cols: cols.min(board.cols()),
         tiles: 0,
         rounds: 0,
         handed_over: 0,
@@ -94,7 +128,7 @@ pub(crate) fn play(
     }
     let placeholder = Game::try_new(Board::empty(1, 1)?)?;
     let game = std::mem::replace(&mut table.game, placeholder);
-    let mut tiled = TiledGame::new(game, BAND)?;
+    let mut tiled = TiledGame::with_tiles(game, rows, cols)?;
     summary.tiles = tiled.tiles().len();
     let player = TruthOnTile {
         seed: mix(seed ^ 0x9A4E_5EED),
@@ -134,11 +168,11 @@ pub(crate) fn play(
     Ok((visited, summary))
 }
 
-/// What a band's walk ends with: its calls and the cells it visited, or the error that
+/// What a tile's walk ends with: its calls and the cells it visited, or the error that
 /// stopped it.
 type BandResult = Result<(Calls, u64), Error>;
 
-/// Adds a band's calls to the run's.
+/// Adds a tile's calls to the run's.
 fn add(total: &mut Calls, calls: &Calls) {
     total.reveal += calls.reveal;
     total.flag += calls.flag;
@@ -148,11 +182,11 @@ fn add(total: &mut Calls, calls: &Calls) {
     total.largest_opening = total.largest_opening.max(calls.largest_opening);
 }
 
-/// The truth player as it plays one band.
+/// The truth player as it plays one tile.
 struct TruthOnTile<'a> {
     /// The seed of the player's choices, as [`Player`] keeps it.
     seed: u64,
-    /// The seed the bands' walks are keyed by.
+    /// The seed the tiles' walks are keyed by.
     walk_seed: u64,
     board: &'a Board,
     interrupted: &'a AtomicBool,
@@ -162,10 +196,10 @@ struct TruthOnTile<'a> {
 impl TruthOnTile<'_> {
     /// Walks `tile` and plays each hidden cell; returns its calls and the cells visited.
     fn play(&self, tile: &mut Tile) -> BandResult {
-        let rows = tile.rows();
+        let (rows, cols) = (tile.rows(), tile.cols());
         let walk = TileWalk::new(
             rows.len(),
-            tile.cols(),
+            cols.len(),
             mix(self.walk_seed ^ tile.index() as u64),
         );
         let mut calls = Calls::default();
@@ -175,7 +209,7 @@ impl TruthOnTile<'_> {
                 return false;
             }
             visited += 1;
-            match self.step(tile, (rows.start + r, col), &mut calls) {
+            match self.step(tile, (rows.start + r, cols.start + col), &mut calls) {
                 Ok(()) => true,
                 Err(error) => {
                     failed = Some(error);
@@ -201,7 +235,7 @@ impl TruthOnTile<'_> {
         if tile.cell(row, col)? != Cell::Hidden {
             return Ok(());
         }
-        let index = row as u64 * tile.cols() as u64 + col as u64;
+        let index = row as u64 * self.board.cols() as u64 + col as u64;
         let choice = mix(self.seed ^ index) & 7;
         let mut act = |tile: &mut Tile, act: Act| -> Result<(), Error> {
             match act {
@@ -257,14 +291,18 @@ impl TruthOnTile<'_> {
         tile: &Tile,
         (row, col): (usize, usize),
     ) -> Result<Option<(usize, usize)>, Error> {
-        let rows = tile.rows();
-        let inside = |r: usize| {
-            rows.contains(&r)
-                && (r == 0 || rows.contains(&(r - 1)))
-                && (r + 1 == self.board.rows() || rows.contains(&(r + 1)))
+        let (rows, cols) = (tile.rows(), tile.cols());
+        // Along one axis: `at` is the tile's, and so are its neighbours on the board.
+        let inside = |span: &std::ops::Range<usize>, at: usize, end: usize| {
+            span.contains(&at)
+                && (at == 0 || span.contains(&(at - 1)))
+                && (at + 1 == end || span.contains(&(at + 1)))
         };
         for (r, c) in around((self.board.rows(), self.board.cols()), (row, col)) {
-            if inside(r) && matches!(tile.cell(r, c)?, Cell::Open(1..)) {
+            if inside(&rows, r, self.board.rows())
+                && inside(&cols, c, self.board.cols())
+                && matches!(tile.cell(r, c)?, Cell::Open(1..))
+            {
                 return Ok(Some((r, c)));
             }
         }

@@ -357,7 +357,10 @@ pub enum Error {
         reason: String,
     },
     /// A tile was asked to play a cell of another tile.
-    #[error("cell ({row}, {col}) is not on the tile of rows {top} to {bottom} (exclusive)")]
+    #[error(
+        "cell ({row}, {col}) is not on the tile of rows {top} to {bottom} and columns {left} to \
+         {right} (exclusive)"
+    )]
     OffTile {
         /// The row asked for.
         row: usize,
@@ -367,12 +370,18 @@ pub enum Error {
         top: usize,
         /// One past the tile's last row.
         bottom: usize,
+        /// The tile's first column.
+        left: usize,
+        /// One past the tile's last column.
+        right: usize,
     },
-    /// Tiles need at least one row.
-    #[error("a tile needs at least one row, got {rows}")]
+    /// Tiles need at least one row and one column.
+    #[error("a tile needs at least one row and one column, got {rows}x{cols}")]
     EmptyTile {
         /// The rows per tile asked for.
         rows: usize,
+        /// The columns per tile asked for.
+        cols: usize,
     },
     /// The reader or writer failed. An early end of input is `Truncated` instead.
     #[error("I/O error: {message}")]

@@ -1,7 +1,10 @@
 //! The tiled game against its naive twin, the single-threaded `Game`: moves whose order
-//! cannot matter give the same view, counts and status on tiles of any height played on any
-//! number of threads; and any moves at all, right or wrong, give the same tiled game on every
-//! thread count.
+//! cannot matter give the same view, counts and status on tiles of any shape (bands of rows,
+//! squares, rectangles down to one cell) played on any number of threads; and any moves at
+//! all, right or wrong, give the same tiled game on every thread count.
+
+/// Tiles as wide as any board here: bands of rows.
+const BANDS: usize = usize::MAX;
 
 #[allow(dead_code)]
 mod support;
@@ -132,9 +135,9 @@ fn fingerprint(tiled: &TiledGame, batches: &[Batch]) -> Vec<String> {
     out
 }
 
-/// Order-free moves: the tiled game on `band`-row tiles and `threads` threads ends where the
-/// twin does, batch after batch.
-fn check_order_free(seed: u64, band: usize, threads: usize) -> Coverage {
+/// Order-free moves: the tiled game on tiles of `size` (rows, columns) and `threads` threads
+/// ends where the twin does, batch after batch.
+fn check_order_free(seed: u64, size: (usize, usize), threads: usize) -> Coverage {
     let mut seen = Coverage::default();
     let mut rng = Rng(seed);
     let board = random_board(&mut rng);
@@ -151,15 +154,15 @@ fn check_order_free(seed: u64, band: usize, threads: usize) -> Coverage {
             return seen;
         }
     }
-    let mut tiled = TiledGame::new(twin.clone(), band).unwrap();
+    let mut tiled = TiledGame::with_tiles(twin.clone(), size.0, size.1).unwrap();
     assert_same(
         &tiled,
         &twin,
-        &format!("seed {seed}, band {band}: cut into tiles"),
+        &format!("seed {seed}, tiles {size:?}: cut into tiles"),
     );
     for round in 0..6 {
         let moves = order_free_batch(&mut rng, &twin, rule, round % 2 == 1);
-        let context = format!("seed {seed}, band {band}, threads {threads}, batch {round}");
+        let context = format!("seed {seed}, tiles {size:?}, threads {threads}, batch {round}");
         let Some((opened, exploded)) = twin_plays(&mut twin, &moves) else {
             return seen;
         };
@@ -197,7 +200,8 @@ struct Coverage {
 fn the_order_free_runs_reach_every_case() {
     let mut total = Coverage::default();
     for seed in 0..200 {
-        let seen = check_order_free(seed, 1 + seed as usize % 4, 2);
+        let cols = [BANDS, 1, 3, 7][seed as usize / 4 % 4];
+        let seen = check_order_free(seed, (1 + seed as usize % 4, cols), 2);
         total.handed_over += seen.handed_over;
         total.chord_opened += seen.chord_opened;
         total.chord_handed_over += seen.chord_handed_over;
@@ -219,7 +223,7 @@ fn the_order_free_runs_reach_every_case() {
 
 /// Any moves, wrong flags and mines under the classic rule included: the same tiled game on
 /// every thread count.
-fn check_threads_agree(seed: u64, band: usize) {
+fn check_threads_agree(seed: u64, size: (usize, usize)) {
     let mut rng = Rng(seed);
     let board = random_board(&mut rng);
     let rule = rng.pick(&[Rule::Classic, Rule::Endless]);
@@ -242,7 +246,7 @@ fn check_threads_agree(seed: u64, band: usize) {
         })
         .collect();
     let run = |threads: usize| {
-        let mut tiled = TiledGame::new(game.clone(), band).unwrap();
+        let mut tiled = TiledGame::with_tiles(game.clone(), size.0, size.1).unwrap();
         let mut done = Vec::new();
         for moves in &batches {
             match tiled.apply(threads, moves) {
@@ -261,7 +265,7 @@ fn check_threads_agree(seed: u64, band: usize) {
         assert_eq!(
             first,
             None,
-            "seed {seed}, band {band}, threads {threads}: {:?}",
+            "seed {seed}, tiles {size:?}, threads {threads}: {:?}",
             first.map(|i| (&one[i], &other[i]))
         );
         assert_eq!(other.len(), one.len());
@@ -274,18 +278,20 @@ proptest! {
     #[test]
     fn order_free_moves_agree_with_the_game(
         seed in any::<u64>(),
-        band in prop_oneof![Just(1usize), Just(2), 1usize..12, Just(64)],
+        rows in prop_oneof![Just(1usize), Just(2), 1usize..12, Just(64)],
+        cols in prop_oneof![Just(BANDS), Just(1usize), Just(2), 1usize..12, Just(63), Just(64)],
         threads in prop_oneof![Just(1usize), Just(2), Just(7)],
     ) {
-        check_order_free(seed, band, threads);
+        check_order_free(seed, (rows, cols), threads);
     }
 
     #[test]
     fn any_moves_give_the_same_game_on_every_thread_count(
         seed in any::<u64>(),
-        band in prop_oneof![Just(1usize), 1usize..9],
+        rows in prop_oneof![Just(1usize), 1usize..9],
+        cols in prop_oneof![Just(BANDS), Just(1usize), 1usize..9, Just(64)],
     ) {
-        check_threads_agree(seed, band);
+        check_threads_agree(seed, (rows, cols));
     }
 }
 
@@ -294,7 +300,8 @@ fn board(text: &str) -> Board {
 }
 
 /// A zero region that winds through one-row tiles between walls of mines, each with a gap
-/// at alternate ends: the cascade goes from tile to tile over one round of exchange each.
+/// at alternate ends: the cascade goes from tile to tile over one round of exchange each,
+/// and on squares along the walls too.
 #[test]
 fn a_winding_cascade_crosses_every_tile() {
     let (rows, cols) = (40, 70);
@@ -305,36 +312,66 @@ fn a_winding_cascade_crosses_every_tile() {
             .map(move |c| (r, c))
     });
     let game = Game::new(Board::from_mines(rows, cols, mines).unwrap());
-    for band in [1, 2, 3, 64] {
+    for (band, cols) in [
+        (1, BANDS),
+        (2, BANDS),
+        (3, BANDS),
+        (64, BANDS),
+        (1, 1),
+        (3, 5),
+    ] {
         let mut twin = game.clone();
-        let mut tiled = TiledGame::new(game.clone(), band).unwrap();
+        let mut tiled = TiledGame::with_tiles(game.clone(), band, cols).unwrap();
         let batch = tiled.apply(3, &[Move::Reveal(1, 1)]).unwrap();
         let step = twin.reveal(1, 1).unwrap();
         assert_eq!(batch.opened + batch.handed_over, step.opened);
         assert_eq!(step.status, Status::Won);
         assert!(batch.rounds >= (rows - 1) / band, "{} rounds", batch.rounds);
-        assert_same(&tiled, &twin, "winding");
+        assert_same(&tiled, &twin, &format!("winding, tiles {band}x{cols}"));
     }
 }
 
-/// Chords on the edge rows of tiles: the flags past the edge count, and the cells past it
-/// open in the exchange, at a corner of the board and in the middle.
+/// Chords on the edge cells of tiles: the flags past the edge count, and the cells past it
+/// open in the exchange, at a corner of the board and in the middle; on squares of two by
+/// two the flags lie on tile borders and the chord on (2, 1) reaches (1, 2) across a tile
+/// corner.
 #[test]
 fn chords_across_tile_edges_and_corners() {
     let text = "*..*\n....\n....\n*...\n";
     // Rows: 0 "*..*", 1 "....", 2 "....", 3 "*...". Tiles of two rows: edge between 1 and 2.
-    let game = Game::new(board(text));
-    let mut twin = game.clone();
-    let mut tiled = TiledGame::new(game, 2).unwrap();
-    let opening = [Move::Reveal(1, 1), Move::Reveal(2, 1), Move::Reveal(1, 0)];
-    let flags = [Move::Flag(0, 0), Move::Flag(3, 0)];
-    let chords = [Move::Chord(1, 0), Move::Chord(2, 0), Move::Chord(2, 1)];
-    for moves in [&opening[..], &flags[..], &chords[..]] {
-        let expected = twin_plays(&mut twin, moves).unwrap();
-        let batch = tiled.apply(2, moves).unwrap();
-        assert_eq!((batch.opened + batch.handed_over, batch.exploded), expected);
-        assert_same(&tiled, &twin, &format!("{moves:?}"));
+    for (rows, cols) in [(2, BANDS), (2, 2), (1, 1), (3, 2), (2, 3)] {
+        let game = Game::new(board(text));
+        let mut twin = game.clone();
+        let mut tiled = TiledGame::with_tiles(game, rows, cols).unwrap();
+        let opening = [Move::Reveal(1, 1), Move::Reveal(2, 1), Move::Reveal(1, 0)];
+        let flags = [Move::Flag(0, 0), Move::Flag(3, 0)];
+        let chords = [Move::Chord(1, 0), Move::Chord(2, 0), Move::Chord(2, 1)];
+        for moves in [&opening[..], &flags[..], &chords[..]] {
+            let expected = twin_plays(&mut twin, moves).unwrap();
+            let batch = tiled.apply(2, moves).unwrap();
+            assert_eq!((batch.opened + batch.handed_over, batch.exploded), expected);
+            assert_same(&tiled, &twin, &format!("tiles {rows}x{cols}: {moves:?}"));
+        }
     }
+}
+
+/// A zero region that crosses from one square to another only at their common corner: the
+/// diagonal neighbour is handed over, and its tile opens the rest.
+#[test]
+fn a_cascade_crosses_a_tile_corner() {
+    // Zero cells (1, 1) and (2, 2) touch only diagonally, across the corner of 2x2 tiles.
+    let game = Game::new(board("...*\n....\n....\n*...\n"));
+    let mut twin = game.clone();
+    let mut tiled = TiledGame::with_tiles(game, 2, 2).unwrap();
+    let batch = tiled.apply(2, &[Move::Reveal(0, 0)]).unwrap();
+    let step = twin.reveal(0, 0).unwrap();
+    assert_eq!(
+        (batch.opened, batch.opened + batch.handed_over),
+        (4, step.opened)
+    );
+    assert_eq!(tiled.tiles()[3].work().handed_in, 4);
+    assert_eq!(tiled.tiles()[3].cols(), 2..4);
+    assert_same(&tiled, &twin, "corner");
 }
 
 /// A wrong flag and a chord past a tile edge set off a mine of the neighbour tile: the game
@@ -370,7 +407,7 @@ fn bad_input_is_an_error() {
     let game = Game::new(board("...\n...\n"));
     assert_eq!(
         TiledGame::new(game.clone(), 0).err(),
-        Some(Error::EmptyTile { rows: 0 })
+        Some(Error::EmptyTile { rows: 0, cols: 3 })
     );
     let mut tiled = TiledGame::new(game, 1).unwrap();
     assert!(matches!(
@@ -391,9 +428,31 @@ fn bad_input_is_an_error() {
             row: 1,
             col: 0,
             top: 0,
-            bottom: 1
+            bottom: 1,
+            left: 0,
+            right: 3
         }))
     );
     let deferred = Game::seeded(5, 5, 3, 1).unwrap();
     assert_eq!(TiledGame::new(deferred, 2).err(), Some(Error::Deferred));
+    let game = Game::new(board("...\n...\n"));
+    assert_eq!(
+        TiledGame::with_tiles(game.clone(), 1, 0).err(),
+        Some(Error::EmptyTile { rows: 1, cols: 0 })
+    );
+    let squares = TiledGame::with_tiles(game, 1, 2).unwrap();
+    assert_eq!((squares.grid(), squares.tiles().len()), ((2, 2), 4));
+    assert_eq!(squares.tile_of(1, 2), 3);
+    assert_eq!(squares.tile_of(2, 0), 4);
+    assert_eq!(
+        squares.tiles()[1].cell(0, 1),
+        Err(Error::OffTile {
+            row: 0,
+            col: 1,
+            top: 0,
+            bottom: 1,
+            left: 2,
+            right: 3
+        })
+    );
 }

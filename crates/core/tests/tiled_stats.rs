@@ -95,6 +95,6 @@ fn a_band_of_no_rows_is_an_error() {
     let board: Board = "..\n..\n".parse().unwrap();
     assert_eq!(
         Stats::of_bands(&board, 0, 2),
-        Err(Error::EmptyTile { rows: 0 })
+        Err(Error::EmptyTile { rows: 0, cols: 2 })
     );
 }

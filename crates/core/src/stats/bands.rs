@@ -231,7 +231,10 @@ impl Stats {
     /// `EmptyTile` if `band` is 0.
     pub fn of_bands(board: &Board, band: usize, threads: usize) -> Result<Stats, Error> {
         if band == 0 {
-            return Err(Error::EmptyTile { rows: band });
+            return Err(Error::EmptyTile {
+                rows: band,
+                cols: board.cols(),
+            });
         }
         let geometry = *board.geometry();
         let rows = geometry.rows();
