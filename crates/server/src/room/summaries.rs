@@ -295,10 +295,7 @@ mod tests {
             if step % 30 == 29 {
                 let all = whole(&room);
                 let rx = &mut rxs[conn as usize];
-                assert_eq!(
-                    ask(&mut room, rx, conn, all),
-                    Ok(naive_rect(&room, 0, all))
-                );
+                assert_eq!(ask(&mut room, rx, conn, all), Ok(naive_rect(&room, 0, all)));
                 let part = rect(1, 2, 2, 2);
                 assert_eq!(
                     ask(&mut room, rx, conn, part),
