@@ -1,8 +1,10 @@
 //! Summaries of chunks: what a connection's view shows of each chunk of a rectangle, in
 //! four bytes a chunk, for a picture of a board too large to draw cell by cell.
 //!
-//! A summary is counted from the view's planes a word at a time (a chunk row is one word),
-//! so a whole 10^8-cell board is about 1.6 million popcounts. It says only what the view
+//! A summary is counted a word at a time (a chunk row is one word): the revealed cells from
+//! the view's shadow, the words of what was last sent, so a whole 10^8-cell board is about
+//! 1.6 million popcounts of a plain array; the flags from the co-op list of who placed each
+//! when it holds them all. It says only what the view
 //! shows: its revealed cells, its flags, the mines it set off, and the chunks that hold a
 //! co-op player's cursor as the cursors frames told them. A mine not set off is never
 //! counted, not even after a loss.
@@ -55,21 +57,38 @@ impl Room {
     }
 
     /// The summaries of a rectangle of view `view`, which lies on the board's chunks.
+    ///
+    /// The revealed cells are the view's shadow (what its chunk frames and deltas have
+    /// said, one word a row and chunk column): a popcount a word. The flags are the co-op
+    /// list of who placed each, when it holds every flag of the view, else a popcount of
+    /// the flagged words.
     pub(super) fn summarize(&self, view: usize, rect: ChunkRect) -> Vec<ChunkSummary> {
-        let game = &self.views[view].game;
+        let slot = &self.views[view];
+        let game = &slot.game;
         let (row0, col0) = (rect.row as usize, rect.col as usize);
         let (rows, cols) = (usize::from(rect.rows), usize::from(rect.cols));
         let mut revealed = vec![0usize; rows * cols];
         let mut flags = vec![0usize; rows * cols];
+        let listed = slot.flag_owner.len() == game.flag_count()
+            && slot.flag_owner.keys().all(|&cell| {
+                let (r, c) = (cell / self.params.cols, cell % self.params.cols);
+                game.flagged_word(r, c).is_ok_and(|w| w & 1 == 1)
+            });
         for i in 0..rows {
             let r0 = (row0 + i) * CHUNK;
             let r1 = (r0 + CHUNK).min(self.params.rows);
             for r in r0..r1 {
-                for j in 0..cols {
+                let words = &slot.shadow[r * self.chunk_cols + col0..][..cols];
+                let counts = &mut revealed[i * cols..][..cols];
+                for (n, w) in counts.iter_mut().zip(words) {
+                    *n += w.count_ones() as usize;
+                }
+                if listed || game.flag_count() == 0 {
+                    continue;
+                }
+                for (j, n) in flags[i * cols..][..cols].iter_mut().enumerate() {
                     let col = (col0 + j) * CHUNK;
-                    let at = i * cols + j;
-                    revealed[at] += game.revealed_word(r, col).map_or(0, u64::count_ones) as usize;
-                    flags[at] += game.flagged_word(r, col).map_or(0, u64::count_ones) as usize;
+                    *n += game.flagged_word(r, col).map_or(0, u64::count_ones) as usize;
                 }
             }
         }
@@ -80,6 +99,13 @@ impl Room {
             );
             (i < rows && j < cols).then_some(i * cols + j)
         };
+        if listed {
+            for &cell in slot.flag_owner.keys() {
+                if let Some(at) = index(cell / self.params.cols, cell % self.params.cols) {
+                    flags[at] += 1;
+                }
+            }
+        }
         let mut exploded = vec![0usize; rows * cols];
         for (r, c) in game.exploded() {
             if let Some(at) = index(r, c) {
@@ -321,6 +347,16 @@ mod tests {
         );
         assert!(summaries.iter().any(|s| s.opened == 0), "{summaries:?}");
         assert!(summaries.iter().any(|s| s.opened > 0), "{summaries:?}");
+        // Without the list of who placed each flag, the flags are counted from the plane.
+        assert!(
+            game.flag_count() > 0,
+            "no flag stands: the test proves less"
+        );
+        room.views[0].flag_owner.clear();
+        assert_eq!(
+            ask(&mut room, &mut rxs[0], 0, rect),
+            Ok(naive_rect(&room, 0, rect))
+        );
     }
 
     #[test]
