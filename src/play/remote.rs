@@ -495,7 +495,10 @@ impl Room {
             }
             ServerMsg::Series(entries) => self.series = entries,
             // The panel counts each player's own cells; the team's total is the web page's.
-            ServerMsg::Team { .. } | ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
+            ServerMsg::Team { .. }
+            | ServerMsg::Summaries { .. }
+            | ServerMsg::Welcome(_)
+            | ServerMsg::Pong { .. } => {}
         }
     }
 

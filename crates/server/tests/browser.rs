@@ -1129,8 +1129,15 @@ fn frame_time_scrolling_a_huge_coop_board() {
     rt.block_on(server.stop());
 }
 
-/// Sends a move and waits for its ack: the cells it opened and the mines it set off.
-async fn play(client: &mut Client, seq: u32, action: Action, row: u32, col: u32) -> (u32, u32) {
+/// Sends a move and waits for its ack: the cells it opened, the mines it set off, and
+/// whether it left a flag.
+async fn play(
+    client: &mut Client,
+    seq: u32,
+    action: Action,
+    row: u32,
+    col: u32,
+) -> (u32, u32, bool) {
     let msg = ClientMsg::Move {
         seq,
         action,
@@ -1144,8 +1151,9 @@ async fn play(client: &mut Client, seq: u32, action: Action, row: u32, col: u32)
                 seq: s,
                 opened,
                 exploded,
+                flagged,
                 ..
-            } if s == seq => return (opened, exploded),
+            } if s == seq => return (opened, exploded, flagged),
             ServerMsg::Error {
                 seq: s, message, ..
             } if s == seq => panic!("{message}"),
@@ -1204,28 +1212,10 @@ fn a_huge_board_zoomed_out_shows_where_the_team_played() {
         }
         assert!(hit >= 1, "no mine set off near (3000, 9000)");
         played.push((3000 / 64, 9000 / 64));
+        // A flag on the first cell still hidden: a flag on an open cell does nothing.
         for k in 0..10 {
             seq += 1;
-            let (r, c) = (9000 + k, 7150);
-            // A flag on the first cell still hidden: a flag on an open cell does nothing.
-            let msg = ClientMsg::Move {
-                seq,
-                action: Action::Flag,
-                row: r,
-                col: c,
-            };
-            client.send(&msg).await.unwrap();
-            let flagged = loop {
-                if let ServerMsg::Ack {
-                    seq: s, flagged, ..
-                } = client.recv().await.unwrap()
-                {
-                    if s == seq {
-                        break flagged;
-                    }
-                }
-            };
-            if flagged {
+            if play(&mut client, seq, Action::Flag, 9000 + k, 7150).await.2 {
                 break;
             }
         }
