@@ -510,7 +510,10 @@ impl Room {
                     ms => format!("the race starts in {} s", ms.div_ceil(1000)),
                 });
             }
-            ServerMsg::Team { .. } | ServerMsg::Welcome(_) | ServerMsg::Pong { .. } => {}
+            ServerMsg::Team { .. }
+            | ServerMsg::Summaries { .. }
+            | ServerMsg::Welcome(_)
+            | ServerMsg::Pong { .. } => {}
         }
     }
 

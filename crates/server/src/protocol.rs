@@ -190,6 +190,53 @@ pub enum ClientMsg {
         /// Echoed in the answer.
         seq: u32,
     },
+    /// Ask for a summary of each chunk of a rectangle of the connection's view (type 0x0d),
+    /// answered by one [`ServerMsg::Summaries`]: at most [`MAX_SUMMARY_CHUNKS`] chunks.
+    Summaries(ChunkRect),
+}
+
+/// The most chunks one summaries request may cover: a 10^8-cell board is 157x157 chunks,
+/// 24,649, so a whole board of that size fits in one answer of about 100 kB.
+pub const MAX_SUMMARY_CHUNKS: usize = 32_768;
+
+/// What a view shows of one chunk, in four bytes: what a picture of a board too large for
+/// its cells draws from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
+pub struct ChunkSummary {
+    /// The share of the chunk's cells revealed, in 255ths rounded up: 0 only when none is,
+    /// so a chunk with one cell open is told from an untouched one.
+    pub opened: u8,
+    /// Exploded mines shown in the chunk, at most 255.
+    pub exploded: u8,
+    /// Flags standing in the chunk, at most 255.
+    pub flags: u8,
+    /// Co-op players whose cursor is in the chunk as the cursors frames last told it, at
+    /// most 255 (always 0 in a race).
+    pub players: u8,
+}
+
+impl ChunkSummary {
+    /// The summary of a chunk of `cells` cells with `revealed` of them revealed and the
+    /// given counts, each held at 255.
+    pub fn of(
+        cells: usize,
+        revealed: usize,
+        exploded: usize,
+        flags: usize,
+        players: usize,
+    ) -> ChunkSummary {
+        let cap = |n: usize| u8::try_from(n).unwrap_or(u8::MAX);
+        let opened = match cells {
+            0 => 0,
+            _ => cap((revealed.min(cells) * 255).div_ceil(cells)),
+        };
+        ChunkSummary {
+            opened,
+            exploded: cap(exploded),
+            flags: cap(flags),
+            players: cap(players),
+        }
+    }
 }
 
 /// The room's game mode.
@@ -474,6 +521,16 @@ pub enum ServerMsg {
         /// countdown), 0 once it has started, or [`NO_TIME`] while racers are not ready.
         starts_in_ms: u32,
     },
+    /// The answer to a summaries request (type 0x93): what the view shows of each chunk
+    /// of a rectangle, row by row.
+    Summaries {
+        /// The view summed up.
+        view: u32,
+        /// The rectangle of chunks.
+        rect: ChunkRect,
+        /// One summary per chunk of the rectangle, row by row: `rect.rows * rect.cols`.
+        chunks: Vec<ChunkSummary>,
+    },
 }
 
 /// One racer's line of a race room's series scoreboard.
@@ -572,7 +629,8 @@ impl ClientMsg {
             | ClientMsg::Unsubscribe(_)
             | ClientMsg::Cursor { .. }
             | ClientMsg::Watch { .. }
-            | ClientMsg::Ping { .. } => 0,
+            | ClientMsg::Ping { .. }
+            | ClientMsg::Summaries(_) => 0,
         }
     }
 
@@ -580,11 +638,13 @@ impl ClientMsg {
     pub fn encode(&self) -> Bytes {
         let mut out = BytesMut::with_capacity(16);
         match *self {
-            ClientMsg::Subscribe(rect) | ClientMsg::Unsubscribe(rect) => {
-                out.put_u8(if matches!(self, ClientMsg::Subscribe(_)) {
-                    0x01
-                } else {
-                    0x02
+            ClientMsg::Subscribe(rect)
+            | ClientMsg::Unsubscribe(rect)
+            | ClientMsg::Summaries(rect) => {
+                out.put_u8(match self {
+                    ClientMsg::Subscribe(_) => 0x01,
+                    ClientMsg::Unsubscribe(_) => 0x02,
+                    _ => 0x0d,
                 });
                 out.put_u32_le(rect.row);
                 out.put_u32_le(rect.col);
@@ -632,7 +692,7 @@ impl ClientMsg {
         let (&kind, body) = frame.split_first().ok_or(DecodeError::Empty)?;
         let mut r = Reader { kind, body };
         let msg = match kind {
-            0x01 | 0x02 => {
+            0x01 | 0x02 | 0x0d => {
                 r.exact(12)?;
                 let rect = ChunkRect {
                     row: r.u32(),
@@ -646,10 +706,10 @@ impl ClientMsg {
                         rect.rows, rect.cols
                     )));
                 }
-                if kind == 0x01 {
-                    ClientMsg::Subscribe(rect)
-                } else {
-                    ClientMsg::Unsubscribe(rect)
+                match kind {
+                    0x01 => ClientMsg::Subscribe(rect),
+                    0x02 => ClientMsg::Unsubscribe(rect),
+                    _ => ClientMsg::Summaries(rect),
                 }
             }
             0x03..=0x07 => {
@@ -1089,6 +1149,18 @@ impl ServerMsg {
                 out.put_u32_le(racers);
                 out.put_u32_le(starts_in_ms);
             }
+            ServerMsg::Summaries { view, rect, chunks } => {
+                out.reserve(chunks.len() * 4);
+                out.put_u8(0x93);
+                out.put_u32_le(*view);
+                out.put_u32_le(rect.row);
+                out.put_u32_le(rect.col);
+                out.put_u16_le(rect.rows);
+                out.put_u16_le(rect.cols);
+                for c in chunks {
+                    out.put_slice(&[c.opened, c.exploded, c.flags, c.players]);
+                }
+            }
             ServerMsg::Series(entries) => {
                 out.put_u8(0x91);
                 let n = entries.len().min(usize::from(u16::MAX));
@@ -1373,6 +1445,35 @@ impl ServerMsg {
                     starts_in_ms: r.u32(),
                 }
             }
+            0x93 => {
+                r.at_least(16)?;
+                let view = r.u32();
+                let rect = ChunkRect {
+                    row: r.u32(),
+                    col: r.u32(),
+                    rows: r.u16(),
+                    cols: r.u16(),
+                };
+                let count = usize::from(rect.rows) * usize::from(rect.cols);
+                if count == 0 || count > MAX_SUMMARY_CHUNKS {
+                    return Err(r.field(format!(
+                        "a summary of {}x{} chunks is not 1 to {MAX_SUMMARY_CHUNKS} chunks",
+                        rect.rows, rect.cols
+                    )));
+                }
+                r.exact(count * 4)?;
+                let chunks = r
+                    .body
+                    .chunks_exact(4)
+                    .map(|b| ChunkSummary {
+                        opened: b[0],
+                        exploded: b[1],
+                        flags: b[2],
+                        players: b[3],
+                    })
+                    .collect();
+                ServerMsg::Summaries { view, rect, chunks }
+            }
             other => return Err(DecodeError::UnknownType(other)),
         };
         Ok(msg)
@@ -1428,5 +1529,73 @@ mod tests {
             };
             assert_eq!(ServerMsg::decode(&msg.encode()), Ok(msg));
         }
+    }
+
+    #[test]
+    fn summaries_round_trip() {
+        let rect = ChunkRect {
+            row: 3,
+            col: 150,
+            rows: 2,
+            cols: 3,
+        };
+        let ask = ClientMsg::Summaries(rect);
+        let bytes = ask.encode();
+        assert_eq!(bytes.len(), 13);
+        assert_eq!(bytes[0], 0x0d);
+        assert_eq!(ClientMsg::decode(&bytes), Ok(ask));
+        let chunks: Vec<ChunkSummary> = (0..6u8)
+            .map(|i| ChunkSummary {
+                opened: i * 50,
+                exploded: i,
+                flags: 255 - i,
+                players: i % 2,
+            })
+            .collect();
+        let answer = ServerMsg::Summaries {
+            view: 7,
+            rect,
+            chunks,
+        };
+        let bytes = answer.encode();
+        assert_eq!(bytes.len(), 17 + 6 * 4);
+        assert_eq!(&bytes[17..21], &[0, 0, 255, 0]);
+        assert_eq!(ServerMsg::decode(&bytes), Ok(answer));
+        // One byte short, or one over, is a length error; so is a rectangle past the cap.
+        assert!(matches!(
+            ServerMsg::decode(&bytes[..bytes.len() - 1]),
+            Err(DecodeError::Length { kind: 0x93, .. })
+        ));
+        let mut long = bytes.to_vec();
+        long.push(0);
+        assert!(matches!(
+            ServerMsg::decode(&long),
+            Err(DecodeError::Length { kind: 0x93, .. })
+        ));
+        let mut huge = bytes[..17].to_vec();
+        huge[13..15].copy_from_slice(&200u16.to_le_bytes());
+        huge[15..17].copy_from_slice(&200u16.to_le_bytes());
+        assert!(matches!(
+            ServerMsg::decode(&huge),
+            Err(DecodeError::Field { kind: 0x93, .. })
+        ));
+        let mut empty = ClientMsg::Summaries(rect).encode().to_vec();
+        empty[9..11].copy_from_slice(&0u16.to_le_bytes());
+        assert!(matches!(
+            ClientMsg::decode(&empty),
+            Err(DecodeError::Field { kind: 0x0d, .. })
+        ));
+    }
+
+    #[test]
+    fn a_summary_rounds_its_share_up_and_holds_its_counts() {
+        assert_eq!(ChunkSummary::of(4096, 0, 0, 0, 0).opened, 0);
+        assert_eq!(ChunkSummary::of(4096, 1, 0, 0, 0).opened, 1);
+        assert_eq!(ChunkSummary::of(4096, 4095, 0, 0, 0).opened, 255);
+        assert_eq!(ChunkSummary::of(4096, 2048, 0, 0, 0).opened, 128);
+        assert_eq!(ChunkSummary::of(4096, 4096, 0, 0, 0).opened, 255);
+        assert_eq!(ChunkSummary::of(0, 0, 0, 0, 0).opened, 0);
+        let full = ChunkSummary::of(4096, 10, 300, 1000, 256);
+        assert_eq!((full.exploded, full.flags, full.players), (255, 255, 255));
     }
 }

@@ -2018,7 +2018,13 @@ type Refused = (u32, ErrorCode, String);
 struct Rates {
     frames: Bucket,
     help: Bucket,
+    summaries: Bucket,
 }
+
+/// Summaries requests a connection may make a second (bursts of twice as many): a whole
+/// 10^8-cell board's summaries are some 1.6 million popcounts and a 100 kB frame, and a
+/// page asks for them about once a second.
+pub const SUMMARIES_RATE: f64 = 4.0;
 
 impl Rates {
     /// Checks a binary frame against the connection's rates and decodes it. Every frame,
@@ -2056,6 +2062,13 @@ impl Rates {
                 format!("more than {} hints a second", config.help_rate),
             ));
         }
+        if matches!(msg, ClientMsg::Summaries(_)) && !self.summaries.take(now) {
+            return Err((
+                0,
+                ErrorCode::RateLimited,
+                format!("more than {SUMMARIES_RATE} summaries requests a second"),
+            ));
+        }
         Ok(msg)
     }
 }
@@ -2072,6 +2085,7 @@ async fn read_loop(
     let mut rates = Rates {
         frames: Bucket::new(config.rate, config.burst),
         help: Bucket::new(config.help_rate, config.help_rate * 2.0),
+        summaries: Bucket::new(SUMMARIES_RATE, SUMMARIES_RATE * 2.0),
     };
     let mut strikes = 0u32;
     let refuse = |(seq, code, message): Refused| {

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use bitmines_core::Position;
 use bitmines_server::client::Client;
-use bitmines_server::protocol::{ClientMsg as Msg, ServerMsg as Frame};
+use bitmines_server::protocol::{Action, ClientMsg, ServerMsg};
 use bitmines_solve::Solver;
 use driver::{Driver, Session};
 use serde_json::{Value, json};
@@ -1060,6 +1060,44 @@ fn frame_time_scrolling_a_huge_coop_board() {
     report(&format!(
         "frame time on a 10000x10000 co-op board at 1920x1080, scrolling, {moving}"
     ));
+    // Past cells, drawn from the chunks' summaries: about a pixel a cell, scrolling, then
+    // the whole board on screen, redrawn in place.
+    let zoom_out_to = |cell: f64| {
+        for _ in 0..40 {
+            if s.eval("return bitmines.offset()[2]")
+                .as_f64()
+                .unwrap_or(0.0)
+                <= cell
+            {
+                break;
+            }
+            s.keys("-");
+        }
+        s.wait_for(
+            "the board drawn from summaries",
+            "return bitmines.summaryMode() && bitmines.ready()",
+            WAIT,
+        );
+    };
+    zoom_out_to(1.2);
+    let pixel_a_cell = measure(300, 41, 23);
+    report(&format!(
+        "frame time on a 10000x10000 co-op board at 1920x1080, from summaries at about a \
+         pixel a cell, scrolling, {pixel_a_cell}"
+    ));
+    zoom_out_to(0.0);
+    let whole = measure(300, 0, 0);
+    report(&format!(
+        "frame time on a 10000x10000 co-op board at 1920x1080, from summaries, the whole \
+         board on screen, redrawn in place, {whole}"
+    ));
+    s.screenshot(&shots().join("huge-zoomed-out.png"));
+    s.keys(&"+".repeat(30));
+    s.wait_for(
+        "cells again",
+        "return !bitmines.summaryMode() && bitmines.ready()",
+        WAIT,
+    );
     settle(&s);
     s.screenshot(&shots().join("huge-scrolled.png"));
     // A drag scrolls (and reveals nothing), as does the wheel.
@@ -1084,6 +1122,202 @@ fn frame_time_scrolling_a_huge_coop_board() {
         "the wheel's scroll",
         &format!("return bitmines.offset()[1] > {}", after[1] + 100.0),
         WAIT,
+    );
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
+/// Sends a move and waits for its ack: the cells it opened, the mines it set off, and
+/// whether it left a flag.
+async fn play(
+    client: &mut Client,
+    seq: u32,
+    action: Action,
+    row: u32,
+    col: u32,
+) -> (u32, u32, bool) {
+    let msg = ClientMsg::Move {
+        seq,
+        action,
+        row,
+        col,
+    };
+    client.send(&msg).await.unwrap();
+    loop {
+        match client.recv().await.unwrap() {
+            ServerMsg::Ack {
+                seq: s,
+                opened,
+                exploded,
+                flagged,
+                ..
+            } if s == seq => return (opened, exploded, flagged),
+            ServerMsg::Error {
+                seq: s, message, ..
+            } if s == seq => panic!("{message}"),
+            _ => {}
+        }
+    }
+}
+
+/// One pixel of a canvas, in its device pixels: [r, g, b, a].
+fn pixel(s: &Session<'_>, canvas: &str, at: &Value) -> Vec<u8> {
+    serde_json::from_value(s.eval_with(
+        "const c = document.getElementById(arguments[0]);
+         return Array.from(c.getContext('2d').getImageData(arguments[1], arguments[2], 1, 1).data)",
+        json!([canvas, at[0], at[1]]),
+    ))
+    .unwrap()
+}
+
+#[test]
+fn a_huge_board_zoomed_out_shows_where_the_team_played() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let query = "rows=10000&cols=10000&density=0.15&mode=coop&rule=endless";
+    let mut client = open_room(&rt, &server, "picture", query);
+    // Three regions far from each other and from the first click in the middle: openings
+    // near (300, 300) and (9000, 7000), a flag near (9000, 7150), mines set off near
+    // (3000, 9000). Under the endless rule a mine hit goes on, so reveals are tried until
+    // each region has what it needs.
+    let played = rt.block_on(async {
+        let mut seq = 0;
+        let mut played = Vec::new();
+        for (row, col) in [(300u32, 300u32), (9000, 7000)] {
+            let mut opened = 0;
+            for k in 0..40 {
+                seq += 1;
+                opened += play(&mut client, seq, Action::Reveal, row + k % 7, col + k / 7)
+                    .await
+                    .0;
+                if opened >= 8 {
+                    break;
+                }
+            }
+            assert!(opened >= 8, "nothing opened near ({row}, {col})");
+            played.push((row / 64, col / 64));
+        }
+        let mut hit = 0;
+        for k in 0..60 {
+            seq += 1;
+            hit += play(&mut client, seq, Action::Reveal, 3000 + k % 8, 9000 + k / 8)
+                .await
+                .1;
+            if hit >= 2 {
+                break;
+            }
+        }
+        assert!(hit >= 1, "no mine set off near (3000, 9000)");
+        played.push((3000 / 64, 9000 / 64));
+        // A flag on the first cell still hidden: a flag on an open cell does nothing.
+        for k in 0..10 {
+            seq += 1;
+            if play(&mut client, seq, Action::Flag, 9000 + k, 7150).await.2 {
+                break;
+            }
+        }
+        played.push((9000 / 64, 7150 / 64));
+        client
+            .send(&ClientMsg::Cursor {
+                row: 9000,
+                col: 7000,
+            })
+            .await
+            .unwrap();
+        played
+    });
+    // The player stays in the room (its cursor with it), read so its queue never fills.
+    rt.spawn(async move { while client.recv().await.is_ok() {} });
+    let s = driver.session(1280, 800);
+    join(&s, &base, &format!("room=picture&{query}"));
+    // Zoomed fully out: the whole board on screen, drawn from the chunks' summaries.
+    s.keys(&"-".repeat(40));
+    s.wait_for(
+        "the board drawn from summaries",
+        "return bitmines.summaryMode() && bitmines.summaries() !== null
+           && bitmines.ready() && bitmines.offset()[2] < 0.1",
+        WAIT,
+    );
+    let summaries: Vec<u8> = serde_json::from_value(s.eval("return bitmines.summaries()")).unwrap();
+    let at = |(cr, cc): (u32, u32)| (cr as usize * 157 + cc as usize) * 4;
+    assert_eq!(summaries.len(), 157 * 157 * 4);
+    for &chunk in &played[..2] {
+        assert!(summaries[at(chunk)] > 0, "chunk {chunk:?} opened nothing");
+    }
+    assert!(
+        summaries[at(played[2]) + 1] > 0,
+        "no mine hit in {:?}",
+        played[2]
+    );
+    assert!(
+        summaries[at(played[3]) + 2] > 0,
+        "no flag in {:?}",
+        played[3]
+    );
+    assert!(
+        summaries[at((9000 / 64, 7000 / 64)) + 3] > 0,
+        "no player's cursor"
+    );
+    let untouched = (20, 60);
+    assert_eq!(&summaries[at(untouched)..at(untouched) + 4], &[0, 0, 0, 0]);
+    // Two frames later the picture is drawn: each played chunk's centre differs from an
+    // untouched chunk's, in the main view and in the minimap.
+    s.eval("return new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))");
+    let point = |chunk: (u32, u32)| {
+        s.eval_with(
+            "return bitmines.chunkPixel(arguments[0], arguments[1])",
+            json!([chunk.0, chunk.1]),
+        )
+    };
+    let sea = point(untouched);
+    for canvas in ["board", "minimap"] {
+        let key = if canvas == "board" {
+            "board"
+        } else {
+            "minimap"
+        };
+        let unplayed = pixel(&s, canvas, &sea[key]);
+        for &chunk in &played {
+            let here = pixel(&s, canvas, &point(chunk)[key]);
+            assert_ne!(
+                here, unplayed,
+                "chunk {chunk:?} on the {canvas} looks untouched"
+            );
+        }
+    }
+    s.screenshot(&shots().join("zoomed-out-1e8.png"));
+    // A click zooms in on the point, to cells, and makes no move.
+    let target = s.eval_with(
+        "const r = document.getElementById('board').getBoundingClientRect();
+         const p = bitmines.chunkPixel(arguments[0], arguments[1]).board;
+         const [x, y] = [p[0] / devicePixelRatio, p[1] / devicePixelRatio];
+         return [r.left + x, r.top + y, x, y]",
+        json!([played[1].0, played[1].1]),
+    );
+    let f = |i: usize| target[i].as_f64().unwrap();
+    s.click_points(&[(f(0), f(1))], 0);
+    s.wait_for(
+        "cells again",
+        "return !bitmines.summaryMode() && bitmines.ready()",
+        WAIT,
+    );
+    assert_eq!(
+        s.eval("return bitmines.pending()"),
+        json!(0),
+        "a move was made"
+    );
+    let under = s.eval_with(
+        "const [x, y, c] = bitmines.offset(); return [(y + arguments[1]) / c, (x + arguments[0]) / c]",
+        json!([f(2), f(3)]),
+    );
+    let (row, col) = (under[0].as_f64().unwrap(), under[1].as_f64().unwrap());
+    assert!(
+        (8950.0..9100.0).contains(&row) && (6950.0..7100.0).contains(&col),
+        "zoomed in at ({row}, {col}), not at chunk {:?}",
+        played[1]
     );
     no_errors(&s, &[]);
     drop(s);
@@ -1338,7 +1572,7 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
     assert!(said.as_str().unwrap().contains("press Ready"), "{said}");
 
     // Bob is ready; then this page.
-    rt.block_on(bob.send(&Msg::Ready { seq: 1 })).unwrap();
+    rt.block_on(bob.send(&ClientMsg::Ready { seq: 1 })).unwrap();
     s.wait_for(
         "Bob ready",
         "return document.getElementById('start-words').textContent.startsWith('1 of 2')",
@@ -1365,7 +1599,7 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
     // One clock for both: Bob's connection was told the same start.
     let started = rt.block_on(async {
         loop {
-            if let Frame::Clock { running: true, .. } = bob.recv().await.unwrap() {
+            if let ServerMsg::Clock { running: true, .. } = bob.recv().await.unwrap() {
                 return true;
             }
         }
@@ -1447,8 +1681,8 @@ fn a_lost_coop_game_is_played_again_with_the_rematch_button() {
 #[test]
 fn the_pages_codec_agrees_with_the_servers() {
     use bitmines_server::protocol::{
-        Action, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over, PlayerInfo,
-        SeriesEntry, ServerMsg, Welcome,
+        ChunkRect, ChunkSummary, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over, PlayerInfo,
+        SeriesEntry, Welcome,
     };
     let _one = lock();
     let Some(driver) = Driver::start() else {
@@ -1695,6 +1929,34 @@ fn the_pages_codec_agrees_with_the_servers() {
             json!({"type": "start", "ready": 2, "racers": 3, "startsInMs": 4294967295u64}),
         ),
         (
+            ServerMsg::Summaries {
+                view: 4,
+                rect: ChunkRect {
+                    row: 150,
+                    col: 70_000,
+                    rows: 1,
+                    cols: 3,
+                },
+                chunks: vec![
+                    ChunkSummary {
+                        opened: 255,
+                        exploded: 0,
+                        flags: 3,
+                        players: 1,
+                    },
+                    ChunkSummary::default(),
+                    ChunkSummary {
+                        opened: 1,
+                        exploded: 255,
+                        flags: 0,
+                        players: 0,
+                    },
+                ],
+            },
+            json!({"type": "summaries", "view": 4, "chunkRow": 150, "chunkCol": 70000,
+                "rows": 1, "cols": 3, "chunks": [255, 0, 3, 1, 0, 0, 0, 0, 1, 255, 0, 0]}),
+        ),
+        (
             ServerMsg::Series(vec![
                 SeriesEntry {
                     player: 1,
@@ -1723,7 +1985,7 @@ fn the_pages_codec_agrees_with_the_servers() {
            encode.reveal(1, 2, 3), encode.flag(4, 5, 6), encode.chord(7, 8, 9),
            encode.hint(10, 11, 12), encode.odds(13, 14, 15), encode.cursor(16, 17),
            encode.watch(18), encode.ping(1700000000000), encode.wrongFlags(19, 20, 21),
-           encode.rematch(22), encode.ready(23),
+           encode.rematch(22), encode.ready(23), encode.summaries({row: 3, col: 150, rows: 157, cols: 2}),
          ].map(b => Array.from(new Uint8Array(b))))",
     );
     let rect = |row, col, rows, cols| ChunkRect {
@@ -1766,6 +2028,7 @@ fn the_pages_codec_agrees_with_the_servers() {
         },
         ClientMsg::Rematch { seq: 22 },
         ClientMsg::Ready { seq: 23 },
+        ClientMsg::Summaries(rect(3, 150, 157, 2)),
     ];
     let frames: Vec<Vec<u8>> = serde_json::from_value(encoded).unwrap();
     assert_eq!(frames.len(), expected.len());

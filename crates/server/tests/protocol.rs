@@ -2,8 +2,8 @@
 //! spelling, and no bytes make a decoder panic.
 
 use bitmines_server::protocol::{
-    Action, ChunkRect, ClientMsg, DecodeError, EventKind, MineRule, Mode, Over, PROGRESS_DONE,
-    PlayerInfo, SeriesEntry, ServerMsg, Welcome,
+    Action, ChunkRect, ChunkSummary, ClientMsg, DecodeError, EventKind, MineRule, Mode, Over,
+    PROGRESS_DONE, PlayerInfo, SeriesEntry, ServerMsg, Welcome,
 };
 use proptest::prelude::*;
 
@@ -23,7 +23,8 @@ fn client_msg() -> impl Strategy<Value = ClientMsg> {
     ];
     prop_oneof![
         rect.clone().prop_map(ClientMsg::Subscribe),
-        rect.prop_map(ClientMsg::Unsubscribe),
+        rect.clone().prop_map(ClientMsg::Unsubscribe),
+        rect.prop_map(ClientMsg::Summaries),
         (any::<u32>(), action, any::<u32>(), any::<u32>()).prop_map(|(seq, action, row, col)| {
             ClientMsg::Move {
                 seq,
@@ -245,6 +246,36 @@ fn server_msg() -> impl Strategy<Value = ServerMsg> {
                 starts_in_ms,
             }
         }),
+        (
+            any::<u32>(),
+            any::<u32>(),
+            any::<u32>(),
+            1u16..=40,
+            1u16..=40,
+            any::<u64>()
+        )
+            .prop_map(|(view, row, col, rows, cols, seed)| {
+                let n = usize::from(rows) * usize::from(cols);
+                let chunks = (0..n as u64)
+                    .map(|i| {
+                        let [opened, exploded, flags, players, ..] =
+                            seed.wrapping_mul(i + 1).rotate_left(i as u32).to_le_bytes();
+                        ChunkSummary {
+                            opened,
+                            exploded,
+                            flags,
+                            players,
+                        }
+                    })
+                    .collect();
+                let rect = ChunkRect {
+                    row,
+                    col,
+                    rows,
+                    cols,
+                };
+                ServerMsg::Summaries { view, rect, chunks }
+            }),
         proptest::collection::vec((any::<u32>(), any::<u32>(), any::<u32>()), 0..9).prop_map(
             |entries| ServerMsg::Series(
                 entries

@@ -162,3 +162,47 @@ async fn an_ack_says_whether_a_flag_stands_and_events_name_a_cell_only_for_a_min
     );
     server.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summaries_come_when_asked_and_a_burst_past_the_rate_is_refused_with_seq_0() {
+    let server = start().await;
+    let mut client = Recorder::join(&server.url("sums", "rows=200&cols=130")).await;
+    let whole = ChunkRect {
+        row: 0,
+        col: 0,
+        rows: 4,
+        cols: 3,
+    };
+    for _ in 0..20 {
+        client.send(ClientMsg::Summaries(whole)).await;
+    }
+    client.send(ClientMsg::Ping { nonce: 9 }).await;
+    client
+        .until(|m| matches!(m, ServerMsg::Pong { nonce: 9 }))
+        .await;
+    let mut answered = 0;
+    let mut refused = 0;
+    for frame in &client.frames {
+        match frame {
+            ServerMsg::Summaries { rect, chunks, .. } => {
+                assert_eq!((*rect, chunks.len()), (whole, 12));
+                // The first click's opening, in the middle of the board, shows.
+                assert!(chunks.iter().any(|c| c.opened > 0), "{chunks:?}");
+                answered += 1;
+            }
+            ServerMsg::Error { .. } => {
+                let (seq, code, message) = error(frame);
+                assert_eq!((seq, code), (0, ErrorCode::RateLimited as u16), "{message}");
+                assert!(message.contains("summaries"), "{message}");
+                refused += 1;
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(answered + refused, 20);
+    assert!(
+        answered >= 1 && refused >= 1,
+        "{answered} answered, {refused} refused"
+    );
+    server.stop().await;
+}

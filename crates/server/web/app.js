@@ -1,8 +1,10 @@
 // The bitmines web game: the page's controller. It joins a room over the protocol of
 // PROTOCOL.md, keeps the chunks in view subscribed, draws them (board.js), turns mouse, touch
-// and keys into moves, and shows every error and every lost connection in words.
+// and keys into moves, and shows every error and every lost connection in words. A board too
+// large to watch whole is also asked for its chunks' summaries, about once a second, which
+// the minimap and a view zoomed out past cells are drawn from.
 
-import { encode, decode, ERROR_NAMES, EVENT, CHUNK, HIDDEN, FLAGGED, NOBODY, NO_TIME } from "./protocol.js";
+import { encode, decode, ERROR_NAMES, EVENT, CHUNK, HIDDEN, FLAGGED, NOBODY, NO_TIME, MAX_SUMMARY_CHUNKS } from "./protocol.js";
 import { Store, BoardView, drawMinimap, PLAYER_COLOURS, UNKNOWN } from "./board.js";
 import { showLobby, hideLobby } from "./lobby.js";
 
@@ -182,6 +184,8 @@ class Game {
     this.joinedSaid = false;
     this.dirty = true;
     this.lastSync = 0;
+    this.lastSummaries = -Infinity;
+    this.summariesLater = false;
     this.lastCursorSent = 0;
     this.cursorCell = null;
     this.frameTimes = null;
@@ -345,6 +349,11 @@ class Game {
         return;
       case "start":
         return this.onStart(msg);
+      case "summaries":
+        if (msg.view !== this.watching) return;
+        this.store.setSummaries(msg);
+        this.dirty = true;
+        return;
       case "ack":
         return this.onAck(msg);
       case "error":
@@ -847,7 +856,7 @@ class Game {
     this.lastSync = now;
     this.syncLater = false;
     const want = new Set();
-    const max = this.welcome.maxChunks;
+    const max = this.view.summaryMode() ? 0 : this.welcome.maxChunks;
     let [a0, b0, a1, b1] = this.view.visibleChunks(1);
     if ((a1 - a0) * (b1 - b0) > max) [a0, b0, a1, b1] = this.view.visibleChunks(0);
     for (let r = a0; r < a1; r++) {
@@ -877,7 +886,7 @@ class Game {
     const rect = wrap.getBoundingClientRect();
     this.view.resize(Math.max(1, Math.floor(rect.width)), Math.max(1, Math.floor(rect.height)), devicePixelRatio || 1);
     if (this.store) {
-      if (this.view.cell < this.view.minCell()) this.view.zoomTo(this.view.minCell());
+      if (this.view.cell < this.view.minZoom()) this.view.zoomTo(this.view.minZoom());
       const big = this.view.boardWidth() > this.view.width || this.view.boardHeight() > this.view.height;
       const mini = $("minimap");
       mini.hidden = !big;
@@ -903,6 +912,7 @@ class Game {
     if (!this.running) return;
     requestAnimationFrame((next) => this.frame(next));
     if (this.syncLater) this.syncChunks();
+    this.askSummaries();
     if (this.oddsLater && this.oddsMode && this.status === 0) this.askOdds(true);
     if (this.wrongLater && this.showWrong && this.status === 0) this.askWrong();
     if (this.dirty) this.render();
@@ -927,6 +937,7 @@ class Game {
   }
 
   allVisibleHere() {
+    if (this.view.summaryMode()) return this.store.summaries !== null;
     const [a0, b0, a1, b1] = this.view.visibleChunks(0);
     for (let r = a0; r < a1; r++) for (let c = b0; c < b1; c++) if (!this.store.chunk(r, c)) return false;
     return true;
@@ -935,6 +946,46 @@ class Game {
   moved() {
     this.dirty = true;
     this.syncChunks();
+    this.summariesLater = true;
+  }
+
+  // --- chunk summaries ---
+
+  // Whether the page wants summaries: the view is drawn from them, or the minimap shows a
+  // board with more chunks than the page may watch at once.
+  wantsSummaries() {
+    const st = this.store;
+    if (this.view.summaryMode()) return true;
+    return !$("minimap").hidden && st.chunkRows * st.chunkCols > this.welcome.maxChunks;
+  }
+
+  // The chunks to ask about: the whole board, or for a board of more than one request's
+  // chunks, as many as one request takes around the view's centre.
+  summaryRect() {
+    const st = this.store;
+    if (st.chunkRows * st.chunkCols <= MAX_SUMMARY_CHUNKS) {
+      return { row: 0, col: 0, rows: st.chunkRows, cols: st.chunkCols };
+    }
+    const side = Math.floor(Math.sqrt(MAX_SUMMARY_CHUNKS));
+    const rows = Math.min(st.chunkRows, side);
+    const cols = Math.min(st.chunkCols, Math.floor(MAX_SUMMARY_CHUNKS / rows));
+    const [a0, b0, a1, b1] = this.view.visibleChunks(0);
+    const from = (centre, n, total) => Math.max(0, Math.min(total - n, Math.floor(centre - n / 2)));
+    return { row: from((a0 + a1) / 2, rows, st.chunkRows), col: from((b0 + b1) / 2, cols, st.chunkCols), rows, cols };
+  }
+
+  // Asks for summaries once a second while they are wanted; sooner (every 300 ms at most)
+  // when the view moved on a board larger than one request, or none came yet.
+  askSummaries() {
+    if (!this.store || !this.live || !this.welcome || !this.wantsSummaries()) return;
+    const st = this.store;
+    const since = performance.now() - this.lastSummaries;
+    const partial = st.chunkRows * st.chunkCols > MAX_SUMMARY_CHUNKS;
+    const soon = !st.summaries || (this.summariesLater && partial);
+    if (since < 1000 && !(soon && since >= 300)) return;
+    this.lastSummaries = performance.now();
+    this.summariesLater = false;
+    this.send(encode.summaries(this.summaryRect()));
   }
 
   // --- moves and help ---
@@ -1085,6 +1136,12 @@ class Game {
 
   // --- input ---
 
+  // The cell under canvas point (x, y) that a move may name: none while the view is drawn
+  // from summaries, whose cells are too small to aim at.
+  pick(x, y) {
+    return this.view.summaryMode() ? null : this.view.cellAt(x, y);
+  }
+
   bindInput() {
     const canvas = $("board");
     const on = (target, type, fn, opts) => {
@@ -1113,14 +1170,14 @@ class Game {
         p.timer = setTimeout(() => {
           if (!p.drag && !p.done) {
             p.done = true;
-            const cell = this.view.cellAt(p.sx, p.sy);
+            const cell = this.pick(p.sx, p.sy);
             if (cell) this.flag(...cell);
             if (navigator.vibrate) navigator.vibrate(30);
           }
         }, 450);
       } else if (e.button === 2 && !(e.buttons & 1)) {
         p.done = true;
-        const cell = this.view.cellAt(x, y);
+        const cell = this.pick(x, y);
         if (cell) this.flag(...cell);
       }
       // Both buttons at once: a chord when they are let go.
@@ -1133,7 +1190,7 @@ class Game {
       const [x, y] = local(e);
       const p = this.pointers.get(e.pointerId);
       if (e.pointerType === "mouse" && !p) {
-        const cell = this.view.cellAt(x, y);
+        const cell = this.pick(x, y);
         this.sendCursor(cell);
       }
       if (!p) return;
@@ -1164,6 +1221,15 @@ class Game {
       this.pointers.delete(e.pointerId);
       if (this.pointers.size < 2) this.pinch = null;
       if (e.type === "pointercancel") return;
+      if (this.view.summaryMode()) {
+        // Cells too small to aim at: a click zooms in on the point, to cells.
+        if (!p.drag && !p.done && !this.bothButtons) {
+          this.view.zoomTo(this.view.minCell(), p.sx, p.sy);
+          this.moved();
+        }
+        if ((e.buttons & 3) === 0) this.bothButtons = false;
+        return;
+      }
       const cell = this.view.cellAt(p.sx, p.sy);
       if (this.bothButtons) {
         if ((e.buttons & 3) === 0) {
@@ -1446,6 +1512,24 @@ window.bitmines = {
     return [r.left + col * s - game.view.x + s / 2, r.top + row * s - game.view.y + s / 2];
   },
   measureScroll: (frames, dx, dy) => game.measureScroll(frames, dx, dy),
+  // Whether the view is drawn from chunk summaries, and the summaries held (null or four
+  // numbers a chunk, row by row over the whole board).
+  summaryMode: () => Boolean(game?.view.summaryMode()),
+  summaries: () => (game?.store?.summaries ? Array.from(game.store.summaries) : null),
+  // The centre of chunk (row, col) in device pixels of the board's canvas and of the
+  // minimap's (as getImageData reads them).
+  chunkPixel(cr, cc) {
+    if (!game?.store) return null;
+    const v = game.view;
+    const cx = Math.min(game.store.cols, cc * CHUNK + CHUNK / 2);
+    const cy = Math.min(game.store.rows, cr * CHUNK + CHUNK / 2);
+    const mini = $("minimap");
+    const scale = Math.min(mini.width / game.store.cols, mini.height / game.store.rows);
+    return {
+      board: [Math.floor((cx * v.cell - v.x) * v.dpr), Math.floor((cy * v.cell - v.y) * v.dpr)],
+      minimap: [Math.floor(cx * scale), Math.floor(cy * scale)],
+    };
+  },
   unknown: UNKNOWN,
   chunk: CHUNK,
 };

@@ -17,6 +17,16 @@ export const THEMES = {
   light: { open: "#d9d9d9", line: "#b0b0b0", hidden: "#bdbdbd", hi: "#f4f4f4", lo: "#7b7b7b", unknown: "#c8c8c8", mine: "#000", text: "#000" },
   dark: { open: "#2a2d33", line: "#3a3e46", hidden: "#4a505b", hi: "#666d7a", lo: "#2a2e35", unknown: "#3a3f48", mine: "#e8e8e8", text: "#e8e8e8" },
 };
+// A chunk drawn from its summary (a board too large for cells): the unplayed sea, a chunk
+// all open, a mine set off, a flag, a player's cursor; the sea and "all open" echo the
+// hidden and open cells, further apart so a small opening shows.
+export const SUMMARY_COLOURS = {
+  light: { sea: [150, 155, 165], open: [250, 250, 250], hit: [220, 20, 20], flag: [235, 140, 0], player: "#1f4fff" },
+  dark: { sea: [74, 80, 91], open: [20, 22, 26], hit: [255, 70, 70], flag: [255, 170, 40], player: "#42d4f4" },
+};
+// The most played chunks drawn larger than their size on a minimap (past that many, the
+// play shows without it).
+const MARKED = 2000;
 export const PLAYER_COLOURS = ["#e6194b", "#3cb44b", "#4363d8", "#f58231", "#911eb4", "#42d4f4", "#f032e6", "#9a6324"];
 export const UNKNOWN = 255;
 
@@ -29,6 +39,28 @@ export class Store {
     this.chunkCols = Math.ceil(cols / CHUNK);
     this.chunks = new Map();
     this.version = 0;
+    // The chunks' summaries, four bytes a chunk (see the summaries frame), and which chunks
+    // have had one; null until the first arrives.
+    this.summaries = null;
+    this.summarized = null;
+    this.summaryVersion = 0;
+  }
+  // Keeps a summaries frame's chunks.
+  setSummaries(msg) {
+    if (!this.summaries) {
+      this.summaries = new Uint8Array(this.chunkRows * this.chunkCols * 4);
+      this.summarized = new Uint8Array(this.chunkRows * this.chunkCols);
+    }
+    for (let r = 0; r < msg.rows; r++) {
+      const cr = msg.chunkRow + r;
+      if (cr >= this.chunkRows) break;
+      const cols = Math.min(msg.cols, this.chunkCols - msg.chunkCol);
+      if (cols <= 0) break;
+      const at = this.key(cr, msg.chunkCol);
+      this.summaries.set(msg.chunks.subarray(r * msg.cols * 4, (r * msg.cols + cols) * 4), at * 4);
+      this.summarized.fill(1, at, at + cols);
+    }
+    this.summaryVersion++;
   }
   key(cr, cc) {
     return cr * this.chunkCols + cc;
@@ -64,6 +96,9 @@ export class Store {
   }
   clear() {
     this.chunks.clear();
+    this.summaries = null;
+    this.summarized = null;
+    this.summaryVersion++;
     this.version++;
   }
   // Every cell as a string row by row ('#' unknown): the test hook's picture.
@@ -228,6 +263,11 @@ export function oddsInk(rgb) {
   return contrast(rgb, "#000000") >= contrast(rgb, "#ffffff") ? "#000000" : "#ffffff";
 }
 
+// The colour a share `t` (0 to 1) of the way from [r, g, b] `a` to `b`.
+function mix(a, b, t) {
+  return [0, 1, 2].map((i) => Math.round(a[i] + (b[i] - a[i]) * t));
+}
+
 // A canvas that shows a view of a Store: scroll offset, zoom, overlays.
 export class BoardView {
   constructor(canvas, store) {
@@ -281,7 +321,9 @@ export class BoardView {
     const bh = this.boardHeight();
     const cw = this.corner ? this.corner.w : 0;
     const ch = this.corner ? this.corner.h : 0;
-    this.x = bw <= this.width ? -(this.width - bw) / 2 : Math.min(Math.max(this.x, 0), bw - this.width + cw);
+    // A board that fits beside the minimap's corner is centred in the room left of it.
+    const room = bw <= this.width - cw ? this.width - cw : this.width;
+    this.x = bw <= this.width ? -(room - bw) / 2 : Math.min(Math.max(this.x, 0), bw - this.width + cw);
     this.y = bh <= this.height ? -(this.height - bh) / 2 : Math.min(Math.max(this.y, 0), bh - this.height + ch);
   }
 
@@ -300,9 +342,13 @@ export class BoardView {
     this.clamp();
   }
 
-  // Sets the cell size, keeping the board point under (px, py) where it is.
+  // Sets the cell size, keeping the board point under (px, py) where it is. Cells are whole
+  // pixels down to the smallest the server lets the page watch (`minCell`); below it the
+  // board is drawn from chunk summaries, in any size down to the whole board on screen.
   zoomTo(cell, px = this.width / 2, py = this.height / 2) {
-    cell = Math.max(this.minCell(), Math.min(64, Math.round(cell)));
+    const least = this.minCell();
+    cell = Math.min(64, cell);
+    cell = cell < least ? Math.max(this.minZoom(), cell) : Math.round(cell);
     const bx = (this.x + px) / this.cell;
     const by = (this.y + py) / this.cell;
     this.cell = cell;
@@ -320,6 +366,18 @@ export class BoardView {
       if (n <= maxChunks) return cell;
     }
     return 64;
+  }
+
+  // The smallest cell size: the whole board on screen, or `minCell` for a board that fits
+  // in cells of that size.
+  minZoom() {
+    const fit = Math.min(this.width / this.store.cols, this.height / this.store.rows);
+    return Math.min(this.minCell(), Math.max(fit, 0.001));
+  }
+
+  // Whether the board is drawn from chunk summaries: cells smaller than the page may watch.
+  summaryMode() {
+    return this.cell < this.minCell();
   }
 
   // The cell under the canvas point (px, py), or null off the board.
@@ -375,7 +433,98 @@ export class BoardView {
     this.clamp();
   }
 
+  // The summaries as a picture of one pixel a chunk (a canvas of chunkCols x chunkRows),
+  // made again only when new summaries came; with the chunks that hold a player's cursor.
+  summaryImage() {
+    const store = this.store;
+    if (!store.summaries) return null;
+    const key = `${store.summaryVersion}/${this.theme}`;
+    if (this.summaryKey === key) return this.summaryPicture;
+    const colours = SUMMARY_COLOURS[this.theme];
+    const unknown = THEMES[this.theme].unknown.match(/[0-9a-f]{2}/gi).map((h) => parseInt(h, 16));
+    const canvas = this.summaryPicture?.canvas ?? document.createElement("canvas");
+    canvas.width = store.chunkCols;
+    canvas.height = store.chunkRows;
+    const g = canvas.getContext("2d");
+    const image = g.createImageData(store.chunkCols, store.chunkRows);
+    const px = image.data;
+    const sums = store.summaries;
+    const players = [];
+    const touched = [];
+    for (let i = 0; i < store.summarized.length; i++) {
+      let rgb = unknown;
+      if (store.summarized[i]) {
+        const [opened, hit, flags, here] = sums.subarray(i * 4, i * 4 + 4);
+        // Any opening at all shows: half the way to "all open" at least.
+        const share = opened === 0 ? 0 : 0.5 + (0.5 * opened) / 255;
+        rgb = mix(colours.sea, colours.open, share);
+        if (hit) rgb = mix(rgb, colours.hit, Math.min(1, 0.6 + hit / 20));
+        else if (flags) rgb = mix(rgb, colours.flag, Math.min(0.9, 0.5 + flags / 40));
+        if (here) players.push([Math.floor(i / store.chunkCols), i % store.chunkCols]);
+        if ((opened || hit || flags) && touched.length <= MARKED) touched.push([i, rgb]);
+      }
+      px.set(rgb, i * 4);
+      px[i * 4 + 3] = 255;
+    }
+    g.putImageData(image, 0, 0);
+    this.summaryKey = key;
+    this.summaryPicture = { canvas, players, touched: touched.length <= MARKED ? touched : [] };
+    return this.summaryPicture;
+  }
+
+  // Draws picture `pic` of the summaries onto `g`, the board's top left at (ox, oy) device
+  // pixels and `cell` device pixels a cell, clipped to the board; players' chunks ringed.
+  paintSummaries(g, pic, ox, oy, cell, ring) {
+    const store = this.store;
+    const span = CHUNK * cell;
+    g.save();
+    g.beginPath();
+    g.rect(ox, oy, store.cols * cell, store.rows * cell);
+    g.clip();
+    g.imageSmoothingEnabled = false;
+    g.drawImage(pic.canvas, ox, oy, store.chunkCols * span, store.chunkRows * span);
+    // Chunks smaller than three pixels: the few played ones drawn three pixels a side, so
+    // that a little play shows on a large board.
+    if (span < 3) {
+      for (const [i, rgb] of pic.touched) {
+        const [cr, cc] = [Math.floor(i / store.chunkCols), i % store.chunkCols];
+        g.fillStyle = `rgb(${rgb.join(", ")})`;
+        g.fillRect(Math.round(ox + (cc + 0.5) * span - 1.5), Math.round(oy + (cr + 0.5) * span - 1.5), 3, 3);
+      }
+    }
+    g.restore();
+    g.strokeStyle = SUMMARY_COLOURS[this.theme].player;
+    g.lineWidth = Math.max(1.5, ring / 3);
+    for (const [cr, cc] of pic.players) {
+      g.beginPath();
+      g.arc(ox + (cc + 0.5) * span, oy + (cr + 0.5) * span, Math.max(ring, span * 0.7), 0, Math.PI * 2);
+      g.stroke();
+    }
+  }
+
+  // The whole view drawn from the chunks' summaries, for cells too small to draw.
+  drawSummaries() {
+    const g = this.g;
+    const dpr = this.dpr;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.fillStyle = this.theme === "dark" ? "#16181c" : "#eceff3";
+    g.fillRect(0, 0, this.canvas.width, this.canvas.height);
+    const ox = -this.x * dpr;
+    const oy = -this.y * dpr;
+    const pic = this.summaryImage();
+    if (pic) {
+      this.paintSummaries(g, pic, ox, oy, this.cell * dpr, 6 * dpr);
+    } else {
+      g.fillStyle = THEMES[this.theme].unknown;
+      g.fillRect(ox, oy, this.store.cols * this.cell * dpr, this.store.rows * this.cell * dpr);
+    }
+  }
+
   draw() {
+    if (this.summaryMode()) {
+      this.drawSummaries();
+      return;
+    }
     const g = this.g;
     const dpr = this.dpr;
     const size = Math.round(this.cell * dpr);
@@ -532,8 +681,10 @@ export class BoardView {
   }
 }
 
-// The board in small: every watched chunk shaded by how much of it is open, and the view's
-// rectangle. Drawn only for boards larger than the screen.
+// The board in small, and the view's rectangle: drawn from the chunks' summaries when the
+// page has them (every chunk shaded as the main view draws it when zoomed far out), else
+// every watched chunk shaded by how much of it is open. Drawn only for boards larger than
+// the screen.
 export function drawMinimap(canvas, view) {
   const store = view.store;
   const g = canvas.getContext("2d");
@@ -542,7 +693,9 @@ export function drawMinimap(canvas, view) {
   g.fillRect(0, 0, canvas.width, canvas.height);
   g.fillStyle = view.theme === "dark" ? "#4a505b" : "#9da2ab";
   g.fillRect(0, 0, store.cols * scale, store.rows * scale);
-  for (const [key, chunk] of store.chunks) {
+  const pic = view.summaryImage();
+  if (pic) view.paintSummaries(g, pic, 0, 0, scale, 4);
+  for (const [key, chunk] of pic ? [] : store.chunks) {
     const cr = Math.floor(key / store.chunkCols);
     const cc = key % store.chunkCols;
     const share = chunk.open / (chunk.height * chunk.width);

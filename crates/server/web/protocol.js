@@ -33,6 +33,9 @@ export const ERROR_NAMES = {
   17: "not started",
 };
 
+// The most chunks one summaries request may cover (a 10^8-cell board is 157x157 chunks).
+export const MAX_SUMMARY_CHUNKS = 32768;
+
 export const EVENT = { MINE_HIT: 1, JOINED: 2, LEFT: 3, WON: 4, LOST: 5 };
 
 function cellFrame(type, seq, row, col) {
@@ -59,6 +62,7 @@ function rectFrame(type, rect) {
 export const encode = {
   subscribe: (rect) => rectFrame(0x01, rect),
   unsubscribe: (rect) => rectFrame(0x02, rect),
+  summaries: (rect) => rectFrame(0x0d, rect),
   reveal: (seq, row, col) => cellFrame(0x03, seq, row, col),
   flag: (seq, row, col) => cellFrame(0x04, seq, row, col),
   chord: (seq, row, col) => cellFrame(0x05, seq, row, col),
@@ -295,6 +299,16 @@ export function decode(buffer) {
       // A race with a countdown: racers ready of those online, and the milliseconds to the
       // start (0 once started, 0xffffffff while not every racer is ready).
       return { type: "start", ready: r.u32(), racers: r.u32(), startsInMs: r.u32() };
+    case 0x93: {
+      // What the view shows of each chunk of a rectangle, row by row, four bytes a chunk:
+      // share opened (255ths, rounded up), mines set off, flags, co-op players' cursors.
+      const m = { type: "summaries", view: r.u32(), chunkRow: r.u32(), chunkCol: r.u32() };
+      m.rows = r.u16();
+      m.cols = r.u16();
+      m.chunks = r.bytes(m.rows * m.cols * 4).slice();
+      if (r.at !== r.v.byteLength) throw new RangeError("summaries frame too long");
+      return m;
+    }
     default:
       throw new RangeError(`unknown message type 0x${kind.toString(16)}`);
   }

@@ -21,6 +21,8 @@
 //! - `moves`: a move checked, applied by the rules and recorded; the end of a game.
 //! - `first`: a co-op room's board made around the first cell a player reveals.
 //! - `help`: hints, odds and wrong flags, computed from the asking player's own view.
+//! - `summaries`: what a view shows of each chunk of a rectangle, four bytes a chunk, for
+//!   a picture of a board too large to draw cell by cell.
 //! - `outbox`: the frames a batch queued, released once its records are durable.
 //! - `rematch`: the end of a game and the start of the next in the same room: when a
 //!   rematch may be asked for, the new board, the finished game described for the archive,
@@ -81,6 +83,7 @@ mod outbox;
 mod recover;
 mod rematch;
 mod start;
+mod summaries;
 mod views;
 
 pub use help::{ViewCells, WINDOW, window_hint, window_odds, window_wrong_flags};
@@ -524,6 +527,7 @@ impl Room {
             }
             M::Rematch { seq } => self.rematch(conn, seq, received, now),
             M::Ready { seq } => self.ready(conn, seq),
+            M::Summaries(rect) => self.summaries(conn, rect),
         };
         if let Err(refusal) = result {
             self.error(conn, seq, refusal);

@@ -85,27 +85,14 @@ impl Room {
     }
 
     fn chunks_of(&self, rect: ChunkRect) -> Result<Vec<u32>, Refusal> {
+        self.check_rect(rect)?;
         let (r1, c1) = (
-            rect.row as u64 + u64::from(rect.rows),
-            rect.col as u64 + u64::from(rect.cols),
+            rect.row as usize + usize::from(rect.rows),
+            rect.col as usize + usize::from(rect.cols),
         );
-        if r1 > self.chunk_rows as u64 || c1 > self.chunk_cols as u64 {
-            return refuse(
-                ErrorCode::OffBoard,
-                format!(
-                    "chunks ({}, {}) to ({}, {}) are off a board of {}x{} chunks",
-                    rect.row,
-                    rect.col,
-                    r1 - 1,
-                    c1 - 1,
-                    self.chunk_rows,
-                    self.chunk_cols
-                ),
-            );
-        }
         let mut out = Vec::new();
-        for r in rect.row as usize..r1 as usize {
-            for c in rect.col as usize..c1 as usize {
+        for r in rect.row as usize..r1 {
+            for c in rect.col as usize..c1 {
                 out.push((r * self.chunk_cols + c) as u32);
             }
         }
