@@ -1546,6 +1546,63 @@ fn a_board_being_made_shows_its_progress_and_no_running_clock() {
     rt.block_on(server.stop());
 }
 
+/// How long a move takes to reach another player's page: a client flags cells one after
+/// another, each once the page has shown the last, and the page notes when each delta frame
+/// came (on the same clock, milliseconds since 1970). Reported, never asserted.
+#[test]
+fn a_move_reaches_another_players_page_in_milliseconds() {
+    let Some((_one, driver, rt, server, base)) = start() else {
+        return;
+    };
+    let query = "rows=60&cols=60&mines=300&first=30,30";
+    let mut mover = open_room(&rt, &server, "seen", query);
+    let s = joined(&driver, &base, &format!("room=seen&{query}"));
+    let hidden: Vec<(usize, usize)> = cells(&s)
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| row.iter().enumerate().map(move |(c, &v)| (r, c, v)))
+        .filter(|&(_, _, v)| v == 9)
+        .map(|(r, c, _)| (r, c))
+        .take(60)
+        .collect();
+    let mut took = Vec::new();
+    for (seq, &(row, col)) in hidden.iter().enumerate() {
+        let sent = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs_f64()
+            * 1000.0;
+        let flag = ClientMsg::Move {
+            seq: seq as u32 + 1,
+            action: Action::Flag,
+            row: row as u32,
+            col: col as u32,
+        };
+        rt.block_on(mover.send(&flag)).unwrap();
+        s.wait_for(
+            "the flag on the other page",
+            &format!("return bitmines.cell({row}, {col}) === 10"),
+            WAIT,
+        );
+        let came = s.eval("return bitmines.deltaAt()").as_f64().unwrap();
+        took.push(came - sent);
+    }
+    took.sort_by(f64::total_cmp);
+    let at = |q: f64| took[((took.len() - 1) as f64 * q).round() as usize];
+    report(&format!(
+        "a flag from one client reaching another player's page, {} moves: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+        took.len(),
+        at(0.5),
+        at(0.99),
+        took[took.len() - 1]
+    ));
+    assert_eq!(took.len(), hidden.len());
+    no_errors(&s, &[]);
+    drop(s);
+    drop(driver);
+    rt.block_on(server.stop());
+}
+
 /// A race made from the lobby's race form has a countdown: the racers see who is ready, a
 /// click before the start is held back with words, and once both racers are ready the page
 /// counts 3-2-1 and the race starts with one clock for both.

@@ -346,6 +346,9 @@ class Game {
       case "delta":
         if (msg.view !== this.watching) return;
         if (this.store.applyDelta(msg)) this.dirty = true;
+        // When the last change came, in milliseconds since 1970: the tests time a move
+        // from another client to this page with it.
+        this.deltaAt = performance.timeOrigin + performance.now();
         return;
       case "start":
         return this.onStart(msg);
@@ -1487,6 +1490,8 @@ window.bitmines = {
   wrongFlags: () => game?.view.wrong ?? [],
   others: () => [...(game?.view.others.values() ?? [])],
   firstPaint: () => game?.firstPaint ?? null,
+  // When the last delta frame came, in milliseconds since 1970.
+  deltaAt: () => game?.deltaAt ?? null,
   // The view's scroll offset and cell size: [x, y, cell].
   offset: () => (game ? [game.view.x, game.view.y, game.view.cell] : null),
   problems: () => problems.slice(),
