@@ -63,6 +63,24 @@ mod positions;
 #[allow(dead_code, unreachable_pub)]
 mod naive;
 
+/// Moves on the engine and on the naive twin, as the stress run's table applies them.
+#[path = "../tests/common/moves.rs"]
+#[allow(dead_code)]
+mod moves;
+
+/// The stress run's truth player, its walk and its tiled play, as `bitmines stress` builds
+/// them, so the counted loop is the main job's own.
+#[path = "../src/stress"]
+#[allow(dead_code, unreachable_pub)]
+mod stress {
+    #[path = "play.rs"]
+    pub(crate) mod play;
+    #[path = "tiles.rs"]
+    pub(crate) mod tiles;
+    #[path = "walk.rs"]
+    pub(crate) mod walk;
+}
+
 /// A regression or an improvement larger than this fraction fails the check. Counts repeat
 /// exactly on one machine, so any change is real; the margin lets a few instructions of
 /// noise from the C library's allocator (its arena grows differently after a change in an
@@ -125,11 +143,14 @@ fn case_names() -> Vec<String> {
     names.push("chord/expert".into());
     names.push("solve/trivial-sweep/1000x1000".into());
     names.push("solve/probabilities/expert-first-stall-x20".into());
+    names.push("solve/probabilities/expert-first-stall-once".into());
     names.push("gen/no-guess/expert-x8".into());
     names.push("play/expert-safest".into());
     names.push("tiled/1000x1000/every-safe-cell-4-bands".into());
     names.push("tiled/1000x1000/every-safe-cell-16-squares".into());
     names.push("stats/bands/1000x1000".into());
+    names.push("stress/truth/1000x1000-density-0.15".into());
+    names.push("stress/truth/no-guess-expert".into());
     names
 }
 
@@ -366,6 +387,64 @@ fn run_on_this_thread(case: &str) -> Result<String, String> {
                 }
             });
             format!("{exact} of 20 exact")
+        }
+        "solve/probabilities/expert-first-stall-once" => {
+            // One solve of the first stall of the first expert game, the position that
+            // examples/solve_anchor.rs compares first.
+            let stall = positions::expert_stalls(1);
+            let position = stall.first().ok_or("no expert stall")?;
+            let mut cells = 0;
+            measured(&mut || {
+                let odds = bitmines_solve::probabilities(black_box(position));
+                cells = odds.map_or(0, |o| usize::from(o.exact()));
+            });
+            format!("{cells} exact")
+        }
+        "stress/truth/1000x1000-density-0.15" | "stress/truth/no-guess-expert" => {
+            // The main job's play: the truth player's first click and its walk over every
+            // tile of bands of 256 rows, on one thread, as `bitmines stress` runs it.
+            // Generation is setup.
+            let (board, click) = if case.ends_with("expert") {
+                let request = NoGuess::new(16, 30, 99, 1)
+                    .first_click(FirstClick::Opening, 8, 15)
+                    .method(Method::Auto);
+                let board = no_guess(&request).map_err(|e| e.to_string())?;
+                (board.into_board(), (8, 15))
+            } else {
+                let zone = FirstClick::Opening
+                    .zone(1000, 1000, 500, 500)
+                    .expect("on board");
+                let config = bitmines_gen::Config::new(1000, 1000, 150_000, 1).keep_clear(zone);
+                (
+                    bitmines_gen::generate(&config).map_err(|e| e.to_string())?,
+                    (500, 500),
+                )
+            };
+            let mut table = stress::play::Table::new(
+                Game::try_new(board.clone()).map_err(|e| e.to_string())?,
+                false,
+                false,
+            );
+            let progress = indicatif::ProgressBar::hidden();
+            let interrupted = std::sync::atomic::AtomicBool::new(false);
+            let mut visited = 0;
+            measured(&mut || {
+                let run = stress::tiles::play(
+                    &mut table,
+                    black_box(&board),
+                    (1, Some(click)),
+                    (stress::tiles::Shape::Bands, 1),
+                    &progress,
+                    &interrupted,
+                )
+                .expect("the truth player plays");
+                visited = run.0;
+            });
+            format!(
+                "{} cells touched, {visited} visited, {}",
+                table.calls.touched(),
+                table.game.status()
+            )
         }
         "gen/no-guess/expert-x8" => {
             let mut mines = 0;
