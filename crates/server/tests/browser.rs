@@ -1621,6 +1621,15 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
            && document.getElementById('start-words').textContent.startsWith('0 of 2 racers ready')",
         WAIT,
     );
+    // The overlay passes axe-core's rules, waiting and counting down.
+    let axe = axe_script();
+    let accessible = |when: &str| {
+        if let Some(script) = &axe {
+            let found = axe_violations(&s, script);
+            assert!(found.is_empty(), "{when}: {found:#?}");
+        }
+    };
+    accessible("waiting for the racers");
     // A click before the start sends nothing and says why.
     let seq = s.eval("return bitmines.seq()");
     click_cells(&s, &[(0, 0)], 0);
@@ -1647,6 +1656,7 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
         words()
     );
     s.screenshot(&shots().join("race-countdown.png"));
+    accessible("the countdown");
     assert_eq!(s.eval("return bitmines.clock().running"), json!(false));
     s.wait_for(
         "the start",
