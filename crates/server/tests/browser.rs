@@ -1630,9 +1630,24 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
         }
     };
     accessible("waiting for the racers");
-    // A click before the start sends nothing and says why.
+    // A click before the start sends nothing and says why. The cell clicked is a hidden one
+    // that the overlay does not cover: the opening may reach any corner of a beginner board.
     let seq = s.eval("return bitmines.seq()");
-    click_cells(&s, &[(0, 0)], 0);
+    let aim = s.eval(
+        "const cells = bitmines.cells();
+         for (let r = 0; r < cells.length; r++)
+           for (let c = 0; c < cells[r].length; c++) {
+             if (cells[r][c] !== 9) continue;
+             const [x, y] = bitmines.cellPoint(r, c);
+             if (document.elementFromPoint(x, y)?.id === 'board') return [r, c];
+           }
+         return null",
+    );
+    let aim = (
+        aim[0].as_u64().expect("a hidden cell outside the overlay") as usize,
+        aim[1].as_u64().unwrap() as usize,
+    );
+    click_cells(&s, &[aim], 0);
     assert_eq!(s.eval("return bitmines.seq()"), seq, "a move was sent");
     let said = s.eval("return document.getElementById('say').textContent");
     assert!(said.as_str().unwrap().contains("press Ready"), "{said}");
@@ -1672,11 +1687,11 @@ fn a_race_starts_for_all_after_a_countdown_once_everyone_is_ready() {
         }
     });
     assert!(started);
-    // Now the race is on: a click opens the opening's neighbour or any cell.
-    click_cells(&s, &[(0, 0)], 0);
+    // Now the race is on: the same click is played.
+    click_cells(&s, &[aim], 0);
     settle(&s);
     assert_ne!(
-        cells(&s)[0][0],
+        cells(&s)[aim.0][aim.1],
         9,
         "the click after the start was not played"
     );
