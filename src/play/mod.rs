@@ -6,7 +6,6 @@
 mod app;
 mod draw;
 mod local;
-mod net;
 mod remote;
 #[cfg(test)]
 mod screens;
@@ -22,6 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use bitmines_core::{FirstClick, Game, Geometry, Placer, saved};
 use bitmines_gen::{Generator, NoGuessGenerator};
+use bitmines_server::client::{Link, NetEvent};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -291,12 +291,12 @@ fn run_remote(url: &str, args: &Args) -> anyhow::Result<()> {
         bail!("--token {token}: a token is 32 hexadecimal digits");
     }
     need_terminal()?;
-    let link = net::Link::open(url, args.spectate.is_some(), args.token.clone())
+    let link = Link::open(url, args.spectate.is_some(), args.token.clone())
         .context("cannot start the network thread")?;
     // The first answer comes before the terminal is taken, so a server that is not there or
     // a refused join is one line on the normal screen, not a screen to quit.
     let first = link.wait(Duration::from_secs(10));
-    if let Some(net::NetEvent::Closed(reason)) = &first {
+    if let Some(NetEvent::Closed(reason)) = &first {
         bail!("--connect {url}: {reason}");
     }
     let remote = |area| {

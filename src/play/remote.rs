@@ -7,9 +7,9 @@ use std::ops::Range;
 use std::time::{Duration, Instant};
 
 use bitmines_core::{Cell, Status};
-use bitmines_server::client::Picture;
+use bitmines_server::client::{Link, NetEvent, OddsWindow, Picture, cell_of, status_of};
 use bitmines_server::protocol::{
-    self, CHUNK, ChunkRect, ClientMsg, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over,
+    self, CHUNK, ChunkRect, ClientMsg, ErrorCode, EventKind, MineRule, Mode, NO_TIME, NOBODY, Over,
     PlayerInfo, SeriesEntry, ServerMsg, Welcome, cell,
 };
 use crossterm::event::KeyCode;
@@ -20,7 +20,6 @@ use ratatui::text::{Line, Span};
 use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::local::flags_wrong;
-use super::net::{Link, NetEvent, error_name};
 
 /// The least time between two cursor frames: the server passes cursors on at most ten
 /// times a second, so sending more would only spend the rate limit.
@@ -42,15 +41,6 @@ const PLAYER_COLOURS: [Color; 6] = [
 /// The colour of player `id`.
 fn colour_of(id: u32) -> Color {
     PLAYER_COLOURS[id as usize % PLAYER_COLOURS.len()]
-}
-
-/// A game's status as the protocol gives it: 1 won, 2 lost, else playing.
-fn status_of(code: u8) -> Status {
-    match code {
-        1 => Status::Won,
-        2 => Status::Lost,
-        _ => Status::Playing,
-    }
 }
 
 /// The connection as the player sees it.
@@ -76,28 +66,6 @@ enum Asked {
     Help,
     /// The room's next game.
     Rematch,
-}
-
-/// The mine probabilities of a window of the board as the server sent them: its top-left
-/// cell, its height and width, and a state a cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OddsWindow((u32, u32), (u16, u16), Vec<u8>);
-
-impl OddsWindow {
-    /// The chance of a mine on `(row, col)`, if the window holds it and it was hidden.
-    pub(crate) fn mine(&self, row: usize, col: usize) -> Option<f64> {
-        let OddsWindow((top, left), (height, width), cells) = self;
-        let dr = row.checked_sub(*top as usize)?;
-        let dc = col.checked_sub(*left as usize)?;
-        let width = usize::from(*width);
-        if dr >= usize::from(*height) || dc >= width {
-            return None;
-        }
-        match cells.get(dr * width + dc) {
-            Some(&half_percent) if half_percent <= 200 => Some(f64::from(half_percent) / 200.0),
-            _ => None,
-        }
-    }
 }
 
 /// The key page's rows of the keys a room has.
@@ -393,7 +361,7 @@ impl Room {
                     self.watch_sent = false;
                     self.watching = self.watched_before;
                 }
-                self.say(format!("{}: {message}", error_name(code)));
+                self.say(format!("{}: {message}", ErrorCode::name(code)));
             }
             ServerMsg::Players(players) => {
                 self.players = players;
@@ -460,7 +428,8 @@ impl Room {
                 cells,
             } => {
                 if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
-                    self.odds = Some(OddsWindow((row, col), (height, width), cells));
+                    let (corner, size) = ((row, col), (height, width));
+                    self.odds = Some(OddsWindow { corner, size, cells });
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {
@@ -675,14 +644,7 @@ impl Play for Room {
     }
 
     fn cell(&self, row: usize, col: usize) -> Option<Cell> {
-        Some(match self.state(row, col)? {
-            n @ 0..=cell::OPEN_MAX => Cell::Open(n),
-            cell::FLAGGED => Cell::Flagged,
-            cell::EXPLODED => Cell::Exploded,
-            cell::MINE => Cell::Mine,
-            cell::WRONG_FLAG => Cell::WrongFlag,
-            _ => Cell::Hidden,
-        })
+        self.state(row, col).map(cell_of)
     }
 
     fn status(&self) -> Status {

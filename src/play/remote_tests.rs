@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use bitmines_server::client::Picture;
+use bitmines_server::client::{Link, Picture};
 use bitmines_server::protocol::{Action as Move, ChunkRect, ClientMsg, ServerMsg, cell};
 use bitmines_server::server::Config;
 use ratatui::layout::Rect;
@@ -16,7 +16,6 @@ use tokio::runtime::Runtime;
 use super::tests::says;
 use super::{LinkState, Remote};
 use crate::play::app::Action;
-use crate::play::net::Link;
 use crate::play::script;
 
 #[path = "../../crates/server/tests/support/mod.rs"]

@@ -1,8 +1,17 @@
 //! A client of the protocol, for tests, the load tester and the terminal game: a socket that
-//! speaks [`ClientMsg`] and [`ServerMsg`], and [`Picture`], a client's copy of the chunks it
-//! watches, kept up to date from chunk and delta frames.
+//! speaks [`ClientMsg`] and [`ServerMsg`]; [`Link`], the same on a thread of its own that joins
+//! again when the connection drops, for a program that never waits on the network;
+//! [`Picture`], a client's copy of the chunks it watches, kept up to date from chunk and delta
+//! frames; and what a frame's bytes mean to a player ([`cell_of`], [`status_of`],
+//! [`OddsWindow`]).
+
+mod link;
+
+pub use link::{Link, NetEvent};
 
 use std::collections::HashMap;
+
+use bitmines_core::{Cell, Status};
 
 use futures_util::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
@@ -289,9 +298,83 @@ impl Picture {
     }
 }
 
+/// A cell state as chunk and delta frames carry it, as the engine's [`Cell`].
+pub fn cell_of(state: u8) -> Cell {
+    match state {
+        n @ 0..=cell::OPEN_MAX => Cell::Open(n),
+        cell::FLAGGED => Cell::Flagged,
+        cell::EXPLODED => Cell::Exploded,
+        cell::MINE => Cell::Mine,
+        cell::WRONG_FLAG => Cell::WrongFlag,
+        _ => Cell::Hidden,
+    }
+}
+
+/// A game's status as frames carry it: 1 won, 2 lost, else playing.
+pub fn status_of(code: u8) -> Status {
+    match code {
+        1 => Status::Won,
+        2 => Status::Lost,
+        _ => Status::Playing,
+    }
+}
+
+/// The mine probabilities of a window of the board, as an odds frame gives them: its
+/// top-left cell, its height and width, and a state a cell (half-percents up to 200).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OddsWindow {
+    /// The window's top-left cell, `(row, col)`.
+    pub corner: (u32, u32),
+    /// The window's `(height, width)`.
+    pub size: (u16, u16),
+    /// A state a cell, row by row.
+    pub cells: Vec<u8>,
+}
+
+impl OddsWindow {
+    /// The chance of a mine on `(row, col)`, if the window holds it and it was hidden.
+    pub fn mine(&self, row: usize, col: usize) -> Option<f64> {
+        let ((top, left), (height, width)) = (self.corner, self.size);
+        let dr = row.checked_sub(top as usize)?;
+        let dc = col.checked_sub(left as usize)?;
+        let width = usize::from(width);
+        if dr >= usize::from(height) || dc >= width {
+            return None;
+        }
+        match self.cells.get(dr * width + dc) {
+            Some(&half_percent) if half_percent <= 200 => Some(f64::from(half_percent) / 200.0),
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each state and status as frames carry them, and a window's odds: a hidden cell's
+    /// chance in half-percents, none for an open cell or a cell outside the window.
+    #[test]
+    fn frames_bytes_read_as_cells_statuses_and_odds() {
+        #[rustfmt::skip]
+        let cells = [(0, Cell::Open(0)), (8, Cell::Open(8)), (cell::HIDDEN, Cell::Hidden),
+            (cell::FLAGGED, Cell::Flagged), (cell::EXPLODED, Cell::Exploded),
+            (cell::MINE, Cell::Mine), (cell::WRONG_FLAG, Cell::WrongFlag)];
+        for (state, expected) in cells {
+            assert_eq!(cell_of(state), expected, "{state}");
+        }
+        let statuses = [Status::Playing, Status::Won, Status::Lost];
+        assert_eq!([0, 1, 2].map(status_of), statuses);
+        let cells = vec![0, 100, 200, 255, 1, 199];
+        let window = OddsWindow { corner: (10, 20), size: (2, 3), cells };
+        #[rustfmt::skip]
+        let odds = [((10, 20), Some(0.0)), ((10, 21), Some(0.5)), ((10, 22), Some(1.0)),
+            ((11, 20), None), ((11, 22), Some(0.995)), ((9, 20), None), ((10, 23), None),
+            ((12, 20), None)];
+        for ((row, col), expected) in odds {
+            assert_eq!(window.mine(row, col), expected, "({row}, {col})");
+        }
+    }
 
     #[test]
     fn a_rectangle_reads_as_its_cells_across_chunks() {

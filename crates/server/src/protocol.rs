@@ -591,6 +591,33 @@ pub enum ErrorCode {
     NotStarted = 17,
 }
 
+impl ErrorCode {
+    /// Error `code` in words, as a client shows it (the web game's `protocol.js` uses the
+    /// same words); `error` for a code the protocol does not define.
+    pub fn name(code: u16) -> &'static str {
+        match code {
+            1 => "bad frame",
+            2 => "off the board",
+            3 => "not allowed",
+            4 => "rate limited",
+            5 => "game over",
+            6 => "too many chunks",
+            7 => "room mismatch",
+            8 => "limit",
+            9 => "bad token",
+            10 => "bad parameter",
+            11 => "shutting down",
+            12 => "busy",
+            13 => "storage",
+            14 => "no such player",
+            15 => "no answer",
+            16 => "not over",
+            17 => "not started",
+            _ => "error",
+        }
+    }
+}
+
 /// Cell states as they travel in chunk and delta frames.
 pub mod cell {
     /// States 0 to 8: a revealed safe cell with that many neighbouring mines.

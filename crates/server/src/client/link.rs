@@ -1,25 +1,26 @@
-//! The network side of `bitmines play --connect`: a tokio runtime on a thread of its own holds
-//! the WebSocket and joins again with the token when the connection drops (not when the player
-//! joined elsewhere), and two channels join it to the terminal's loop, which never waits on it.
+//! A connection to a room for a program that must never wait on the network (the terminal
+//! game, `bitmines play --connect`): a tokio runtime on a thread of its own holds the
+//! WebSocket and joins again with the token when the connection drops (not when the player
+//! joined elsewhere), and two channels join it to the program's loop.
 
 use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use bitmines_server::client::{Client, ClientError};
-use bitmines_server::protocol::{CLOSE_TAKEN_OVER, ClientMsg, ServerMsg, Welcome};
+use super::{Client, ClientError};
+use crate::protocol::{CLOSE_TAKEN_OVER, ClientMsg, ErrorCode, ServerMsg, Welcome};
 use tokio::sync::mpsc as tmpsc;
 use tokio::time::timeout;
 
 /// Failed tries in a row after which a lost connection is given up.
-pub(crate) const GIVE_UP_AFTER: u32 = 20;
+const GIVE_UP_AFTER: u32 = 20;
 
 /// How often a ping keeps a quiet connection from the server's idle timeout.
 const PING_EVERY: Duration = Duration::from_secs(30);
 
-/// What the network thread tells the app.
+/// What the network thread tells the program.
 #[derive(Debug)]
-pub(crate) enum NetEvent {
+pub enum NetEvent {
     /// The room took the join (the first time, or again after a drop): the welcome, and the
     /// token to come back with (`None` for a spectator).
     Joined {
@@ -71,8 +72,8 @@ impl Join {
     }
 }
 
-/// The terminal loop's end of the connection. Dropping it stops the network thread.
-pub(crate) struct Link {
+/// The program's end of the connection. Dropping it stops the network thread.
+pub struct Link {
     out: Option<tmpsc::UnboundedSender<ClientMsg>>,
     events: mpsc::Receiver<NetEvent>,
     thread: Option<JoinHandle<()>>,
@@ -81,7 +82,7 @@ pub(crate) struct Link {
 impl Link {
     /// Starts the network thread, which joins `url` at once: as a spectator, or as the player
     /// of `token`, or as a new player.
-    pub(crate) fn open(url: &str, spectate: bool, token: Option<String>) -> std::io::Result<Link> {
+    pub fn open(url: &str, spectate: bool, token: Option<String>) -> std::io::Result<Link> {
         let url = url.to_owned();
         let join = Join {
             url,
@@ -103,21 +104,21 @@ impl Link {
         })
     }
 
-    /// Sends a message; while the connection is down it is dropped (the app knows, from the
+    /// Sends a message; while the connection is down it is dropped (the program knows, from the
     /// events, and says so).
-    pub(crate) fn send(&self, msg: ClientMsg) {
+    pub fn send(&self, msg: ClientMsg) {
         if let Some(out) = &self.out {
             let _ = out.send(msg);
         }
     }
 
     /// What the server said since the last call, without waiting.
-    pub(crate) fn poll(&self) -> Vec<NetEvent> {
+    pub fn poll(&self) -> Vec<NetEvent> {
         self.events.try_iter().collect()
     }
 
     /// Waits up to `timeout` for the next event.
-    pub(crate) fn wait(&self, timeout: Duration) -> Option<NetEvent> {
+    pub fn wait(&self, timeout: Duration) -> Option<NetEvent> {
         self.events.recv_timeout(timeout).ok()
     }
 }
@@ -144,7 +145,7 @@ async fn run(
     loop {
         let address = join.address(resume.as_deref());
         // A connection that takes long to make (a far host that does not answer) must not
-        // hold up quitting: the app going away ends the try.
+        // hold up quitting: the program going away ends the try.
         let connected = tokio::select! {
             // While a new room's board is made, its share done comes before the welcome.
             connected = Client::connect_with_progress(&address, |share| {
@@ -169,7 +170,7 @@ async fn run(
                 reason
             }
             Err(ClientError::Refused { code, message }) => {
-                let name = error_name(code);
+                let name = ErrorCode::name(code);
                 let why = format!("the server refused the join: {name} ({message})");
                 let _ = events.send(NetEvent::Closed(why));
                 return;
@@ -189,8 +190,8 @@ async fn run(
         }
         let attempt = failures;
         let event = NetEvent::Reconnecting { attempt, reason };
-        // Wait a little longer after each failure, dropping what the app sends meanwhile,
-        // and stop at once if the app goes.
+        // Wait a little longer after each failure, dropping what the program sends meanwhile,
+        // and stop at once if the program goes.
         let pause = Duration::from_millis(250 * u64::from(failures.min(8)));
         if events.send(event).is_err() || timeout(pause, closed(&mut out)).await.is_ok() {
             return;
@@ -198,14 +199,14 @@ async fn run(
     }
 }
 
-/// Returns once the app has dropped its end, discarding what it sends meanwhile (there is
+/// Returns once the program has dropped its end, discarding what it sends meanwhile (there is
 /// no connection to send it on).
 async fn closed(out: &mut tmpsc::UnboundedReceiver<ClientMsg>) {
     while out.recv().await.is_some() {}
 }
 
-/// Forwards the app's messages to the socket and the socket's frames to the app until one
-/// side ends. Returns why the connection dropped, or `None` to stop for good: the app is
+/// Forwards the program's messages to the socket and the socket's frames to it until one
+/// side ends. Returns why the connection dropped, or `None` to stop for good: the program is
 /// gone, or the player joined again elsewhere with the token and the server closed this
 /// connection for it.
 async fn pump(
@@ -252,30 +253,6 @@ async fn pump(
                 }
             }
         }
-    }
-}
-
-/// An error code's name, in the words of the protocol's table.
-pub(crate) fn error_name(code: u16) -> &'static str {
-    match code {
-        1 => "bad frame",
-        2 => "off the board",
-        3 => "not allowed",
-        4 => "rate limited",
-        5 => "game over",
-        6 => "too many chunks",
-        7 => "room mismatch",
-        8 => "limit",
-        9 => "bad token",
-        10 => "bad parameter",
-        11 => "shutting down",
-        12 => "busy",
-        13 => "storage",
-        14 => "no such player",
-        15 => "no answer",
-        16 => "not over",
-        17 => "not started",
-        _ => "error",
     }
 }
 
