@@ -643,6 +643,9 @@ mod tests {
             ("f", "playing\n*....\n.....\n..F..\n.....\n", (0, 1, 0)),
             ("f f", "playing\n*....\n.....\n..*..\n.....\n", (0, 2, 0)),
             ("flag:0,0 flag:0,1", "playing\nFf...\n.....\n..*..\n.....\n", (0, 2, 0)),
+            // Space on a flag is a click that opens nothing.
+            ("g f space", "playing\nF....\n.....\n..*..\n.....\n", (1, 1, 0)),
+            ("G space up left left left f w space", "playing\n*1000\n.2110\n.f*10\n...10\n", (2, 1, 0)),
             // A left click on an open number chords; so does the middle button anywhere.
             ("G space flag:2,2 open:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
             ("G space flag:2,2 chord:2,3", "playing\n*1000\n.2110\n..F10\n..110\n", (1, 1, 1)),
@@ -663,31 +666,6 @@ mod tests {
             assert_eq!(app.clicks, Clicks { left, right, chord }, "{script:?}");
             game.validate().expect("a valid game");
         }
-    }
-
-    #[test]
-    fn the_end_screen_measures_time_3bv_and_clicks() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        let script = "wait:1000 G space wait:2500 g down down space down right right \
-                      wait:500 space wait:7000";
-        play(&mut app, start, script);
-        let summary = app.end_screen().expect("the end screen is up");
-        let (left, right, chord) = (3, 0, 0);
-        let expected = Summary {
-            status: Status::Won,
-            time: Duration::from_secs(3), // from the first click to the last
-            bbbv: Some(3),
-            clicks: Clicks { left, right, chord },
-            help: HelpUsed::default(),
-        };
-        assert_eq!(summary, expected);
-        assert_eq!(summary.bbbv_per_second(), Some(1.0));
-        assert_eq!(summary.efficiency(), Some(1.0));
-        assert!(!app.clock.running());
-        // The first key closes the end screen; `n` then means nothing until a game is over.
-        play(&mut app, start, "esc");
-        assert_eq!(app.end_screen(), None);
-        assert!(app.summary().is_some());
     }
 
     #[test]
@@ -737,27 +715,8 @@ mod tests {
         assert_eq!(clock(&app), (Duration::from_millis(1750), false));
     }
 
-    /// The key page, the end screen and the new game.
-    #[test]
-    fn pages_and_new_games() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "?");
-        assert!(app.keys_shown);
-        play(&mut app, start, "G"); // closes the page and does nothing else
-        assert_eq!((app.keys_shown, app.cursor()), (false, (2, 2)));
-
-        play(&mut app, start, "n");
-        says(&app, "once this one is over");
-        play(&mut app, start, "space n");
-        let game = app.game();
-        let got = (game.status(), game.board().is_none());
-        assert_eq!(got, (Status::Playing, true));
-        assert_eq!(app.setup.seed, Some(2));
-        assert_eq!(app.clicks, Clicks::default());
-    }
-
-    /// One row per script: the help the end screen will report, the cursor, and a part of
-    /// the message.
+    /// One row per script: the board, the help the end screen will report, the cursor, and
+    /// a part of the message.
     #[test]
     fn help_from_the_solver_is_shown_and_counted() {
         let none = HelpUsed::default();
@@ -767,26 +726,35 @@ mod tests {
             wrong_flags: true,
             ..none
         };
+        // Two mines side by side over four safe cells: a 50/50 nothing can settle.
+        let pair = "*.\n..\n..\n";
         #[rustfmt::skip]
-        let cases: &[(&str, HelpUsed, Cursor, &str)] = &[
+        let cases: &[(&str, &str, HelpUsed, Cursor, &str)] = &[
             // Nothing revealed yet, and no first-click rule on a board given whole: no cell
             // is proven safe.
-            ("h", hint, (2, 2), "no hidden cell is proven safe"),
+            (BOARD, "h", hint, (2, 2), "no hidden cell is proven safe"),
             // The 1 at (1, 3) touches one hidden cell, a mine; the 1 at (1, 2) is then met.
-            ("G space h", hint, (2, 1), "(2, 1) is safe: "),
-            ("G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
-            ("G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
-            ("G space p", odds, (3, 4), ""),
-            ("G space p p p", odds, (3, 4), ""),
-            ("G space w", flags, (3, 4), "no flag is proven wrong"),
-            ("G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
-            ("G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
-            ("G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
+            (BOARD, "G space h", hint, (2, 1), "(2, 1) is safe: "),
+            (BOARD, "G space h h", HelpUsed { hints: 2, ..none }, (2, 1), "(2, 1) is safe: "),
+            (BOARD, "G space h f h", HelpUsed { hints: 2, ..none }, (2, 1), "mine; the flag on it is wrong"),
+            // With nothing proven safe and a 50/50 left, the hint names the pair and moves to
+            // its first cell.
+            (pair, "open:2,0 h", hint, (0, 0), "(0, 0) and (0, 1) are a 50/50"),
+            (BOARD, "G space p", odds, (3, 4), ""),
+            (BOARD, "G space p p p", odds, (3, 4), ""),
+            (BOARD, "G space w", flags, (3, 4), "no flag is proven wrong"),
+            (BOARD, "G space flag:3,2 w", flags, (3, 2), "1 flag is proven wrong"),
+            (BOARD, "G space flag:3,2 flag:0,0 w", flags, (0, 0), "1 flag is proven wrong"),
+            (BOARD, "G space h p w", HelpUsed { hints: 1, odds: true, wrong_flags: true }, (2, 1), "no flag"),
+            // Space on a flag opens nothing and says why, plainly when `w` has shown the flag
+            // proven wrong: (2, 1) is proven safe once (3, 4) opens.
+            (BOARD, "g f space", none, (0, 0), "(0, 0) is flagged: f takes the flag off first"),
+            (BOARD, "G space up left left left f w space", flags, (2, 1), "the flag on (2, 1) is proven wrong"),
             // Once the game is over there is nothing to help with.
-            ("space h p w", none, (2, 2), ""),
+            (BOARD, "space h p w", none, (2, 2), ""),
         ];
-        for &(script, used, cursor, message) in cases {
-            let (mut app, start) = app_on(BOARD, 80, 24);
+        for &(board, script, used, cursor, message) in cases {
+            let (mut app, start) = app_on(board, 80, 24);
             play(&mut app, start, script);
             assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
             let shown = app.message().unwrap_or("");
@@ -820,17 +788,6 @@ mod tests {
         assert!(app.knowledge.is_none() && !app.shown.wrong_flags);
     }
 
-    /// With nothing proven safe and an unavoidable 50/50 left, the hint names the pair and
-    /// moves to its first cell.
-    #[test]
-    fn a_hint_names_an_unavoidable_fifty_fifty() {
-        let (mut app, start) = app_on("*.\n..\n..\n", 80, 24);
-        play(&mut app, start, "open:2,0 h");
-        assert_eq!(app.game().status(), Status::Playing);
-        says(&app, "(0, 0) and (0, 1) are a 50/50");
-        assert_eq!(app.cursor(), (0, 0));
-    }
-
     #[test]
     fn a_hint_before_the_first_click_tells_the_first_click_rule() {
         let (mut app, start) = huge();
@@ -839,34 +796,39 @@ mod tests {
         assert_eq!(app.help, HelpUsed::default());
     }
 
-    /// `n` starts a new game once the game is over, whether the end screen is up or was
-    /// closed by any key or click.
+    /// `n` starts a new game with the next seed once the game is over, whether the end
+    /// screen is up or was closed by any key or click; before, it says why not. A key on the
+    /// key page only closes it.
     #[test]
-    fn n_starts_a_new_game_after_the_end_screen_is_closed() {
-        for closer in ["", "esc", "x", "space", "click:1,1"] {
-            let (mut app, start) = app_on(BOARD, 80, 24);
+    fn n_starts_a_new_game_once_this_one_is_over() {
+        #[rustfmt::skip]
+        let cases: &[(&str, Option<u64>, Cursor, &str)] = &[
+            // script, seed of the game then, cursor, part of the message
+            ("n", Some(1), (2, 2), "once this one is over"),
+            ("? G", Some(1), (2, 2), ""),
             // The cursor starts on (2, 2), a mine.
-            play(&mut app, start, &format!("space {closer} n"));
+            ("space n", Some(2), (2, 2), ""),
+            ("space esc n", Some(2), (2, 2), ""),
+            ("space x n", Some(2), (2, 2), ""),
+            ("space space n", Some(2), (2, 2), ""),
+            ("space click:1,1 n", Some(2), (2, 2), ""),
+        ];
+        for &(script, seed, cursor, message) in cases {
+            let (mut app, start) = app_on(BOARD, 80, 24);
+            play(&mut app, start, script);
             let game = app.game();
-            let got = (game.status(), game.board().is_none(), app.setup.seed);
-            assert_eq!(got, (Status::Playing, true, Some(2)), "{closer:?}");
+            let got = (game.status(), game.board().is_some(), app.setup.seed);
+            let fresh = seed == Some(2);
+            assert_eq!(got, (Status::Playing, !fresh, seed), "{script:?}");
+            assert_eq!(
+                (app.cursor(), app.keys_shown),
+                (cursor, false),
+                "{script:?}"
+            );
+            assert!(!fresh || app.clicks == Clicks::default(), "{script:?}");
+            let shown = app.message().unwrap_or("");
+            assert!(shown.contains(message), "{script:?}: {shown:?}");
         }
-    }
-
-    /// Space (or a left click) on a flag opens nothing and says why, and says so plainly
-    /// when `w` has shown the flag proven wrong.
-    #[test]
-    fn opening_a_flag_says_why_nothing_opens() {
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "g f space");
-        assert_eq!(app.game().cell(0, 0), Ok(Cell::Flagged));
-        says(&app, "(0, 0) is flagged");
-        says(&app, "f takes the flag off");
-        // (2, 1) is proven safe once (3, 4) opens: the 1 at (1, 3) sees one hidden cell.
-        let (mut app, start) = app_on(BOARD, 80, 24);
-        play(&mut app, start, "G space up left left left f w space");
-        assert_eq!(app.game().cell(2, 1), Ok(Cell::Flagged));
-        says(&app, "the flag on (2, 1) is proven wrong");
     }
 
     /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.

@@ -429,7 +429,11 @@ impl Room {
             } => {
                 if self.asked.remove(&seq).is_some() && self.shown.overlay != Overlay::Off {
                     let (corner, size) = ((row, col), (height, width));
-                    self.odds = Some(OddsWindow { corner, size, cells });
+                    self.odds = Some(OddsWindow {
+                        corner,
+                        size,
+                        cells,
+                    });
                 }
             }
             ServerMsg::WrongFlags { seq, cells } => {

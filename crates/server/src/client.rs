@@ -366,7 +366,11 @@ mod tests {
         let statuses = [Status::Playing, Status::Won, Status::Lost];
         assert_eq!([0, 1, 2].map(status_of), statuses);
         let cells = vec![0, 100, 200, 255, 1, 199];
-        let window = OddsWindow { corner: (10, 20), size: (2, 3), cells };
+        let window = OddsWindow {
+            corner: (10, 20),
+            size: (2, 3),
+            cells,
+        };
         #[rustfmt::skip]
         let odds = [((10, 20), Some(0.0)), ((10, 21), Some(0.5)), ((10, 22), Some(1.0)),
             ((11, 20), None), ((11, 22), Some(0.995)), ((9, 20), None), ((10, 23), None),
