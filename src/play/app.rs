@@ -160,7 +160,7 @@ pub(crate) trait Play {
     fn colour_at(&self, _row: usize, _col: usize) -> Option<Color> {
         None
     }
-    /// Mines not flagged yet (none on a won board).
+    /// Mines less flags (the screen shows none left on a won board).
     fn mines_left(&self) -> i128;
     /// The status line after the mines left and the time.
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>>;

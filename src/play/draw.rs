@@ -124,8 +124,6 @@ pub(crate) struct KeyPage {
 pub(crate) struct Ending {
     /// Who won or lost, for the title on the top border: `You`, `The room`.
     pub(crate) who: &'static str,
-    /// The width of the names' column.
-    pub(crate) name_width: usize,
     /// What `n` does, after the key.
     pub(crate) next: &'static str,
     /// The table.
@@ -174,7 +172,12 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
 
 /// Mines left, time, then the source's own figures.
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
-    let left = app.mines_left();
+    // A won board draws its hidden cells flagged, so no mine is left to find.
+    let left = if app.status() == Status::Won {
+        0
+    } else {
+        app.mines_left()
+    };
     let bold = Style::new().bold();
     let plural = if left == 1 { "" } else { "s" };
     let mut spans = vec![
@@ -378,7 +381,13 @@ fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status,
     } else {
         Color::Red
     };
-    let width = ending.name_width;
+    // The names' column, one space wider than the longest name.
+    let width = ending
+        .rows
+        .iter()
+        .map(|row| row.0.len() + 1)
+        .max()
+        .unwrap_or(0);
     let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
         .map(|(name, value)| table_row(name, width, value))
         .collect();

@@ -430,11 +430,7 @@ impl Play for Local {
     }
 
     fn mines_left(&self) -> i128 {
-        // A won board draws its hidden cells flagged, so no mine is left to find.
-        match self.game.status() {
-            Status::Won => 0,
-            _ => self.game.mine_count() as i128 - self.game.flag_count() as i128,
-        }
+        self.game.mine_count() as i128 - self.game.flag_count() as i128
     }
 
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>> {
@@ -518,7 +514,6 @@ impl Play for Local {
         rows.push(("help used", summary.help.to_string()));
         Ending {
             who: "You",
-            name_width: 11,
             next: " new game",
             rows,
         }

@@ -775,10 +775,7 @@ impl Play for Room {
         } else {
             self.followed().map_or(0, |p| u64::from(p.flags))
         };
-        match (self.status(), &self.welcome) {
-            (Status::Won, _) | (_, None) => 0,
-            (_, Some(welcome)) => welcome.mines as i128 - flags as i128,
-        }
+        (self.welcome.as_ref()).map_or(0, |w| w.mines as i128 - flags as i128)
     }
 
     /// The connection, the room and who plays here.
@@ -895,7 +892,6 @@ impl Play for Room {
         }
         Ending {
             who: if self.co_op() { "The room" } else { "You" },
-            name_width: 12,
             next: " next game",
             rows,
         }
@@ -1067,11 +1063,9 @@ mod tests {
 
     #[test]
     fn n_on_the_end_screen_asks_for_the_next_game() {
+        // Before the end, `n` says why not: n_before_a_race_with_a_countdown_is_ready.
         let (mut remote, now) = joined(Mode::Race, None);
         remote.take_outbox();
-        play(&mut remote, now, "n");
-        assert!(remote.take_outbox().is_empty());
-        said(&remote, "the next game (n) comes once this one is over");
         frames(&mut remote, now, [over(1, 2, 9_000, (30, 12), &[(1, 0)])]);
         assert!(remote.end_screen().is_some());
         play(&mut remote, now, "n");
@@ -1227,27 +1221,6 @@ mod tests {
         let sent = remote.take_outbox();
         assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
         assert_eq!(play(&mut remote, now, "q").1, [Action::Quit]);
-    }
-
-    /// A race spectator naming a player sends a watch first, and takes the view of the
-    /// chunks that answer it.
-    #[test]
-    fn a_spectator_watches_the_player_named() {
-        let (mut remote, now) = joined(Mode::Race, Some(Some(3)));
-        let sent = remote.take_outbox();
-        assert_eq!(sent.first(), Some(&ClientMsg::Watch { player: 3 }));
-        let chunk = ServerMsg::Chunk {
-            view: 3,
-            chunk_row: 1,
-            chunk_col: 1,
-            height: 36,
-            width: 64,
-            cells: vec![cell::HIDDEN; 36 * 64],
-        };
-        frames(&mut remote, now, [chunk]);
-        assert_eq!(remote.view, 3);
-        assert_eq!(remote.cell(70, 100), Some(Cell::Hidden));
-        assert_eq!(remote.token(), None);
     }
 
     /// A co-op room of 9x9 with two players: the board from a chunk frame, the panel, the
