@@ -1221,6 +1221,10 @@ mod tests {
         let sent = remote.take_outbox();
         assert!(sent.iter().any(|m| matches!(m, ClientMsg::Subscribe(_))));
         assert_eq!(play(&mut remote, now, "q").1, [Action::Quit]);
+        // Gone for good (the link's own tests hold when): keys say so.
+        remote.receive(NetEvent::Closed("taken over".into()), now);
+        assert_eq!(remote.link, LinkState::Lost);
+        said(&remote, "disconnected: taken over; q quits");
     }
 
     /// A co-op room of 9x9 with two players: the board from a chunk frame, the panel, the

@@ -9,7 +9,6 @@ use std::time::{Duration, Instant};
 
 use bitmines_server::client::{Link, Picture};
 use bitmines_server::protocol::{Action as Move, ChunkRect, ClientMsg, ServerMsg, cell};
-use bitmines_server::server::Config;
 use ratatui::layout::Rect;
 use tokio::runtime::Runtime;
 
@@ -36,18 +35,6 @@ impl TestServer {
         let runtime = Runtime::new().expect("a runtime");
         let server = Some(runtime.block_on(support::start()));
         TestServer { runtime, server }
-    }
-
-    /// Stops the server the graceful way and starts another on the same address and data.
-    fn restart(mut self) -> TestServer {
-        let server = self.server.take().expect("a server");
-        let listen = server.addr;
-        let again = self.runtime.block_on(async {
-            let data = server.stop().await;
-            support::start_in(data, |config| Config { listen, ..config }).await
-        });
-        self.server = Some(again);
-        self
     }
 
     fn url(&self, room: &str, query: &str) -> String {
@@ -353,63 +340,6 @@ fn a_spectator_watches_and_cannot_move() {
     watcher.go(hidden);
     watcher.keys("space");
     watcher.until_says("not allowed");
-}
-
-/// A join the server refuses ends the session with the server's words, and keys then say
-/// there is no connection.
-#[test]
-fn a_refused_join_is_shown_in_words() {
-    let server = TestServer::start();
-    let _first = Session::join(&server.url("sized", "preset=beginner"), None, None);
-    let url = server.url("sized", "preset=expert");
-    let link = Link::open(&url, false, None).expect("the network thread starts");
-    let mut remote = Remote::new(&url, None, Rect::new(0, 0, 100, 30), Instant::now());
-    let event = link.wait(PATIENCE).expect("an answer");
-    remote.receive(event, Instant::now());
-    assert_eq!(remote.link, LinkState::Lost);
-    assert!(has(&remote, &["room mismatch"]), "{:?}", remote.message());
-}
-
-/// A server that stops and comes back on the same address: the app joins again on its own
-/// with its token, as the same player, whose flag is still there.
-#[test]
-fn a_dropped_connection_is_joined_again_with_the_token() {
-    let server = TestServer::start();
-    let url = server.url("again", "preset=intermediate");
-    let mut a = Session::join(&url, None, None);
-    let player = a.remote.welcome.as_ref().expect("welcomed").player;
-    let flagged = a.hidden_in_view(None);
-    a.go(flagged);
-    a.keys("f");
-    a.until_cell("the flag", flagged, cell::FLAGGED);
-
-    let server = server.restart();
-    a.until("a join again", |r| {
-        r.link == LinkState::Connected && says(r, "reconnected")
-    });
-    assert_eq!(a.remote.welcome.as_ref().map(|w| w.player), Some(player));
-    a.until_cell("the flag, still there", flagged, cell::FLAGGED);
-    drop(a);
-    drop(server);
-}
-
-/// A second join with the player's token takes the player over: the app's connection is
-/// closed with the server's reason and the app does not join again, which would take the
-/// player back and start the two passing it to and fro.
-#[test]
-fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
-    let server = TestServer::start();
-    let url = server.url("twice", "preset=beginner");
-    let mut a = Session::join(&url, None, None);
-    let token = a.remote.token().expect("a token").to_owned();
-    let elsewhere = server.client(&format!("{url}&token={token}"));
-    a.until("the close", |r| r.link == LinkState::Lost);
-    let taken = [bitmines_server::protocol::TAKEN_OVER, "not joining again"];
-    assert!(has(&a.remote, &taken), "{:?}", a.remote.message());
-    let player = a.remote.welcome.as_ref().map_or(0, |w| w.player);
-    assert_eq!(elsewhere.client.welcome().player, player);
-    drop(a);
-    drop(server);
 }
 
 /// The odds of the window around the cursor come as a window the overlay draws: a chance for
