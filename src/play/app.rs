@@ -2,7 +2,6 @@
 //! [`App`] over a source that implements [`Play`]. Time is always passed in, so tests replay
 //! a game to the same screen.
 
-use std::fmt;
 use std::ops::{Deref, DerefMut, Range};
 use std::time::{Duration, Instant};
 
@@ -150,8 +149,12 @@ pub(crate) trait Play {
     fn key(&mut self, _code: KeyCode) -> Option<Action> {
         None
     }
-    /// The replies since the last call, in order.
-    fn replies(&mut self) -> Vec<Reply>;
+    /// The replies not taken yet, in order; the app empties it.
+    fn replies(&mut self) -> &mut Vec<Reply>;
+    /// Puts `text` on the message line.
+    fn say(&mut self, text: impl Into<String>) {
+        self.replies().push(Reply::Say(Some(text.into())));
+    }
     /// While the overlay is on: a hidden cell's chance of a mine, and whether it is exact.
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)>;
     /// Whether `(row, col)` holds a flag proven wrong, while they are shown.
@@ -184,47 +187,6 @@ pub(crate) trait Play {
     }
 }
 
-/// Clicks by kind, counted as players count them: every click (or key standing for one)
-/// while the game is on, whether it changed anything or not.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct Clicks {
-    /// Reveals (left clicks, Space on a hidden cell).
-    pub(crate) left: u64,
-    /// Flags placed or taken back (right clicks, `f`).
-    pub(crate) right: u64,
-    /// Chords (middle clicks, left clicks or Space on an open number).
-    pub(crate) chord: u64,
-}
-
-impl Clicks {
-    /// Every click.
-    pub(crate) fn total(&self) -> u64 {
-        self.left + self.right + self.chord
-    }
-}
-
-/// The help the player asked the solver for during a game.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) struct HelpUsed {
-    /// Hints asked for.
-    pub(crate) hints: u64,
-    /// Whether the mine probabilities were shown.
-    pub(crate) odds: bool,
-    /// Whether the proven-wrong flags were shown.
-    pub(crate) wrong_flags: bool,
-}
-
-impl fmt::Display for HelpUsed {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let hints = (self.hints > 0).then(|| crate::text::count(self.hints, "hint"));
-        let odds = self.odds.then(|| "probabilities".to_owned());
-        let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
-        let parts = [hints, odds, flags].into_iter().flatten();
-        let text = parts.collect::<Vec<_>>().join(", ");
-        f.write_str(if text.is_empty() { "none" } else { &text })
-    }
-}
-
 /// A finished game in the measures players compare.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Summary {
@@ -235,9 +197,7 @@ pub(crate) struct Summary {
     /// The board's 3BV: the fewest clicks that clear it without flags or chords.
     pub(crate) bbbv: Option<usize>,
     /// The clicks made.
-    pub(crate) clicks: Clicks,
-    /// The help asked for.
-    pub(crate) help: HelpUsed,
+    pub(crate) clicks: u64,
 }
 
 impl Summary {
@@ -252,7 +212,7 @@ impl Summary {
 
     /// 3BV per click (IOE): 1 for a game cleared with no wasted click, above 1 with chords.
     pub(crate) fn efficiency(&self) -> Option<f64> {
-        match (self.status, self.bbbv, self.clicks.total()) {
+        match (self.status, self.bbbv, self.clicks) {
             (Status::Won, Some(bbbv), clicks) if clicks > 0 => Some(bbbv as f64 / clicks as f64),
             _ => None,
         }
@@ -438,7 +398,7 @@ impl<S: Play> App<S> {
 
     /// Takes the source's replies, then tells it where the cursor and the view are.
     fn absorb(&mut self) {
-        for reply in self.source.replies() {
+        for reply in std::mem::take(self.source.replies()) {
             match reply {
                 Reply::Say(text) => self.message = text,
                 Reply::Hint(None) => self.hint = None,
@@ -601,21 +561,20 @@ impl<S: Play> App<S> {
 
     /// Scrolls the view as little as keeps the cursor in it.
     fn follow(&mut self) {
-        let (span_rows, span_cols) = self.spans();
-        let (rows, cols) = self.size();
-        self.origin = (
-            viewport::follow(self.origin.0, self.cursor.0, rows, span_rows),
-            viewport::follow(self.origin.1, self.cursor.1, cols, span_cols),
-        );
+        self.place_view(viewport::follow);
     }
 
     /// Puts the cursor in the middle of the view.
     fn centre(&mut self) {
-        let (span_rows, span_cols) = self.spans();
-        let (rows, cols) = self.size();
+        self.place_view(|_, cursor, len, span| viewport::centre(cursor, len, span));
+    }
+
+    /// Moves the view on each axis to `axis(origin, cursor, board length, span)`.
+    fn place_view(&mut self, axis: impl Fn(usize, usize, usize, usize) -> usize) {
+        let ((rows, cols), (span_rows, span_cols)) = (self.size(), self.spans());
         self.origin = (
-            viewport::centre(self.cursor.0, rows, span_rows),
-            viewport::centre(self.cursor.1, cols, span_cols),
+            axis(self.origin.0, self.cursor.0, rows, span_rows),
+            axis(self.origin.1, self.cursor.1, cols, span_cols),
         );
     }
 

@@ -2,6 +2,7 @@
 //! its clicks and the solver's help, all answered at once. The solver's knowledge is redone
 //! only when cells open, and a large board's first click is played off the input thread.
 
+use std::fmt;
 use std::ops::Range;
 use std::time::{Duration, Instant};
 
@@ -13,7 +14,7 @@ use ratatui::style::Style;
 use ratatui::text::Span;
 
 use super::Setup;
-use super::app::{Action, App, Clicks, Help, HelpUsed, Move, Overlay, Play, Reply, Shown, Summary};
+use super::app::{Action, App, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 
 /// Boards of at least this many cells are generated off the input thread: from about a
@@ -66,6 +67,47 @@ const KEY_PAGE: &[(&str, &str)] = &[
     ("q", "quit (twice on an unsaved game; --save saves on quitting)"),
     ("Ctrl-C", "quit at once"),
 ];
+
+/// Clicks by kind, counted as players count them: every click (or key standing for one)
+/// while the game is on, whether it changed anything or not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Clicks {
+    /// Reveals (left clicks, Space on a hidden cell).
+    pub(crate) left: u64,
+    /// Flags placed or taken back (right clicks, `f`).
+    pub(crate) right: u64,
+    /// Chords (middle clicks, left clicks or Space on an open number).
+    pub(crate) chord: u64,
+}
+
+impl Clicks {
+    /// Every click.
+    pub(crate) fn total(&self) -> u64 {
+        self.left + self.right + self.chord
+    }
+}
+
+/// The help the player asked the solver for during a game.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct HelpUsed {
+    /// Hints asked for.
+    pub(crate) hints: u64,
+    /// Whether the mine probabilities were shown.
+    pub(crate) odds: bool,
+    /// Whether the proven-wrong flags were shown.
+    pub(crate) wrong_flags: bool,
+}
+
+impl fmt::Display for HelpUsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let hints = (self.hints > 0).then(|| crate::text::count(self.hints, "hint"));
+        let odds = self.odds.then(|| "probabilities".to_owned());
+        let flags = self.wrong_flags.then(|| "wrong flags".to_owned());
+        let parts = [hints, odds, flags].into_iter().flatten();
+        let text = parts.collect::<Vec<_>>().join(", ");
+        f.write_str(if text.is_empty() { "none" } else { &text })
+    }
+}
 
 /// A first click whose board is being generated on another thread: the game comes back
 /// with the click applied.
@@ -149,18 +191,9 @@ impl Local {
         self.unsaved = false;
     }
 
-    /// Whether the board of the first click is being generated off the input thread.
-    pub(crate) fn generating(&self) -> bool {
-        self.pending.is_some()
-    }
-
     /// The game.
     pub(crate) fn game(&self) -> &Game {
         &self.game
-    }
-
-    fn say(&mut self, text: impl Into<String>) {
-        self.replies.push(Reply::Say(Some(text.into())));
     }
 
     /// The board's size, `ROWSxCOLS`.
@@ -301,7 +334,7 @@ impl Play for Local {
     /// take it when it is there; while the clock runs, wake at the next whole second to
     /// redraw the timer; otherwise sleep until something happens.
     fn wake(&self, now: Instant) -> Option<Duration> {
-        if self.generating() {
+        if self.pending.is_some() {
             Some(Duration::from_millis(100))
         } else if self.clock.running() {
             let into_second = self.clock.elapsed(now).subsec_nanos();
@@ -311,8 +344,9 @@ impl Play for Local {
         }
     }
 
+    /// While the board of the first click is being generated off the input thread.
     fn busy(&self) -> bool {
-        self.generating()
+        self.pending.is_some()
     }
 
     fn quit_note(&self) -> Option<&'static str> {
@@ -413,8 +447,8 @@ impl Play for Local {
         (code == KeyCode::Char('s')).then_some(Action::Save)
     }
 
-    fn replies(&mut self) -> Vec<Reply> {
-        std::mem::take(&mut self.replies)
+    fn replies(&mut self) -> &mut Vec<Reply> {
+        &mut self.replies
     }
 
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
@@ -501,17 +535,16 @@ impl Play for Local {
             status: self.game.status(),
             time: self.clock.elapsed(self.now),
             bbbv: self.bbbv,
-            clicks: self.clicks,
-            help: self.help,
+            clicks: self.clicks.total(),
         })
     }
 
     fn ending(&self, summary: &Summary) -> Ending {
-        let (Clicks { left, right, chord }, total) = (summary.clicks, summary.clicks.total());
+        let (Clicks { left, right, chord }, total) = (self.clicks, summary.clicks);
         let clicks = format!("{total} ({left} left, {right} right, {chord} chord)");
         let since = if self.resumed { " since resuming" } else { "" };
         let mut rows = measures(summary, since, clicks);
-        rows.push(("help used", summary.help.to_string()));
+        rows.push(("help used", self.help.to_string()));
         Ending {
             who: "You",
             next: " new game",
@@ -533,9 +566,9 @@ pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
     let part = |part: Option<String>| part.unwrap_or_default();
     let bbbv = part(summary.bbbv.map(|bbbv| format!(", 3BV {bbbv}")));
     let rate = part(summary.bbbv_per_second().map(|r| format!(", {r:.3} 3BV/s")));
-    let clicks = crate::text::count(summary.clicks.total(), "click");
-    let used = summary.help != HelpUsed::default();
-    let help = part(used.then(|| format!(", help: {}", summary.help)));
+    let clicks = crate::text::count(summary.clicks, "click");
+    let used = local.help != HelpUsed::default();
+    let help = part(used.then(|| format!(", help: {}", local.help)));
     format!("{status} {name} {size} in {seconds:.2} s{bbbv}{rate}, {clicks}{help}")
 }
 
@@ -665,13 +698,11 @@ mod tests {
 
     #[test]
     fn measures_that_do_not_apply_are_left_out() {
-        let (left, right, chord) = (8, 3, 1);
         let won = Summary {
             status: Status::Won,
             time: Duration::from_millis(2500),
             bbbv: Some(10),
-            clicks: Clicks { left, right, chord },
-            help: HelpUsed::default(),
+            clicks: 12,
         };
         #[rustfmt::skip]
         let cases: &[(Summary, Option<f64>, Option<f64>)] = &[
@@ -680,7 +711,7 @@ mod tests {
             (Summary { status: Status::Lost, ..won }, None, None),
             (Summary { time: Duration::ZERO, ..won }, None, Some(10.0 / 12.0)),
             (Summary { bbbv: None, ..won }, None, None),
-            (Summary { clicks: Clicks::default(), ..won }, Some(4.0), None),
+            (Summary { clicks: 0, ..won }, Some(4.0), None),
         ];
         for (summary, rate, efficiency) in cases {
             assert_eq!(summary.bbbv_per_second(), *rate, "{summary:?}");
@@ -889,7 +920,7 @@ mod tests {
         let (mut app, start) = seeded(setup.clone(), 80, 24);
         let (now, actions) = play(&mut app, start, "space");
         assert_eq!(actions, [Action::Continue]);
-        let waits = app.generating();
+        let waits = app.busy();
         assert!(waits, "the click waits for the board off the input thread");
         says(&app, "generating");
         assert_eq!(clock(&app), (Duration::ZERO, false));

@@ -17,7 +17,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 
-use super::app::{Action, App, Clicks, Help, Move, Overlay, Play, Reply, Shown, Summary};
+use super::app::{Action, App, Help, Move, Overlay, Play, Reply, Shown, Summary};
 use super::draw::{Ending, Glyphs, KeyPage, measures};
 use super::local::flags_wrong;
 
@@ -237,10 +237,6 @@ impl Room {
     /// The messages to send, in order, emptied.
     pub(crate) fn take_outbox(&mut self) -> Vec<ClientMsg> {
         std::mem::take(&mut self.outbox)
-    }
-
-    fn say(&mut self, text: impl Into<String>) {
-        self.replies.push(Reply::Say(Some(text.into())));
     }
 
     /// Takes what the network thread said, at `now`.
@@ -752,8 +748,8 @@ impl Play for Room {
         })
     }
 
-    fn replies(&mut self) -> Vec<Reply> {
-        std::mem::take(&mut self.replies)
+    fn replies(&mut self) -> &mut Vec<Reply> {
+        &mut self.replies
     }
 
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
@@ -867,18 +863,14 @@ impl Play for Room {
             status: status_of(over.status),
             time: Duration::from_millis(u64::from(over.elapsed_ms)),
             bbbv: Some(over.bbbv as usize),
-            clicks: Clicks {
-                left: u64::from(over.clicks),
-                ..Clicks::default()
-            },
-            help: Default::default(),
+            clicks: u64::from(over.clicks),
         })
     }
 
     /// The server's measures, each player's flags right, and a race room's series: every
     /// racer's wins across the room's games, and best time.
     fn ending(&self, summary: &Summary) -> Ending {
-        let mut rows = measures(summary, "", summary.clicks.total().to_string());
+        let mut rows = measures(summary, "", summary.clicks.to_string());
         for &(player, flags) in self.over.iter().flat_map(|over| &over.correct_flags) {
             rows.push(("flags right", format!("{}: {flags}", self.name_of(player))));
         }

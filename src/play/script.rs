@@ -88,7 +88,7 @@ pub(super) fn play<S: Play>(
 /// moving the app's clock on by the time waited; returns the clock then.
 pub(super) fn wait_for_board(app: &mut App, mut now: Instant) -> Instant {
     let give_up = now + Duration::from_secs(120);
-    while app.generating() {
+    while app.busy() {
         assert!(now < give_up, "the board never came");
         std::thread::sleep(Duration::from_millis(10));
         now += Duration::from_millis(10);
