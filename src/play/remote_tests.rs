@@ -14,7 +14,6 @@ use tokio::runtime::Runtime;
 
 use super::tests::says;
 use super::{LinkState, Remote};
-use crate::play::app::Action;
 use crate::play::script;
 
 #[path = "../../crates/server/tests/support/mod.rs"]
@@ -71,8 +70,8 @@ struct Session {
 }
 
 impl Session {
-    fn join(url: &str, spectate: Option<Option<u32>>, token: Option<String>) -> Session {
-        let link = Link::open(url, spectate.is_some(), token).expect("the network thread starts");
+    fn join(url: &str, spectate: Option<Option<u32>>) -> Session {
+        let link = Link::open(url, spectate.is_some(), None).expect("the network thread starts");
         let now = Instant::now();
         let remote = Remote::new(url, spectate, Rect::new(0, 0, 100, 30), now);
         let mut session = Session { remote, link, now };
@@ -113,13 +112,11 @@ impl Session {
     }
 
     /// Presses the keys of `script` (words of [`script`]), pumping after each.
-    fn keys(&mut self, script: &str) -> Vec<Action> {
-        let mut actions = Vec::new();
+    fn keys(&mut self, script: &str) {
         for word in script.split_whitespace() {
-            actions.extend(script::play(&mut self.remote, self.now, word).1);
+            script::play(&mut self.remote, self.now, word);
             self.pump();
         }
-        actions
     }
 
     /// Moves the cursor to `(row, col)` with the arrow keys.
@@ -192,14 +189,13 @@ fn same_cells(remote: &Remote, observer: &Picture) {
 }
 
 /// Reveal, flag and hint by key in a co-op room, the view scrolled over chunks it
-/// subscribes and unsubscribes, another player's cursor and flag seen, and a reconnect with
-/// the token resuming the same player.
+/// subscribes and unsubscribes, and another player's cursor and flag seen.
 #[test]
 fn keys_play_on_the_server_and_the_app_shows_its_view() {
     let server = TestServer::start();
     let query = "rows=40&cols=100&mines=400&noguess=1";
     let url = server.url("together", query);
-    let mut a = Session::join(&url, None, None);
+    let mut a = Session::join(&url, None);
     let welcome = a.remote.welcome.clone().expect("welcomed");
     assert_eq!((welcome.rows, welcome.cols), (40, 100));
     let first = welcome.first.map(|(r, c)| (r as usize, c as usize));
@@ -282,14 +278,6 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
         r.events().iter().any(|e| e.contains("left"))
     });
     assert!(a.remote.name_of(b_id).starts_with("player"));
-
-    // The token resumes the same player.
-    let token = a.remote.token().expect("a token").to_owned();
-    assert_eq!(a.keys("q"), [Action::Quit]);
-    drop(a);
-    let again = Session::join(&url, None, Some(token));
-    let player = again.remote.welcome.as_ref().map(|w| w.player);
-    assert_eq!(player, Some(welcome.player));
 }
 
 /// A spectator watches a racer's view and cannot move: its keys give the server's refusal
@@ -298,10 +286,10 @@ fn keys_play_on_the_server_and_the_app_shows_its_view() {
 fn a_spectator_watches_and_cannot_move() {
     let server = TestServer::start();
     let url = server.url("race", "mode=race&preset=intermediate");
-    let mut racer = Session::join(&url, None, None);
+    let mut racer = Session::join(&url, None);
     let racer_id = racer.remote.welcome.as_ref().expect("welcomed").player;
 
-    let mut watcher = Session::join(&url, Some(Some(racer_id)), None);
+    let mut watcher = Session::join(&url, Some(Some(racer_id)));
     assert!(watcher.remote.welcome.as_ref().is_some_and(|w| w.spectator));
     assert_eq!(watcher.remote.token(), None);
     let hidden = watcher.hidden_in_view(None);
@@ -317,7 +305,7 @@ fn a_spectator_watches_and_cannot_move() {
     assert_eq!(watcher.remote.view, racer.remote.view);
 
     // Tab goes to the next racer's view; a racer still playing is refused, in words.
-    let second = Session::join(&url, None, None);
+    let second = Session::join(&url, None);
     watcher.until("both racers listed", |r| r.players.len() == 2);
     watcher.keys("tab");
     let view = second.remote.view;
@@ -332,8 +320,8 @@ fn a_spectator_watches_and_cannot_move() {
 
     // In co-op the player named is ignored, with a word: there is one view.
     let coop = server.url("shared", "preset=beginner");
-    let _player = Session::join(&coop, None, None);
-    let mut watcher = Session::join(&coop, Some(Some(7)), None);
+    let _player = Session::join(&coop, None);
+    let mut watcher = Session::join(&coop, Some(Some(7)));
     let hidden = watcher.hidden_in_view(None);
     let message = watcher.remote.message();
     assert!(has(&watcher.remote, &["one view"]), "{message:?}");
@@ -349,7 +337,7 @@ fn a_spectator_watches_and_cannot_move() {
 fn the_odds_cover_the_window_around_the_cursor() {
     let server = TestServer::start();
     let url = server.url("odds", "rows=30&cols=40&mines=150&noguess=1");
-    let mut a = Session::join(&url, None, None);
+    let mut a = Session::join(&url, None);
     a.keys("p");
     a.until("the odds", |r| r.odds().is_some());
     let mut hidden = 0;
