@@ -151,16 +151,17 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     }
     // The status, message and key lines take the terminal's whole width, above and under
     // the panel.
-    let wide = |line: Rect| Rect::new(area.x, line.y, area.width, line.height);
-    frame.render_widget(status_line(app, glyphs), wide(screen.status));
+    let [status, message, keys] = screen
+        .line_rows()
+        .map(|y| Rect::new(area.x, y, area.width, 1));
+    frame.render_widget(status_line(app, glyphs), status);
     board(frame, &screen, app, glyphs);
-    let message = app.message().map_or_else(|| app.idle_line(), str::to_owned);
-    frame.render_widget(Line::raw(message), wide(screen.message));
-    let keys = key_line(app.keys(glyphs), glyphs, area.width);
-    frame.render_widget(keys, wide(screen.keys));
+    let text = app.message().map_or_else(|| app.idle_line(), str::to_owned);
+    frame.render_widget(Line::raw(text), message);
+    frame.render_widget(key_line(app.keys(glyphs), glyphs, area.width), keys);
     if app.shows_panel() {
         let board = app.board_area();
-        let height = screen.message.y.saturating_sub(area.y + 1);
+        let height = message.y.saturating_sub(area.y + 1);
         let panel = Rect::new(board.x + board.width, area.y + 1, PANEL_WIDTH, height);
         let lines = app.panel(glyphs, app.ascii);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);

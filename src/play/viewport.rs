@@ -17,11 +17,10 @@ pub(crate) const MIN_HEIGHT: u16 = 6;
 /// it (fewer on views too small for it), so the player sees what lies ahead.
 const SCROLL_MARGIN: usize = 2;
 
-/// The parts of the screen, for one terminal size and board size.
+/// The board's part of the screen, for one terminal size and board size; the lines around it
+/// are at [`Screen::line_rows`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Screen {
-    /// The status line at the top.
-    pub(crate) status: Rect,
     /// The board's bordered block, centred under the status line.
     pub(crate) frame: Rect,
     /// Inside the block: the visible cells, [`CELL_WIDTH`] columns each plus one trailing
@@ -31,10 +30,6 @@ pub(crate) struct Screen {
     pub(crate) span_rows: usize,
     /// Board columns shown.
     pub(crate) span_cols: usize,
-    /// The message line, right under the board.
-    pub(crate) message: Rect,
-    /// The key line, under the message line.
-    pub(crate) keys: Rect,
 }
 
 impl Screen {
@@ -55,16 +50,19 @@ impl Screen {
         let frame_width = inner_width + 2;
         let x = area.x + (area.width - frame_width) / 2;
         let frame = Rect::new(x, area.y + 1, frame_width, inner_height + 2);
-        let line = |y: u16| Rect::new(area.x, y, area.width, 1);
         Some(Screen {
-            status: line(area.y),
             frame,
             cells: Rect::new(frame.x + 1, frame.y + 1, inner_width, inner_height),
             span_rows,
             span_cols,
-            message: line(frame.y + frame.height),
-            keys: line(frame.y + frame.height + 1),
         })
+    }
+
+    /// The terminal rows of the status line (the top one, over the board), the message line
+    /// (right under the board) and the key line (under the message line).
+    pub(crate) fn line_rows(&self) -> [u16; 3] {
+        let under = self.frame.y + self.frame.height;
+        [self.frame.y - 1, under, under + 1]
     }
 
     /// The offset `(row, col)` from the view's origin of the cell drawn at terminal position
@@ -196,14 +194,14 @@ mod tests {
         assert_eq!((expert.span_rows, expert.span_cols), (16, 30));
         assert_eq!(expert.frame, Rect::new(8, 1, 63, 18));
         assert_eq!(expert.cells, Rect::new(9, 2, 61, 16));
-        assert_eq!((expert.message.y, expert.keys.y), (19, 20));
+        assert_eq!(expert.line_rows(), [0, 19, 20]);
         let beginner = Screen::new(area(80, 24), 9, 9).expect("fits");
-        assert_eq!((beginner.message.y, beginner.keys.y), (12, 13));
+        assert_eq!(beginner.line_rows(), [0, 12, 13]);
         // A huge board in the same terminal: as many cells as fit.
         let huge = Screen::new(area(80, 24), 10_000, 10_000).expect("fits");
         assert_eq!((huge.span_rows, huge.span_cols), (19, 38));
         assert_eq!(huge.frame.width, 38 * 2 + 1 + 2);
-        assert_eq!((huge.message.y, huge.keys.y), (22, 23));
+        assert_eq!(huge.line_rows(), [0, 22, 23]);
         // The smallest terminal drawn, and one cell less each way.
         let small = Screen::new(area(MIN_WIDTH, MIN_HEIGHT), 100, 100).expect("fits");
         assert_eq!((small.span_rows, small.span_cols), (1, 10));
