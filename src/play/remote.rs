@@ -901,6 +901,7 @@ mod live;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::play::screens::check;
     use crate::play::script::{play, screen_text};
 
     /// A 100x200 room of 2000 mines whose first click is (70, 100).
@@ -999,14 +1000,6 @@ mod tests {
             player,
             row,
             col,
-        }
-    }
-
-    /// Checks that every one of `parts` is on `remote`'s screen, showing the screen if not.
-    fn on_screen(remote: &Remote, parts: &[&str]) {
-        let screen = screen_text(remote);
-        for part in parts {
-            assert!(screen.contains(part), "{part:?} not on\n{screen}");
         }
     }
 
@@ -1219,8 +1212,9 @@ mod tests {
         said(&remote, "disconnected: taken over; q quits");
     }
 
-    /// A co-op room of 9x9 with two players: the board from a chunk frame, the panel, the
-    /// other player's cursor, an event on the message line, the keys page and the end screen.
+    /// A co-op room of 9x9 with two players, as snapshots in `tests/play/room*.txt` (see
+    /// screens.rs): the board from a chunk frame, the panel, an event on the message line,
+    /// the keys page and the end screen.
     #[test]
     fn a_room_on_the_screen() {
         let now = Instant::now();
@@ -1251,37 +1245,12 @@ mod tests {
         };
         frames(&mut remote, now, [chunk, players, cursors, joined]);
         play(&mut remote, now, "esc");
-        on_screen(
-            &remote,
-            &[
-                "9 mines left · 3 s · co-op 9x9 · you: ann",
-                "│ ⚑ ■ ■ ■ ■ ■ ■ ■ ■ │",
-                "│ ■ ■ ■ ■[ ]2 ■ ■ ■ │",
-                "● ann*",
-                "● bo",
-                "· bo joined",
-                "\nbo joined\n",
-                "Space open · f flag · h hint · p odds · w wrong flags · ? keys · q quit",
-            ],
-        );
+        check("room", &screen_text(&remote));
         play(&mut remote, now, "?");
-        on_screen(&remote, &["bitmines play --connect: keys"]);
+        check("room-keys", &screen_text(&remote));
         play(&mut remote, now, "x");
         let over = over(0, 1, 8000, (12, 16), &[(1, 1), (2, 0)]);
         frames(&mut remote, now, [over]);
-        on_screen(
-            &remote,
-            &[
-                "The room won",
-                "time        8.00 s",
-                "3BV         12",
-                "3BV/s       1.500",
-                "clicks      16",
-                "efficiency  75%",
-                "flags right ann: 1",
-                "flags right bo: 0",
-                "n next game",
-            ],
-        );
+        check("room-won", &screen_text(&remote));
     }
 }

@@ -18,7 +18,7 @@ use super::script::{
 };
 
 /// Compares the screen with the snapshot `tests/play/NAME.txt`.
-fn check(name: &str, actual: &str) {
+pub(super) fn check(name: &str, actual: &str) {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/play")
         .join(format!("{name}.txt"));
