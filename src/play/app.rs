@@ -169,8 +169,14 @@ pub(crate) trait Play {
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>>;
     /// The message line when there is no message.
     fn idle_line(&self) -> String;
-    /// The key line: `(key, what it does, whether it is shown however narrow the screen)`.
+    /// This source's own keys on the key line, after the moves (while the player plays the
+    /// board shown) and before the key page and quit: `(key, what it does, whether it is
+    /// shown however narrow the screen)`.
     fn keys(&self, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)>;
+    /// Whether the board shown is not the player's to play: a spectator's, another racer's.
+    fn only_watching(&self) -> bool {
+        false
+    }
     /// The key page's title and the lines of this source's own.
     fn key_page(&self, glyphs: &Glyphs) -> KeyPage;
     /// The players' panel; empty when playing alone.

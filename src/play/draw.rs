@@ -158,7 +158,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     board(frame, &screen, app, glyphs);
     let text = app.message().map_or_else(|| app.idle_line(), str::to_owned);
     frame.render_widget(Line::raw(text), message);
-    frame.render_widget(key_line(app.keys(glyphs), glyphs, area.width), keys);
+    frame.render_widget(key_line(key_items(app, glyphs), glyphs, area.width), keys);
     if app.shows_panel() {
         let board = app.board_area();
         let height = message.y.saturating_sub(area.y + 1);
@@ -294,6 +294,22 @@ fn cursor_readout<S: Play>(app: &App<S>, glyphs: &Glyphs) -> String {
         }
         None => format!(" ({row}, {col}) "),
     }
+}
+
+/// The key line's keys: the moves and the help while the player plays the board shown, the
+/// source's own, then the key page and quit.
+fn key_items<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
+    let plays = app.status() == Status::Playing && !app.only_watching();
+    let moves = [
+        ("Space", "open", true),
+        ("f", "flag", true),
+        ("h", "hint", false),
+        ("p", "odds", false),
+        ("w", "wrong flags", false),
+    ];
+    let end = [("?", "keys", true), ("q", "quit", true)];
+    let moves = moves.into_iter().filter(|_| plays);
+    moves.chain(app.keys(glyphs)).chain(end).collect()
 }
 
 /// The main keys, as many as fit in `width` columns: the essential ones (marked `true`)

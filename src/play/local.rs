@@ -491,26 +491,11 @@ impl Play for Local {
         }
     }
 
+    /// `n` once the game is over, and save.
     fn keys(&self, _glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
-        if self.game.status() == Status::Playing {
-            vec![
-                ("Space", "open", true),
-                ("f", "flag", true),
-                ("h", "hint", false),
-                ("p", "odds", false),
-                ("w", "wrong flags", false),
-                ("s", "save", false),
-                ("?", "keys", true),
-                ("q", "quit", true),
-            ]
-        } else {
-            vec![
-                ("n", "new game", true),
-                ("s", "save", false),
-                ("?", "keys", true),
-                ("q", "quit", true),
-            ]
-        }
+        let over = self.game.status() != Status::Playing;
+        let next = over.then_some(("n", "new game", true));
+        next.into_iter().chain([("s", "save", false)]).collect()
     }
 
     fn key_page(&self, glyphs: &Glyphs) -> KeyPage {

@@ -220,14 +220,6 @@ impl Room {
         self.players.iter().find(|p| p.id == id)
     }
 
-    /// Whether the view drawn is not one's own to play: a spectator's, or another racer's.
-    pub(crate) fn only_watching(&self) -> bool {
-        let other = |w: &Welcome| self.watching.is_some_and(|player| player != w.player);
-        self.welcome
-            .as_ref()
-            .is_some_and(|w| w.spectator || other(w))
-    }
-
     /// A player's name, or `player N`.
     pub(crate) fn name_of(&self, id: u32) -> String {
         let player = self.players.iter().find(|p| p.id == id);
@@ -808,24 +800,24 @@ impl Play for Room {
         self.events().pop().unwrap_or_default()
     }
 
+    /// A watcher's moves about the board (and Tab in a race), or Esc once the game is over.
     fn keys(&self, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
-        let keys: &[(&str, &str)] = match (self.only_watching(), self.co_op()) {
-            (true, false) => &[("Tab", "next player"), ("?", "keys"), ("q", "quit")],
-            (true, true) => &[("c", "centre"), ("?", "keys"), ("q", "quit")],
-            _ if self.status() == Status::Playing => &[
-                ("Space", "open"),
-                ("f", "flag"),
-                ("h", "hint"),
-                ("p", "odds"),
-                ("w", "wrong flags"),
-                ("?", "keys"),
-                ("q", "quit"),
-            ],
-            _ => &[("Esc", "board"), ("?", "keys"), ("q", "quit")],
+        let keys = match (self.only_watching(), self.co_op()) {
+            (true, false) => vec![(glyphs.arrows, "move"), ("Tab", "next player")],
+            (true, true) => vec![(glyphs.arrows, "move"), ("c", "centre")],
+            _ if self.status() == Status::Playing => vec![],
+            _ => vec![("Esc", "board")],
         };
-        let arrows = self.only_watching().then_some((glyphs.arrows, "move"));
-        let keys = arrows.into_iter().chain(keys.iter().copied());
-        keys.map(|(key, what)| (key, what, true)).collect()
+        keys.into_iter()
+            .map(|(key, what)| (key, what, true))
+            .collect()
+    }
+
+    fn only_watching(&self) -> bool {
+        let other = |w: &Welcome| self.watching.is_some_and(|player| player != w.player);
+        self.welcome
+            .as_ref()
+            .is_some_and(|w| w.spectator || other(w))
     }
 
     fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
