@@ -9,16 +9,17 @@
 //! below in one fused loop. Numbered cells reached above and below are revealed; zero cells
 //! become pending there, still hidden.
 //!
-//! A pending word on its own whose runs end inside it (every visit of a small cascade or a
-//! narrow region, and the scattered words of a row reached from several places) goes to the
-//! walk instead: it opens the run, dilated, and steps to the row above or below where the
-//! dilation reaches passable cells, keeping its direction and turning where the region
-//! turns, and leaves the other side's zero cells pending. While the run is the same from row
-//! to row (a corridor down the columns) a step is a few independent word operations, with no
-//! queue and no carry chain between rows, and in a game with no flag (the fill's `Planes`
-//! say so) it reads no flag plane. A run that ends at a word edge spills its dilation into
-//! the word beside; one that goes on into the next word is left pending for the row-wide
-//! pass.
+//! A pending word whose runs end inside it (every visit of a small cascade or a narrow
+//! region, the scattered words of a row reached from several places, and two passages side
+//! by side across a word edge whose runs do not meet) goes to the walk instead: it opens the
+//! run, dilated, and steps to the row above or below where the dilation reaches passable
+//! cells, keeping its direction and turning where the region turns, and leaves the other
+//! side's zero cells pending. While the next row's passable cells are the run again, or
+//! cells of its own columns only (one passage leaving a wider run), a step is a few
+//! independent word operations, with no queue and no carry chain between rows, and in a
+//! game with no flag (the fill's `Planes` say so) it reads no flag plane. A run that ends at
+//! a word edge spills its dilation into the word beside; one that goes on into the next word
+//! is left pending for the row-wide pass.
 //!
 //! The fill is compiled twice, for baseline x86-64 and for x86-64-v3 (hardware popcount), and
 //! picks one at run time; in each copy the row-wide pass is a function of its own (the `Isa`
@@ -225,17 +226,17 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
     while let Some(row) = scratch.rows.pop() {
         let (first, mut j) = std::mem::replace(&mut scratch.queued[row], NOT_QUEUED);
         let last = j;
-        // Each pending word on its own whose runs do not go on into the next word (every
-        // visit of a small cascade or a narrow region, and the scattered words of a row
-        // reached from several places) goes to the walk; from the first word whose runs do,
-        // or whose next word is pending too (a wide region's row), the row-wide path takes
-        // the rest of the range.
+        // Each pending word whose runs do not go on into the next word (every visit of a
+        // small cascade or a narrow region, and the scattered words of a row reached from
+        // several places) goes to the walk; from the first word whose runs do, or that
+        // shares a wide region's row with the next word, the row-wide path takes the rest
+        // of the range.
         j = first;
         while j <= last {
             if scratch.pending[j] != 0 {
                 let p = planes.passable(j);
                 let seeds = scratch.pending[j] & p;
-                if (j < last && scratch.pending[j + 1] != 0)
+                if (j < last && joined(planes, &scratch.pending, j, p, seeds))
                     || crosses_edge(planes, j, close_down(p, close_up(p, seeds)))
                 {
                     opened += I::open_span(planes, scratch, row, (j, last));
@@ -357,6 +358,27 @@ fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
         && ((run >> 63 & planes.passable(w + 1)) | (run << 63 & planes.passable(w - 1))) != 0
 }
 
+/// Whether pending word `j` (passable cells `p`, pending ones `seeds`) should be opened
+/// with the next word by the row-wide path: the next word is pending too, and either the
+/// two hold more than two pending cells (a wide region's row, which the row-wide path opens
+/// in one pass) or the next word's run reaches back across the edge to a passable cell of
+/// `j`. Two single pending cells on either side of a word edge whose runs do not meet (two
+/// passages of a maze side by side) are walked one word column each: opened together, each
+/// row would queue the next with both words and the row-wide path would carry both
+/// passages down in step, a row at a time.
+#[inline(always)]
+fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) -> bool {
+    let next = pending[j + 1];
+    if next == 0 {
+        return false;
+    }
+    if (seeds | next).count_ones() > 2 {
+        return true;
+    }
+    let p1 = planes.passable(j + 1);
+    p >> 63 != 0 && close_down(p1, next & p1) & 1 != 0
+}
+
 /// Opens the region through `seeds` (passable bits of word `w`, row `row`, not pending)
 /// one word column at a time, for as long as its runs stay inside the word: a region that
 /// runs down the columns (a corridor, a thin arm of a random region) moves a row a step
@@ -365,8 +387,11 @@ fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
 /// it goes on into the row above or below where the dilation reaches passable cells,
 /// keeping its direction while it can, and queues the other side's zero cells as pending.
 /// While the run stays the same, a step is a few independent word operations: the next
-/// row's passable cells under the dilation are exactly the run again. A run that goes on
-/// into the next word is left pending for the row-wide path.
+/// row's passable cells under the dilation are exactly the run again. Where they are cells
+/// of the run's own columns only (a maze's passage leaving a room's row), that row opens
+/// under the wider dilation and the straight steps go on with the narrower one, with no
+/// general step between. A run that goes on into the next word is left pending for the
+/// row-wide path.
 #[inline(always)]
 fn walk(
     planes: &mut Planes<'_>,
@@ -440,9 +465,21 @@ fn walk(
             return opened;
         }
         (row, w, seeds, incoming) = (ahead.0, ahead.1, next, wide);
-        if next == run && run & EDGES == 0 {
-            // The same run one row on, and nothing else passable beside it, so the row
-            // behind is already open under the dilation: open this row and look one further.
+        if next & (EDGES | !run) == 0 {
+            // The run goes on one row on through cells of its own columns only (the same
+            // run down a corridor, or one passage leaving a wider run), with nothing else
+            // passable beside them, so the row behind is already open under their
+            // dilation: open this row under the wider dilation of the row behind (numbered
+            // cells only, beside `next`), then walk straight on with the narrower one.
+            let (wide, run) = if next == run {
+                (wide, run)
+            } else {
+                let beside = wide & !(planes.revealed[w] | planes.flagged[w]);
+                planes.revealed[w] |= beside;
+                opened += beside.count_ones() as usize;
+                (next | next << 1 | next >> 1, next)
+            };
+            incoming = wide;
             let word_step = if down { wpr } else { wpr.wrapping_neg() };
             let (rows_on, j, next, more) = if planes.unflagged {
                 straight::<false>(planes, w, word_step, wide, run)
