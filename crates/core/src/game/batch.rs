@@ -23,10 +23,14 @@
 
 use super::{Game, Reveal};
 use crate::geometry::WORD_BITS;
+use crate::view::prefetch;
 use crate::{Error, Rule};
 
 /// Words of a plane of cells checked together for emptiness by the batch moves.
 const SKIP: usize = 16;
+
+/// How many pairs ahead of the one it reveals a batch asks for the words it will read.
+const REVEAL_AHEAD: usize = 8;
 
 impl Game {
     /// Reveals every cell of `cells`, a set of cells given as a plane in the board's padded
@@ -187,7 +191,16 @@ impl Game {
             self.place_mines(row, col)?;
         }
         let (revealed_before, exploded_before) = (self.revealed_count, self.exploded.len());
+        // The words of a later pair, asked for now: the pairs of a huge board's frontier lie
+        // rows apart, so each word read is a cache miss unless it was asked for ahead.
+        let mut ahead = words.clone().skip(REVEAL_AHEAD);
         'words: for (w, set) in words {
+            if let Some((a, _)) = ahead.next() {
+                prefetch(self.flagged.words(), a);
+                prefetch(self.revealed.words(), a);
+                prefetch(self.board.mines().words(), a);
+                prefetch(self.board.zero().words(), a);
+            }
             if set == 0 {
                 continue;
             }
