@@ -677,7 +677,7 @@ fn repair(
             play = replay(&board, request, &playing)?;
             continue;
         };
-        let before = mines.clone();
+        let before = par_plane(mines.len(), |w| mines[w]);
         let made = mend(
             &geometry,
             &mut mines,
@@ -703,9 +703,14 @@ fn repair(
         // solver forgets the cells whose mine moved and reads the numbers around them
         // again. What it keeps is true of the mended board, though perhaps no longer
         // provable from the view: the clean replay above certifies.
-        let moved: Vec<u64> = before.iter().zip(&mines).map(|(a, b)| a ^ b).collect();
+        let moved = par_plane(mines.len(), |w| before[w] ^ mines[w]);
+        drop(before);
         let changed = cells_of(&geometry, &moved);
-        board = Arc::new(Board::from_mine_words(geometry, mines.clone())?);
+        drop(moved);
+        let words = par_plane(mines.len(), |w| mines[w]);
+        board = Arc::new(Board::from_mine_words_with(geometry, words, |jobs| {
+            jobs.par_iter_mut().for_each(bitmines_core::ZeroJob::run)
+        })?);
         play.game.rebase(Arc::clone(&board))?;
         if play.game.status() == Status::Playing {
             solver.renumber(&play.game, &changed)?;
@@ -736,19 +741,37 @@ fn repair(
 /// Repair rounds in a row that reach no new cell before a board is given up.
 const STUCK: usize = 64;
 
+/// Words of a plane the mender's whole-plane passes give one rayon task at the least: a
+/// small board's passes stay on the calling thread, a huge board's share out its rows.
+const PAR_WORDS: usize = 1 << 14;
+
 /// Clears the sentinel and padding bits of a padded plane, leaving its board cells.
 fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
     let wpr = geometry.words_per_row();
     let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
-    for (row, words) in plane.chunks_mut(wpr).enumerate() {
-        if row == 0 || row > geometry.rows() {
-            words.fill(0);
-        } else {
-            for (word, mask) in words.iter_mut().zip(&masks) {
-                *word &= mask;
+    plane
+        .par_chunks_mut(wpr)
+        .with_min_len(PAR_WORDS.div_ceil(wpr))
+        .enumerate()
+        .for_each(|(row, words)| {
+            if row == 0 || row > geometry.rows() {
+                words.fill(0);
+            } else {
+                for (word, mask) in words.iter_mut().zip(&masks) {
+                    *word &= mask;
+                }
             }
-        }
-    }
+        });
+}
+
+/// `f` of each word index of a plane of `len` words, computed on the rayon pool in
+/// pieces of at least [`PAR_WORDS`] words; the same plane on any number of threads.
+fn par_plane(len: usize, f: impl Fn(usize) -> u64 + Sync + Send) -> Vec<u64> {
+    (0..len)
+        .into_par_iter()
+        .with_min_len(PAR_WORDS)
+        .map(f)
+        .collect()
 }
 
 /// A list of cells, `(row, col)` each.
@@ -772,17 +795,15 @@ struct Stall<'a> {
 
 impl<'a> Stall<'a> {
     fn new(geometry: &'a Geometry, game: &Game, solver: &Solver) -> Stall<'a> {
-        let mut revealed = game.view().revealed_words().to_vec();
+        let shown = game.view().revealed_words();
+        let mut revealed = par_plane(shown.len(), |w| shown[w]);
         mask_cells(geometry, &mut revealed);
-        let decided: Vec<u64> = revealed
-            .iter()
-            .zip(solver.mine_plane())
-            .zip(solver.safe_plane())
-            .map(|((r, m), s)| r | m | s)
-            .collect();
-        let mut undecided: Vec<u64> = decided.iter().map(|&d| !d).collect();
+        let (mine, safe) = (solver.mine_plane(), solver.safe_plane());
+        let mut undecided = par_plane(revealed.len(), |w| !(revealed[w] | mine[w] | safe[w]));
         mask_cells(geometry, &mut undecided);
-        let mut far: Vec<u64> = dilate(geometry, &revealed).iter().map(|&d| !d).collect();
+        let near = dilate(geometry, &revealed);
+        let mut far = par_plane(near.len(), |w| !near[w]);
+        drop(near);
         mask_cells(geometry, &mut far);
         Stall {
             geometry,
@@ -810,35 +831,39 @@ fn test(plane: &[u64], bit: usize) -> bool {
 fn dilate(geometry: &Geometry, plane: &[u64]) -> Vec<u64> {
     let wpr = geometry.words_per_row();
     let at = |w: usize| plane.get(w).copied().unwrap_or(0);
-    let row: Vec<u64> = (0..plane.len())
-        .map(|w| {
-            let x = plane[w];
-            let before = if w % wpr == 0 { 0 } else { at(w - 1) };
-            let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
-            x | x << 1 | x >> 1 | before >> 63 | after << 63
-        })
-        .collect();
-    (0..plane.len())
-        .map(|w| {
-            let up = if w >= wpr { row[w - wpr] } else { 0 };
-            up | row[w] | row.get(w + wpr).copied().unwrap_or(0)
-        })
-        .collect()
+    let row = par_plane(plane.len(), |w| {
+        let x = plane[w];
+        let before = if w % wpr == 0 { 0 } else { at(w - 1) };
+        let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
+        x | x << 1 | x >> 1 | before >> 63 | after << 63
+    });
+    par_plane(plane.len(), |w| {
+        let up = if w >= wpr { row[w - wpr] } else { 0 };
+        up | row[w] | row.get(w + wpr).copied().unwrap_or(0)
+    })
 }
 
-/// The set bits of a plane, as cells, in board order.
+/// The set bits of a plane, as cells, in board order (found in pieces on the rayon pool).
 fn cells_of(geometry: &Geometry, plane: &[u64]) -> Vec<(usize, usize)> {
     let stride = geometry.words_per_row() * 64;
-    let mut out = Vec::new();
-    for (w, &word) in plane.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let bit = w * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            out.push((bit / stride - 1, bit % stride - 1));
-        }
-    }
-    out
+    let pieces: Vec<Cells> = plane
+        .par_chunks(PAR_WORDS)
+        .enumerate()
+        .map(|(piece, words)| {
+            let mut out = Vec::new();
+            for (i, &word) in words.iter().enumerate() {
+                let w = piece * PAR_WORDS + i;
+                let mut bits = word;
+                while bits != 0 {
+                    let bit = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    out.push((bit / stride - 1, bit % stride - 1));
+                }
+            }
+            out
+        })
+        .collect();
+    pieces.concat()
 }
 
 /// The cells of the 3x3 block around `(r, c)` on the board, itself included.
@@ -879,12 +904,9 @@ fn mend(
     // Stalled numbers: revealed cells with an undecided neighbour, each with those
     // neighbours, to be emptied or filled.
     let near_undecided = dilate(geometry, &stall.undecided);
-    let numbers: Vec<u64> = stall
-        .revealed
-        .iter()
-        .zip(&near_undecided)
-        .map(|(r, n)| r & n)
-        .collect();
+    let numbers = par_plane(near_undecided.len(), |w| {
+        stall.revealed[w] & near_undecided[w]
+    });
     let mut stalled: Vec<Target> = cells_of(geometry, &numbers)
         .into_iter()
         .map(|(r, c)| Target {
@@ -1039,12 +1061,9 @@ fn pick(
     ok: impl Fn(usize, usize) -> bool,
 ) -> Option<(usize, usize)> {
     let geometry = stall.geometry;
+    let (far_plane, revealed) = (stall.far.as_slice(), stall.revealed.as_slice());
     let candidate = |w: usize| {
-        let base = if far {
-            stall.far[w]
-        } else {
-            !stall.revealed[w]
-        };
+        let base = if far { far_plane[w] } else { !revealed[w] };
         let held = if wanted { mines[w] } else { !mines[w] };
         base & held
     };
@@ -1066,7 +1085,7 @@ fn pick(
     let list = sparse
         .get_mut(usize::from(far) * 2 + usize::from(wanted))?
         .get_or_insert_with(|| {
-            let mut plane: Vec<u64> = (0..mines.len()).map(candidate).collect();
+            let mut plane = par_plane(mines.len(), candidate);
             mask_cells(geometry, &mut plane);
             cells_of(geometry, &plane)
         });
