@@ -350,24 +350,79 @@ pub struct Progress {
     pub safe: usize,
     /// Repairs made so far.
     pub repairs: usize,
+    /// [`Progress::share`], as the bits of an `f64`.
+    share: u64,
 }
 
 impl Progress {
-    /// The share of the work done, from 0 to 1, for a progress bar: the play with repairs
-    /// is the first half and the certifying replay the second, each counted by the safe
-    /// cells it revealed. It is an estimate, and may step back (a play restarted after a
-    /// repair counts from its first click again), so a display keeps the largest seen.
+    /// The share of the work done, from 0 to 1, for a progress bar. It never steps back
+    /// from one report to the next and reaches 1 with the certifying replay's last move.
+    ///
+    /// It is an estimate (see [`Share`] for how it is made): the play with repairs is
+    /// counted by the safe cells it revealed, up to 0.45; each round of repairs after it
+    /// takes half of what is left of the next 0.05; the certifying replay, counted by
+    /// the safe cells it revealed, is the second half. When the work steps back (a fresh
+    /// board after a repair gave up, or play going on after a certifying replay stalled),
+    /// the share stays where it was and what the estimate says is left is spread over what
+    /// is left of the bar.
     pub fn share(&self) -> f64 {
-        let played = if self.safe == 0 {
+        f64::from_bits(self.share)
+    }
+}
+
+/// The share of the bar the play with repairs fills, by the cells it reveals.
+const PLAY_SHARE: f64 = 0.45;
+
+/// The share of the bar the rounds of repairs after the first stall fill, half of what is
+/// left of it a round.
+const ROUNDS_SHARE: f64 = 0.05;
+
+/// What the estimate of the work done says, before [`Share`] keeps it from stepping back:
+/// from 0 to 1, the play with `rounds` rounds of repairs behind it or the certifying
+/// replay, having revealed `revealed` of `safe` safe cells.
+fn estimate(certifying: bool, revealed: usize, safe: usize, rounds: u32) -> f64 {
+    let played = if safe == 0 {
+        1.0
+    } else {
+        (revealed as f64 / safe as f64).clamp(0.0, 1.0)
+    };
+    if certifying {
+        0.5 + played / 2.0
+    } else {
+        PLAY_SHARE * played + ROUNDS_SHARE * (1.0 - 0.5f64.powi(rounds.min(64) as i32))
+    }
+}
+
+/// The share of a generation done, as reported: the estimates, kept from stepping back.
+/// While the estimate grows, the share grows with it; when it steps back (the work started
+/// over in part), the share stays, and from then on moves over what is left of the bar as
+/// the estimate moves over what is left of its own, so both reach 1 together.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Share {
+    /// The last estimate seen.
+    last: f64,
+    /// The share last reported.
+    shown: f64,
+    /// The estimate and the share when the estimate last stepped back.
+    from: (f64, f64),
+}
+
+impl Share {
+    /// Takes in the estimate `estimate` (0 to 1) and returns the share to report.
+    fn see(&mut self, estimate: f64) -> f64 {
+        let estimate = estimate.clamp(0.0, 1.0);
+        if estimate < self.last {
+            self.from = (estimate, self.shown);
+        }
+        self.last = estimate;
+        let (from, base) = self.from;
+        let share = if from >= 1.0 {
             1.0
         } else {
-            (self.revealed as f64 / self.safe as f64).clamp(0.0, 1.0)
+            base + (1.0 - base) * (estimate - from) / (1.0 - from)
         };
-        if self.certifying {
-            0.5 + played / 2.0
-        } else {
-            played / 2.0
-        }
+        self.shown = share.clamp(self.shown, 1.0);
+        self.shown
     }
 }
 
@@ -406,6 +461,7 @@ pub fn no_guess_with_progress(
     // Repair starts from a fresh board up to RESTARTS times, splitting the budget, since a
     // board that resists repair usually resists it for good.
     let share = (request.repairs / RESTARTS).max(1);
+    let bar = std::cell::RefCell::new(Share::default());
     let mut spent = 0;
     for restart in 0..RESTARTS {
         let budget = if restart + 1 == RESTARTS {
@@ -414,7 +470,7 @@ pub fn no_guess_with_progress(
             share.min(request.repairs - spent)
         };
         let first = generate(&attempt_config(&config, reject.unwrap_or(0) + restart))?;
-        match repair(request, first, restart, budget, progress) {
+        match repair(request, first, restart, budget, &bar, progress) {
             Err(NoGuessError::RepairsExhausted { repairs, .. }) if restart + 1 < RESTARTS => {
                 spent += repairs;
             }
@@ -626,6 +682,7 @@ fn repair(
     board: Board,
     restart: usize,
     budget: usize,
+    bar: &std::cell::RefCell<Share>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Certified, NoGuessError> {
     let geometry = *board.geometry();
@@ -634,22 +691,19 @@ fn repair(
     let safe = board.safe_count();
     let mut board = Arc::new(board);
     let made_so_far = std::cell::Cell::new(0);
-    let playing = |revealed| {
+    let rounds = std::cell::Cell::new(0u32);
+    let report = |certifying: bool, revealed: usize| {
+        let estimate = estimate(certifying, revealed, safe, rounds.get());
         progress(Progress {
-            certifying: false,
+            certifying,
             revealed,
             safe,
             repairs: made_so_far.get(),
+            share: bar.borrow_mut().see(estimate).to_bits(),
         });
     };
-    let certifying = |revealed| {
-        progress(Progress {
-            certifying: true,
-            revealed,
-            safe,
-            repairs: made_so_far.get(),
-        });
-    };
+    let playing = |revealed| report(false, revealed);
+    let certifying = |revealed| report(true, revealed);
     let mut play = replay(&board, request, &playing)?;
     let mut repairs = 0;
     // The most cells the play has reached, and the rounds since it last grew.
@@ -688,6 +742,7 @@ fn repair(
         )?;
         repairs += made;
         made_so_far.set(repairs);
+        rounds.set(rounds.get() + 1);
         playing(play.game.revealed_count());
         if made == 0 || repairs >= budget {
             let view = play.game.view();
@@ -1174,5 +1229,50 @@ impl bitmines_core::Placer for NoGuessGenerator {
                     reason: other.to_string(),
                 },
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shares a fresh [`Share`] reports for `estimates`.
+    fn shares(estimates: &[f64]) -> Vec<f64> {
+        let mut share = Share::default();
+        estimates.iter().map(|&e| share.see(e)).collect()
+    }
+
+    #[test]
+    fn a_share_follows_an_estimate_that_only_grows() {
+        let estimates = [0.0, 0.1, 0.1, 0.25, 0.5, 0.9, 1.0];
+        assert_eq!(shares(&estimates), estimates);
+    }
+
+    #[test]
+    fn a_share_stays_when_the_estimate_steps_back_and_ends_at_one_with_it() {
+        // Half done, then started over: the rest of the bar is spread over the estimate's
+        // way from where it restarted.
+        assert_eq!(
+            shares(&[0.25, 0.5, 0.0, 0.5, 1.0]),
+            [0.25, 0.5, 0.5, 0.75, 1.0]
+        );
+        // A step back to 0.5 from 0.75: the share moves over its last quarter as the
+        // estimate moves over its last half.
+        assert_eq!(shares(&[0.75, 0.5, 0.75, 1.0]), [0.75, 0.75, 0.875, 1.0]);
+        // Out-of-range estimates are clamped, and an estimate at 1 after a step back to 1
+        // keeps the share at 1.
+        assert_eq!(shares(&[-1.0, 2.0, 1.0]), [0.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn the_estimate_runs_from_zero_through_the_rounds_to_one() {
+        assert_eq!(estimate(false, 0, 100, 0), 0.0);
+        assert!((estimate(false, 100, 100, 0) - PLAY_SHARE).abs() < 1e-12);
+        let rounds: Vec<f64> = (0..70).map(|r| estimate(false, 100, 100, r)).collect();
+        assert!(rounds.windows(2).all(|w| w[0] <= w[1]), "{rounds:?}");
+        assert!(rounds.iter().all(|&e| e <= 0.5));
+        assert_eq!(estimate(true, 0, 100, 9), 0.5);
+        assert_eq!(estimate(true, 100, 100, 9), 1.0);
+        assert_eq!(estimate(true, 0, 0, 0), 1.0);
     }
 }
