@@ -358,7 +358,7 @@ impl Progress {
     /// The share of the work done, from 0 to 1, for a progress bar. It never steps back
     /// from one report to the next and reaches 1 with the certifying replay's last move.
     ///
-    /// It is an estimate (see [`Share`] for how it is made): the play with repairs is
+    /// It is made from an estimate of the work done: the play with repairs is
     /// counted by the safe cells it revealed, up to 0.45; each round of repairs after it
     /// takes half of what is left of the next 0.05; the certifying replay, counted by
     /// the safe cells it revealed, is the second half. When the work steps back (a fresh
