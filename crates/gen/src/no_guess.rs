@@ -34,8 +34,9 @@
 //! replay from the first click, with a fresh solver, certifies a board.
 //!
 //! On a huge board the play and the replay use every thread through the solver, whose sweep,
-//! update and frontier scan run in bands of rows; the mending itself, 1% to 2% of the time at
-//! 10^8 cells, stays on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
+//! update and frontier scan run in bands of rows; the mender's whole-plane passes run on the
+//! pool too (collected in order, so the same on any thread count), while its picks, which
+//! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
 //! finds the click from the zone.
 //!
 //! Memory: a repair adds to the board a copy of the mine plane, a game (5 bits a cell), the
