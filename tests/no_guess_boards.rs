@@ -443,6 +443,36 @@ fn progress_reports_every_move_and_ends_with_the_whole_board_certified() {
     assert!(certifying >= certified.certificate().moves);
 }
 
+/// The share done a progress bar shows never steps back, moves in small steps and ends at
+/// 1: on a board repaired in one go, and on one whose first board is given up for a fresh
+/// one (where the estimate itself starts over).
+#[test]
+fn the_share_done_moves_in_small_steps_from_zero_to_one() {
+    for (seed, attempts) in [(3, 1), (1193, 2)] {
+        let request = NoGuess::new(200, 200, 8000, seed)
+            .first_click(FirstClick::Opening, 100, 100)
+            .method(Method::Repair);
+        let shares = std::sync::Mutex::new(vec![0.0]);
+        let certified = bitmines_gen::no_guess_with_progress(&request, &|p| {
+            shares.lock().unwrap().push(p.share());
+        })
+        .unwrap();
+        assert_eq!(certified.certificate().attempts, attempts, "seed {seed}");
+        let shares = shares.into_inner().unwrap();
+        assert_eq!(shares.last(), Some(&1.0), "seed {seed}");
+        let steps: Vec<f64> = shares.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            steps.iter().all(|&step| step >= 0.0),
+            "seed {seed}: the share stepped back: {shares:?}"
+        );
+        let largest = steps.iter().copied().fold(0.0, f64::max);
+        assert!(largest < STEP, "seed {seed}: a step of {largest}");
+    }
+}
+
+/// The largest step of the share done allowed on a 200x200 board.
+const STEP: f64 = 0.05;
+
 /// A board that goes round after round of repairs without reaching a new cell is given up
 /// for a fresh one, rather than eating the whole budget: on this seed the first board
 /// shuffles mines about its last safe cell (the first attempt once spent its 40,000

@@ -239,7 +239,7 @@ impl fmt::Debug for View<'_> {
 
 /// Asks the processor to bring word `i` of `plane` into its cache, if `plane` has it.
 #[inline(always)]
-fn prefetch(plane: &[u64], i: usize) {
+pub(crate) fn prefetch(plane: &[u64], i: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(word) = plane.get(i) {
         // SAFETY: a prefetch only hints at an address, and this one is of a live word.

@@ -34,8 +34,9 @@
 //! replay from the first click, with a fresh solver, certifies a board.
 //!
 //! On a huge board the play and the replay use every thread through the solver, whose sweep,
-//! update and frontier scan run in bands of rows; the mending itself, 1% to 2% of the time at
-//! 10^8 cells, stays on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
+//! update and frontier scan run in bands of rows; the mender's whole-plane passes run on the
+//! pool too (collected in order, so the same on any thread count), while its picks, which
+//! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
 //! finds the click from the zone.
 //!
 //! Memory: a repair adds to the board a copy of the mine plane, a game (5 bits a cell), the
@@ -350,24 +351,79 @@ pub struct Progress {
     pub safe: usize,
     /// Repairs made so far.
     pub repairs: usize,
+    /// [`Progress::share`], as the bits of an `f64`.
+    share: u64,
 }
 
 impl Progress {
-    /// The share of the work done, from 0 to 1, for a progress bar: the play with repairs
-    /// is the first half and the certifying replay the second, each counted by the safe
-    /// cells it revealed. It is an estimate, and may step back (a play restarted after a
-    /// repair counts from its first click again), so a display keeps the largest seen.
+    /// The share of the work done, from 0 to 1, for a progress bar. It never steps back
+    /// from one report to the next and reaches 1 with the certifying replay's last move.
+    ///
+    /// It is made from an estimate of the work done: the play with repairs is
+    /// counted by the safe cells it revealed, up to 0.45; each round of repairs after it
+    /// takes half of what is left of the next 0.05; the certifying replay, counted by
+    /// the safe cells it revealed, is the second half. When the work steps back (a fresh
+    /// board after a repair gave up, or play going on after a certifying replay stalled),
+    /// the share stays where it was and what the estimate says is left is spread over what
+    /// is left of the bar.
     pub fn share(&self) -> f64 {
-        let played = if self.safe == 0 {
+        f64::from_bits(self.share)
+    }
+}
+
+/// The share of the bar the play with repairs fills, by the cells it reveals.
+const PLAY_SHARE: f64 = 0.45;
+
+/// The share of the bar the rounds of repairs after the first stall fill, half of what is
+/// left of it a round.
+const ROUNDS_SHARE: f64 = 0.05;
+
+/// What the estimate of the work done says, before [`Share`] keeps it from stepping back:
+/// from 0 to 1, the play with `rounds` rounds of repairs behind it or the certifying
+/// replay, having revealed `revealed` of `safe` safe cells.
+fn estimate(certifying: bool, revealed: usize, safe: usize, rounds: u32) -> f64 {
+    let played = if safe == 0 {
+        1.0
+    } else {
+        (revealed as f64 / safe as f64).clamp(0.0, 1.0)
+    };
+    if certifying {
+        0.5 + played / 2.0
+    } else {
+        PLAY_SHARE * played + ROUNDS_SHARE * (1.0 - 0.5f64.powi(rounds.min(64) as i32))
+    }
+}
+
+/// The share of a generation done, as reported: the estimates, kept from stepping back.
+/// While the estimate grows, the share grows with it; when it steps back (the work started
+/// over in part), the share stays, and from then on moves over what is left of the bar as
+/// the estimate moves over what is left of its own, so both reach 1 together.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Share {
+    /// The last estimate seen.
+    last: f64,
+    /// The share last reported.
+    shown: f64,
+    /// The estimate and the share when the estimate last stepped back.
+    from: (f64, f64),
+}
+
+impl Share {
+    /// Takes in the estimate `estimate` (0 to 1) and returns the share to report.
+    fn see(&mut self, estimate: f64) -> f64 {
+        let estimate = estimate.clamp(0.0, 1.0);
+        if estimate < self.last {
+            self.from = (estimate, self.shown);
+        }
+        self.last = estimate;
+        let (from, base) = self.from;
+        let share = if from >= 1.0 {
             1.0
         } else {
-            (self.revealed as f64 / self.safe as f64).clamp(0.0, 1.0)
+            base + (1.0 - base) * (estimate - from) / (1.0 - from)
         };
-        if self.certifying {
-            0.5 + played / 2.0
-        } else {
-            played / 2.0
-        }
+        self.shown = share.clamp(self.shown, 1.0);
+        self.shown
     }
 }
 
@@ -406,6 +462,7 @@ pub fn no_guess_with_progress(
     // Repair starts from a fresh board up to RESTARTS times, splitting the budget, since a
     // board that resists repair usually resists it for good.
     let share = (request.repairs / RESTARTS).max(1);
+    let bar = std::cell::RefCell::new(Share::default());
     let mut spent = 0;
     for restart in 0..RESTARTS {
         let budget = if restart + 1 == RESTARTS {
@@ -414,7 +471,7 @@ pub fn no_guess_with_progress(
             share.min(request.repairs - spent)
         };
         let first = generate(&attempt_config(&config, reject.unwrap_or(0) + restart))?;
-        match repair(request, first, restart, budget, progress) {
+        match repair(request, first, restart, budget, &bar, progress) {
             Err(NoGuessError::RepairsExhausted { repairs, .. }) if restart + 1 < RESTARTS => {
                 spent += repairs;
             }
@@ -626,6 +683,7 @@ fn repair(
     board: Board,
     restart: usize,
     budget: usize,
+    bar: &std::cell::RefCell<Share>,
     progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<Certified, NoGuessError> {
     let geometry = *board.geometry();
@@ -634,22 +692,19 @@ fn repair(
     let safe = board.safe_count();
     let mut board = Arc::new(board);
     let made_so_far = std::cell::Cell::new(0);
-    let playing = |revealed| {
+    let rounds = std::cell::Cell::new(0u32);
+    let report = |certifying: bool, revealed: usize| {
+        let estimate = estimate(certifying, revealed, safe, rounds.get());
         progress(Progress {
-            certifying: false,
+            certifying,
             revealed,
             safe,
             repairs: made_so_far.get(),
+            share: bar.borrow_mut().see(estimate).to_bits(),
         });
     };
-    let certifying = |revealed| {
-        progress(Progress {
-            certifying: true,
-            revealed,
-            safe,
-            repairs: made_so_far.get(),
-        });
-    };
+    let playing = |revealed| report(false, revealed);
+    let certifying = |revealed| report(true, revealed);
     let mut play = replay(&board, request, &playing)?;
     let mut repairs = 0;
     // The most cells the play has reached, and the rounds since it last grew.
@@ -677,7 +732,7 @@ fn repair(
             play = replay(&board, request, &playing)?;
             continue;
         };
-        let before = mines.clone();
+        let before = par_plane(mines.len(), |w| mines[w]);
         let made = mend(
             &geometry,
             &mut mines,
@@ -685,9 +740,11 @@ fn repair(
             &solver,
             &mut rng,
             budget - repairs.min(budget),
+            true,
         )?;
         repairs += made;
         made_so_far.set(repairs);
+        rounds.set(rounds.get() + 1);
         playing(play.game.revealed_count());
         if made == 0 || repairs >= budget {
             let view = play.game.view();
@@ -703,9 +760,14 @@ fn repair(
         // solver forgets the cells whose mine moved and reads the numbers around them
         // again. What it keeps is true of the mended board, though perhaps no longer
         // provable from the view: the clean replay above certifies.
-        let moved: Vec<u64> = before.iter().zip(&mines).map(|(a, b)| a ^ b).collect();
+        let moved = par_plane(mines.len(), |w| before[w] ^ mines[w]);
+        drop(before);
         let changed = cells_of(&geometry, &moved);
-        board = Arc::new(Board::from_mine_words(geometry, mines.clone())?);
+        drop(moved);
+        let words = par_plane(mines.len(), |w| mines[w]);
+        board = Arc::new(Board::from_mine_words_with(geometry, words, |jobs| {
+            jobs.par_iter_mut().for_each(bitmines_core::ZeroJob::run)
+        })?);
         play.game.rebase(Arc::clone(&board))?;
         if play.game.status() == Status::Playing {
             solver.renumber(&play.game, &changed)?;
@@ -736,19 +798,37 @@ fn repair(
 /// Repair rounds in a row that reach no new cell before a board is given up.
 const STUCK: usize = 64;
 
+/// Words of a plane the mender's whole-plane passes give one rayon task at the least: a
+/// small board's passes stay on the calling thread, a huge board's share out its rows.
+const PAR_WORDS: usize = 1 << 14;
+
 /// Clears the sentinel and padding bits of a padded plane, leaving its board cells.
 fn mask_cells(geometry: &Geometry, plane: &mut [u64]) {
     let wpr = geometry.words_per_row();
     let masks: Vec<u64> = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
-    for (row, words) in plane.chunks_mut(wpr).enumerate() {
-        if row == 0 || row > geometry.rows() {
-            words.fill(0);
-        } else {
-            for (word, mask) in words.iter_mut().zip(&masks) {
-                *word &= mask;
+    plane
+        .par_chunks_mut(wpr)
+        .with_min_len(PAR_WORDS.div_ceil(wpr))
+        .enumerate()
+        .for_each(|(row, words)| {
+            if row == 0 || row > geometry.rows() {
+                words.fill(0);
+            } else {
+                for (word, mask) in words.iter_mut().zip(&masks) {
+                    *word &= mask;
+                }
             }
-        }
-    }
+        });
+}
+
+/// `f` of each word index of a plane of `len` words, computed on the rayon pool in
+/// pieces of at least [`PAR_WORDS`] words; the same plane on any number of threads.
+fn par_plane(len: usize, f: impl Fn(usize) -> u64 + Sync + Send) -> Vec<u64> {
+    (0..len)
+        .into_par_iter()
+        .with_min_len(PAR_WORDS)
+        .map(f)
+        .collect()
 }
 
 /// A list of cells, `(row, col)` each.
@@ -767,22 +847,36 @@ struct Stall<'a> {
     /// Sparse candidate sets of [`pick`], listed once a stall when random tries miss them:
     /// by `far as usize * 2 + wanted as usize`. Entries go stale as mines move, and are
     /// dropped when found so.
-    sparse: std::cell::RefCell<[Option<Cells>; 4]>,
+    sparse: std::cell::RefCell<[Option<Sparse>; 4]>,
+    /// Whether [`pick`]'s random tries ask a sparse set's blocks first (always, but for the
+    /// naive twin in the tests, which reads the planes at every try).
+    blocks: bool,
 }
+
+/// A sparse candidate set of [`pick`]: its cells, and which blocks of [`BLOCK`] plane words
+/// may hold one, a bit each, so that a random try in an empty block (almost every try, on
+/// a huge board) is answered from a summary that stays in cache rather than from three
+/// planes that do not. A block's bit is set again whenever a mine in it moves, so the
+/// blocks only ever say too much.
+struct Sparse {
+    cells: Cells,
+    blocks: Vec<u64>,
+}
+
+/// Plane words a bit of [`Sparse::blocks`] stands for.
+const BLOCK: usize = 64;
 
 impl<'a> Stall<'a> {
     fn new(geometry: &'a Geometry, game: &Game, solver: &Solver) -> Stall<'a> {
-        let mut revealed = game.view().revealed_words().to_vec();
+        let shown = game.view().revealed_words();
+        let mut revealed = par_plane(shown.len(), |w| shown[w]);
         mask_cells(geometry, &mut revealed);
-        let decided: Vec<u64> = revealed
-            .iter()
-            .zip(solver.mine_plane())
-            .zip(solver.safe_plane())
-            .map(|((r, m), s)| r | m | s)
-            .collect();
-        let mut undecided: Vec<u64> = decided.iter().map(|&d| !d).collect();
+        let (mine, safe) = (solver.mine_plane(), solver.safe_plane());
+        let mut undecided = par_plane(revealed.len(), |w| !(revealed[w] | mine[w] | safe[w]));
         mask_cells(geometry, &mut undecided);
-        let mut far: Vec<u64> = dilate(geometry, &revealed).iter().map(|&d| !d).collect();
+        let near = dilate(geometry, &revealed);
+        let mut far = par_plane(near.len(), |w| !near[w]);
+        drop(near);
         mask_cells(geometry, &mut far);
         Stall {
             geometry,
@@ -790,6 +884,7 @@ impl<'a> Stall<'a> {
             undecided,
             far,
             sparse: std::cell::RefCell::new([None, None, None, None]),
+            blocks: true,
         }
     }
 
@@ -799,6 +894,14 @@ impl<'a> Stall<'a> {
 
     fn revealed(&self, r: usize, c: usize) -> bool {
         test(&self.revealed, self.bit(r, c))
+    }
+
+    /// Notes that the mine of `(r, c)` moved: its block may now hold a candidate of any set.
+    fn touch(&self, r: usize, c: usize) {
+        let block = self.bit(r, c) / 64 / BLOCK;
+        for set in self.sparse.borrow_mut().iter_mut().flatten() {
+            set.blocks[block / 64] |= 1 << (block % 64);
+        }
     }
 }
 
@@ -810,35 +913,39 @@ fn test(plane: &[u64], bit: usize) -> bool {
 fn dilate(geometry: &Geometry, plane: &[u64]) -> Vec<u64> {
     let wpr = geometry.words_per_row();
     let at = |w: usize| plane.get(w).copied().unwrap_or(0);
-    let row: Vec<u64> = (0..plane.len())
-        .map(|w| {
-            let x = plane[w];
-            let before = if w % wpr == 0 { 0 } else { at(w - 1) };
-            let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
-            x | x << 1 | x >> 1 | before >> 63 | after << 63
-        })
-        .collect();
-    (0..plane.len())
-        .map(|w| {
-            let up = if w >= wpr { row[w - wpr] } else { 0 };
-            up | row[w] | row.get(w + wpr).copied().unwrap_or(0)
-        })
-        .collect()
+    let row = par_plane(plane.len(), |w| {
+        let x = plane[w];
+        let before = if w % wpr == 0 { 0 } else { at(w - 1) };
+        let after = if (w + 1) % wpr == 0 { 0 } else { at(w + 1) };
+        x | x << 1 | x >> 1 | before >> 63 | after << 63
+    });
+    par_plane(plane.len(), |w| {
+        let up = if w >= wpr { row[w - wpr] } else { 0 };
+        up | row[w] | row.get(w + wpr).copied().unwrap_or(0)
+    })
 }
 
-/// The set bits of a plane, as cells, in board order.
+/// The set bits of a plane, as cells, in board order (found in pieces on the rayon pool).
 fn cells_of(geometry: &Geometry, plane: &[u64]) -> Vec<(usize, usize)> {
     let stride = geometry.words_per_row() * 64;
-    let mut out = Vec::new();
-    for (w, &word) in plane.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let bit = w * 64 + bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            out.push((bit / stride - 1, bit % stride - 1));
-        }
-    }
-    out
+    let pieces: Vec<Cells> = plane
+        .par_chunks(PAR_WORDS)
+        .enumerate()
+        .map(|(piece, words)| {
+            let mut out = Vec::new();
+            for (i, &word) in words.iter().enumerate() {
+                let w = piece * PAR_WORDS + i;
+                let mut bits = word;
+                while bits != 0 {
+                    let bit = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    out.push((bit / stride - 1, bit % stride - 1));
+                }
+            }
+            out
+        })
+        .collect();
+    pieces.concat()
 }
 
 /// The cells of the 3x3 block around `(r, c)` on the board, itself included.
@@ -866,7 +973,7 @@ fn put(geometry: &Geometry, plane: &mut [u64], r: usize, c: usize, mine: bool) {
 
 /// Repairs stalled numbers of the position `game` shows, at most `budget`, no two within
 /// four cells of each other (so no number sees the changes of two repairs); returns how
-/// many it made.
+/// many it made. `blocks` is [`Stall::blocks`]: false only for the naive twin in the tests.
 fn mend(
     geometry: &Geometry,
     mines: &mut [u64],
@@ -874,17 +981,16 @@ fn mend(
     solver: &Solver,
     rng: &mut Pcg64,
     budget: usize,
+    blocks: bool,
 ) -> Result<usize, NoGuessError> {
-    let stall = Stall::new(geometry, game, solver);
+    let mut stall = Stall::new(geometry, game, solver);
+    stall.blocks = blocks;
     // Stalled numbers: revealed cells with an undecided neighbour, each with those
     // neighbours, to be emptied or filled.
     let near_undecided = dilate(geometry, &stall.undecided);
-    let numbers: Vec<u64> = stall
-        .revealed
-        .iter()
-        .zip(&near_undecided)
-        .map(|(r, n)| r & n)
-        .collect();
+    let numbers = par_plane(near_undecided.len(), |w| {
+        stall.revealed[w] & near_undecided[w]
+    });
     let mut stalled: Vec<Target> = cells_of(geometry, &numbers)
         .into_iter()
         .map(|(r, c)| Target {
@@ -1023,6 +1129,8 @@ fn shift(
     for (&(r, c), &(pr, pc)) in change.iter().zip(&partners) {
         put(geometry, mines, r, c, !empty);
         put(geometry, mines, pr, pc, empty);
+        stall.touch(r, c);
+        stall.touch(pr, pc);
     }
     !change.is_empty()
 }
@@ -1039,12 +1147,9 @@ fn pick(
     ok: impl Fn(usize, usize) -> bool,
 ) -> Option<(usize, usize)> {
     let geometry = stall.geometry;
+    let (far_plane, revealed) = (stall.far.as_slice(), stall.revealed.as_slice());
     let candidate = |w: usize| {
-        let base = if far {
-            stall.far[w]
-        } else {
-            !stall.revealed[w]
-        };
+        let base = if far { far_plane[w] } else { !revealed[w] };
         let held = if wanted { mines[w] } else { !mines[w] };
         base & held
     };
@@ -1053,23 +1158,47 @@ fn pick(
         candidate(bit / 64) >> (bit % 64) & 1 != 0
     };
     let (rows, cols) = (geometry.rows(), geometry.cols());
+    let mut sparse = stall.sparse.borrow_mut();
+    let set = sparse.get_mut(usize::from(far) * 2 + usize::from(wanted))?;
+    // Once the set is listed, a try in a block its summary says is empty misses without a
+    // look at the planes: the same tries, the same draws, the same cell found.
+    let blocks = set.as_ref().filter(|_| stall.blocks).map(|s| &s.blocks);
+    let maybe = |r: usize, c: usize| {
+        blocks.is_none_or(|blocks| {
+            let block = stall.bit(r, c) / 64 / BLOCK;
+            blocks[block / 64] >> (block % 64) & 1 != 0
+        })
+    };
     for _ in 0..TRIES {
         let (r, c) = (
             below(rng, rows as u64) as usize,
             below(rng, cols as u64) as usize,
         );
-        if is(r, c) && ok(r, c) {
+        if maybe(r, c) && is(r, c) && ok(r, c) {
             return Some((r, c));
         }
     }
-    let mut sparse = stall.sparse.borrow_mut();
-    let list = sparse
-        .get_mut(usize::from(far) * 2 + usize::from(wanted))?
+    let list = &mut set
         .get_or_insert_with(|| {
-            let mut plane: Vec<u64> = (0..mines.len()).map(candidate).collect();
+            let mut plane = par_plane(mines.len(), candidate);
             mask_cells(geometry, &mut plane);
-            cells_of(geometry, &plane)
-        });
+            let blocks = plane
+                .chunks(BLOCK * 64)
+                .map(|words| {
+                    words
+                        .chunks(BLOCK)
+                        .enumerate()
+                        .fold(0u64, |bits, (i, block)| {
+                            bits | u64::from(block.iter().any(|&w| w != 0)) << i
+                        })
+                })
+                .collect();
+            Sparse {
+                cells: cells_of(geometry, &plane),
+                blocks,
+            }
+        })
+        .cells;
     // Random entries, dropping stale ones, a few times; then every entry `ok` accepts.
     for _ in 0..TRIES {
         if list.is_empty() {
@@ -1155,5 +1284,90 @@ impl bitmines_core::Placer for NoGuessGenerator {
                     reason: other.to_string(),
                 },
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shares a fresh [`Share`] reports for `estimates`.
+    fn shares(estimates: &[f64]) -> Vec<f64> {
+        let mut share = Share::default();
+        estimates.iter().map(|&e| share.see(e)).collect()
+    }
+
+    #[test]
+    fn a_share_follows_an_estimate_that_only_grows() {
+        let estimates = [0.0, 0.1, 0.1, 0.25, 0.5, 0.9, 1.0];
+        assert_eq!(shares(&estimates), estimates);
+    }
+
+    #[test]
+    fn a_share_stays_when_the_estimate_steps_back_and_ends_at_one_with_it() {
+        // Half done, then started over: the rest of the bar is spread over the estimate's
+        // way from where it restarted.
+        assert_eq!(
+            shares(&[0.25, 0.5, 0.0, 0.5, 1.0]),
+            [0.25, 0.5, 0.5, 0.75, 1.0]
+        );
+        // A step back to 0.5 from 0.75: the share moves over its last quarter as the
+        // estimate moves over its last half.
+        assert_eq!(shares(&[0.75, 0.5, 0.75, 1.0]), [0.75, 0.75, 0.875, 1.0]);
+        // Out-of-range estimates are clamped, and an estimate at 1 after a step back to 1
+        // keeps the share at 1.
+        assert_eq!(shares(&[-1.0, 2.0, 1.0]), [0.0, 1.0, 1.0]);
+    }
+
+    /// The mender, asking the sparse sets' blocks before the planes, makes the same repairs
+    /// with the same draws as its naive twin reading the planes at every try, at the first
+    /// stall of boards where nearly every cell is revealed (so the partners are sparse and
+    /// listed) and of a denser one.
+    #[test]
+    fn mending_with_blocks_matches_its_naive_twin() {
+        // Boards at density 0.15 but the last (0.25), with seeds 1 on.
+        let shapes = [(300, 300), (300, 300), (200, 257), (120, 120)];
+        for (seed, (rows, cols)) in (1u64..).zip(shapes) {
+            let mines = rows * cols * if seed == 4 { 25 } else { 15 } / 100;
+            let request = NoGuess::new(rows, cols, mines, seed).method(Method::Repair);
+            let zone = request
+                .rule
+                .zone(rows, cols, request.click.0, request.click.1);
+            let config = Config::new(rows, cols, mines, seed).keep_clear(zone.unwrap());
+            let board = Arc::new(generate(&config).unwrap());
+            let play = replay(&board, &request, &|_| {}).unwrap();
+            let solver = play.solver.as_ref().expect("a stall");
+            let geometry = *board.geometry();
+            let mend_as = |blocks: bool| {
+                let mut mines = board.mine_words().to_vec();
+                let mut rng = stream(seed, 9);
+                let made = mend(
+                    &geometry,
+                    &mut mines,
+                    &play.game,
+                    solver,
+                    &mut rng,
+                    1 << 20,
+                    blocks,
+                )
+                .unwrap();
+                (made, mines, rng.next_u64())
+            };
+            let fast = mend_as(true);
+            assert!(fast.0 > 0, "{rows}x{cols} seed {seed}: no repair");
+            assert!(fast == mend_as(false), "{rows}x{cols} seed {seed}");
+        }
+    }
+
+    #[test]
+    fn the_estimate_runs_from_zero_through_the_rounds_to_one() {
+        assert_eq!(estimate(false, 0, 100, 0), 0.0);
+        assert!((estimate(false, 100, 100, 0) - PLAY_SHARE).abs() < 1e-12);
+        let rounds: Vec<f64> = (0..70).map(|r| estimate(false, 100, 100, r)).collect();
+        assert!(rounds.windows(2).all(|w| w[0] <= w[1]), "{rounds:?}");
+        assert!(rounds.iter().all(|&e| e <= 0.5));
+        assert_eq!(estimate(true, 0, 100, 9), 0.5);
+        assert_eq!(estimate(true, 100, 100, 9), 1.0);
+        assert_eq!(estimate(true, 0, 0, 0), 1.0);
     }
 }

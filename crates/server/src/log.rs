@@ -1008,8 +1008,8 @@ pub fn make_board(params: &RoomParams, seed: u64) -> Result<Board, String> {
 }
 
 /// [`make_board`], calling `progress` with the share of the work done (0 to 1) as the
-/// generator reports it, from the generator's threads. The share of a no-guess board may
-/// step back (see [`bitmines_gen::Progress::share`]).
+/// generator reports it, from the generator's threads. The share of a no-guess board never
+/// steps back (see [`bitmines_gen::Progress::share`]).
 ///
 /// A room whose first click is a player's (`params.first` is `None`) gets a stand-in: a
 /// plain board with the room's mine count, which no view ever opens a cell of. The board

@@ -284,8 +284,9 @@ impl MsgQueue {
 
 /// How much of a new room's board is made, in ten-thousandths ([`PROGRESS_DONE`] the
 /// whole), for the connections waiting to join it; [`MADE`] once the room runs (or was
-/// restored, or failed). It only grows: a no-guess generator's share may step back, and a
-/// bar that goes backwards tells the players nothing true.
+/// restored, or failed). It only grows: the generators' shares never step back, and this
+/// keeps it so whatever a future generator reports, since a bar that goes backwards tells
+/// the players nothing true.
 type Making = Arc<AtomicU32>;
 
 /// A [`Making`] value: the room is not being made.

@@ -23,10 +23,17 @@
 
 use super::{Game, Reveal};
 use crate::geometry::WORD_BITS;
+use crate::view::prefetch;
 use crate::{Error, Rule};
 
 /// Words of a plane of cells checked together for emptiness by the batch moves.
 const SKIP: usize = 16;
+
+/// How many pairs ahead of the one it reveals a batch asks for the words it will read.
+const REVEAL_AHEAD: usize = 8;
+
+/// The fewest words of a plane for which a batch asks for words ahead (2^21 cells).
+const AHEAD_WORDS: usize = 1 << 15;
 
 impl Game {
     /// Reveals every cell of `cells`, a set of cells given as a plane in the board's padded
@@ -187,7 +194,18 @@ impl Game {
             self.place_mines(row, col)?;
         }
         let (revealed_before, exploded_before) = (self.revealed_count, self.exploded.len());
+        // The words of a later pair, asked for now: the pairs of a huge board's frontier lie
+        // rows apart, so each word read is a cache miss unless it was asked for ahead. A
+        // smaller board's planes stay in cache, and the hints would only cost instructions.
+        let mut ahead =
+            (self.geometry().words() >= AHEAD_WORDS).then(|| words.clone().skip(REVEAL_AHEAD));
         'words: for (w, set) in words {
+            if let Some((a, _)) = ahead.as_mut().and_then(Iterator::next) {
+                prefetch(self.flagged.words(), a);
+                prefetch(self.revealed.words(), a);
+                prefetch(self.board.mines().words(), a);
+                prefetch(self.board.zero().words(), a);
+            }
             if set == 0 {
                 continue;
             }
