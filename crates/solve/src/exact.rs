@@ -95,8 +95,9 @@ pub(crate) enum OverBudget {
     States,
 }
 
-/// A component after the forward pass.
-#[derive(Debug, Clone)]
+/// A component after the forward pass. Its vectors are kept from one count to the next
+/// ([`count`] clears them), so a solver that counts again allocates nothing new.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Counted {
     steps: Vec<Step>,
     layers: Vec<Layer>,
@@ -130,8 +131,33 @@ impl Counted {
     }
 }
 
+/// Buffers the counting reuses from one component, and one solve, to the next: the plan's
+/// bookkeeping, the forward pass's keys and map, and the backward pass's weights.
+#[derive(Debug, Default)]
+pub(crate) struct Work {
+    keys: Vec<u64>,
+    next_keys: Vec<u64>,
+    map: FastMap<u64, u32>,
+    left: Vec<usize>,
+    room: Vec<usize>,
+    first: Vec<usize>,
+    of_constraint: Vec<usize>,
+    next: Vec<usize>,
+    placed: Vec<bool>,
+    candidate: Vec<bool>,
+    candidates: Vec<usize>,
+    slot_of: Vec<Option<u32>>,
+    after: Vec<f64>,
+    before: Vec<f64>,
+}
+
 /// Counts the layouts of the component made of `vars` (ids into `all_vars`), placing at most
-/// `max_mines` mines, with at most `max_states` states in a layer.
+/// `max_mines` mines, with at most `max_states` states in a layer, into `out` (whose
+/// vectors are reused), with `work`'s buffers.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the component, its limits, and the two sets of buffers it fills"
+)]
 pub(crate) fn count(
     vars: &[u32],
     own: &[u32],
@@ -139,9 +165,18 @@ pub(crate) fn count(
     constraints: &[Constraint],
     max_mines: usize,
     max_states: usize,
-) -> Result<Counted, OverBudget> {
-    let steps = plan(vars, own, all_vars, constraints)?;
-    let mut layers = Vec::with_capacity(steps.len() + 1);
+    out: &mut Counted,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
+    let Counted {
+        steps,
+        layers,
+        counts,
+        span,
+        edges,
+    } = out;
+    plan(vars, own, all_vars, constraints, steps, work)?;
+    layers.clear();
     layers.push(Layer {
         states: 1,
         width: 1,
@@ -149,12 +184,23 @@ pub(crate) fn count(
         span_at: 0,
         edges_at: 0,
     });
-    let (mut counts, mut span, mut edges) = (vec![1.0], vec![(0, 0)], Vec::new());
+    counts.clear();
+    counts.push(1.0);
+    span.clear();
+    span.push((0, 0));
+    edges.clear();
     // The keys of the last layer and of the one being built: only the forward pass needs
     // them, so two vectors serve every layer.
-    let (mut keys, mut next_keys): (Vec<u64>, Vec<u64>) = (vec![0], Vec::new());
-    let mut map: FastMap<u64, u32> = FastMap::default();
-    for step in &steps {
+    let Work {
+        keys,
+        next_keys,
+        map,
+        ..
+    } = work;
+    keys.clear();
+    keys.push(0);
+    map.clear();
+    for step in steps.iter() {
         let Some(layer) = layers.last_mut() else {
             break;
         };
@@ -166,7 +212,7 @@ pub(crate) fn count(
         // The map of a much larger layer before is dropped rather than cleared, which would
         // cost its whole capacity at every step after it.
         if map.capacity() > 4 * most.max(SCAN) {
-            map = FastMap::default();
+            *map = FastMap::default();
         } else {
             map.clear();
         }
@@ -243,15 +289,9 @@ pub(crate) fn count(
             span_at,
             edges_at: edges.len(),
         });
-        std::mem::swap(&mut keys, &mut next_keys);
+        std::mem::swap(keys, next_keys);
     }
-    Ok(Counted {
-        steps,
-        layers,
-        counts,
-        span,
-        edges,
-    })
+    Ok(())
 }
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
@@ -261,11 +301,26 @@ fn plan(
     own: &[u32],
     all_vars: &[Var],
     constraints: &[Constraint],
-) -> Result<Vec<Step>, OverBudget> {
+    steps: &mut Vec<Step>,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
     // Local numbering of the component's constraints: their place in `own`, which is sorted.
     let local = |c: &u32| own.binary_search(c).unwrap_or(0);
-    let mut left = vec![0usize; own.len()]; // unassigned variables of each constraint
-    let mut room = vec![0usize; own.len()]; // unassigned cells of each constraint
+    let Work {
+        left,
+        room,
+        first,
+        of_constraint,
+        next,
+        placed,
+        candidate,
+        candidates,
+        slot_of,
+        ..
+    } = work;
+    // Unassigned variables and unassigned cells of each constraint.
+    refill(left, own.len(), 0);
+    refill(room, own.len(), 0);
     for v in vars {
         let var = &all_vars[*v as usize];
         for c in &var.constraints {
@@ -275,12 +330,13 @@ fn plan(
         }
     }
     // The variables of each constraint: `of_constraint[first[l]..first[l + 1]]`.
-    let mut first = vec![0usize; own.len() + 1];
+    refill(first, own.len() + 1, 0);
     for l in 0..own.len() {
         first[l + 1] = first[l] + left[l];
     }
-    let mut of_constraint = vec![0usize; first[own.len()]];
-    let mut next = first.clone();
+    refill(of_constraint, first[own.len()], 0);
+    next.clear();
+    next.extend_from_slice(first);
     for (i, v) in vars.iter().enumerate() {
         for c in &all_vars[*v as usize].constraints {
             let l = local(c);
@@ -288,12 +344,12 @@ fn plan(
             next[l] += 1;
         }
     }
-    let mut placed = vec![false; vars.len()];
-    let mut candidate = vec![false; vars.len()];
-    let mut candidates: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<Option<u32>> = vec![None; own.len()];
+    refill(placed, vars.len(), false);
+    refill(candidate, vars.len(), false);
+    candidates.clear();
+    refill(slot_of, own.len(), None);
     let mut free_slots: u32 = 0xFFFF;
-    let mut steps = Vec::with_capacity(vars.len());
+    steps.clear();
     for _ in 0..vars.len() {
         candidates.retain(|&i| !placed[i]);
         // The next variable: among those touching an open constraint, the one that opens
@@ -353,23 +409,46 @@ fn plan(
             touches,
         });
     }
-    Ok(steps)
+    Ok(())
+}
+
+/// Empties `v` and fills it with `n` copies of `value`, keeping its allocation.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
+    v.clear();
+    v.resize(n, value);
+}
+
+/// One variable's share of a counted component's weighted layouts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Share {
+    /// The variable's id in the frontier.
+    pub(crate) var: u32,
+    /// Its cells.
+    pub(crate) m: usize,
+    /// The weighted count of layouts in which it holds `x` mines, for `x` in `0..=m`.
+    pub(crate) z: [f64; 9],
 }
 
 /// For each variable of a counted component, the weighted count of layouts in which it
 /// holds `x` mines, for `x` in `0..=m`; `weights[k]` weighs the layouts with `k` mines in
-/// the component. Returned as `(variable id, counts)` in step order.
-pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])> {
+/// the component. Written to `out` in step order, with `work`'s buffers.
+pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, work: &mut Work) {
     let n = counted.steps.len();
-    let mut out = vec![(0, [0.0; 9]); n];
+    out.clear();
+    out.extend(counted.steps.iter().map(|s| Share {
+        var: s.var,
+        m: s.m,
+        z: [0.0; 9],
+    }));
     let Some(last) = counted.layers.last() else {
-        return out;
+        return;
     };
     // The backward weights of the last layer: one state (every constraint closed).
-    let mut after: Vec<f64> = (0..last.states * last.width)
-        .map(|i| weights.get(i % last.width).copied().unwrap_or(0.0))
-        .collect();
-    let mut before = Vec::new();
+    let Work { after, before, .. } = work;
+    after.clear();
+    after.extend(
+        (0..last.states * last.width).map(|i| weights.get(i % last.width).copied().unwrap_or(0.0)),
+    );
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
@@ -397,19 +476,9 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
                 }
             }
         }
-        out[t] = (counted.steps[t].var, by_x);
-        std::mem::swap(&mut after, &mut before);
+        out[t].z = by_x;
+        std::mem::swap(after, before);
     }
-    out
-}
-
-/// Multiplicity of a step's variable, by variable id.
-pub(crate) fn multiplicity(counted: &Counted, var: u32) -> usize {
-    counted
-        .steps
-        .iter()
-        .find(|s| s.var == var)
-        .map_or(0, |s| s.m)
 }
 
 #[cfg(test)]

@@ -76,25 +76,45 @@ pub(crate) struct Var {
     pub(crate) constraints: Few<u32>,
 }
 
-/// Constraints linked through shared cells, with their variables.
-#[derive(Debug, Clone, Default)]
+/// Constraints linked through shared cells, with their variables: ranges of
+/// [`Frontier::vars_of`] and [`Frontier::constraints_of`].
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Component {
-    /// Variable ids.
-    pub(crate) vars: Vec<u32>,
-    /// Constraint ids.
-    pub(crate) constraints: Vec<u32>,
+    vars: (u32, u32),
+    constraints: (u32, u32),
 }
 
-/// The whole frontier of a position.
+/// The whole frontier of a position. Its vectors, and the buffers it is built with, are
+/// kept from one build to the next ([`Frontier::build`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Frontier {
     pub(crate) constraints: Vec<Constraint>,
     pub(crate) vars: Vec<Var>,
     pub(crate) components: Vec<Component>,
+    /// Every component's variable ids, one component after the other, each sorted.
+    component_vars: Vec<u32>,
+    /// Every component's constraint ids, likewise.
+    component_constraints: Vec<u32>,
     /// Undecided cells on the frontier.
     pub(crate) cells: usize,
     /// Undecided cells touching no revealed number.
     pub(crate) off: usize,
+    build: Build,
+}
+
+/// The buffers [`Frontier::build`] works in.
+#[derive(Debug, Clone, Default)]
+struct Build {
+    touches: Vec<(usize, u32)>,
+    cells: Vec<(Few<u32>, usize)>,
+    first: Vec<usize>,
+    of_constraint: Vec<u32>,
+    next: Vec<usize>,
+    seen_constraint: FixedBitSet,
+    seen_var: FixedBitSet,
+    stack: Vec<usize>,
+    /// The revealed cells next to an undecided one, by word, as the scan finds them.
+    words: Vec<(usize, u64)>,
 }
 
 impl Frontier {
@@ -104,11 +124,19 @@ impl Frontier {
         self.constraints.capacity() * size_of::<Constraint>()
             + self.vars.capacity() * size_of::<Var>()
             + self.components.capacity() * size_of::<Component>()
-            + self
-                .components
-                .iter()
-                .map(|c| (c.vars.capacity() + c.constraints.capacity()) * size_of::<u32>())
-                .sum::<usize>()
+            + (self.component_vars.capacity() + self.component_constraints.capacity())
+                * size_of::<u32>()
+    }
+
+    /// Variable ids of a component, sorted.
+    pub(crate) fn vars_of(&self, component: &Component) -> &[u32] {
+        &self.component_vars[component.vars.0 as usize..component.vars.1 as usize]
+    }
+
+    /// Constraint ids of a component, sorted.
+    pub(crate) fn constraints_of(&self, component: &Component) -> &[u32] {
+        &self.component_constraints
+            [component.constraints.0 as usize..component.constraints.1 as usize]
     }
 }
 
@@ -117,47 +145,46 @@ pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     constraints_in(planes, planes.banded())
 }
 
-/// [`constraints`], scanning the planes' bands of rows on the rayon pool with `banded`, or
-/// the whole board on this thread.
-pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
-    let g = &planes.geometry;
-    let (wpr, stride) = (g.words_per_row(), g.words_per_row() * 64);
-    let undecided = |i: usize| planes.is_unknown(i);
-    // Each word's revealed cells next to an undecided one, found once: counted first, so
-    // the list is allocated once at its size. A large board is scanned in bands of rows on
-    // the rayon pool, the bands' lists joined in row order.
-    let scan = |rows: std::ops::Range<usize>| {
-        let mut words: Vec<(usize, u64)> = Vec::new();
-        for row in rows {
-            for j in 0..wpr {
-                let w = row * wpr + j + 1;
-                let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
-                if shown == 0 {
-                    continue;
-                }
-                let shown = shown & planes.unknown_near(w);
-                if shown != 0 {
-                    words.push((w, shown));
-                }
+/// [`constraints`] into `out`, on this thread (a board too small for bands), scanning
+/// into `words`: both keep their allocations.
+pub(crate) fn constraints_into(
+    planes: &Planes,
+    out: &mut Vec<Constraint>,
+    words: &mut Vec<(usize, u64)>,
+) {
+    words.clear();
+    scan_rows(planes, 1..planes.geometry.rows() + 1, words);
+    out.clear();
+    constraints_of_words(planes, words, out);
+}
+
+/// Each word's revealed cells next to an undecided one, for the padded rows `rows`.
+fn scan_rows(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usize, u64)>) {
+    let wpr = planes.geometry.words_per_row();
+    for row in rows {
+        for j in 0..wpr {
+            let w = row * wpr + j + 1;
+            let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
+            if shown == 0 {
+                continue;
+            }
+            let shown = shown & planes.unknown_near(w);
+            if shown != 0 {
+                words.push((w, shown));
             }
         }
-        words
-    };
-    let tops = planes.tops(banded);
-    let words: Vec<(usize, u64)> = if banded {
-        tops.par_windows(2)
-            .map(|top| scan(top[0]..top[1]))
-            .collect::<Vec<_>>()
-            .concat()
-    } else {
-        scan(1..g.rows() + 1)
-    };
-    let count = words
+    }
+}
+
+/// The constraint of every cell of `words`, appended to `out`.
+fn constraints_of_words(planes: &Planes, words: &[(usize, u64)], out: &mut Vec<Constraint>) {
+    let stride = planes.geometry.words_per_row() * 64;
+    let count: usize = words
         .iter()
         .map(|&(_, shown)| shown.count_ones() as usize)
         .sum();
-    let mut out = Vec::with_capacity(count);
-    for (w, mut shown) in words {
+    out.reserve(count);
+    for &(w, mut shown) in words {
         while shown != 0 {
             let index = w * 64 + shown.trailing_zeros() as usize;
             shown &= shown - 1;
@@ -174,7 +201,7 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
             for (k, n) in neighbours(index, stride).into_iter().enumerate() {
                 if Planes::get(&planes.mines, n) {
                     mines += 1;
-                } else if undecided(n) {
+                } else if planes.is_unknown(n) {
                     constraint.mask |= 1 << k;
                     constraint.cells[usize::from(constraint.len)] = n;
                     constraint.len += 1;
@@ -184,6 +211,30 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
             out.push(constraint);
         }
     }
+}
+
+/// [`constraints`], scanning the planes' bands of rows on the rayon pool with `banded`, or
+/// the whole board on this thread.
+pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
+    // Each word's revealed cells next to an undecided one, found once: counted first, so
+    // the list is allocated once at its size. A large board is scanned in bands of rows on
+    // the rayon pool, the bands' lists joined in row order.
+    let scan = |rows: std::ops::Range<usize>| {
+        let mut words: Vec<(usize, u64)> = Vec::new();
+        scan_rows(planes, rows, &mut words);
+        words
+    };
+    let tops = planes.tops(banded);
+    let words: Vec<(usize, u64)> = if banded {
+        tops.par_windows(2)
+            .map(|top| scan(top[0]..top[1]))
+            .collect::<Vec<_>>()
+            .concat()
+    } else {
+        scan(1..planes.geometry.rows() + 1)
+    };
+    let mut out = Vec::new();
+    constraints_of_words(planes, &words, &mut out);
     out
 }
 
@@ -203,24 +254,48 @@ pub(crate) fn neighbours(index: usize, stride: usize) -> [usize; 8] {
 }
 
 impl Frontier {
-    /// The frontier of `constraints`, with `undecided` undecided cells on the board in all.
-    pub(crate) fn new(constraints: Vec<Constraint>, undecided: usize) -> Frontier {
+    /// Builds the frontier of the constraints in `self.constraints` (filled by
+    /// [`constraints_into`]), with `undecided` undecided cells on the board in all, reusing
+    /// the vectors of the last build.
+    pub(crate) fn build(&mut self, undecided: usize) {
+        let Frontier {
+            constraints,
+            vars,
+            components,
+            component_vars,
+            component_constraints,
+            build,
+            ..
+        } = self;
+        let Build {
+            touches,
+            cells,
+            first,
+            of_constraint,
+            next,
+            seen_constraint,
+            seen_var,
+            stack,
+            ..
+        } = build;
         // Each frontier cell with the constraints it touches: sorting the pairs groups a
         // cell's constraints together, in increasing order.
-        let mut touches: Vec<(usize, u32)> = constraints
-            .iter()
-            .enumerate()
-            .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32)))
-            .collect();
+        touches.clear();
+        touches.extend(
+            constraints
+                .iter()
+                .enumerate()
+                .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32))),
+        );
         touches.sort_unstable();
-        let mut cells: Vec<(Few<u32>, usize)> = Vec::with_capacity(touches.len());
+        cells.clear();
         for group in touches.chunk_by(|a, b| a.0 == b.0) {
             let sig = group.iter().map(|&(_, c)| c).collect();
             cells.push((sig, group[0].0));
         }
         let frontier_cells = cells.len();
         cells.sort_unstable();
-        let mut vars: Vec<Var> = Vec::with_capacity(cells.chunk_by(|a, b| a.0 == b.0).count());
+        vars.clear();
         for group in cells.chunk_by(|a, b| a.0 == b.0) {
             vars.push(Var {
                 cells: group.iter().map(|(_, cell)| *cell).collect(),
@@ -229,8 +304,9 @@ impl Frontier {
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
         // components by a search over constraints.
-        let mut first = vec![0usize; constraints.len() + 1];
-        for var in &vars {
+        first.clear();
+        first.resize(constraints.len() + 1, 0);
+        for var in vars.iter() {
             for &c in var.constraints.iter() {
                 first[c as usize + 1] += 1;
             }
@@ -238,31 +314,37 @@ impl Frontier {
         for c in 0..constraints.len() {
             first[c + 1] += first[c];
         }
-        let mut of_constraint = vec![0u32; first[constraints.len()]];
-        let mut next = first.clone();
+        of_constraint.clear();
+        of_constraint.resize(first[constraints.len()], 0);
+        next.clear();
+        next.extend_from_slice(first);
         for (v, var) in vars.iter().enumerate() {
             for &c in var.constraints.iter() {
                 of_constraint[next[c as usize]] = v as u32;
                 next[c as usize] += 1;
             }
         }
-        let mut seen_constraint = FixedBitSet::with_capacity(constraints.len());
-        let mut seen_var = FixedBitSet::with_capacity(vars.len());
-        let mut components = Vec::new();
-        let mut stack = Vec::new();
+        seen_constraint.clear();
+        seen_constraint.grow(constraints.len());
+        seen_var.clear();
+        seen_var.grow(vars.len());
+        components.clear();
+        component_vars.clear();
+        component_constraints.clear();
+        stack.clear();
         for seed in 0..constraints.len() {
             if seen_constraint.put(seed) {
                 continue;
             }
-            let mut component = Component::default();
+            let (vars_at, constraints_at) = (component_vars.len(), component_constraints.len());
             stack.push(seed);
             while let Some(c) = stack.pop() {
-                component.constraints.push(c as u32);
+                component_constraints.push(c as u32);
                 for &v in &of_constraint[first[c]..first[c + 1]] {
                     if seen_var.put(v as usize) {
                         continue;
                     }
-                    component.vars.push(v);
+                    component_vars.push(v);
                     for &other in vars[v as usize].constraints.iter() {
                         if !seen_constraint.put(other as usize) {
                             stack.push(other as usize);
@@ -270,16 +352,24 @@ impl Frontier {
                     }
                 }
             }
-            component.constraints.sort_unstable();
-            component.vars.sort_unstable();
-            components.push(component);
+            component_constraints[constraints_at..].sort_unstable();
+            component_vars[vars_at..].sort_unstable();
+            components.push(Component {
+                vars: (vars_at as u32, component_vars.len() as u32),
+                constraints: (constraints_at as u32, component_constraints.len() as u32),
+            });
         }
-        Frontier {
-            constraints,
-            vars,
-            components,
-            cells: frontier_cells,
-            off: undecided - frontier_cells,
+        self.cells = frontier_cells;
+        self.off = undecided - frontier_cells;
+    }
+
+    /// Scans `planes` for the constraints a later [`Frontier::build`] takes: in bands on
+    /// the rayon pool on a large board, into the kept vectors otherwise.
+    pub(crate) fn scan(&mut self, planes: &Planes) {
+        if planes.banded() {
+            self.constraints = constraints_in(planes, true);
+        } else {
+            constraints_into(planes, &mut self.constraints, &mut self.build.words);
         }
     }
 }
