@@ -147,6 +147,8 @@ pub(crate) struct Work {
     candidate: Vec<bool>,
     candidates: Vec<usize>,
     slot_of: Vec<Option<u32>>,
+    /// Each variable's constraints, numbered within the component.
+    locals: Vec<Few<u32>>,
     after: Vec<f64>,
     before: Vec<f64>,
 }
@@ -304,8 +306,6 @@ fn plan(
     steps: &mut Vec<Step>,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
-    // Local numbering of the component's constraints: their place in `own`, which is sorted.
-    let local = |c: &u32| own.binary_search(c).unwrap_or(0);
     let Work {
         left,
         room,
@@ -316,15 +316,26 @@ fn plan(
         candidate,
         candidates,
         slot_of,
+        locals,
         ..
     } = work;
+    // Local numbering of the component's constraints: their place in `own`, which is
+    // sorted; each variable's, found once.
+    locals.clear();
+    locals.extend(vars.iter().map(|v| {
+        all_vars[*v as usize]
+            .constraints
+            .iter()
+            .map(|c| own.binary_search(c).unwrap_or(0) as u32)
+            .collect::<Few<u32>>()
+    }));
+    let local = |i: usize| locals[i].iter().map(|&l| l as usize);
     // Unassigned variables and unassigned cells of each constraint.
     refill(left, own.len(), 0);
     refill(room, own.len(), 0);
-    for v in vars {
+    for (i, v) in vars.iter().enumerate() {
         let var = &all_vars[*v as usize];
-        for c in &var.constraints {
-            let l = local(c);
+        for l in local(i) {
             left[l] += 1;
             room[l] += var.cells.len();
         }
@@ -337,9 +348,8 @@ fn plan(
     refill(of_constraint, first[own.len()], 0);
     next.clear();
     next.extend_from_slice(first);
-    for (i, v) in vars.iter().enumerate() {
-        for c in &all_vars[*v as usize].constraints {
-            let l = local(c);
+    for i in 0..vars.len() {
+        for l in local(i) {
             of_constraint[next[l]] = i;
             next[l] += 1;
         }
@@ -355,9 +365,7 @@ fn plan(
         // The next variable: among those touching an open constraint, the one that opens
         // the fewest new constraints less those it closes; the first unplaced otherwise.
         let score = |i: usize| {
-            let var = &all_vars[vars[i] as usize];
-            var.constraints.iter().fold(0i32, |s, c| {
-                let l = local(c);
+            local(i).fold(0i32, |s, l| {
                 s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
             })
         };
@@ -371,8 +379,7 @@ fn plan(
         let var = &all_vars[vars[i] as usize];
         let m = var.cells.len();
         let mut touches = Few::new();
-        for c in &var.constraints {
-            let l = local(c);
+        for (c, l) in var.constraints.iter().zip(local(i)) {
             let slot = match slot_of[l] {
                 Some(s) => s,
                 None => {

@@ -106,7 +106,8 @@ pub(crate) struct Frontier {
 #[derive(Debug, Clone, Default)]
 struct Build {
     touches: Vec<(usize, u32)>,
-    cells: Vec<(Few<u32>, usize)>,
+    /// Each frontier cell: the key of its constraints, the cell, its constraints.
+    cells: Vec<(u64, usize, Few<u32>)>,
     first: Vec<usize>,
     of_constraint: Vec<u32>,
     next: Vec<usize>,
@@ -238,6 +239,27 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
     out
 }
 
+/// A key naming the set of constraints `sig` (in increasing order) in one word: the first
+/// constraint's id, then a bit for each other one by its place relative to the first
+/// within three rows and five columns. Every constraint of a cell lies beside the cell,
+/// so the others lie at most two rows below the first (which is the first in plane
+/// order) and two columns either side of it; and one constraint lies at each plane index,
+/// so two cells share a key exactly when they share their constraints (`stride`, the
+/// plane indices from one row to the next, is at least 64).
+fn signature(constraints: &[Constraint], sig: &[u32], stride: usize) -> u64 {
+    let Some((&first, rest)) = sig.split_first() else {
+        return 0;
+    };
+    let at = constraints[first as usize].index;
+    let mut mask = 0u64;
+    for &c in rest {
+        let d = constraints[c as usize].index + 2 - at;
+        let (dr, dc) = (d / stride, d % stride);
+        mask |= 1 << (dr * 5 + dc);
+    }
+    u64::from(first) << 16 | mask
+}
+
 /// The eight neighbours of a plane index, in increasing order.
 pub(crate) fn neighbours(index: usize, stride: usize) -> [usize; 8] {
     let (up, down) = (index - stride, index + stride);
@@ -254,10 +276,11 @@ pub(crate) fn neighbours(index: usize, stride: usize) -> [usize; 8] {
 }
 
 impl Frontier {
-    /// Builds the frontier of the constraints in `self.constraints` (filled by
-    /// [`constraints_into`]), with `undecided` undecided cells on the board in all, reusing
-    /// the vectors of the last build.
-    pub(crate) fn build(&mut self, undecided: usize) {
+    /// Builds the frontier of the constraints in `self.constraints` (found by
+    /// [`Frontier::scan`]), with `undecided` undecided cells on the board in all and
+    /// `stride` plane indices from one row to the next, reusing the vectors of the last
+    /// build.
+    pub(crate) fn build(&mut self, undecided: usize, stride: usize) {
         let Frontier {
             constraints,
             vars,
@@ -288,18 +311,20 @@ impl Frontier {
                 .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32))),
         );
         touches.sort_unstable();
+        // Each cell's constraints, with a key that names the set in one word (see
+        // `signature`), so that sorting by key groups the cells of each variable.
         cells.clear();
         for group in touches.chunk_by(|a, b| a.0 == b.0) {
-            let sig = group.iter().map(|&(_, c)| c).collect();
-            cells.push((sig, group[0].0));
+            let sig: Few<u32> = group.iter().map(|&(_, c)| c).collect();
+            cells.push((signature(constraints, &sig, stride), group[0].0, sig));
         }
         let frontier_cells = cells.len();
-        cells.sort_unstable();
+        cells.sort_unstable_by_key(|&(key, cell, _)| (key, cell));
         vars.clear();
         for group in cells.chunk_by(|a, b| a.0 == b.0) {
             vars.push(Var {
-                cells: group.iter().map(|(_, cell)| *cell).collect(),
-                constraints: group[0].0,
+                cells: group.iter().map(|&(_, cell, _)| cell).collect(),
+                constraints: group[0].2,
             });
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then

@@ -255,12 +255,17 @@ impl Weights {
             let from = self.weights.len();
             let len = at[c + 1] - at[c];
             self.weights.extend((0..len).map(|k| {
+                // The totals `t` of the others with `k + t` possible: `first..=left`.
+                let Some(last) = left.checked_sub(k) else {
+                    return 0.0;
+                };
+                let last = last.min(others.len() - 1);
                 let mut sum = 0.0;
                 let mut feasible = false;
-                for (t, (&p, &s)) in others.iter().zip(others_support).enumerate() {
-                    if s && possible(k + t) {
+                for t in first.saturating_sub(k)..=last {
+                    if others_support[t] {
                         feasible = true;
-                        sum += p * w[k + t];
+                        sum += others[t] * w[k + t];
                     }
                 }
                 if feasible { sum.max(FLOOR) } else { 0.0 }
@@ -296,7 +301,15 @@ impl Weights {
         // and `ln_norms`, the binomials by `top` and by `C(off, left - first)`.
         let ln_total: f64 = (0..=most)
             .filter(|&t| all_support[t] && possible(t))
-            .map(|t| all[t] * (ln_w[t] - top).exp())
+            // `w[t]` is this exponential, unless it fell below the floor.
+            .map(|t| {
+                all[t]
+                    * if w[t] > FLOOR {
+                        w[t]
+                    } else {
+                        (ln_w[t] - top).exp()
+                    }
+            })
             .sum::<f64>()
             .ln();
         self.layouts = Some(Layouts {
@@ -424,8 +437,8 @@ fn convolve(a: &[f64], b: &[f64], out: &mut Vec<f64>) {
         if x == 0.0 {
             continue;
         }
-        for (j, &y) in b.iter().enumerate() {
-            out[i + j] += x * y;
+        for (o, &y) in out[i..].iter_mut().zip(b) {
+            *o += x * y;
         }
     }
 }
@@ -436,8 +449,8 @@ fn or_convolve(a: &[bool], b: &[bool], out: &mut Vec<bool>) {
     out.resize(a.len() + b.len() - 1, false);
     for (i, &x) in a.iter().enumerate() {
         if x {
-            for (j, &y) in b.iter().enumerate() {
-                out[i + j] |= y;
+            for (o, &y) in out[i..].iter_mut().zip(b) {
+                *o |= y;
             }
         }
     }

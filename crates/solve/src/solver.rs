@@ -574,7 +574,7 @@ impl Solver {
             },
             probabilities: Probabilities {
                 planes,
-                frontier: counting.frontier.iter().map(|&(i, p, _)| (i, p)).collect(),
+                frontier: counting.frontier,
                 off: counting.off,
                 mode: counting.mode,
                 approximate: counting.approximate,
@@ -676,7 +676,8 @@ impl Solver {
             });
         };
         let undecided = self.planes.undecided_count();
-        scratch.frontier.build(undecided);
+        let stride = self.planes.geometry.words_per_row() * 64;
+        scratch.frontier.build(undecided, stride);
         let Scratch {
             frontier,
             counted,
@@ -1106,7 +1107,8 @@ impl Certain {
 pub struct Probabilities {
     planes: Arc<Planes>,
     /// Frontier cells (plane index) with their probability, in increasing index order.
-    frontier: Vec<(usize, f64)>,
+    /// (Their component too, as the exact tier listed them: kept rather than copied out.)
+    frontier: Vec<(usize, f64, u32)>,
     off: f64,
     off_cells: usize,
     mode: Mode,
@@ -1136,7 +1138,7 @@ impl Probabilities {
         } else if Planes::get(&p.mines, i) {
             1.0
         } else {
-            match self.frontier.binary_search_by_key(&i, |&(c, _)| c) {
+            match self.frontier.binary_search_by_key(&i, |&(c, _, _)| c) {
                 Ok(at) => self.frontier[at].1,
                 Err(_) => self.off,
             }
@@ -1173,8 +1175,8 @@ impl Probabilities {
     pub fn frontier(&self) -> impl Iterator<Item = ((usize, usize), f64)> + '_ {
         self.frontier
             .iter()
-            .filter(|&&(i, _)| self.planes.is_unknown(i))
-            .map(|&(i, p)| (self.planes.cell(i), p))
+            .filter(|&&(i, _, _)| self.planes.is_unknown(i))
+            .map(|&(i, p, _)| (self.planes.cell(i), p))
     }
 
     /// The base-10 logarithm of the number of layouts of the mines consistent with the view
