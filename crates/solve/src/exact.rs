@@ -112,14 +112,18 @@ pub(crate) struct Counted {
 }
 
 impl Counted {
-    /// Heap bytes of its steps and layers.
-    pub(crate) fn heap_bytes(&self) -> usize {
+    /// Bytes of its steps and layers: those they use, or with `held` those their vectors
+    /// hold (kept from earlier counts too).
+    pub(crate) fn heap_bytes(&self, held: bool) -> usize {
         use std::mem::size_of;
-        self.counts.capacity() * size_of::<f64>()
-            + self.span.capacity() * size_of::<(usize, usize)>()
-            + self.edges.capacity() * size_of::<u32>()
-            + self.steps.capacity() * size_of::<Step>()
-            + self.layers.capacity() * size_of::<Layer>()
+        fn n<T>(v: &Vec<T>, held: bool) -> usize {
+            size_of::<T>() * if held { v.capacity() } else { v.len() }
+        }
+        n(&self.counts, held)
+            + n(&self.span, held)
+            + n(&self.edges, held)
+            + n(&self.steps, held)
+            + n(&self.layers, held)
     }
 
     /// Layouts of the component by number of mines (empty: none meets its constraints).

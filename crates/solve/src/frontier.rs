@@ -106,6 +106,7 @@ pub(crate) struct Frontier {
 #[derive(Debug, Clone, Default)]
 struct Build {
     touches: Vec<(usize, u32)>,
+    ranked: Ranked,
     /// Each frontier cell: the key of its constraints, the cell, its constraints.
     cells: Vec<(u64, usize, Few<u32>)>,
     first: Vec<usize>,
@@ -119,14 +120,18 @@ struct Build {
 }
 
 impl Frontier {
-    /// Heap bytes of its constraints, variables and components.
-    pub(crate) fn heap_bytes(&self) -> usize {
+    /// Bytes of its constraints, variables and components: those they use, or with `held`
+    /// those their vectors hold (kept from earlier builds too).
+    pub(crate) fn heap_bytes(&self, held: bool) -> usize {
         use std::mem::size_of;
-        self.constraints.capacity() * size_of::<Constraint>()
-            + self.vars.capacity() * size_of::<Var>()
-            + self.components.capacity() * size_of::<Component>()
-            + (self.component_vars.capacity() + self.component_constraints.capacity())
-                * size_of::<u32>()
+        fn n<T>(v: &Vec<T>, held: bool) -> usize {
+            size_of::<T>() * if held { v.capacity() } else { v.len() }
+        }
+        n(&self.constraints, held)
+            + n(&self.vars, held)
+            + n(&self.components, held)
+            + n(&self.component_vars, held)
+            + n(&self.component_constraints, held)
     }
 
     /// Variable ids of a component, sorted.
@@ -239,6 +244,103 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
     out
 }
 
+/// Each frontier cell (plane order) with its constraints (in increasing order) and their
+/// [`signature`], appended to `out`: the twin of [`cells_by_rank`], by sorting every
+/// (cell, constraint) pair, whatever the board's size.
+fn cells_by_sorting(
+    constraints: &[Constraint],
+    stride: usize,
+    touches: &mut Vec<(usize, u32)>,
+    out: &mut Vec<(u64, usize, Few<u32>)>,
+) {
+    touches.clear();
+    touches.extend(
+        constraints
+            .iter()
+            .enumerate()
+            .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32))),
+    );
+    touches.sort_unstable();
+    for group in touches.chunk_by(|a, b| a.0 == b.0) {
+        let sig: Few<u32> = group.iter().map(|&(_, c)| c).collect();
+        out.push((signature(constraints, &sig, stride), group[0].0, sig));
+    }
+}
+
+/// The planes [`cells_by_rank`] works in: the numbers that are constraints, how many lie
+/// before each word, and the frontier cells, a bit each, from plane index 0.
+#[derive(Debug, Clone, Default)]
+struct Ranked {
+    numbers: Vec<u64>,
+    before: Vec<u32>,
+    cells: Vec<u64>,
+}
+
+/// The most words of a plane [`cells_by_rank`] takes (a board of about a million cells):
+/// past it the planes would cost more than sorting the frontier's pairs.
+const RANKED_WORDS: usize = 1 << 14;
+
+/// [`cells_by_sorting`] without a sort, on a board small enough for planes
+/// ([`RANKED_WORDS`]): the frontier cells are walked in plane order from a plane of them,
+/// and each one's constraints are its neighbours on the plane of the constraints' numbers,
+/// each numbered by how many constraints lie before it (they are listed in plane order).
+/// Returns false, having done nothing, on a larger board.
+fn cells_by_rank(
+    constraints: &[Constraint],
+    stride: usize,
+    ranked: &mut Ranked,
+    out: &mut Vec<(u64, usize, Few<u32>)>,
+) -> bool {
+    let Some(last) = constraints.last() else {
+        return true;
+    };
+    // A frontier cell lies at most a row and a cell past its number, and its neighbours
+    // as far again.
+    let words = (last.index + 2 * stride + 2) / 64 + 1;
+    if words > RANKED_WORDS {
+        return false;
+    }
+    let Ranked {
+        numbers,
+        before,
+        cells,
+    } = ranked;
+    numbers.clear();
+    numbers.resize(words, 0);
+    cells.clear();
+    cells.resize(words, 0);
+    for c in constraints {
+        numbers[c.index / 64] |= 1 << (c.index % 64);
+        for &cell in c.cells() {
+            cells[cell / 64] |= 1 << (cell % 64);
+        }
+    }
+    before.clear();
+    let mut count = 0;
+    before.extend(numbers.iter().map(|&w| {
+        let at = count;
+        count += w.count_ones();
+        at
+    }));
+    for (w, &word) in cells.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let cell = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let mut sig = Few::new();
+            for n in neighbours(cell, stride) {
+                let (nw, bit) = (n / 64, n % 64);
+                if numbers[nw] >> bit & 1 != 0 {
+                    let below = numbers[nw] & ((1u64 << bit) - 1);
+                    sig.push(before[nw] + below.count_ones());
+                }
+            }
+            out.push((signature(constraints, &sig, stride), cell, sig));
+        }
+    }
+    true
+}
+
 /// A key naming the set of constraints `sig` (in increasing order) in one word: the first
 /// constraint's id, then a bit for each other one by its place relative to the first
 /// within three rows and five columns. Every constraint of a cell lies beside the cell,
@@ -292,6 +394,7 @@ impl Frontier {
         } = self;
         let Build {
             touches,
+            ranked,
             cells,
             first,
             of_constraint,
@@ -301,22 +404,12 @@ impl Frontier {
             stack,
             ..
         } = build;
-        // Each frontier cell with the constraints it touches: sorting the pairs groups a
-        // cell's constraints together, in increasing order.
-        touches.clear();
-        touches.extend(
-            constraints
-                .iter()
-                .enumerate()
-                .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32))),
-        );
-        touches.sort_unstable();
-        // Each cell's constraints, with a key that names the set in one word (see
-        // `signature`), so that sorting by key groups the cells of each variable.
+        // Each frontier cell with the constraints it touches, in plane order, and a key
+        // that names the set in one word (see `signature`), so that sorting by key groups
+        // the cells of each variable.
         cells.clear();
-        for group in touches.chunk_by(|a, b| a.0 == b.0) {
-            let sig: Few<u32> = group.iter().map(|&(_, c)| c).collect();
-            cells.push((signature(constraints, &sig, stride), group[0].0, sig));
+        if !cells_by_rank(constraints, stride, ranked, cells) {
+            cells_by_sorting(constraints, stride, touches, cells);
         }
         let frontier_cells = cells.len();
         cells.sort_unstable_by_key(|&(key, cell, _)| (key, cell));
@@ -395,6 +488,75 @@ impl Frontier {
             self.constraints = constraints_in(planes, true);
         } else {
             constraints_into(planes, &mut self.constraints, &mut self.build.words);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitmines_core::{Board, Game, SeededPlacer, Status};
+
+    /// The frontier cells found on planes of the constraints match those found by sorting
+    /// every (cell, constraint) pair, on boards across word edges, as play goes on.
+    #[test]
+    fn cells_by_rank_match_cells_by_sorting() {
+        for (rows, cols, seed) in [
+            (1, 9, 1),
+            (9, 1, 2),
+            (16, 30, 3),
+            (7, 63, 4),
+            (8, 64, 5),
+            (9, 65, 6),
+            (20, 130, 7),
+        ] {
+            let mines = rows * cols / 6;
+            let board: Board = SeededPlacer::new(seed)
+                .board(rows, cols, mines)
+                .expect("a valid board");
+            let safe: Vec<(usize, usize)> = (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                .filter(|&(r, c)| board.is_mine(r, c) == Ok(false))
+                .collect();
+            let mut game = Game::new(board);
+            // Reveal every seventh safe cell, one at a time, comparing after each.
+            for &(r, c) in safe.iter().step_by(7) {
+                if game.status() != Status::Playing {
+                    break;
+                }
+                game.reveal(r, c).expect("a safe cell");
+                let mut planes = Planes::new(&game.view()).expect("planes");
+                // Proven cells too, as the exact tier sees them.
+                while planes.sweep().is_ok_and(|found| found > 0) {}
+                let constraints = constraints(&planes);
+                let stride = planes.geometry.words_per_row() * 64;
+                let (mut ranked, mut touches) = (Ranked::default(), Vec::new());
+                let (mut by_rank, mut by_sorting) = (Vec::new(), Vec::new());
+                assert!(cells_by_rank(
+                    &constraints,
+                    stride,
+                    &mut ranked,
+                    &mut by_rank
+                ));
+                cells_by_sorting(&constraints, stride, &mut touches, &mut by_sorting);
+                let listed = |cells: &[(u64, usize, Few<u32>)]| -> Vec<(u64, usize, Vec<u32>)> {
+                    cells
+                        .iter()
+                        .map(|(key, cell, sig)| (*key, *cell, sig.to_vec()))
+                        .collect()
+                };
+                assert_eq!(
+                    listed(&by_rank),
+                    listed(&by_sorting),
+                    "{rows}x{cols}, seed {seed}, after ({r}, {c})"
+                );
+                // Two cells share a key exactly when they share their constraints.
+                for (i, a) in by_sorting.iter().enumerate() {
+                    for b in &by_sorting[i + 1..] {
+                        assert_eq!(a.0 == b.0, *a.2 == *b.2, "cells {} and {}", a.1, b.1);
+                    }
+                }
+            }
         }
     }
 }

@@ -140,7 +140,13 @@ impl Planes {
                 plane[w + 1] = slice;
             }
         }
-        let ring = Ring::new(wpr);
+        // A board of one word a row sweeps in registers (`sweep_rows_narrow`) and needs no
+        // row buffers: its ring only lends the update its buffer of marks.
+        let ring = if wpr == 1 {
+            Ring::default()
+        } else {
+            Ring::new(wpr)
+        };
         let eights = numbers[3].iter().any(|&w| w != 0);
         let (mines, safe) = (zeroed()?, zeroed()?);
         let mut cell_masks = kept.pop().unwrap_or_default();

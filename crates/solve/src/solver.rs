@@ -16,6 +16,12 @@
 //! sweep; what stays is true of the new board. `Weighed::state_bytes` is the exact tier's heap
 //! at one weighing (the frontier's numbers and variables, every component's counting layers,
 //! the probabilities). The solver reads no flags: `Certain::wrong_flags` takes the position.
+//!
+//! The exact tier works in a `Scratch` of vectors kept on each thread from one solve to the
+//! next (dropped after a solve that grew them past 1 MiB), as the planes keep their vectors
+//! and the sweep its row buffers: a solve of a small board, once they have grown, allocates
+//! little beyond its answer. A test holds every answer, bit for bit, to the one a fresh
+//! thread gives, whatever the thread solved before.
 
 #![allow(
     clippy::indexing_slicing,
@@ -846,8 +852,8 @@ impl Solver {
             }
             self.tally.global += proven_off;
         }
-        let state_bytes = frontier.heap_bytes()
-            + counted.iter().map(Counted::heap_bytes).sum::<usize>()
+        let state_bytes = frontier.heap_bytes(false)
+            + counted.iter().map(|c| c.heap_bytes(false)).sum::<usize>()
             + frontier_p.capacity() * std::mem::size_of::<(usize, f64, u32)>();
         Ok(Counting {
             state_bytes,
@@ -932,7 +938,12 @@ struct Scratch {
 impl Scratch {
     /// Heap bytes of its vectors, roughly: what it would keep on the thread.
     fn heap_bytes(&self) -> usize {
-        self.frontier.heap_bytes() + self.counted.iter().map(Counted::heap_bytes).sum::<usize>()
+        self.frontier.heap_bytes(true)
+            + self
+                .counted
+                .iter()
+                .map(|c| c.heap_bytes(true))
+                .sum::<usize>()
     }
 }
 
@@ -1188,7 +1199,7 @@ impl Probabilities {
 
 /// What the exact tier found: the probabilities, before they are shaped into an answer.
 struct Counting {
-    /// Heap bytes the exact tier held at once: the frontier, every component's counting
+    /// Heap bytes the exact tier used at once: the frontier, every component's counting
     /// layers and the probabilities.
     state_bytes: usize,
     /// Frontier cells (plane index) with their probability and component, by index.
@@ -1229,10 +1240,13 @@ pub struct Weighed {
 }
 
 impl Weighed {
-    /// Heap bytes the exact tier held at once for this weighing: the frontier's numbers,
+    /// Heap bytes the exact tier used at once for this weighing: the frontier's numbers,
     /// variables and components, every component's counting layers (all are kept until
     /// the mine count weighs them together) and the probabilities. Over
-    /// [`Weighed::frontier_cells`], the exact tier's state per frontier cell.
+    /// [`Weighed::frontier_cells`], the exact tier's state per frontier cell. The vectors
+    /// that hold them are kept on the thread for the next weighing (up to 1 MiB), so what
+    /// the heap holds may be more, from an earlier, larger one; this counts what this
+    /// weighing filled.
     pub fn state_bytes(&self) -> usize {
         self.state_bytes
     }
