@@ -262,7 +262,7 @@ pub(crate) fn count(
                     Some(j) => j,
                     None => {
                         next_keys.push(next);
-                        counts.resize(counts.len() + width, 0.0);
+                        counts.extend(std::iter::repeat_n(0.0, width));
                         span.push((usize::MAX, 0));
                         let j = (next_keys.len() - 1) as u32;
                         if !map.is_empty() {
