@@ -165,6 +165,7 @@ impl Planes {
             per: 0,
             bits: kept.pop().unwrap_or_default(),
         };
+        SparePlanes::put_back(kept);
         Ok(Planes {
             geometry,
             revealed,
@@ -1614,6 +1615,20 @@ impl SparePlanes {
             .ok()
             .and_then(Result::ok)
             .unwrap_or_default()
+    }
+
+    /// Gives back the list [`SparePlanes::take`] returned, emptied, so that the next planes
+    /// dropped on this thread are kept in it without allocating one.
+    fn put_back(mut list: Vec<Vec<u64>>) {
+        list.clear();
+        let _ = SPARE_PLANES.try_with(|kept| {
+            if let Ok(mut kept) = kept.try_borrow_mut()
+                && kept.is_empty()
+                && kept.capacity() < list.capacity()
+            {
+                *kept = list;
+            }
+        });
     }
 
     /// Keeps the vectors of `planes` on this thread, if they are small enough and no set is
