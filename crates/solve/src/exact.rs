@@ -27,7 +27,7 @@
 )]
 
 use crate::few::Few;
-use crate::frontier::{Constraint, FastMap, Var};
+use crate::frontier::{Constraint, FastMap, Var, bytes};
 
 /// Binomial coefficients `C(m, x)` for `m, x <= 8`.
 const BINOMIAL: [[f64; 9]; 9] = {
@@ -115,15 +115,11 @@ impl Counted {
     /// Bytes of its steps and layers: those they use, or with `held` those their vectors
     /// hold (kept from earlier counts too).
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
-        use std::mem::size_of;
-        fn n<T>(v: &Vec<T>, held: bool) -> usize {
-            size_of::<T>() * if held { v.capacity() } else { v.len() }
-        }
-        n(&self.counts, held)
-            + n(&self.span, held)
-            + n(&self.edges, held)
-            + n(&self.steps, held)
-            + n(&self.layers, held)
+        bytes(&self.counts, held)
+            + bytes(&self.span, held)
+            + bytes(&self.edges, held)
+            + bytes(&self.steps, held)
+            + bytes(&self.layers, held)
     }
 
     /// Layouts of the component by number of mines (empty: none meets its constraints).
@@ -157,18 +153,21 @@ pub(crate) struct Work {
     before: Vec<f64>,
 }
 
-/// Counts the layouts of the component made of `vars` (ids into `all_vars`), placing at most
-/// `max_mines` mines, with at most `max_states` states in a layer, into `out` (whose
-/// vectors are reused), with `work`'s buffers.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "the component, its limits, and the two sets of buffers it fills"
-)]
+/// One component as the count reads it: its variables and its constraints (ids, sorted)
+/// within the frontier's lists of each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part<'a> {
+    pub(crate) vars: &'a [u32],
+    pub(crate) own: &'a [u32],
+    pub(crate) all_vars: &'a [Var],
+    pub(crate) constraints: &'a [Constraint],
+}
+
+/// Counts the layouts of the component `part`, placing at most `max_mines` mines, with at
+/// most `max_states` states in a layer, into `out` (whose vectors are reused), with `work`'s
+/// buffers.
 pub(crate) fn count(
-    vars: &[u32],
-    own: &[u32],
-    all_vars: &[Var],
-    constraints: &[Constraint],
+    part: Part<'_>,
     max_mines: usize,
     max_states: usize,
     out: &mut Counted,
@@ -181,7 +180,7 @@ pub(crate) fn count(
         span,
         edges,
     } = out;
-    plan(vars, own, all_vars, constraints, steps, work)?;
+    plan(part, steps, work)?;
     layers.clear();
     layers.push(Layer {
         states: 1,
@@ -302,14 +301,13 @@ pub(crate) fn count(
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
 /// step does to the constraints it touches.
-fn plan(
-    vars: &[u32],
-    own: &[u32],
-    all_vars: &[Var],
-    constraints: &[Constraint],
-    steps: &mut Vec<Step>,
-    work: &mut Work,
-) -> Result<(), OverBudget> {
+fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+    } = part;
     let Work {
         left,
         room,

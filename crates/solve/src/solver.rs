@@ -704,16 +704,13 @@ impl Solver {
                 counted.push(Counted::default());
             }
             let slot = &mut counted[which.len()];
-            match exact::count(
-                frontier.vars_of(component),
-                frontier.constraints_of(component),
-                &frontier.vars,
-                &frontier.constraints,
-                left,
-                self.budget.states,
-                slot,
-                work,
-            ) {
+            let part = exact::Part {
+                vars: frontier.vars_of(component),
+                own: frontier.constraints_of(component),
+                all_vars: &frontier.vars,
+                constraints: &frontier.constraints,
+            };
+            match exact::count(part, left, self.budget.states, slot, work) {
                 Ok(()) => {
                     if slot.distribution().is_empty() {
                         let first =
