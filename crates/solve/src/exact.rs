@@ -27,7 +27,7 @@
 )]
 
 use crate::few::Few;
-use crate::frontier::{Constraint, FastMap, Var};
+use crate::frontier::{Constraint, FastMap, Var, bytes};
 
 /// Binomial coefficients `C(m, x)` for `m, x <= 8`.
 const BINOMIAL: [[f64; 9]; 9] = {
@@ -95,8 +95,9 @@ pub(crate) enum OverBudget {
     States,
 }
 
-/// A component after the forward pass.
-#[derive(Debug, Clone)]
+/// A component after the forward pass. Its vectors are kept from one count to the next
+/// ([`count`] clears them), so a solver that counts again allocates nothing new.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Counted {
     steps: Vec<Step>,
     layers: Vec<Layer>,
@@ -111,14 +112,14 @@ pub(crate) struct Counted {
 }
 
 impl Counted {
-    /// Heap bytes of its steps and layers.
-    pub(crate) fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.counts.capacity() * size_of::<f64>()
-            + self.span.capacity() * size_of::<(usize, usize)>()
-            + self.edges.capacity() * size_of::<u32>()
-            + self.steps.capacity() * size_of::<Step>()
-            + self.layers.capacity() * size_of::<Layer>()
+    /// Bytes of its steps and layers: those they use, or with `held` those their vectors
+    /// hold (kept from earlier counts too).
+    pub(crate) fn heap_bytes(&self, held: bool) -> usize {
+        bytes(&self.counts, held)
+            + bytes(&self.span, held)
+            + bytes(&self.edges, held)
+            + bytes(&self.steps, held)
+            + bytes(&self.layers, held)
     }
 
     /// Layouts of the component by number of mines (empty: none meets its constraints).
@@ -130,18 +131,57 @@ impl Counted {
     }
 }
 
-/// Counts the layouts of the component made of `vars` (ids into `all_vars`), placing at most
-/// `max_mines` mines, with at most `max_states` states in a layer.
+/// Buffers the counting reuses from one component, and one solve, to the next: the plan's
+/// bookkeeping, the forward pass's keys and map, and the backward pass's weights.
+#[derive(Debug, Default)]
+pub(crate) struct Work {
+    keys: Vec<u64>,
+    next_keys: Vec<u64>,
+    map: FastMap<u64, u32>,
+    left: Vec<usize>,
+    room: Vec<usize>,
+    first: Vec<usize>,
+    of_constraint: Vec<usize>,
+    next: Vec<usize>,
+    placed: Vec<bool>,
+    candidate: Vec<bool>,
+    candidates: Vec<usize>,
+    slot_of: Vec<Option<u32>>,
+    /// Each variable's constraints, numbered within the component.
+    locals: Vec<Few<u32>>,
+    after: Vec<f64>,
+    before: Vec<f64>,
+}
+
+/// One component as the count reads it: its variables and its constraints (ids, sorted)
+/// within the frontier's lists of each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part<'a> {
+    pub(crate) vars: &'a [u32],
+    pub(crate) own: &'a [u32],
+    pub(crate) all_vars: &'a [Var],
+    pub(crate) constraints: &'a [Constraint],
+}
+
+/// Counts the layouts of the component `part`, placing at most `max_mines` mines, with at
+/// most `max_states` states in a layer, into `out` (whose vectors are reused), with `work`'s
+/// buffers.
 pub(crate) fn count(
-    vars: &[u32],
-    own: &[u32],
-    all_vars: &[Var],
-    constraints: &[Constraint],
+    part: Part<'_>,
     max_mines: usize,
     max_states: usize,
-) -> Result<Counted, OverBudget> {
-    let steps = plan(vars, own, all_vars, constraints)?;
-    let mut layers = Vec::with_capacity(steps.len() + 1);
+    out: &mut Counted,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
+    let Counted {
+        steps,
+        layers,
+        counts,
+        span,
+        edges,
+    } = out;
+    plan(part, steps, work)?;
+    layers.clear();
     layers.push(Layer {
         states: 1,
         width: 1,
@@ -149,12 +189,23 @@ pub(crate) fn count(
         span_at: 0,
         edges_at: 0,
     });
-    let (mut counts, mut span, mut edges) = (vec![1.0], vec![(0, 0)], Vec::new());
+    counts.clear();
+    counts.push(1.0);
+    span.clear();
+    span.push((0, 0));
+    edges.clear();
     // The keys of the last layer and of the one being built: only the forward pass needs
     // them, so two vectors serve every layer.
-    let (mut keys, mut next_keys): (Vec<u64>, Vec<u64>) = (vec![0], Vec::new());
-    let mut map: FastMap<u64, u32> = FastMap::default();
-    for step in &steps {
+    let Work {
+        keys,
+        next_keys,
+        map,
+        ..
+    } = work;
+    keys.clear();
+    keys.push(0);
+    map.clear();
+    for step in steps.iter() {
         let Some(layer) = layers.last_mut() else {
             break;
         };
@@ -166,7 +217,7 @@ pub(crate) fn count(
         // The map of a much larger layer before is dropped rather than cleared, which would
         // cost its whole capacity at every step after it.
         if map.capacity() > 4 * most.max(SCAN) {
-            map = FastMap::default();
+            *map = FastMap::default();
         } else {
             map.clear();
         }
@@ -210,7 +261,7 @@ pub(crate) fn count(
                     Some(j) => j,
                     None => {
                         next_keys.push(next);
-                        counts.resize(counts.len() + width, 0.0);
+                        counts.extend(std::iter::repeat_n(0.0, width));
                         span.push((usize::MAX, 0));
                         let j = (next_keys.len() - 1) as u32;
                         if !map.is_empty() {
@@ -243,65 +294,80 @@ pub(crate) fn count(
             span_at,
             edges_at: edges.len(),
         });
-        std::mem::swap(&mut keys, &mut next_keys);
+        std::mem::swap(keys, next_keys);
     }
-    Ok(Counted {
-        steps,
-        layers,
-        counts,
-        span,
-        edges,
-    })
+    Ok(())
 }
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
 /// step does to the constraints it touches.
-fn plan(
-    vars: &[u32],
-    own: &[u32],
-    all_vars: &[Var],
-    constraints: &[Constraint],
-) -> Result<Vec<Step>, OverBudget> {
-    // Local numbering of the component's constraints: their place in `own`, which is sorted.
-    let local = |c: &u32| own.binary_search(c).unwrap_or(0);
-    let mut left = vec![0usize; own.len()]; // unassigned variables of each constraint
-    let mut room = vec![0usize; own.len()]; // unassigned cells of each constraint
-    for v in vars {
+fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+    } = part;
+    let Work {
+        left,
+        room,
+        first,
+        of_constraint,
+        next,
+        placed,
+        candidate,
+        candidates,
+        slot_of,
+        locals,
+        ..
+    } = work;
+    // Local numbering of the component's constraints: their place in `own`, which is
+    // sorted; each variable's, found once.
+    locals.clear();
+    locals.extend(vars.iter().map(|v| {
+        all_vars[*v as usize]
+            .constraints
+            .iter()
+            .map(|c| own.binary_search(c).unwrap_or(0) as u32)
+            .collect::<Few<u32>>()
+    }));
+    let local = |i: usize| locals[i].iter().map(|&l| l as usize);
+    // Unassigned variables and unassigned cells of each constraint.
+    refill(left, own.len(), 0);
+    refill(room, own.len(), 0);
+    for (i, v) in vars.iter().enumerate() {
         let var = &all_vars[*v as usize];
-        for c in &var.constraints {
-            let l = local(c);
+        for l in local(i) {
             left[l] += 1;
             room[l] += var.cells.len();
         }
     }
     // The variables of each constraint: `of_constraint[first[l]..first[l + 1]]`.
-    let mut first = vec![0usize; own.len() + 1];
+    refill(first, own.len() + 1, 0);
     for l in 0..own.len() {
         first[l + 1] = first[l] + left[l];
     }
-    let mut of_constraint = vec![0usize; first[own.len()]];
-    let mut next = first.clone();
-    for (i, v) in vars.iter().enumerate() {
-        for c in &all_vars[*v as usize].constraints {
-            let l = local(c);
+    refill(of_constraint, first[own.len()], 0);
+    next.clear();
+    next.extend_from_slice(first);
+    for i in 0..vars.len() {
+        for l in local(i) {
             of_constraint[next[l]] = i;
             next[l] += 1;
         }
     }
-    let mut placed = vec![false; vars.len()];
-    let mut candidate = vec![false; vars.len()];
-    let mut candidates: Vec<usize> = Vec::new();
-    let mut slot_of: Vec<Option<u32>> = vec![None; own.len()];
+    refill(placed, vars.len(), false);
+    refill(candidate, vars.len(), false);
+    candidates.clear();
+    refill(slot_of, own.len(), None);
     let mut free_slots: u32 = 0xFFFF;
-    let mut steps = Vec::with_capacity(vars.len());
+    steps.clear();
     for _ in 0..vars.len() {
         candidates.retain(|&i| !placed[i]);
         // The next variable: among those touching an open constraint, the one that opens
         // the fewest new constraints less those it closes; the first unplaced otherwise.
         let score = |i: usize| {
-            let var = &all_vars[vars[i] as usize];
-            var.constraints.iter().fold(0i32, |s, c| {
-                let l = local(c);
+            local(i).fold(0i32, |s, l| {
                 s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
             })
         };
@@ -315,8 +381,7 @@ fn plan(
         let var = &all_vars[vars[i] as usize];
         let m = var.cells.len();
         let mut touches = Few::new();
-        for c in &var.constraints {
-            let l = local(c);
+        for (c, l) in var.constraints.iter().zip(local(i)) {
             let slot = match slot_of[l] {
                 Some(s) => s,
                 None => {
@@ -353,23 +418,46 @@ fn plan(
             touches,
         });
     }
-    Ok(steps)
+    Ok(())
+}
+
+/// Empties `v` and fills it with `n` copies of `value`, keeping its allocation.
+fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
+    v.clear();
+    v.resize(n, value);
+}
+
+/// One variable's share of a counted component's weighted layouts.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Share {
+    /// The variable's id in the frontier.
+    pub(crate) var: u32,
+    /// Its cells.
+    pub(crate) m: usize,
+    /// The weighted count of layouts in which it holds `x` mines, for `x` in `0..=m`.
+    pub(crate) z: [f64; 9],
 }
 
 /// For each variable of a counted component, the weighted count of layouts in which it
 /// holds `x` mines, for `x` in `0..=m`; `weights[k]` weighs the layouts with `k` mines in
-/// the component. Returned as `(variable id, counts)` in step order.
-pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])> {
+/// the component. Written to `out` in step order, with `work`'s buffers.
+pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, work: &mut Work) {
     let n = counted.steps.len();
-    let mut out = vec![(0, [0.0; 9]); n];
+    out.clear();
+    out.extend(counted.steps.iter().map(|s| Share {
+        var: s.var,
+        m: s.m,
+        z: [0.0; 9],
+    }));
     let Some(last) = counted.layers.last() else {
-        return out;
+        return;
     };
     // The backward weights of the last layer: one state (every constraint closed).
-    let mut after: Vec<f64> = (0..last.states * last.width)
-        .map(|i| weights.get(i % last.width).copied().unwrap_or(0.0))
-        .collect();
-    let mut before = Vec::new();
+    let Work { after, before, .. } = work;
+    after.clear();
+    after.extend(
+        (0..last.states * last.width).map(|i| weights.get(i % last.width).copied().unwrap_or(0.0)),
+    );
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
@@ -397,19 +485,9 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64]) -> Vec<(u32, [f64; 9])>
                 }
             }
         }
-        out[t] = (counted.steps[t].var, by_x);
-        std::mem::swap(&mut after, &mut before);
+        out[t].z = by_x;
+        std::mem::swap(after, before);
     }
-    out
-}
-
-/// Multiplicity of a step's variable, by variable id.
-pub(crate) fn multiplicity(counted: &Counted, var: u32) -> usize {
-    counted
-        .steps
-        .iter()
-        .find(|s| s.var == var)
-        .map_or(0, |s| s.m)
 }
 
 #[cfg(test)]

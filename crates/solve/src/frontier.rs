@@ -76,40 +76,75 @@ pub(crate) struct Var {
     pub(crate) constraints: Few<u32>,
 }
 
-/// Constraints linked through shared cells, with their variables.
-#[derive(Debug, Clone, Default)]
+/// Constraints linked through shared cells, with their variables: ranges of
+/// [`Frontier::vars_of`] and [`Frontier::constraints_of`].
+#[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Component {
-    /// Variable ids.
-    pub(crate) vars: Vec<u32>,
-    /// Constraint ids.
-    pub(crate) constraints: Vec<u32>,
+    vars: (u32, u32),
+    constraints: (u32, u32),
 }
 
-/// The whole frontier of a position.
+/// The whole frontier of a position. Its vectors, and the buffers it is built with, are
+/// kept from one build to the next ([`Frontier::build`]).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Frontier {
     pub(crate) constraints: Vec<Constraint>,
     pub(crate) vars: Vec<Var>,
     pub(crate) components: Vec<Component>,
+    /// Every component's variable ids, one component after the other, each sorted.
+    component_vars: Vec<u32>,
+    /// Every component's constraint ids, likewise.
+    component_constraints: Vec<u32>,
     /// Undecided cells on the frontier.
     pub(crate) cells: usize,
     /// Undecided cells touching no revealed number.
     pub(crate) off: usize,
+    build: Build,
+}
+
+/// The buffers [`Frontier::build`] works in.
+#[derive(Debug, Clone, Default)]
+struct Build {
+    touches: Vec<(usize, u32)>,
+    ranked: Ranked,
+    /// Each frontier cell: the key of its constraints, the cell, its constraints.
+    cells: Vec<(u64, usize, Few<u32>)>,
+    first: Vec<usize>,
+    of_constraint: Vec<u32>,
+    next: Vec<usize>,
+    seen_constraint: FixedBitSet,
+    seen_var: FixedBitSet,
+    stack: Vec<usize>,
+    /// The revealed cells next to an undecided one, by word, as the scan finds them.
+    words: Vec<(usize, u64)>,
 }
 
 impl Frontier {
-    /// Heap bytes of its constraints, variables and components.
-    pub(crate) fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        self.constraints.capacity() * size_of::<Constraint>()
-            + self.vars.capacity() * size_of::<Var>()
-            + self.components.capacity() * size_of::<Component>()
-            + self
-                .components
-                .iter()
-                .map(|c| (c.vars.capacity() + c.constraints.capacity()) * size_of::<u32>())
-                .sum::<usize>()
+    /// Bytes of its constraints, variables and components: those they use, or with `held`
+    /// those their vectors hold (kept from earlier builds too).
+    pub(crate) fn heap_bytes(&self, held: bool) -> usize {
+        // The components' two flat lists of ids, then the lists they index.
+        let ids = bytes(&self.component_vars, held) + bytes(&self.component_constraints, held);
+        ids + bytes(&self.constraints, held)
+            + bytes(&self.vars, held)
+            + bytes(&self.components, held)
     }
+
+    /// Variable ids of a component, sorted.
+    pub(crate) fn vars_of(&self, component: &Component) -> &[u32] {
+        &self.component_vars[component.vars.0 as usize..component.vars.1 as usize]
+    }
+
+    /// Constraint ids of a component, sorted.
+    pub(crate) fn constraints_of(&self, component: &Component) -> &[u32] {
+        &self.component_constraints
+            [component.constraints.0 as usize..component.constraints.1 as usize]
+    }
+}
+
+/// Bytes of the items of `v`, or with `held` of all it has room for.
+pub(crate) fn bytes<T>(v: &Vec<T>, held: bool) -> usize {
+    std::mem::size_of::<T>() * if held { v.capacity() } else { v.len() }
 }
 
 /// The constraints of every revealed cell that touches an undecided cell, in plane order.
@@ -117,47 +152,46 @@ pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     constraints_in(planes, planes.banded())
 }
 
-/// [`constraints`], scanning the planes' bands of rows on the rayon pool with `banded`, or
-/// the whole board on this thread.
-pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
-    let g = &planes.geometry;
-    let (wpr, stride) = (g.words_per_row(), g.words_per_row() * 64);
-    let undecided = |i: usize| planes.is_unknown(i);
-    // Each word's revealed cells next to an undecided one, found once: counted first, so
-    // the list is allocated once at its size. A large board is scanned in bands of rows on
-    // the rayon pool, the bands' lists joined in row order.
-    let scan = |rows: std::ops::Range<usize>| {
-        let mut words: Vec<(usize, u64)> = Vec::new();
-        for row in rows {
-            for j in 0..wpr {
-                let w = row * wpr + j + 1;
-                let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
-                if shown == 0 {
-                    continue;
-                }
-                let shown = shown & planes.unknown_near(w);
-                if shown != 0 {
-                    words.push((w, shown));
-                }
+/// [`constraints`] into `out`, on this thread (a board too small for bands), scanning
+/// into `words`: both keep their allocations.
+pub(crate) fn constraints_into(
+    planes: &Planes,
+    out: &mut Vec<Constraint>,
+    words: &mut Vec<(usize, u64)>,
+) {
+    words.clear();
+    scan_rows(planes, 1..planes.geometry.rows() + 1, words);
+    out.clear();
+    constraints_of_words(planes, words, out);
+}
+
+/// Each word's revealed cells next to an undecided one, for the padded rows `rows`.
+fn scan_rows(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usize, u64)>) {
+    let wpr = planes.geometry.words_per_row();
+    for row in rows {
+        for j in 0..wpr {
+            let w = row * wpr + j + 1;
+            let shown = Planes::word(&planes.revealed, w) & planes.cell_masks[j];
+            if shown == 0 {
+                continue;
+            }
+            let shown = shown & planes.unknown_near(w);
+            if shown != 0 {
+                words.push((w, shown));
             }
         }
-        words
-    };
-    let tops = planes.tops(banded);
-    let words: Vec<(usize, u64)> = if banded {
-        tops.par_windows(2)
-            .map(|top| scan(top[0]..top[1]))
-            .collect::<Vec<_>>()
-            .concat()
-    } else {
-        scan(1..g.rows() + 1)
-    };
-    let count = words
+    }
+}
+
+/// The constraint of every cell of `words`, appended to `out`.
+fn constraints_of_words(planes: &Planes, words: &[(usize, u64)], out: &mut Vec<Constraint>) {
+    let stride = planes.geometry.words_per_row() * 64;
+    let count: usize = words
         .iter()
         .map(|&(_, shown)| shown.count_ones() as usize)
         .sum();
-    let mut out = Vec::with_capacity(count);
-    for (w, mut shown) in words {
+    out.reserve(count);
+    for &(w, mut shown) in words {
         while shown != 0 {
             let index = w * 64 + shown.trailing_zeros() as usize;
             shown &= shown - 1;
@@ -174,7 +208,7 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
             for (k, n) in neighbours(index, stride).into_iter().enumerate() {
                 if Planes::get(&planes.mines, n) {
                     mines += 1;
-                } else if undecided(n) {
+                } else if planes.is_unknown(n) {
                     constraint.mask |= 1 << k;
                     constraint.cells[usize::from(constraint.len)] = n;
                     constraint.len += 1;
@@ -184,7 +218,149 @@ pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
             out.push(constraint);
         }
     }
+}
+
+/// [`constraints`], scanning the planes' bands of rows on the rayon pool with `banded`, or
+/// the whole board on this thread.
+pub(crate) fn constraints_in(planes: &Planes, banded: bool) -> Vec<Constraint> {
+    // Each word's revealed cells next to an undecided one, found once: counted first, so
+    // the list is allocated once at its size. A large board is scanned in bands of rows on
+    // the rayon pool, the bands' lists joined in row order.
+    let scan = |rows: std::ops::Range<usize>| {
+        let mut words: Vec<(usize, u64)> = Vec::new();
+        scan_rows(planes, rows, &mut words);
+        words
+    };
+    let tops = planes.tops(banded);
+    let words: Vec<(usize, u64)> = if banded {
+        tops.par_windows(2)
+            .map(|top| scan(top[0]..top[1]))
+            .collect::<Vec<_>>()
+            .concat()
+    } else {
+        scan(1..planes.geometry.rows() + 1)
+    };
+    let mut out = Vec::new();
+    constraints_of_words(planes, &words, &mut out);
     out
+}
+
+/// Each frontier cell (plane order) with its constraints (in increasing order) and their
+/// [`signature`], appended to `out`: the twin of [`cells_by_rank`], by sorting every
+/// (cell, constraint) pair, whatever the board's size.
+fn cells_by_sorting(
+    constraints: &[Constraint],
+    stride: usize,
+    touches: &mut Vec<(usize, u32)>,
+    out: &mut Vec<(u64, usize, Few<u32>)>,
+) {
+    touches.clear();
+    touches.extend(
+        constraints
+            .iter()
+            .enumerate()
+            .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32))),
+    );
+    touches.sort_unstable();
+    for group in touches.chunk_by(|a, b| a.0 == b.0) {
+        let sig: Few<u32> = group.iter().map(|&(_, c)| c).collect();
+        out.push((signature(constraints, &sig, stride), group[0].0, sig));
+    }
+}
+
+/// The planes [`cells_by_rank`] works in: the numbers that are constraints, how many lie
+/// before each word, and the frontier cells, a bit each, from plane index 0.
+#[derive(Debug, Clone, Default)]
+struct Ranked {
+    numbers: Vec<u64>,
+    before: Vec<u32>,
+    cells: Vec<u64>,
+}
+
+/// The most words of a plane [`cells_by_rank`] takes (a board of about a million cells):
+/// past it the planes would cost more than sorting the frontier's pairs.
+const RANKED_WORDS: usize = 1 << 14;
+
+/// [`cells_by_sorting`] without a sort, on a board small enough for planes
+/// ([`RANKED_WORDS`]): the frontier cells are walked in plane order from a plane of them,
+/// and each one's constraints are its neighbours on the plane of the constraints' numbers,
+/// each numbered by how many constraints lie before it (they are listed in plane order).
+/// Returns false, having done nothing, on a larger board.
+fn cells_by_rank(
+    constraints: &[Constraint],
+    stride: usize,
+    ranked: &mut Ranked,
+    out: &mut Vec<(u64, usize, Few<u32>)>,
+) -> bool {
+    let Some(last) = constraints.last() else {
+        return true;
+    };
+    // A frontier cell lies at most a row and a cell past its number, and its neighbours
+    // as far again.
+    let words = (last.index + 2 * stride + 2) / 64 + 1;
+    if words > RANKED_WORDS {
+        return false;
+    }
+    let Ranked {
+        numbers,
+        before,
+        cells,
+    } = ranked;
+    numbers.clear();
+    numbers.resize(words, 0);
+    cells.clear();
+    cells.resize(words, 0);
+    for c in constraints {
+        numbers[c.index / 64] |= 1 << (c.index % 64);
+        for &cell in c.cells() {
+            cells[cell / 64] |= 1 << (cell % 64);
+        }
+    }
+    before.clear();
+    let mut count = 0;
+    before.extend(numbers.iter().map(|&w| {
+        let at = count;
+        count += w.count_ones();
+        at
+    }));
+    for (w, &word) in cells.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let cell = w * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let mut sig = Few::new();
+            for n in neighbours(cell, stride) {
+                let (nw, bit) = (n / 64, n % 64);
+                if numbers[nw] >> bit & 1 != 0 {
+                    let below = numbers[nw] & ((1u64 << bit) - 1);
+                    sig.push(before[nw] + below.count_ones());
+                }
+            }
+            out.push((signature(constraints, &sig, stride), cell, sig));
+        }
+    }
+    true
+}
+
+/// A key naming the set of constraints `sig` (in increasing order) in one word: the first
+/// constraint's id, then a bit for each other one by its place relative to the first
+/// within three rows and five columns. Every constraint of a cell lies beside the cell,
+/// so the others lie at most two rows below the first (which is the first in plane
+/// order) and two columns either side of it; and one constraint lies at each plane index,
+/// so two cells share a key exactly when they share their constraints (`stride`, the
+/// plane indices from one row to the next, is at least 64).
+fn signature(constraints: &[Constraint], sig: &[u32], stride: usize) -> u64 {
+    let Some((&first, rest)) = sig.split_first() else {
+        return 0;
+    };
+    let at = constraints[first as usize].index;
+    let mut mask = 0u64;
+    for &c in rest {
+        let d = constraints[c as usize].index + 2 - at;
+        let (dr, dc) = (d / stride, d % stride);
+        mask |= 1 << (dr * 5 + dc);
+    }
+    u64::from(first) << 16 | mask
 }
 
 /// The eight neighbours of a plane index, in increasing order.
@@ -203,34 +379,53 @@ pub(crate) fn neighbours(index: usize, stride: usize) -> [usize; 8] {
 }
 
 impl Frontier {
-    /// The frontier of `constraints`, with `undecided` undecided cells on the board in all.
-    pub(crate) fn new(constraints: Vec<Constraint>, undecided: usize) -> Frontier {
-        // Each frontier cell with the constraints it touches: sorting the pairs groups a
-        // cell's constraints together, in increasing order.
-        let mut touches: Vec<(usize, u32)> = constraints
-            .iter()
-            .enumerate()
-            .flat_map(|(c, con)| con.cells().iter().map(move |&cell| (cell, c as u32)))
-            .collect();
-        touches.sort_unstable();
-        let mut cells: Vec<(Few<u32>, usize)> = Vec::with_capacity(touches.len());
-        for group in touches.chunk_by(|a, b| a.0 == b.0) {
-            let sig = group.iter().map(|&(_, c)| c).collect();
-            cells.push((sig, group[0].0));
+    /// Builds the frontier of the constraints in `self.constraints` (found by
+    /// [`Frontier::scan`]), with `undecided` undecided cells on the board in all and
+    /// `stride` plane indices from one row to the next, reusing the vectors of the last
+    /// build.
+    pub(crate) fn build(&mut self, undecided: usize, stride: usize) {
+        let Frontier {
+            constraints,
+            vars,
+            components,
+            component_vars,
+            component_constraints,
+            build,
+            ..
+        } = self;
+        let Build {
+            touches,
+            ranked,
+            cells,
+            first,
+            of_constraint,
+            next,
+            seen_constraint,
+            seen_var,
+            stack,
+            ..
+        } = build;
+        // Each frontier cell with the constraints it touches, in plane order, and a key
+        // that names the set in one word (see `signature`), so that sorting by key groups
+        // the cells of each variable.
+        cells.clear();
+        if !cells_by_rank(constraints, stride, ranked, cells) {
+            cells_by_sorting(constraints, stride, touches, cells);
         }
         let frontier_cells = cells.len();
-        cells.sort_unstable();
-        let mut vars: Vec<Var> = Vec::with_capacity(cells.chunk_by(|a, b| a.0 == b.0).count());
+        cells.sort_unstable_by_key(|&(key, cell, _)| (key, cell));
+        vars.clear();
         for group in cells.chunk_by(|a, b| a.0 == b.0) {
             vars.push(Var {
-                cells: group.iter().map(|(_, cell)| *cell).collect(),
-                constraints: group[0].0,
+                cells: group.iter().map(|&(_, cell, _)| cell).collect(),
+                constraints: group[0].2,
             });
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
         // components by a search over constraints.
-        let mut first = vec![0usize; constraints.len() + 1];
-        for var in &vars {
+        first.clear();
+        first.resize(constraints.len() + 1, 0);
+        for var in vars.iter() {
             for &c in var.constraints.iter() {
                 first[c as usize + 1] += 1;
             }
@@ -238,31 +433,37 @@ impl Frontier {
         for c in 0..constraints.len() {
             first[c + 1] += first[c];
         }
-        let mut of_constraint = vec![0u32; first[constraints.len()]];
-        let mut next = first.clone();
+        of_constraint.clear();
+        of_constraint.resize(first[constraints.len()], 0);
+        next.clear();
+        next.extend_from_slice(first);
         for (v, var) in vars.iter().enumerate() {
             for &c in var.constraints.iter() {
                 of_constraint[next[c as usize]] = v as u32;
                 next[c as usize] += 1;
             }
         }
-        let mut seen_constraint = FixedBitSet::with_capacity(constraints.len());
-        let mut seen_var = FixedBitSet::with_capacity(vars.len());
-        let mut components = Vec::new();
-        let mut stack = Vec::new();
+        seen_constraint.clear();
+        seen_constraint.grow(constraints.len());
+        seen_var.clear();
+        seen_var.grow(vars.len());
+        components.clear();
+        component_vars.clear();
+        component_constraints.clear();
+        stack.clear();
         for seed in 0..constraints.len() {
             if seen_constraint.put(seed) {
                 continue;
             }
-            let mut component = Component::default();
+            let (vars_at, constraints_at) = (component_vars.len(), component_constraints.len());
             stack.push(seed);
             while let Some(c) = stack.pop() {
-                component.constraints.push(c as u32);
+                component_constraints.push(c as u32);
                 for &v in &of_constraint[first[c]..first[c + 1]] {
                     if seen_var.put(v as usize) {
                         continue;
                     }
-                    component.vars.push(v);
+                    component_vars.push(v);
                     for &other in vars[v as usize].constraints.iter() {
                         if !seen_constraint.put(other as usize) {
                             stack.push(other as usize);
@@ -270,16 +471,96 @@ impl Frontier {
                     }
                 }
             }
-            component.constraints.sort_unstable();
-            component.vars.sort_unstable();
-            components.push(component);
+            component_constraints[constraints_at..].sort_unstable();
+            component_vars[vars_at..].sort_unstable();
+            components.push(Component {
+                vars: (vars_at as u32, component_vars.len() as u32),
+                constraints: (constraints_at as u32, component_constraints.len() as u32),
+            });
         }
-        Frontier {
-            constraints,
-            vars,
-            components,
-            cells: frontier_cells,
-            off: undecided - frontier_cells,
+        self.cells = frontier_cells;
+        self.off = undecided - frontier_cells;
+    }
+
+    /// Scans `planes` for the constraints a later [`Frontier::build`] takes: in bands on
+    /// the rayon pool on a large board, into the kept vectors otherwise.
+    pub(crate) fn scan(&mut self, planes: &Planes) {
+        if planes.banded() {
+            self.constraints = constraints_in(planes, true);
+        } else {
+            constraints_into(planes, &mut self.constraints, &mut self.build.words);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bitmines_core::{Board, Game, SeededPlacer, Status};
+
+    /// Boards of one cell a row or column, expert's, and rows across word edges.
+    const SHAPES: [(usize, usize); 7] = [
+        (1, 9),
+        (9, 1),
+        (16, 30),
+        (7, 63),
+        (8, 64),
+        (9, 65),
+        (20, 130),
+    ];
+
+    /// The frontier cells found on planes of the constraints match those found by sorting
+    /// every (cell, constraint) pair, on boards across word edges, as play goes on.
+    #[test]
+    fn cells_by_rank_match_cells_by_sorting() {
+        for (seed, &(rows, cols)) in (1..).zip(SHAPES.iter()) {
+            let mines = rows * cols / 6;
+            let board: Board = SeededPlacer::new(seed)
+                .board(rows, cols, mines)
+                .expect("a valid board");
+            let safe: Vec<(usize, usize)> = (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                .filter(|&(r, c)| board.is_mine(r, c) == Ok(false))
+                .collect();
+            let mut game = Game::new(board);
+            // Reveal every seventh safe cell, one at a time, comparing after each.
+            for &(r, c) in safe.iter().step_by(7) {
+                if game.status() != Status::Playing {
+                    break;
+                }
+                game.reveal(r, c).expect("a safe cell");
+                let mut planes = Planes::new(&game.view()).expect("planes");
+                // Proven cells too, as the exact tier sees them.
+                while planes.sweep().is_ok_and(|found| found > 0) {}
+                let constraints = constraints(&planes);
+                let stride = planes.geometry.words_per_row() * 64;
+                let (mut ranked, mut touches) = (Ranked::default(), Vec::new());
+                let (mut by_rank, mut by_sorting) = (Vec::new(), Vec::new());
+                assert!(cells_by_rank(
+                    &constraints,
+                    stride,
+                    &mut ranked,
+                    &mut by_rank
+                ));
+                cells_by_sorting(&constraints, stride, &mut touches, &mut by_sorting);
+                let listed = |cells: &[(u64, usize, Few<u32>)]| -> Vec<(u64, usize, Vec<u32>)> {
+                    cells
+                        .iter()
+                        .map(|(key, cell, sig)| (*key, *cell, sig.to_vec()))
+                        .collect()
+                };
+                assert_eq!(
+                    listed(&by_rank),
+                    listed(&by_sorting),
+                    "{rows}x{cols}, seed {seed}, after ({r}, {c})"
+                );
+                // Two cells share a key exactly when they share their constraints.
+                for (i, a) in by_sorting.iter().enumerate() {
+                    for b in &by_sorting[i + 1..] {
+                        assert_eq!(a.0 == b.0, *a.2 == *b.2, "cells {} and {}", a.1, b.1);
+                    }
+                }
+            }
         }
     }
 }

@@ -30,11 +30,14 @@ pub(crate) enum Weighing {
 }
 
 /// The weights of each component's mine totals, and what they say of the cells off the
-/// frontier.
-#[derive(Debug, Clone)]
+/// frontier. Its vectors, and the buffers [`Weights::weigh`] works in, are kept from one
+/// weighing to the next.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Weights {
-    /// For each component, a weight per mine total (zero where impossible).
-    pub(crate) component: Vec<Vec<f64>>,
+    /// Every component's weights per mine total (zero where impossible), one component
+    /// after the other: component `c`'s are `weights[at[c]..at[c + 1]]`.
+    weights: Vec<f64>,
+    at: Vec<usize>,
     /// Probability that a cell off the frontier is a mine.
     pub(crate) off_probability: f64,
     /// Whether every possible layout leaves no mine off the frontier (there are such cells).
@@ -46,6 +49,49 @@ pub(crate) struct Weights {
     pub(crate) off_mines: Option<usize>,
     /// The number of layouts of the undecided cells (exact weighing).
     pub(crate) layouts: Option<Layouts>,
+    work: Work,
+}
+
+/// The buffers of a weighing: the distributions scaled, their supports, the prefix and
+/// suffix products (flat, with the offset of each), and a few of one total each.
+#[derive(Debug, Clone, Default)]
+struct Work {
+    scaled: Vec<f64>,
+    support: Vec<bool>,
+    /// Where each distribution starts in `scaled` and `support`, then their end.
+    at: Vec<usize>,
+    prefix: Vec<f64>,
+    prefix_support: Vec<bool>,
+    prefix_at: Vec<usize>,
+    suffix: Vec<f64>,
+    suffix_support: Vec<bool>,
+    /// Where the product of the components from `c` on lies in `suffix`, for each `c` up
+    /// to `n` (the empty product).
+    suffix_at: Vec<(usize, usize)>,
+    product: Vec<f64>,
+    product_support: Vec<bool>,
+    ln_w: Vec<f64>,
+    w: Vec<f64>,
+}
+
+/// Values with their supports from `from` to `to`.
+fn span<'a>(
+    values: &'a [f64],
+    support: &'a [bool],
+    (from, to): (usize, usize),
+) -> (&'a [f64], &'a [bool]) {
+    (&values[from..to], &support[from..to])
+}
+
+/// Part `c` of flat values with their supports, part `c` lying at `at[c]..at[c + 1]`.
+fn part<'a>(
+    values: &'a [f64],
+    support: &'a [bool],
+    at: &[usize],
+    c: usize,
+) -> (&'a [f64], &'a [bool]) {
+    let range = at[c]..at[c + 1];
+    (&values[range.clone()], &support[range])
 }
 
 /// The number of layouts, kept as the parts of its logarithm so the binomial's logarithm is
@@ -72,156 +118,285 @@ pub(crate) struct NoTotal {
     pub(crate) max: usize,
 }
 
-/// Weighs the components `dists` (layout counts by mine total) given `left` mines for them
-/// and the `off` cells touching no number.
-pub(crate) fn weigh(
-    dists: &[&[f64]],
-    left: usize,
-    off: usize,
-    how: Weighing,
-) -> Result<Weights, NoTotal> {
-    let scaled: Vec<(Vec<f64>, f64)> = dists.iter().map(|d| scale(d)).collect();
-    let ln_scales: f64 = scaled.iter().map(|(_, s)| s.ln()).sum();
-    let scaled: Vec<Vec<f64>> = scaled.into_iter().map(|(d, _)| d).collect();
-    let support: Vec<Vec<bool>> = dists
-        .iter()
-        .map(|d| d.iter().map(|&n| n > 0.0).collect())
-        .collect();
-    match how {
-        Weighing::Exact => exact(ln_scales, &scaled, &support, left, off),
-        Weighing::Density => Ok(density(&scaled, &support, left, off)),
+impl Weights {
+    /// Component `c`'s weight per mine total.
+    pub(crate) fn component(&self, c: usize) -> &[f64] {
+        &self.weights[self.at[c]..self.at[c + 1]]
     }
-}
 
-fn exact(
-    ln_scales: f64,
-    scaled: &[Vec<f64>],
-    support: &[Vec<bool>],
-    left: usize,
-    off: usize,
-) -> Result<Weights, NoTotal> {
-    let n = scaled.len();
-    // Prefix and suffix convolutions, so each component sees the product of all others.
-    let mut prefix = vec![(vec![1.0], vec![true])];
-    let mut ln_norms = 0.0;
-    for c in 0..n {
-        let (p, s) = &prefix[c];
-        let (product, norm) = scale(&convolve(p, &scaled[c]));
-        ln_norms += norm.ln();
-        prefix.push((product, or_convolve(s, &support[c])));
-    }
-    let mut suffix = vec![(vec![1.0], vec![true]); n + 1];
-    for c in (0..n).rev() {
-        let (p, s) = &suffix[c + 1];
-        suffix[c] = (
-            normalised(convolve(p, &scaled[c])),
-            or_convolve(s, &support[c]),
-        );
-    }
-    let (all, all_support) = &prefix[n];
-    let most = all.len() - 1;
-    // Binomial weights C(off, left - t) by frontier total t, relative, as logarithms.
-    let possible = |t: usize| t <= left && left - t <= off;
-    let first = left.saturating_sub(off);
-    let mut ln_w = vec![f64::NEG_INFINITY; most + 1];
-    let mut acc = 0.0;
-    for (t, slot) in ln_w.iter_mut().enumerate().skip(first) {
-        if !possible(t) {
-            break;
+    /// Weighs the components `dists` (layout counts by mine total) given `left` mines for
+    /// them and the `off` cells touching no number.
+    pub(crate) fn weigh<'a>(
+        &mut self,
+        dists: impl IntoIterator<Item = &'a [f64]>,
+        left: usize,
+        off: usize,
+        how: Weighing,
+    ) -> Result<(), NoTotal> {
+        let work = &mut self.work;
+        work.scaled.clear();
+        work.support.clear();
+        work.at.clear();
+        work.at.push(0);
+        let mut ln_scales = 0.0;
+        for d in dists {
+            let from = work.scaled.len();
+            work.scaled.extend_from_slice(d);
+            ln_scales += scale(&mut work.scaled[from..]).ln();
+            work.support.extend(d.iter().map(|&n| n > 0.0));
+            work.at.push(work.scaled.len());
         }
-        *slot = acc;
-        // C(off, r - 1) / C(off, r) = r / (off - r + 1), with r = left - t.
-        let r = (left - t) as f64;
-        acc += (r / (off as f64 - r + 1.0)).ln();
+        self.weights.clear();
+        self.at.clear();
+        self.at.push(0);
+        match how {
+            Weighing::Exact => self.exact(ln_scales, left, off),
+            Weighing::Density => {
+                self.density(left, off);
+                Ok(())
+            }
+        }
     }
-    let top = (0..=most)
-        .filter(|&t| all_support[t] && possible(t))
-        .map(|t| ln_w[t])
-        .fold(f64::NEG_INFINITY, f64::max);
-    if top == f64::NEG_INFINITY {
-        let min = all_support.iter().position(|&s| s).unwrap_or(0);
-        let max = all_support.iter().rposition(|&s| s).unwrap_or(0);
-        return Err(NoTotal { min, max });
-    }
-    let w: Vec<f64> = ln_w
-        .iter()
-        .map(|&l| {
+
+    fn exact(&mut self, ln_scales: f64, left: usize, off: usize) -> Result<(), NoTotal> {
+        let Work {
+            scaled,
+            support,
+            at,
+            prefix,
+            prefix_support,
+            prefix_at,
+            suffix,
+            suffix_support,
+            suffix_at,
+            product,
+            product_support,
+            ln_w,
+            w,
+        } = &mut self.work;
+        let n = at.len() - 1;
+        // Prefix and suffix convolutions, so each component sees the product of all others.
+        prefix.clear();
+        prefix.push(1.0);
+        prefix_support.clear();
+        prefix_support.push(true);
+        prefix_at.clear();
+        prefix_at.extend([0, 1]);
+        let mut ln_norms = 0.0;
+        for c in 0..n {
+            let (p, s) = part(prefix, prefix_support, prefix_at, c);
+            let (d, ds) = part(scaled, support, at, c);
+            convolve(p, d, product);
+            or_convolve(s, ds, product_support);
+            ln_norms += scale(product).ln();
+            prefix.extend_from_slice(product);
+            prefix_support.extend_from_slice(product_support);
+            prefix_at.push(prefix.len());
+        }
+        suffix.clear();
+        suffix.push(1.0);
+        suffix_support.clear();
+        suffix_support.push(true);
+        suffix_at.clear();
+        suffix_at.resize(n + 1, (0, 1));
+        for c in (0..n).rev() {
+            let (p, s) = span(suffix, suffix_support, suffix_at[c + 1]);
+            let (d, ds) = part(scaled, support, at, c);
+            convolve(p, d, product);
+            or_convolve(s, ds, product_support);
+            scale(product);
+            let from = suffix.len();
+            suffix.extend_from_slice(product);
+            suffix_support.extend_from_slice(product_support);
+            suffix_at[c] = (from, suffix.len());
+        }
+        let (all, all_support) = part(prefix, prefix_support, prefix_at, n);
+        let most = all.len() - 1;
+        // Binomial weights C(off, left - t) by frontier total t, relative, as logarithms.
+        let possible = |t: usize| t <= left && left - t <= off;
+        let first = left.saturating_sub(off);
+        ln_w.clear();
+        ln_w.resize(most + 1, f64::NEG_INFINITY);
+        let mut acc = 0.0;
+        for (t, slot) in ln_w.iter_mut().enumerate().skip(first) {
+            if !possible(t) {
+                break;
+            }
+            *slot = acc;
+            // C(off, r - 1) / C(off, r) = r / (off - r + 1), with r = left - t.
+            let r = (left - t) as f64;
+            acc += (r / (off as f64 - r + 1.0)).ln();
+        }
+        let top = (0..=most)
+            .filter(|&t| all_support[t] && possible(t))
+            .map(|t| ln_w[t])
+            .fold(f64::NEG_INFINITY, f64::max);
+        if top == f64::NEG_INFINITY {
+            let min = all_support.iter().position(|&s| s).unwrap_or(0);
+            let max = all_support.iter().rposition(|&s| s).unwrap_or(0);
+            return Err(NoTotal { min, max });
+        }
+        w.clear();
+        w.extend(ln_w.iter().map(|&l| {
             if l == f64::NEG_INFINITY {
                 0.0
             } else {
                 (l - top).exp().max(FLOOR)
             }
-        })
-        .collect();
+        }));
 
-    let mut component = Vec::with_capacity(n);
-    for c in 0..n {
-        let others = normalised(convolve(&prefix[c].0, &suffix[c + 1].0));
-        let others_support = or_convolve(&prefix[c].1, &suffix[c + 1].1);
-        let mut weights = vec![0.0; scaled[c].len()];
-        for (k, weight) in weights.iter_mut().enumerate() {
-            let mut sum = 0.0;
-            let mut feasible = false;
-            for (t, (&p, &s)) in others.iter().zip(&others_support).enumerate() {
-                if s && possible(k + t) {
-                    feasible = true;
-                    sum += p * w[k + t];
+        for c in 0..n {
+            let (p, ps) = part(prefix, prefix_support, prefix_at, c);
+            let (q, qs) = span(suffix, suffix_support, suffix_at[c + 1]);
+            convolve(p, q, product);
+            or_convolve(ps, qs, product_support);
+            scale(product);
+            let (others, others_support) = (&*product, &*product_support);
+            let from = self.weights.len();
+            let len = at[c + 1] - at[c];
+            self.weights.extend((0..len).map(|k| {
+                // The totals `t` of the others with `k + t` possible: `first..=left`.
+                let Some(last) = left.checked_sub(k) else {
+                    return 0.0;
+                };
+                let last = last.min(others.len() - 1);
+                let mut sum = 0.0;
+                let mut feasible = false;
+                for t in first.saturating_sub(k)..=last {
+                    if others_support[t] {
+                        feasible = true;
+                        sum += others[t] * w[k + t];
+                    }
                 }
+                if feasible { sum.max(FLOOR) } else { 0.0 }
+            }));
+            let weights = &mut self.weights[from..];
+            let top = weights.iter().copied().fold(0.0, f64::max);
+            if top > 0.0 {
+                weights.iter_mut().for_each(|x| {
+                    if *x > 0.0 {
+                        *x = (*x / top).max(FLOOR);
+                    }
+                });
             }
-            if feasible {
-                *weight = sum.max(FLOOR);
-            }
+            self.at.push(self.weights.len());
         }
-        let top = weights.iter().copied().fold(0.0, f64::max);
-        if top > 0.0 {
-            weights.iter_mut().for_each(|x| {
-                if *x > 0.0 {
-                    *x = (*x / top).max(FLOOR);
-                }
-            });
-        }
-        component.push(weights);
-    }
 
-    let (mut total, mut mines_off) = (0.0, 0.0);
-    let mut off_left: Option<Option<usize>> = None;
-    for t in 0..=most {
-        if all_support[t] && possible(t) {
-            let weight = (all[t] * w[t]).max(FLOOR);
-            total += weight;
-            mines_off += weight * (left - t) as f64;
-            off_left = Some(match off_left {
-                None => Some(left - t),
-                Some(Some(l)) if l == left - t => Some(l),
-                Some(_) => None,
-            });
+        let (mut total, mut mines_off) = (0.0, 0.0);
+        let mut off_left: Option<Option<usize>> = None;
+        for t in 0..=most {
+            if all_support[t] && possible(t) {
+                let weight = (all[t] * w[t]).max(FLOOR);
+                total += weight;
+                mines_off += weight * (left - t) as f64;
+                off_left = Some(match off_left {
+                    None => Some(left - t),
+                    Some(Some(l)) if l == left - t => Some(l),
+                    Some(_) => None,
+                });
+            }
         }
-    }
-    let off_mines = off_left.flatten();
-    // The number of layouts, from the same sums: the products were scaled by `ln_scales`
-    // and `ln_norms`, the binomials by `top` and by `C(off, left - first)`.
-    let ln_total: f64 = (0..=most)
-        .filter(|&t| all_support[t] && possible(t))
-        .map(|t| all[t] * (ln_w[t] - top).exp())
-        .sum::<f64>()
-        .ln();
-    let layouts = Layouts {
-        partial: ln_total + top + ln_scales + ln_norms,
-        off,
-        mines: left - first,
-    };
-    Ok(Weights {
-        component,
-        off_probability: if off == 0 {
+        let off_mines = off_left.flatten();
+        // The number of layouts, from the same sums: the products were scaled by `ln_scales`
+        // and `ln_norms`, the binomials by `top` and by `C(off, left - first)`.
+        let ln_total: f64 = (0..=most)
+            .filter(|&t| all_support[t] && possible(t))
+            // `w[t]` is this exponential, unless it fell below the floor.
+            .map(|t| {
+                all[t]
+                    * if w[t] > FLOOR {
+                        w[t]
+                    } else {
+                        (ln_w[t] - top).exp()
+                    }
+            })
+            .sum::<f64>()
+            .ln();
+        self.layouts = Some(Layouts {
+            partial: ln_total + top + ln_scales + ln_norms,
+            off,
+            mines: left - first,
+        });
+        self.off_probability = if off == 0 {
             0.0
         } else {
             mines_off / total / off as f64
-        },
-        off_safe: off > 0 && off_mines == Some(0),
-        off_mine: off > 0 && off_mines == Some(off),
-        off_mines,
-        layouts: Some(layouts),
-    })
+        };
+        self.off_safe = off > 0 && off_mines == Some(0);
+        self.off_mine = off > 0 && off_mines == Some(off);
+        self.off_mines = off_mines;
+        Ok(())
+    }
+
+    /// Each component weighed on its own: a layout with `k` mines by `(p / (1 - p))^k`, `p`
+    /// the density of the mines left over the undecided cells. Off-frontier cells get the
+    /// mines the components do not take in expectation.
+    fn density(&mut self, left: usize, off: usize) {
+        let work = &self.work;
+        let n = work.at.len() - 1;
+        let cells: usize = off
+            + (0..n)
+                .map(|c| work.at[c + 1] - work.at[c] - 1)
+                .sum::<usize>();
+        let p = if cells == 0 {
+            0.0
+        } else {
+            left as f64 / cells as f64
+        };
+        let mut expected = 0.0;
+        for c in 0..n {
+            let (d, s) = part(&work.scaled, &work.support, &work.at, c);
+            let ln_ratio = (p / (1.0 - p)).ln();
+            let ln = |k: usize| {
+                if p <= 0.0 {
+                    if k == 0 { 0.0 } else { f64::NEG_INFINITY }
+                } else if p >= 1.0 {
+                    if k + 1 == d.len() {
+                        0.0
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                } else {
+                    k as f64 * ln_ratio
+                }
+            };
+            let top = (0..d.len())
+                .filter(|&k| s[k])
+                .map(ln)
+                .fold(f64::NEG_INFINITY, f64::max);
+            let from = self.weights.len();
+            self.weights.extend((0..d.len()).map(|k| {
+                if s[k] && ln(k) > f64::NEG_INFINITY {
+                    (ln(k) - top).exp().max(FLOOR)
+                } else if s[k] {
+                    FLOOR
+                } else {
+                    0.0
+                }
+            }));
+            let w = &self.weights[from..];
+            let z: f64 = d.iter().zip(w).map(|(a, b)| a * b).sum();
+            if z > 0.0 {
+                expected += d
+                    .iter()
+                    .zip(w)
+                    .enumerate()
+                    .map(|(k, (a, b))| k as f64 * a * b)
+                    .sum::<f64>()
+                    / z;
+            }
+            self.at.push(self.weights.len());
+        }
+        self.off_probability = if off == 0 {
+            0.0
+        } else {
+            ((left as f64 - expected) / off as f64).clamp(0.0, 1.0)
+        };
+        self.off_safe = false;
+        self.off_mine = false;
+        self.off_mines = None;
+        self.layouts = None;
+    }
 }
 
 /// `ln C(n, k)`.
@@ -243,116 +418,42 @@ fn ln_factorial(n: usize) -> f64 {
         + inv.powi(5) / 1260.0
 }
 
-/// Each component weighed on its own: a layout with `k` mines by `(p / (1 - p))^k`, `p`
-/// the density of the mines left over the undecided cells. Off-frontier cells get the mines
-/// the components do not take in expectation.
-fn density(scaled: &[Vec<f64>], support: &[Vec<bool>], left: usize, off: usize) -> Weights {
-    let cells: usize = off + scaled.iter().map(|d| d.len() - 1).sum::<usize>();
-    let p = if cells == 0 {
-        0.0
-    } else {
-        left as f64 / cells as f64
-    };
-    let mut expected = 0.0;
-    let component: Vec<Vec<f64>> = scaled
-        .iter()
-        .zip(support)
-        .map(|(d, s)| {
-            let ln_ratio = (p / (1.0 - p)).ln();
-            let ln: Vec<f64> = (0..d.len())
-                .map(|k| {
-                    if p <= 0.0 {
-                        if k == 0 { 0.0 } else { f64::NEG_INFINITY }
-                    } else if p >= 1.0 {
-                        if k + 1 == d.len() {
-                            0.0
-                        } else {
-                            f64::NEG_INFINITY
-                        }
-                    } else {
-                        k as f64 * ln_ratio
-                    }
-                })
-                .collect();
-            let top = (0..d.len())
-                .filter(|&k| s[k])
-                .map(|k| ln[k])
-                .fold(f64::NEG_INFINITY, f64::max);
-            let w: Vec<f64> = (0..d.len())
-                .map(|k| {
-                    if s[k] && ln[k] > f64::NEG_INFINITY {
-                        (ln[k] - top).exp().max(FLOOR)
-                    } else if s[k] {
-                        FLOOR
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let z: f64 = d.iter().zip(&w).map(|(a, b)| a * b).sum();
-            if z > 0.0 {
-                expected += d
-                    .iter()
-                    .zip(&w)
-                    .enumerate()
-                    .map(|(k, (a, b))| k as f64 * a * b)
-                    .sum::<f64>()
-                    / z;
-            }
-            w
-        })
-        .collect();
-    Weights {
-        component,
-        off_probability: if off == 0 {
-            0.0
-        } else {
-            ((left as f64 - expected) / off as f64).clamp(0.0, 1.0)
-        },
-        off_safe: false,
-        off_mine: false,
-        off_mines: None,
-        layouts: None,
-    }
-}
-
-/// A distribution scaled to a maximum of one, and the scale.
-fn scale(d: &[f64]) -> (Vec<f64>, f64) {
+/// Scales `d` to a maximum of one in place; returns the scale (one for all zeros).
+fn scale(d: &mut [f64]) -> f64 {
     let top = d.iter().copied().fold(0.0, f64::max);
     if top > 0.0 {
-        (d.iter().map(|x| x / top).collect(), top)
+        d.iter_mut().for_each(|x| *x /= top);
+        top
     } else {
-        (d.to_vec(), 1.0)
+        1.0
     }
 }
 
-fn normalised(d: Vec<f64>) -> Vec<f64> {
-    scale(&d).0
-}
-
-fn convolve(a: &[f64], b: &[f64]) -> Vec<f64> {
-    let mut out = vec![0.0; a.len() + b.len() - 1];
+/// The convolution of `a` and `b`, into `out`.
+fn convolve(a: &[f64], b: &[f64], out: &mut Vec<f64>) {
+    out.clear();
+    out.resize(a.len() + b.len() - 1, 0.0);
     for (i, &x) in a.iter().enumerate() {
         if x == 0.0 {
             continue;
         }
-        for (j, &y) in b.iter().enumerate() {
-            out[i + j] += x * y;
+        for (o, &y) in out[i..].iter_mut().zip(b) {
+            *o += x * y;
         }
     }
-    out
 }
 
-fn or_convolve(a: &[bool], b: &[bool]) -> Vec<bool> {
-    let mut out = vec![false; a.len() + b.len() - 1];
+/// The totals `a` and `b` can reach together, into `out`.
+fn or_convolve(a: &[bool], b: &[bool], out: &mut Vec<bool>) {
+    out.clear();
+    out.resize(a.len() + b.len() - 1, false);
     for (i, &x) in a.iter().enumerate() {
         if x {
-            for (j, &y) in b.iter().enumerate() {
-                out[i + j] |= y;
+            for (o, &y) in out[i..].iter_mut().zip(b) {
+                *o |= y;
             }
         }
     }
-    out
 }
 
 #[cfg(test)]

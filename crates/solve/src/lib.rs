@@ -108,7 +108,7 @@ pub fn certain(position: &(impl AsView + ?Sized)) -> Result<Certain, Error> {
 /// The probability that each hidden cell is a mine, given the view and the mine count.
 pub fn probabilities(position: &(impl AsView + ?Sized)) -> Result<Probabilities, Error> {
     // The pair rule only shortens reasons, which are not returned here.
-    Ok(Solver::new(position)?.solve_with(false)?.probabilities)
+    Solver::new(position)?.probabilities()
 }
 
 /// One proven safe hidden cell with its reason, trying the cheap tiers first; `None` when

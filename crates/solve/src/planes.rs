@@ -120,8 +120,11 @@ impl Planes {
             rows: geometry.rows(),
             cols: geometry.cols(),
         };
-        let zeroed = || -> Result<Vec<u64>, Error> {
-            let mut v = Vec::new();
+        // The vectors of planes dropped on this thread, if it kept some, else new ones.
+        let mut kept = SparePlanes::take(words);
+        let mut zeroed = || -> Result<Vec<u64>, Error> {
+            let mut v = kept.pop().unwrap_or_default();
+            v.clear();
             v.try_reserve_exact(words).map_err(|_| oom())?;
             v.resize(words, 0);
             Ok(v)
@@ -137,22 +140,43 @@ impl Planes {
                 plane[w + 1] = slice;
             }
         }
-        let ring = Ring::new(wpr);
+        // A board of one word a row sweeps in registers (`sweep_rows_narrow`) and needs no
+        // row buffers: its ring only lends the update its buffer of marks.
+        let ring = if wpr == 1 {
+            Ring::default()
+        } else {
+            Ring::new(wpr)
+        };
         let eights = numbers[3].iter().any(|&w| w != 0);
-        let mut dirty = Dirty::default();
+        let (mines, safe) = (zeroed()?, zeroed()?);
+        let mut cell_masks = kept.pop().unwrap_or_default();
+        cell_masks.clear();
+        cell_masks.extend((0..wpr).map(|j| geometry.cell_mask(j)));
+        let mut zeros = kept.pop().unwrap_or_default();
+        zeros.clear();
+        zeros.resize(wpr, 0);
+        let mut dirty = Dirty {
+            per: 0,
+            bits: kept.pop().unwrap_or_default(),
+        };
         dirty.reset(geometry.rows() + 2, wpr.div_ceil(STRIP));
         dirty.bits.fill(!0);
+        let spare = Dirty {
+            per: 0,
+            bits: kept.pop().unwrap_or_default(),
+        };
+        SparePlanes::put_back(kept);
         Ok(Planes {
             geometry,
             revealed,
             numbers,
-            mines: zeroed()?,
-            safe: zeroed()?,
-            cell_masks: (0..wpr).map(|j| geometry.cell_mask(j)).collect(),
+            mines,
+            safe,
+            cell_masks,
             eights,
-            zeros: vec![0; wpr],
+            zeros,
             dirty,
-            spare: Dirty::default(),
+            spare,
             safe_words: Vec::new(),
             seen: Vec::new(),
             safe_count: 0,
@@ -1563,8 +1587,82 @@ thread_local! {
 /// The most rings [`SPARE_RINGS`] keeps on a thread.
 const SPARE_RINGS_KEPT: usize = 4;
 
+/// The vectors of a dropped [`Planes`] (seven planes, the cell masks, the row of zeros and
+/// the two sets of row marks), kept on its thread for the next planes: a solve of a small
+/// board costs little more than these allocations otherwise.
+struct SparePlanes;
+
+thread_local! {
+    /// Vectors of planes dropped on this thread, one set at most.
+    static SPARE_PLANES: std::cell::RefCell<Vec<Vec<u64>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The largest planes, in words each, whose vectors [`SPARE_PLANES`] keeps (256 KiB in all).
+const SPARE_PLANE_WORDS: usize = 1 << 12;
+
+impl SparePlanes {
+    /// This thread's kept vectors, if planes of `words` words may use them: popped one by
+    /// one, each cleared by its taker.
+    fn take(words: usize) -> Vec<Vec<u64>> {
+        if words > SPARE_PLANE_WORDS {
+            return Vec::new();
+        }
+        SPARE_PLANES
+            .try_with(|kept| {
+                kept.try_borrow_mut()
+                    .map(|mut kept| std::mem::take(&mut *kept))
+            })
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default()
+    }
+
+    /// Gives back the list [`SparePlanes::take`] returned, emptied, so that the next planes
+    /// dropped on this thread are kept in it without allocating one.
+    fn put_back(mut list: Vec<Vec<u64>>) {
+        list.clear();
+        let _ = SPARE_PLANES.try_with(|kept| {
+            if let Ok(mut kept) = kept.try_borrow_mut()
+                && kept.is_empty()
+                && kept.capacity() < list.capacity()
+            {
+                *kept = list;
+            }
+        });
+    }
+
+    /// Keeps the vectors of `planes` on this thread, if they are small enough and no set is
+    /// kept yet.
+    fn keep(planes: &mut Planes) {
+        if planes.revealed.capacity() > SPARE_PLANE_WORDS + 2 || planes.revealed.is_empty() {
+            return;
+        }
+        // A thread being torn down has no pool: the vectors are then simply freed.
+        let _ = SPARE_PLANES.try_with(|kept| {
+            let Ok(mut kept) = kept.try_borrow_mut() else {
+                return;
+            };
+            if !kept.is_empty() {
+                return;
+            }
+            // In the reverse of the order `Planes::new` pops them.
+            kept.push(std::mem::take(&mut planes.spare.bits));
+            kept.push(std::mem::take(&mut planes.dirty.bits));
+            kept.push(std::mem::take(&mut planes.zeros));
+            kept.push(std::mem::take(&mut planes.cell_masks));
+            kept.push(std::mem::take(&mut planes.safe));
+            kept.push(std::mem::take(&mut planes.mines));
+            for plane in planes.numbers.iter_mut().rev() {
+                kept.push(std::mem::take(plane));
+            }
+            kept.push(std::mem::take(&mut planes.revealed));
+        });
+    }
+}
+
 impl Drop for Planes {
     fn drop(&mut self) {
+        SparePlanes::keep(self);
         let ring = std::mem::take(&mut self.ring);
         if ring.open.is_empty() {
             return; // an empty ring: nothing worth keeping

@@ -16,20 +16,26 @@
 //! sweep; what stays is true of the new board. `Weighed::state_bytes` is the exact tier's heap
 //! at one weighing (the frontier's numbers and variables, every component's counting layers,
 //! the probabilities). The solver reads no flags: `Certain::wrong_flags` takes the position.
+//!
+//! The exact tier works in a `Scratch` of vectors kept on each thread from one solve to the
+//! next (dropped after a solve that grew them past 1 MiB), as the planes keep their vectors
+//! and the sweep its row buffers: a solve of a small board, once they have grown, allocates
+//! little beyond its answer. A test holds every answer, bit for bit, to the one a fresh
+//! thread gives, whatever the thread solved before.
 
 #![allow(
     clippy::indexing_slicing,
     reason = "plane and word indices come from the solver's own Geometry; ids index vectors built alongside them"
 )]
 
-use std::collections::HashMap;
+use std::cell::RefCell;
 use std::sync::Arc;
 
 use bitmines_core::{AsView, Status, View};
 
-use crate::exact::{self, Counted};
+use crate::exact::{self, Counted, Share};
 use crate::frontier::{self, FastMap, Frontier, neighbours};
-use crate::global::{self, Layouts, Weighing};
+use crate::global::{Layouts, Weighing, Weights};
 use crate::pairs;
 use crate::planes::{Bad, Planes};
 use crate::{Error, Reason, Tier};
@@ -541,8 +547,20 @@ impl Solver {
     /// proves the same cells, and the probabilities are the same, but those cells get the
     /// longer [`Reason::Component`] where a pair of numbers would do; that saves work when
     /// only the probabilities are wanted.
-    pub fn solve_with(mut self, pairs: bool) -> Result<Solution, Error> {
-        let counting = self.count(pairs)?;
+    pub fn solve_with(self, pairs: bool) -> Result<Solution, Error> {
+        self.solve_keeping(pairs, true)
+    }
+
+    /// Only the probabilities of [`Solver::solve_with`] without the pair rule: the same
+    /// numbers, with no reasons kept for the cells the exact tier proves (see
+    /// [`Solver::count`]).
+    pub(crate) fn probabilities(self) -> Result<Probabilities, Error> {
+        Ok(self.solve_keeping(false, false)?.probabilities)
+    }
+
+    /// [`Solver::solve_with`], keeping the exact tier's reasons or not.
+    fn solve_keeping(mut self, pairs: bool, reasons: bool) -> Result<Solution, Error> {
+        let counting = self.count(pairs, reasons)?;
         let exact = counting.exact();
         let Solver {
             planes,
@@ -562,7 +580,7 @@ impl Solver {
             },
             probabilities: Probabilities {
                 planes,
-                frontier: counting.frontier.iter().map(|&(i, p, _)| (i, p)).collect(),
+                frontier: counting.frontier,
                 off: counting.off,
                 mode: counting.mode,
                 approximate: counting.approximate,
@@ -598,7 +616,7 @@ impl Solver {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn weigh(&mut self) -> Result<Weighed, Error> {
-        let counting = self.count(false)?;
+        let counting = self.count(false, true)?;
         let planes = &self.planes;
         let cells = counting
             .frontier
@@ -621,23 +639,40 @@ impl Solver {
 
     /// The trivial rule (and the pair rule, if `pairs`) to its fixed point, then exact
     /// counting over each frontier component with the mine count: proves what it finds
-    /// into the planes and returns the probabilities.
-    fn count(&mut self, pairs: bool) -> Result<Counting, Error> {
+    /// into the planes and returns the probabilities. With `reasons`, each cell it proves
+    /// gets its reason and the tally says which tier proved it; without, the cells are
+    /// proven all the same, but the second count that tells whether the mine count was
+    /// needed is skipped (for [`crate::probabilities`], which returns neither).
+    fn count(&mut self, pairs: bool, reasons: bool) -> Result<Counting, Error> {
+        with_scratch(|scratch| self.count_in(pairs, reasons, scratch))
+    }
+
+    /// [`Solver::count`] in `scratch`'s buffers.
+    fn count_in(
+        &mut self,
+        pairs: bool,
+        reasons: bool,
+        scratch: &mut Scratch,
+    ) -> Result<Counting, Error> {
         // The trivial and pair rules to their fixed point, keeping the last list of
         // constraints, which the pair rule left unchanged, for the exact tier.
         self.trivial()?;
-        let constraints = loop {
-            let constraints = frontier::constraints(&self.planes);
+        loop {
+            scratch.frontier.scan(&self.planes);
             if !pairs {
-                break constraints;
+                break;
             }
-            let found = pairs::pairs(&mut self.planes, &constraints, &mut self.reasons);
+            let found = pairs::pairs(
+                &mut self.planes,
+                &scratch.frontier.constraints,
+                &mut self.reasons,
+            );
             self.tally.pair += found;
             if found == 0 {
-                break constraints;
+                break;
             }
             self.trivial()?;
-        };
+        }
         let proven = self.planes.mine_count();
         let Some(left) = self.mines.checked_sub(proven) else {
             return Err(Error::MineCount {
@@ -647,23 +682,39 @@ impl Solver {
             });
         };
         let undecided = self.planes.undecided_count();
-        let frontier = Frontier::new(constraints, undecided);
+        let stride = self.planes.geometry.words_per_row() * 64;
+        scratch.frontier.build(undecided, stride);
+        let Scratch {
+            frontier,
+            counted,
+            which,
+            work,
+            weights,
+            shares,
+            local,
+            support,
+            approximate_cells,
+        } = scratch;
         let mut off = frontier.off;
-        let mut counted: Vec<(usize, Counted)> = Vec::new();
+        which.clear();
+        approximate_cells.clear();
         let mut approximate = 0;
-        let mut approximate_cells: Vec<(usize, u32)> = Vec::new();
         for (c, component) in frontier.components.iter().enumerate() {
-            match exact::count(
-                &component.vars,
-                &component.constraints,
-                &frontier.vars,
-                &frontier.constraints,
-                left,
-                self.budget.states,
-            ) {
-                Ok(count) => {
-                    if count.distribution().is_empty() {
-                        let first = &frontier.constraints[component.constraints[0] as usize];
+            if counted.len() == which.len() {
+                counted.push(Counted::default());
+            }
+            let slot = &mut counted[which.len()];
+            let part = exact::Part {
+                vars: frontier.vars_of(component),
+                own: frontier.constraints_of(component),
+                all_vars: &frontier.vars,
+                constraints: &frontier.constraints,
+            };
+            match exact::count(part, left, self.budget.states, slot, work) {
+                Ok(()) => {
+                    if slot.distribution().is_empty() {
+                        let first =
+                            &frontier.constraints[frontier.constraints_of(component)[0] as usize];
                         let (row, col) = self.planes.cell(first.index);
                         return Err(Error::Contradiction {
                             row,
@@ -672,11 +723,11 @@ impl Solver {
                             reason: "no layout of the hidden cells around it meets it together with the numbers linked to it".into(),
                         });
                     }
-                    counted.push((c, count));
+                    which.push(c);
                 }
                 Err(_) => {
                     approximate += 1;
-                    for &v in &component.vars {
+                    for &v in frontier.vars_of(component) {
                         let cells = &frontier.vars[v as usize].cells;
                         off += cells.len();
                         approximate_cells.extend(cells.iter().map(|&cell| (cell, c as u32)));
@@ -684,84 +735,97 @@ impl Solver {
                 }
             }
         }
-        let dists: Vec<&[f64]> = counted.iter().map(|(_, c)| c.distribution()).collect();
-        let work: usize = dists
+        let counted = &counted[..which.len()];
+        let work_total: usize = counted
             .iter()
-            .map(|d| d.len())
+            .map(|c| c.distribution().len())
             .sum::<usize>()
-            .saturating_mul(dists.len());
-        let weighing = if work <= self.budget.global {
+            .saturating_mul(counted.len());
+        let weighing = if work_total <= self.budget.global {
             Weighing::Exact
         } else {
             Weighing::Density
         };
-        let weights =
-            global::weigh(&dists, left, off, weighing).map_err(|none| Error::MineCount {
+        weights
+            .weigh(
+                counted.iter().map(Counted::distribution),
+                left,
+                off,
+                weighing,
+            )
+            .map_err(|none| Error::MineCount {
                 mines: self.mines,
                 min: proven + none.min,
                 max: proven + none.max + off,
             })?;
 
         let mut frontier_p: Vec<(usize, f64, u32)> = Vec::with_capacity(frontier.cells);
-        for ((c, count), weights) in counted.iter().zip(&weights.component) {
-            let shares = exact::shares(count, weights);
-            let certain: Vec<(u32, bool)> = shares
-                .iter()
-                .filter_map(|&(v, z)| {
-                    let m = exact::multiplicity(count, v);
-                    verdict(&z, m).map(|mine| (v, mine))
-                })
-                .collect();
-            // Which verdicts needed the mine count: those the component alone leaves open.
-            let local: HashMap<u32, bool> = if certain.is_empty() || weighing == Weighing::Density {
-                HashMap::new()
-            } else {
-                let support: Vec<f64> = count
-                    .distribution()
-                    .iter()
-                    .map(|&n| if n > 0.0 { 1.0 } else { 0.0 })
-                    .collect();
-                exact::shares(count, &support)
-                    .iter()
-                    .filter_map(|&(v, z)| {
-                        verdict(&z, exact::multiplicity(count, v)).map(|mine| (v, mine))
-                    })
-                    .collect()
-            };
-            let component = &frontier.components[*c];
-            let numbers: Vec<(usize, usize)> = component
-                .constraints
-                .iter()
-                .map(|&k| self.planes.cell(frontier.constraints[k as usize].index))
-                .collect();
-            for &(v, z) in &shares {
-                let m = exact::multiplicity(count, v) as f64;
-                let total: f64 = z.iter().sum();
-                let mines: f64 = z.iter().enumerate().map(|(x, n)| x as f64 * n).sum();
+        for (k, (&c, count)) in which.iter().zip(counted).enumerate() {
+            exact::shares(count, weights.component(k), shares, work);
+            for share in shares.iter() {
+                let m = share.m as f64;
+                let total: f64 = share.z.iter().sum();
+                let mines: f64 = share.z.iter().enumerate().map(|(x, n)| x as f64 * n).sum();
                 let p = if total > 0.0 {
                     mines / (m * total)
                 } else {
                     0.0
                 };
-                for &cell in &frontier.vars[v as usize].cells {
-                    frontier_p.push((cell, p, *c as u32));
+                for &cell in &frontier.vars[share.var as usize].cells {
+                    frontier_p.push((cell, p, c as u32));
                 }
             }
-            for (v, mine) in certain {
-                let global = weighing == Weighing::Exact && local.get(&v) != Some(&mine);
-                let reason = Reason::Component {
-                    numbers: numbers.clone(),
-                    global,
+            if !shares.iter().any(|s| verdict(&s.z, s.m).is_some()) {
+                continue;
+            }
+            // Which verdicts needed the mine count: those the component alone leaves open.
+            // The same count with every possible total weighed alike gives them, in the
+            // same step order.
+            local.clear();
+            if reasons && weighing == Weighing::Exact {
+                support.clear();
+                support.extend(
+                    count
+                        .distribution()
+                        .iter()
+                        .map(|&n| if n > 0.0 { 1.0 } else { 0.0 }),
+                );
+                exact::shares(count, support, local, work);
+            }
+            let numbers: Vec<(usize, usize)> = if reasons {
+                frontier
+                    .constraints_of(&frontier.components[c])
+                    .iter()
+                    .map(|&k| self.planes.cell(frontier.constraints[k as usize].index))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            for (i, share) in shares.iter().enumerate() {
+                let Some(mine) = verdict(&share.z, share.m) else {
+                    continue;
                 };
-                let cells = &frontier.vars[v as usize].cells;
-                self.tally.add(reason.tier(), cells.len());
-                for &cell in cells {
-                    self.planes.prove(cell, mine);
-                    self.reasons.insert(cell, reason.clone());
+                let cells = &frontier.vars[share.var as usize].cells;
+                if reasons {
+                    let global = weighing == Weighing::Exact
+                        && local.get(i).and_then(|l| verdict(&l.z, l.m)) != Some(mine);
+                    let reason = Reason::Component {
+                        numbers: numbers.clone(),
+                        global,
+                    };
+                    self.tally.add(reason.tier(), cells.len());
+                    for &cell in cells {
+                        self.planes.prove(cell, mine);
+                        self.reasons.insert(cell, reason.clone());
+                    }
+                } else {
+                    for &cell in cells {
+                        self.planes.prove(cell, mine);
+                    }
                 }
             }
         }
-        for &(cell, c) in &approximate_cells {
+        for &(cell, c) in approximate_cells.iter() {
             frontier_p.push((cell, weights.off_probability, c));
         }
         frontier_p.sort_unstable_by_key(|&(cell, _, _)| cell);
@@ -777,14 +841,16 @@ impl Solver {
                     .is_err()
                 {
                     self.planes.prove(index, weights.off_mine);
-                    self.reasons.insert(index, reason.clone());
+                    if reasons {
+                        self.reasons.insert(index, reason.clone());
+                    }
                     proven_off += 1;
                 }
             }
             self.tally.global += proven_off;
         }
-        let state_bytes = frontier.heap_bytes()
-            + counted.iter().map(|(_, c)| c.heap_bytes()).sum::<usize>()
+        let state_bytes = frontier.heap_bytes(false)
+            + counted.iter().map(|c| c.heap_bytes(false)).sum::<usize>()
             + frontier_p.capacity() * std::mem::size_of::<(usize, f64, u32)>();
         Ok(Counting {
             state_bytes,
@@ -842,6 +908,70 @@ impl Solver {
             reason: format!("{mines} proven mines and {open} undecided cells around it"),
         }
     }
+}
+
+/// The exact tier's buffers: the frontier, each component's count, the weighing and the
+/// shares. Kept on each thread from one solve to the next ([`with_scratch`]), so that a
+/// solve of a small board, once the buffers have grown, allocates little beyond its answer.
+#[derive(Debug, Default)]
+struct Scratch {
+    frontier: Frontier,
+    /// The counts of the components counted exactly (the first `which.len()`; more are
+    /// kept from earlier solves for their vectors).
+    counted: Vec<Counted>,
+    /// The component of each count.
+    which: Vec<usize>,
+    work: exact::Work,
+    weights: Weights,
+    shares: Vec<Share>,
+    /// The shares with every possible mine total weighed alike.
+    local: Vec<Share>,
+    /// Those weights.
+    support: Vec<f64>,
+    /// Cells of the components past the budget, with their component.
+    approximate_cells: Vec<(usize, u32)>,
+}
+
+impl Scratch {
+    /// Heap bytes of its vectors, roughly: what it would keep on the thread.
+    fn heap_bytes(&self) -> usize {
+        self.frontier.heap_bytes(true)
+            + self
+                .counted
+                .iter()
+                .map(|c| c.heap_bytes(true))
+                .sum::<usize>()
+    }
+}
+
+/// The most heap a thread's kept [`Scratch`] may hold: the buffers of a huge frontier are
+/// freed after its solve rather than held for the life of the thread.
+const SCRATCH_KEPT_BYTES: usize = 1 << 20;
+
+thread_local! {
+    /// The exact tier's buffers of the last solve on this thread.
+    static SCRATCH: RefCell<Option<Box<Scratch>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with this thread's kept [`Scratch`] (a fresh one if there is none, or if a
+/// solve on this thread already holds it), and keeps it for the next solve unless it grew
+/// past [`SCRATCH_KEPT_BYTES`].
+fn with_scratch<R>(f: impl FnOnce(&mut Scratch) -> R) -> R {
+    let mut scratch = SCRATCH
+        .try_with(|kept| kept.try_borrow_mut().ok().and_then(|mut kept| kept.take()))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    let answer = f(&mut scratch);
+    if scratch.heap_bytes() <= SCRATCH_KEPT_BYTES {
+        // A thread being torn down has no slot: the buffers are then simply freed.
+        let _ = SCRATCH.try_with(|kept| {
+            if let Ok(mut kept) = kept.try_borrow_mut() {
+                *kept = Some(scratch);
+            }
+        });
+    }
+    answer
 }
 
 /// `Some(true)` if every weighted layout puts a mine on all `m` cells of the variable,
@@ -985,7 +1115,8 @@ impl Certain {
 pub struct Probabilities {
     planes: Arc<Planes>,
     /// Frontier cells (plane index) with their probability, in increasing index order.
-    frontier: Vec<(usize, f64)>,
+    /// (Their component too, as the exact tier listed them: kept rather than copied out.)
+    frontier: Vec<(usize, f64, u32)>,
     off: f64,
     off_cells: usize,
     mode: Mode,
@@ -1015,7 +1146,7 @@ impl Probabilities {
         } else if Planes::get(&p.mines, i) {
             1.0
         } else {
-            match self.frontier.binary_search_by_key(&i, |&(c, _)| c) {
+            match self.frontier.binary_search_by_key(&i, |&(c, _, _)| c) {
                 Ok(at) => self.frontier[at].1,
                 Err(_) => self.off,
             }
@@ -1052,8 +1183,8 @@ impl Probabilities {
     pub fn frontier(&self) -> impl Iterator<Item = ((usize, usize), f64)> + '_ {
         self.frontier
             .iter()
-            .filter(|&&(i, _)| self.planes.is_unknown(i))
-            .map(|&(i, p)| (self.planes.cell(i), p))
+            .filter(|&&(i, _, _)| self.planes.is_unknown(i))
+            .map(|&(i, p, _)| (self.planes.cell(i), p))
     }
 
     /// The base-10 logarithm of the number of layouts of the mines consistent with the view
@@ -1065,7 +1196,7 @@ impl Probabilities {
 
 /// What the exact tier found: the probabilities, before they are shaped into an answer.
 struct Counting {
-    /// Heap bytes the exact tier held at once: the frontier, every component's counting
+    /// Heap bytes the exact tier used at once: the frontier, every component's counting
     /// layers and the probabilities.
     state_bytes: usize,
     /// Frontier cells (plane index) with their probability and component, by index.
@@ -1106,10 +1237,13 @@ pub struct Weighed {
 }
 
 impl Weighed {
-    /// Heap bytes the exact tier held at once for this weighing: the frontier's numbers,
+    /// Heap bytes the exact tier used at once for this weighing: the frontier's numbers,
     /// variables and components, every component's counting layers (all are kept until
     /// the mine count weighs them together) and the probabilities. Over
-    /// [`Weighed::frontier_cells`], the exact tier's state per frontier cell.
+    /// [`Weighed::frontier_cells`], the exact tier's state per frontier cell. The vectors
+    /// that hold them are kept on the thread for the next weighing (up to 1 MiB), so what
+    /// the heap holds may be more, from an earlier, larger one; this counts what this
+    /// weighing filled.
     pub fn state_bytes(&self) -> usize {
         self.state_bytes
     }

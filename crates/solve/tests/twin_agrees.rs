@@ -653,3 +653,49 @@ fn reused_row_buffers_leave_no_trace() {
         check_trivial(&position).unwrap();
     }
 }
+
+/// Every answer of one position, as numbers to compare exactly: each cell's probability
+/// bits, its verdict and reason, and the weighing in place.
+fn answers(position: &impl AsView) -> Option<Vec<String>> {
+    let view = position.view();
+    let solution = Solver::new(position).ok()?.solve().ok()?;
+    let odds = bitmines_solve::probabilities(position).ok()?;
+    let weighed = Solver::new(position).ok()?.weigh().ok()?;
+    let mut out = vec![format!("{weighed:?}")];
+    for r in 0..view.rows() {
+        for c in 0..view.cols() {
+            out.push(format!(
+                "{r} {c} {:x} {:x} {:?} {:?}",
+                odds.mine(r, c).ok()?.to_bits(),
+                solution.probabilities.mine(r, c).ok()?.to_bits(),
+                solution.certain.verdict(r, c).ok()?,
+                solution.certain.reason(r, c),
+            ));
+        }
+    }
+    Some(out)
+}
+
+/// The exact tier's buffers and the planes' vectors are kept on the thread from one solve
+/// to the next: an answer is the same bit for bit whatever the thread solved before it
+/// (positions of other sizes, contradictions, large frontiers), and the same as on a
+/// thread that solved nothing yet.
+#[test]
+fn buffers_kept_on_the_thread_leave_no_trace() {
+    let mut rng = Rng(67);
+    let shapes = [(16, 30), (6, 63), (3, 200), (4, 7), (5, 130), (9, 9)];
+    for round in 0..120 {
+        let (rows, cols) = shapes[round % shapes.len()];
+        let before = arbitrary(&mut rng, rows, cols, rows * cols / 5, round % 3 == 0);
+        // Stopped with between a third and all of the board hidden.
+        let hidden = rows * cols / 3 + rng.below(rows * cols * 2 / 3);
+        let (_, game) = played(&mut rng, rows, cols, rows * cols / 6, hidden);
+        let position = Position::of(&game.view()).unwrap();
+        let _ = answers(&before);
+        let here = answers(&position);
+        let fresh = std::thread::spawn(move || answers(&position))
+            .join()
+            .unwrap();
+        assert_eq!(here, fresh, "round {round}");
+    }
+}
