@@ -491,12 +491,7 @@ impl Room {
         let chunks = |cells: &Range<usize>| cells.start / CHUNK..=(cells.end - 1) / CHUNK;
         let all = chunks(&rows).flat_map(|r| chunks(&cols).map(move |c| (r as u32, c as u32)));
         let wanted: BTreeSet<_> = all.take(welcome.max_chunks as usize).collect();
-        let one = |(row, col): (u32, u32)| ChunkRect {
-            row,
-            col,
-            rows: 1,
-            cols: 1,
-        };
+        let one = |(row, col)| ChunkRect::one(row, col);
         for &chunk in self.subscribed.difference(&wanted) {
             self.outbox.push(ClientMsg::Unsubscribe(one(chunk)));
             self.picture.forget(self.view, chunk.0, chunk.1);
@@ -1095,12 +1090,7 @@ mod tests {
         let (mut remote, now) = joined(Mode::Coop, None);
         assert_eq!(remote.url, "ws://127.0.0.1:1/room/r");
         assert_eq!(remote.cursor(), (70, 100));
-        let one = |row, col| ChunkRect {
-            row,
-            col,
-            rows: 1,
-            cols: 1,
-        };
+        let one = ChunkRect::one;
         let (subscribe, unsubscribe) = (ClientMsg::Subscribe, ClientMsg::Unsubscribe);
         let cursor = |row, col| ClientMsg::Cursor { row, col };
         remote.tick(now);

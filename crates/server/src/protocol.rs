@@ -113,6 +113,18 @@ pub struct ChunkRect {
     pub cols: u16,
 }
 
+impl ChunkRect {
+    /// The one chunk `(row, col)`.
+    pub fn one(row: u32, col: u32) -> ChunkRect {
+        ChunkRect {
+            row,
+            col,
+            rows: 1,
+            cols: 1,
+        }
+    }
+}
+
 /// A message from a client.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientMsg {

@@ -328,13 +328,7 @@ async fn a_client_that_never_reads_is_closed_and_holds_no_more_than_its_queue() 
     // At density 0.05 the first click opens most of the board, so chunks are kilobytes.
     let url = server.url("slow", "rows=512&cols=512&density=0.05");
     let mut good = Recorder::join(&url).await;
-    good.send(ClientMsg::Subscribe(ChunkRect {
-        row: 0,
-        col: 0,
-        rows: 1,
-        cols: 1,
-    }))
-    .await;
+    good.send(ClientMsg::Subscribe(ChunkRect::one(0, 0))).await;
     let mut slow = Client::connect(&url).await.unwrap();
     let all = ChunkRect {
         row: 0,
@@ -413,14 +407,7 @@ async fn a_token_resumes_the_same_player_view_and_score() {
         (back.player, back.view, back.token),
         (welcome.player, welcome.view, welcome.token)
     );
-    again
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
-        .await;
+    again.send(ClientMsg::Subscribe(ChunkRect::one(0, 0))).await;
     again.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     assert_eq!(
         again.picture.cell(back.view, 0, 0),
@@ -449,14 +436,7 @@ async fn scores_survive_a_restart_from_the_snapshot() {
     let server = start().await;
     let url = server.url("kept", "rows=30&cols=30&mines=150&mode=coop");
     let mut first = Recorder::join(&url).await;
-    first
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
-        .await;
+    first.send(ClientMsg::Subscribe(ChunkRect::one(0, 0))).await;
     first.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     // A flag on a hidden cell, then reveals until one opens something or hits a mine.
     let hidden: Vec<(u32, u32)> = (0..30u32)

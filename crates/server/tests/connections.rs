@@ -218,14 +218,7 @@ async fn a_newer_connection_with_the_token_takes_the_player_over() {
     let mut other = Recorder::join(&url).await;
     let welcome = first.client.welcome().clone();
     // A cell still hidden on the player's view (the first click opened a region).
-    first
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
-        .await;
+    first.send(ClientMsg::Subscribe(ChunkRect::one(0, 0))).await;
     first.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     let (row, col) = (0..9u32)
         .flat_map(|r| (0..9u32).map(move |c| (r, c)))

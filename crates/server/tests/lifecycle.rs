@@ -40,12 +40,7 @@ fn evicting(config: Config) -> Config {
 async fn watch(server: &TestServer, name: &str) -> Recorder {
     let mut player = Recorder::join(&server.url(name, QUERY)).await;
     player
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
+        .send(ClientMsg::Subscribe(ChunkRect::one(0, 0)))
         .await;
     player.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     player
@@ -252,12 +247,7 @@ async fn a_spectator_brings_an_evicted_room_back_too() {
     wait_metric(&server, "bitmines_rooms_evicted_total", 1).await;
     let mut spectator = Recorder::join(&server.url("seen", "spectate=1")).await;
     spectator
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
+        .send(ClientMsg::Subscribe(ChunkRect::one(0, 0)))
         .await;
     spectator
         .until(|m| matches!(m, ServerMsg::Chunk { .. }))

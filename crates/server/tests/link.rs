@@ -39,13 +39,7 @@ fn joined(link: &Link) -> (u32, Option<String>) {
 
 /// The cells of chunk (0, 0), subscribed through the link, and its width.
 fn first_chunk(link: &Link) -> (Vec<u8>, usize) {
-    let all = ChunkRect {
-        row: 0,
-        col: 0,
-        rows: 1,
-        cols: 1,
-    };
-    link.send(ClientMsg::Subscribe(all));
+    link.send(ClientMsg::Subscribe(ChunkRect::one(0, 0)));
     let chunk = |e: &NetEvent| matches!(e, NetEvent::Frame(ServerMsg::Chunk { .. }));
     match until(link, "chunk (0, 0)", chunk) {
         NetEvent::Frame(ServerMsg::Chunk { cells, width, .. }) => (cells, usize::from(width)),

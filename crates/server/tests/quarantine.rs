@@ -19,12 +19,7 @@ const QUERY: &str = "preset=beginner&mode=coop";
 async fn watch(server: &TestServer, name: &str) -> Recorder {
     let mut player = Recorder::join(&server.url(name, QUERY)).await;
     player
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
+        .send(ClientMsg::Subscribe(ChunkRect::one(0, 0)))
         .await;
     player.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     player

@@ -51,12 +51,7 @@ async fn answers_carry_seq_0_only_for_frames_without_one() {
     let mut client = Recorder::join(&server.url("seq", "rows=20&cols=20")).await;
     // Refusals of messages that have no seq carry 0: a subscription off the board, a
     // watch in co-op.
-    let off = ChunkRect {
-        row: 5,
-        col: 0,
-        rows: 1,
-        cols: 1,
-    };
+    let off = ChunkRect::one(5, 0);
     client.send(ClientMsg::Subscribe(off)).await;
     let answer = client.until(|m| matches!(m, ServerMsg::Error { .. })).await;
     assert_eq!(error(&answer).0, 0);
@@ -102,12 +97,7 @@ async fn an_ack_says_whether_a_flag_stands_and_events_name_a_cell_only_for_a_min
     let url = server.url("acks", "rows=20&cols=20");
     let mut client = Recorder::join(&url).await;
     client
-        .send(ClientMsg::Subscribe(ChunkRect {
-            row: 0,
-            col: 0,
-            rows: 1,
-            cols: 1,
-        }))
+        .send(ClientMsg::Subscribe(ChunkRect::one(0, 0)))
         .await;
     client.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     let hidden = (0..20usize)

@@ -119,13 +119,7 @@ async fn over_the_wire_a_player_asks_and_a_spectator_may_not() {
     let server = support::start().await;
     let url = server.url("flags", "preset=beginner&mode=coop&noguess=1");
     let mut p = Recorder::join(&url).await;
-    p.send(ClientMsg::Subscribe(ChunkRect {
-        row: 0,
-        col: 0,
-        rows: 1,
-        cols: 1,
-    }))
-    .await;
+    p.send(ClientMsg::Subscribe(ChunkRect::one(0, 0))).await;
     p.until(|m| matches!(m, ServerMsg::Chunk { .. })).await;
     // A cell the view proves safe, from the player's own picture: flag it, then ask. It must
     // be proven by the rules a window answers with (the trivial and pair rules, no mine
