@@ -560,19 +560,13 @@ pub(crate) fn summary_line(local: &Local, summary: &Summary) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::play::script::{BOARD, app_on, custom, play, seeded, wait_for_board};
+    use crate::play::script::{BOARD, app_on, custom, play, says, seeded, wait_for_board};
     use bitmines_core::FirstClick;
 
     /// The cursor's cell, `(row, col)`.
     type Cursor = (usize, usize);
     /// The top-left cell in view, `(row, col)`.
     type Origin = (usize, usize);
-
-    /// Checks that the message line holds `part`.
-    fn says(app: &App, part: &str) {
-        let message = app.message();
-        assert!(message.is_some_and(|m| m.contains(part)), "{message:?}");
-    }
 
     /// The actions of `letters`: `c` continue, `s` save, `q` quit.
     fn actions_of(letters: &str) -> Vec<Action> {
@@ -768,8 +762,7 @@ mod tests {
             let (mut app, start) = app_on(board, 80, 24);
             play(&mut app, start, script);
             assert_eq!((app.help, app.cursor()), (used, cursor), "{script:?}");
-            let shown = app.message().unwrap_or("");
-            assert!(shown.contains(message), "{script:?}: {shown:?}");
+            assert!(says(&app, message), "{script:?}: {:?}", app.message());
         }
     }
 
@@ -837,8 +830,7 @@ mod tests {
                 "{script:?}"
             );
             assert!(!fresh || app.clicks == Clicks::default(), "{script:?}");
-            let shown = app.message().unwrap_or("");
-            assert!(shown.contains(message), "{script:?}: {shown:?}");
+            assert!(says(&app, message), "{script:?}: {:?}", app.message());
         }
     }
 
@@ -889,7 +881,7 @@ mod tests {
         }
         let (mut app, start) = app_on(BOARD, 80, 24);
         play(&mut app, start, "G space q");
-        says(&app, "q again quits");
+        assert!(says(&app, "q again quits"), "{:?}", app.message());
         // After a save there is nothing to lose until the next move.
         play(&mut app, start, "s");
         app.saved();
@@ -907,7 +899,7 @@ mod tests {
         assert_eq!(actions, [Action::Continue]);
         let waits = app.busy();
         assert!(waits, "the click waits for the board off the input thread");
-        says(&app, "generating");
+        assert!(says(&app, "generating"), "{:?}", app.message());
         assert_eq!(clock(&app), (Duration::ZERO, false));
         // Keys other than quit wait; quit acts at once.
         assert_eq!(play(&mut app, now, "f").1, [Action::Continue]);

@@ -84,6 +84,11 @@ pub(super) fn play<S: Play>(
     (now, actions)
 }
 
+/// Whether the message line holds `part` (any line holds "", none too).
+pub(super) fn says<S: Play>(app: &App<S>, part: &str) -> bool {
+    app.message().unwrap_or_default().contains(part)
+}
+
 /// Waits (for real) until the board of a first click made off the input thread is there,
 /// moving the app's clock on by the time waited; returns the clock then.
 pub(super) fn wait_for_board(app: &mut App, mut now: Instant) -> Instant {

@@ -7,15 +7,11 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use bitmines_server::client::{Client, Link, NetEvent};
 use bitmines_server::protocol::{Action, ChunkRect, ClientMsg, ServerMsg, TAKEN_OVER, cell};
-use bitmines_server::server::Config;
-use tokio::runtime::Runtime;
-
-/// The longest any one wait lasts before the test gives up.
-const PATIENCE: Duration = Duration::from_secs(30);
+use support::{BlockingServer, PATIENCE};
 
 /// The link's next event that `want` takes, the others skipped; fails naming `what`.
 fn until(link: &Link, what: &str, mut want: impl FnMut(&NetEvent) -> bool) -> NetEvent {
@@ -49,8 +45,7 @@ fn first_chunk(link: &Link) -> (Vec<u8>, usize) {
 
 #[test]
 fn a_refused_join_is_told_in_words() {
-    let runtime = Runtime::new().expect("a runtime");
-    let server = runtime.block_on(support::start());
+    let server = BlockingServer::start();
     let first = Link::open(&server.url("sized", "preset=beginner"), false, None).expect("opens");
     joined(&first);
     let link = Link::open(&server.url("sized", "preset=expert"), false, None).expect("opens");
@@ -63,8 +58,7 @@ fn a_refused_join_is_told_in_words() {
 /// with its token, as the same player, whose flag is still there.
 #[test]
 fn a_dropped_connection_is_joined_again_with_the_token() {
-    let runtime = Runtime::new().expect("a runtime");
-    let server = runtime.block_on(support::start());
+    let mut server = BlockingServer::start();
     let link = Link::open(&server.url("again", "preset=intermediate"), false, None);
     let link = link.expect("opens");
     let (player, token) = joined(&link);
@@ -85,11 +79,7 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
     let acked = |e: &NetEvent| matches!(e, NetEvent::Frame(ServerMsg::Ack { seq: 1, .. }));
     until(&link, "the flag's ack", acked);
 
-    let listen = server.addr;
-    let server = runtime.block_on(async {
-        let data = server.stop().await;
-        support::start_in(data, |config| Config { listen, ..config }).await
-    });
+    server.restart();
     until(&link, "the drop", |e| {
         matches!(e, NetEvent::Reconnecting { .. })
     });
@@ -97,7 +87,6 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
     let (cells, _) = first_chunk(&link);
     assert_eq!(cells[at], cell::FLAGGED, "the flag, still there");
     drop(link);
-    runtime.block_on(server.stop());
 }
 
 /// A second join with the player's token takes the player over: the link is closed with the
@@ -105,13 +94,14 @@ fn a_dropped_connection_is_joined_again_with_the_token() {
 /// two passing it to and fro.
 #[test]
 fn a_player_taken_over_elsewhere_is_told_and_not_joined_again() {
-    let runtime = Runtime::new().expect("a runtime");
-    let server = runtime.block_on(support::start());
+    let server = BlockingServer::start();
     let url = server.url("twice", "preset=beginner");
     let link = Link::open(&url, false, None).expect("opens");
     let (player, token) = joined(&link);
     let token = token.expect("a token");
-    let elsewhere = runtime.block_on(Client::connect(&format!("{url}&token={token}")));
+    let elsewhere = server
+        .runtime
+        .block_on(Client::connect(&format!("{url}&token={token}")));
     assert_eq!(elsewhere.expect("joins").welcome().player, player);
     let event = until(&link, "the close", |e| matches!(e, NetEvent::Closed(_)));
     let told = |why: &str| why.contains(TAKEN_OVER) && why.contains("not joining again");

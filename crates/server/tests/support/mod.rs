@@ -1,5 +1,6 @@
-//! A server on a free loopback port for the tests, and clients that keep every frame they get.
-//! The binary's `play --connect` tests (`src/play/remote_tests.rs`) include it too.
+//! A server on a free loopback port for the tests, and clients that keep every frame they get;
+//! [`BlockingServer`], the same server for tests that block on a `Link` (`link.rs`, and the
+//! binary's `play --connect` tests in `src/play/remote_tests.rs`, which include this file).
 
 #![allow(dead_code)]
 
@@ -84,6 +85,53 @@ impl TestServer {
     /// The server's /metrics text.
     pub(crate) async fn metrics(&self) -> String {
         http_get(self.addr, "/metrics").await
+    }
+}
+
+/// The longest any one wait of a blocking test lasts before the test gives up.
+pub(crate) const PATIENCE: Duration = Duration::from_secs(30);
+
+/// A [`TestServer`] for tests that block, as a program driving a
+/// [`Link`](bitmines_server::client::Link) does: the server on a runtime of its own, stopped
+/// gracefully when dropped.
+pub(crate) struct BlockingServer {
+    pub(crate) runtime: tokio::runtime::Runtime,
+    server: Option<TestServer>,
+}
+
+impl BlockingServer {
+    pub(crate) fn start() -> BlockingServer {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let server = Some(runtime.block_on(start()));
+        BlockingServer { runtime, server }
+    }
+
+    pub(crate) fn url(&self, room: &str, query: &str) -> String {
+        self.server.as_ref().expect("a server").url(room, query)
+    }
+
+    /// A plain protocol client's join of `url`.
+    pub(crate) fn client(&self, url: &str) -> Recorder {
+        self.runtime.block_on(Recorder::join(url))
+    }
+
+    /// Stops the server and starts it again on the same address and data folder.
+    pub(crate) fn restart(&mut self) {
+        let server = self.server.take().expect("a server");
+        let listen = server.addr;
+        self.server = Some(self.runtime.block_on(async {
+            let data = server.stop().await;
+            start_in(data, |config| Config { listen, ..config }).await
+        }));
+    }
+}
+
+impl Drop for BlockingServer {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            let stop = async { tokio::time::timeout(PATIENCE, server.stop()).await };
+            let _ = self.runtime.block_on(stop);
+        }
     }
 }
 
