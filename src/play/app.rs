@@ -293,18 +293,13 @@ impl<S: Play> App<S> {
     /// Applies `event`, which arrived at `now`.
     pub(crate) fn handle(&mut self, event: &Event, now: Instant) -> Action {
         self.now = now;
-        let action = match event {
-            Event::Key(key) if key.kind != KeyEventKind::Release => self.key(key),
-            Event::Mouse(mouse) => {
-                self.mouse(mouse);
-                Action::Continue
-            }
-            Event::Resize(width, height) => {
-                self.resize(Rect::new(0, 0, *width, *height));
-                Action::Continue
-            }
-            _ => Action::Continue,
-        };
+        let mut action = Action::Continue;
+        match event {
+            Event::Key(key) if key.kind != KeyEventKind::Release => action = self.key(key),
+            Event::Mouse(mouse) => self.mouse(mouse),
+            Event::Resize(width, height) => self.resize(Rect::new(0, 0, *width, *height)),
+            _ => {}
+        }
         self.absorb();
         action
     }

@@ -174,11 +174,8 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
 /// Mines left, time, then the source's own figures.
 fn status_line<S: Play>(app: &App<S>, glyphs: &Glyphs) -> Line<'static> {
     // A won board draws its hidden cells flagged, so no mine is left to find.
-    let left = if app.status() == Status::Won {
-        0
-    } else {
-        app.mines_left()
-    };
+    let won = app.status() == Status::Won;
+    let left = if won { 0 } else { app.mines_left() };
     let bold = Style::new().bold();
     let plural = if left == 1 { "" } else { "s" };
     let mut spans = vec![
@@ -393,18 +390,11 @@ fn table_row(name: &str, width: usize, value: impl Into<String>) -> Line<'static
 /// The end screen over the board.
 fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status, glyphs: &Glyphs) {
     let key = Style::new().bold();
-    let colour = if status == Status::Won {
-        Color::Green
-    } else {
-        Color::Red
-    };
+    let won = status == Status::Won;
+    let colour = if won { Color::Green } else { Color::Red };
     // The names' column, one space wider than the longest name.
-    let width = ending
-        .rows
-        .iter()
-        .map(|row| row.0.len() + 1)
-        .max()
-        .unwrap_or(0);
+    let width = ending.rows.iter().map(|row| row.0.len() + 1).max();
+    let width = width.unwrap_or(0);
     let mut lines: Vec<Line<'static>> = (ending.rows.into_iter())
         .map(|(name, value)| table_row(name, width, value))
         .collect();

@@ -250,37 +250,31 @@ impl Local {
     fn ask_hint(&mut self) {
         if self.game.board().is_none() {
             // Nothing is known before the first click but the first-click rule.
-            self.say(self.setup.first_click_note());
-            return;
+            return self.say(self.setup.first_click_note());
         }
-        match bitmines_solve::hint(&self.game) {
-            Ok(Some(hint)) => {
-                self.help.hints += 1;
-                let (row, col) = hint.cell();
-                self.replies.push(Reply::Hint(Some((row, col))));
-                // The solver never trusts flags, so its safe cell may carry one of the player's.
-                let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
-                self.say(if flagged {
-                    format!("{hint}; the flag on it is wrong")
-                } else {
-                    hint.to_string()
-                });
+        let hint = match bitmines_solve::hint(&self.game) {
+            Ok(hint) => hint,
+            Err(error) => return self.say(error.to_string()),
+        };
+        // Learning that no cell is safe is help too: it says a guess is due, and which one,
+        // if a 50/50 must be guessed anyway.
+        self.help.hints += 1;
+        if let Some(hint) = hint {
+            let (row, col) = hint.cell();
+            self.replies.push(Reply::Hint(Some((row, col))));
+            // The solver never trusts flags, so its safe cell may carry one of the player's.
+            let flagged = self.game.cell(row, col) == Ok(Cell::Flagged);
+            let wrong = flagged.then_some("; the flag on it is wrong");
+            return self.say(format!("{hint}{}", wrong.unwrap_or_default()));
+        }
+        match bitmines_solve::fifty_fifty(&self.game) {
+            Ok(Some([(r0, c0), (r1, c1)])) => {
+                self.replies.push(Reply::Goto((r0, c0)));
+                self.say(format!(
+                    "no hidden cell is proven safe; ({r0}, {c0}) and ({r1}, {c1}) are a 50/50 nothing can ever settle: guess one now"
+                ));
             }
-            Ok(None) => {
-                // Learning that no cell is safe is help too: it says a guess is due, and
-                // which one, if a 50/50 must be guessed anyway.
-                self.help.hints += 1;
-                match bitmines_solve::fifty_fifty(&self.game) {
-                    Ok(Some([(r0, c0), (r1, c1)])) => {
-                        self.replies.push(Reply::Goto((r0, c0)));
-                        self.say(format!(
-                            "no hidden cell is proven safe; ({r0}, {c0}) and ({r1}, {c1}) are a 50/50 nothing can ever settle: guess one now"
-                        ));
-                    }
-                    _ => self.say("no hidden cell is proven safe: this is a guess"),
-                }
-            }
-            Err(error) => self.say(error.to_string()),
+            _ => self.say("no hidden cell is proven safe: this is a guess"),
         }
     }
 
@@ -290,9 +284,7 @@ impl Local {
         if !self.refresh_help() {
             return;
         }
-        if ask == Help::Odds && shown.overlay != Overlay::Off {
-            self.help.odds = true;
-        }
+        self.help.odds |= ask == Help::Odds && shown.overlay != Overlay::Off;
         if ask == Help::WrongFlags && shown.wrong_flags {
             self.help.wrong_flags = true;
             let known = self.knowledge.as_ref();

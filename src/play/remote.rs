@@ -62,10 +62,8 @@ pub(crate) enum LinkState {
 enum Asked {
     /// A move on a cell.
     Move(protocol::Action, (usize, usize)),
-    /// A hint, odds or wrong flags: their answers say what they are.
-    Help,
-    /// The room's next game.
-    Rematch,
+    /// Help (a hint, odds, wrong flags), the next game or ready: the answers say which.
+    Other,
 }
 
 /// The key page's rows of the keys a room has.
@@ -522,7 +520,7 @@ impl Room {
     /// sent now.
     fn ask(&mut self, help: Help) -> bool {
         let (row, col) = (self.cursor.0 as u32, self.cursor.1 as u32);
-        self.request(Asked::Help, |seq| match help {
+        self.request(Asked::Other, |seq| match help {
             Help::Hint => ClientMsg::Hint { seq, row, col },
             Help::Odds => ClientMsg::Odds { seq, row, col },
             Help::WrongFlags => ClientMsg::WrongFlags { seq, row, col },
@@ -547,7 +545,7 @@ impl Room {
             return;
         }
         if self.start.is_some() {
-            if self.request(Asked::Rematch, |seq| ClientMsg::Ready { seq }) {
+            if self.request(Asked::Other, |seq| ClientMsg::Ready { seq }) {
                 self.say("ready: the race starts once every racer is");
             }
             return;
@@ -556,7 +554,7 @@ impl Room {
             self.say("the next game (n) comes once this one is over");
             return;
         }
-        if self.request(Asked::Rematch, |seq| ClientMsg::Rematch { seq }) {
+        if self.request(Asked::Other, |seq| ClientMsg::Rematch { seq }) {
             self.say("asked for the next game");
         }
     }
@@ -797,15 +795,12 @@ impl Play for Room {
 
     /// A watcher's moves about the board (and Tab in a race), or Esc once the game is over.
     fn keys(&self, glyphs: &Glyphs) -> Vec<(&'static str, &'static str, bool)> {
-        let keys = match (self.only_watching(), self.co_op()) {
-            (true, false) => vec![(glyphs.arrows, "move"), ("Tab", "next player")],
-            (true, true) => vec![(glyphs.arrows, "move"), ("c", "centre")],
+        match (self.only_watching(), self.co_op()) {
+            (true, false) => vec![(glyphs.arrows, "move", true), ("Tab", "next player", true)],
+            (true, true) => vec![(glyphs.arrows, "move", true), ("c", "centre", true)],
             _ if self.status() == Status::Playing => vec![],
-            _ => vec![("Esc", "board")],
-        };
-        keys.into_iter()
-            .map(|(key, what)| (key, what, true))
-            .collect()
+            _ => vec![("Esc", "board", true)],
+        }
     }
 
     fn only_watching(&self) -> bool {
