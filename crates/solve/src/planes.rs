@@ -19,12 +19,15 @@
 //! it needs them all; outside those bounds: a contradiction), then the verdicts dilated onto
 //! the row above that.
 //!
-//! The marks for the next sweep are kept by strips of four words across the board (`STRIP`; a
+//! The marks for the next sweep are kept by strips of two words across the board (`STRIP`; a
 //! bit per row in each, `Dirty`): a changed word marks the rows within two of it in its strip,
 //! and in the strip beside it when the change lies within two cells of the strip's edge, and
 //! the sweep runs the pipeline strip by strip over the marked rows, reading one word past the
 //! strip on each side (and prefetching a later row's words, since a strip's rows lie a row
-//! apart). So a move sweeps the words around what it changed rather than whole rows, which
+//! apart). Only the numbers within one row of a change may rule anew, so the rule skips the
+//! first and last row of a run of marks (unless a band's edge cut the run there) and the sums
+//! skip the rows only those would read: a lone change sums five rows and rules three, not
+//! nine and seven. So a move sweeps the words around what it changed rather than whole rows, which
 //! matters on a huge board, where the frontier crosses most rows at every move. Boards of one
 //! word a row (at most 62 columns) take a path of their own that runs the same pipeline on
 //! single words in registers.
@@ -38,7 +41,11 @@
 //! round in increasing order, the words a cascade can reach from a zero cell that opened, so
 //! its work grows with the cells opened (a test holds it to `update`, marks included, move by
 //! move); the words lie far apart, so it asks for the planes and the view's numbers
-//! (`View::prefetch_number_words`) eight reads ahead (`UPDATE_AHEAD`).
+//! (`View::prefetch_number_words`) eight reads ahead (`UPDATE_AHEAD`). A round of at least
+//! 1,024 words (`PAR_ROUND`) is read in pieces of 512 (`ROUND_PIECE`) on the rayon pool, each
+//! writing only its own words and handing back its marks and the words beside the zero cells
+//! it opened, which are put together in order: what is read depends neither on the pieces nor
+//! on the threads.
 //!
 //! # Bands
 //!
@@ -234,58 +241,40 @@ impl Planes {
             self.seen[w / 64] |= 1 << (w % 64);
         }
         let mut next: Vec<usize> = Vec::new();
-        let revealed = view.revealed_words();
         let mut changed = 0;
         let mut result = Ok(());
-        'rounds: while !round.is_empty() {
-            for (i, &w) in round.iter().enumerate() {
-                // The words of a later entry, asked for now: entries lie far apart.
-                if let Some(&ahead) = round.get(i + UPDATE_AHEAD) {
-                    view.prefetch_number_words(ahead - 1);
-                    prefetch(&self.revealed, ahead);
-                    prefetch(&self.safe, ahead);
-                    prefetch(&self.mines, ahead);
-                    for plane in &self.numbers {
-                        prefetch(plane, ahead);
-                    }
+        while !round.is_empty() {
+            // A long round is read in pieces of `ROUND_PIECE` words on the rayon pool, each
+            // writing only its own words; what is read does not depend on the pieces.
+            let mut bounds = vec![lo];
+            if round.len() >= PAR_ROUND && rayon::current_num_threads() > 1 {
+                bounds.extend(round.iter().skip(ROUND_PIECE).step_by(ROUND_PIECE));
+            }
+            bounds.push(hi);
+            let read = self.read_round(view, &round, &bounds);
+            for piece in read {
+                changed += piece.marks.len();
+                self.eights |= piece.eights;
+                self.safe_count -= piece.revealed_safe;
+                for &(w, bits) in &piece.marks {
+                    self.mark_word(w, bits);
                 }
-                let new = revealed[w - 1];
-                if new == self.revealed[w] {
-                    continue;
-                }
-                let zeros = match self.take_word(view, w, new) {
-                    Ok(zeros) => zeros,
-                    Err(error) => {
-                        result = Err(error);
-                        break 'rounds;
-                    }
-                };
-                changed += 1;
-                if zeros == 0 {
-                    continue;
-                }
-                // A cascade leaves a word only through the zero cells it opened there: to
-                // the rows above and below, and across the word's ends from its end bits.
-                let (left, right) = (zeros & 1 != 0, zeros >> 63 != 0);
-                let mut near = [w - wpr, w + wpr, 0, 0, 0, 0, 0, 0];
-                let mut count = 2;
-                if left {
-                    near[count..count + 3].copy_from_slice(&[w - wpr - 1, w - 1, w + wpr - 1]);
-                    count += 3;
-                }
-                if right {
-                    near[count..count + 3].copy_from_slice(&[w - wpr + 1, w + 1, w + wpr + 1]);
-                    count += 3;
-                }
-                for &near in &near[..count] {
+                for &near in &piece.near {
                     if (lo..hi).contains(&near) && self.seen[near / 64] >> (near % 64) & 1 == 0 {
                         self.seen[near / 64] |= 1 << (near % 64);
                         next.push(near);
                     }
                 }
+                if let Some(error) = piece.error {
+                    result = Err(error);
+                    break;
+                }
             }
             visited.append(&mut round);
             std::mem::swap(&mut round, &mut next);
+            if result.is_err() {
+                break;
+            }
             round.sort_unstable();
         }
         // (After an error, words of both rounds may be marked.)
@@ -302,45 +291,58 @@ impl Planes {
         result.map(|()| changed)
     }
 
-    /// Takes in plane word `w` of the view, whose revealed cells now read `new`: checks
-    /// that it is a later view there, copies the revealed cells and their numbers, takes
-    /// the revealed cells out of the safe plane and marks the word for the next sweep.
-    /// Returns the newly revealed cells that show 0.
-    fn take_word(
-        &mut self,
-        view: &View<'_>,
-        w: usize,
-        new: u64,
-    ) -> Result<u64, (usize, &'static str)> {
-        let old = self.revealed[w];
-        let first = |bits: u64| w * 64 + bits.trailing_zeros() as usize;
-        if old & !new != 0 {
-            return Err((first(old & !new), "a revealed cell is hidden again"));
-        }
+    /// Reads one round of [`Planes::update_words`]: the words `round` (increasing, all
+    /// between the first and last of `bounds`), piece by piece as `bounds` cuts them, on
+    /// the rayon pool when there are several. Each piece writes only its own words of the
+    /// planes it takes in and reports its marks, the words around the zero cells it opened
+    /// and its first error, in order, so what is read depends neither on the pieces nor on
+    /// the threads.
+    fn read_round(&mut self, view: &View<'_>, round: &[usize], bounds: &[usize]) -> Vec<Read> {
         let wpr = self.geometry.words_per_row();
-        let slices = view.number_words(w - 1);
-        let kept = old & self.geometry.cell_mask((w - 1) % wpr);
-        for (plane, &slice) in self.numbers.iter().zip(&slices) {
-            if (plane[w] ^ slice) & kept != 0 {
-                return Err((
-                    first((plane[w] ^ slice) & kept),
-                    "a revealed cell shows another number",
-                ));
-            }
+        let [n0, n1, n2, n3] = &mut self.numbers;
+        let (cell_masks, mines, seen) = (&self.cell_masks, &self.mines, &self.seen);
+        let mut taken = 0;
+        let pieces: Vec<(&[usize], Near<'_>)> = bands_in(&mut self.revealed, bounds)
+            .zip(bands_in(n0, bounds))
+            .zip(bands_in(n1, bounds))
+            .zip(bands_in(n2, bounds))
+            .zip(bands_in(n3, bounds))
+            .zip(bands_in(&mut self.safe, bounds))
+            .zip(bounds)
+            .filter_map(|((((((revealed, a), b), c), d), safe), &start)| {
+                let end = start + revealed.len();
+                let count = round[taken..].partition_point(|&w| w < end);
+                let words = &round[taken..taken + count];
+                taken += count;
+                let near = Near {
+                    start,
+                    wpr,
+                    revealed,
+                    numbers: [a, b, c, d],
+                    safe,
+                    mines,
+                    cell_masks,
+                    seen,
+                };
+                (!words.is_empty()).then_some((words, near))
+            })
+            .collect();
+        debug_assert_eq!(
+            taken,
+            round.len(),
+            "every word of the round lies in a piece"
+        );
+        if pieces.len() > 1 {
+            pieces
+                .into_par_iter()
+                .map(|(words, mut near)| near.read(view, words))
+                .collect()
+        } else {
+            pieces
+                .into_iter()
+                .map(|(words, mut near)| near.read(view, words))
+                .collect()
         }
-        if self.mines[w] & new != 0 {
-            return Err((first(self.mines[w] & new), "a proven mine is revealed"));
-        }
-        self.revealed[w] = new;
-        for (plane, slice) in self.numbers.iter_mut().zip(slices) {
-            plane[w] = slice;
-        }
-        self.eights |= slices[3] != 0;
-        self.safe_count -= (self.safe[w] & new).count_ones() as usize;
-        self.safe[w] &= !new;
-        self.mark_word(w, new & !old);
-        let numbered = slices[0] | slices[1] | slices[2] | slices[3];
-        Ok(new & !old & !numbered & self.geometry.cell_mask((w - 1) % wpr))
     }
 
     /// Keeps in the list of safe words only those that hold a proven safe cell, once each.
@@ -870,6 +872,147 @@ impl Planes {
     }
 }
 
+/// Words of one round of [`Planes::update_words`] at least for it to be read on the rayon
+/// pool: a short round is read on the calling thread, where handing it out would cost more.
+/// (Tests cut even short rounds, to read in pieces on the small boards they play.)
+const PAR_ROUND: usize = if cfg!(test) { 16 } else { 1024 };
+
+/// Words of a round of [`Planes::update_words`] a piece on the rayon pool reads.
+const ROUND_PIECE: usize = if cfg!(test) { 7 } else { 512 };
+
+/// What a piece of a round of [`Planes::update_words`] took in.
+struct Read {
+    /// The words that changed, with their newly revealed cells, to mark for the sweep.
+    marks: Vec<(usize, u64)>,
+    /// The words beside zero cells that opened, not yet read when the round began (perhaps
+    /// twice, perhaps in another piece).
+    near: Vec<usize>,
+    /// Proven safe cells now revealed.
+    revealed_safe: usize,
+    eights: bool,
+    /// The first word that shows the view is not a later one; the piece stops there.
+    error: Option<(usize, &'static str)>,
+}
+
+/// The words of a band of rows that one piece of [`Planes::update_words`] writes (from plane
+/// index `start`), and the planes it only reads.
+struct Near<'a> {
+    start: usize,
+    wpr: usize,
+    revealed: &'a mut [u64],
+    numbers: [&'a mut [u64]; 4],
+    safe: &'a mut [u64],
+    mines: &'a [u64],
+    cell_masks: &'a [u64],
+    seen: &'a [u64],
+}
+
+impl Near<'_> {
+    /// Takes in the plane words `words` (increasing, all in this piece) from `view`.
+    fn read(&mut self, view: &View<'_>, words: &[usize]) -> Read {
+        let wpr = self.wpr;
+        let revealed = view.revealed_words();
+        let mut read = Read {
+            marks: Vec::new(),
+            near: Vec::new(),
+            revealed_safe: 0,
+            eights: false,
+            error: None,
+        };
+        for (i, &w) in words.iter().enumerate() {
+            // The words of a later entry, asked for now: entries lie far apart.
+            if let Some(&ahead) = words.get(i + UPDATE_AHEAD) {
+                view.prefetch_number_words(ahead - 1);
+                let at = ahead - self.start;
+                prefetch(self.revealed, at);
+                prefetch(self.safe, at);
+                prefetch(self.mines, ahead);
+                for plane in &self.numbers {
+                    prefetch(plane, at);
+                }
+            }
+            let new = revealed[w - 1];
+            if new == self.revealed[w - self.start] {
+                continue;
+            }
+            let zeros = match self.take_word(view, w, new, &mut read) {
+                Ok(zeros) => zeros,
+                Err(error) => {
+                    read.error = Some(error);
+                    break;
+                }
+            };
+            if zeros == 0 {
+                continue;
+            }
+            // A cascade leaves a word only through the zero cells it opened there: to
+            // the rows above and below, and across the word's ends from its end bits.
+            let (left, right) = (zeros & 1 != 0, zeros >> 63 != 0);
+            let mut near = [w - wpr, w + wpr, 0, 0, 0, 0, 0, 0];
+            let mut count = 2;
+            if left {
+                near[count..count + 3].copy_from_slice(&[w - wpr - 1, w - 1, w + wpr - 1]);
+                count += 3;
+            }
+            if right {
+                near[count..count + 3].copy_from_slice(&[w - wpr + 1, w + 1, w + wpr + 1]);
+                count += 3;
+            }
+            // Words read before this round began are left out here; the rest are sorted
+            // out when the pieces are put together.
+            read.near.extend(near[..count].iter().filter(|&&n| {
+                self.seen
+                    .get(n / 64)
+                    .is_some_and(|s| s >> (n % 64) & 1 == 0)
+            }));
+        }
+        read
+    }
+
+    /// Takes in plane word `w` of the view, whose revealed cells now read `new`: checks
+    /// that it is a later view there, copies the revealed cells and their numbers and takes
+    /// the revealed cells out of the safe plane, noting the word in `read`'s marks.
+    /// Returns the newly revealed cells that show 0.
+    fn take_word(
+        &mut self,
+        view: &View<'_>,
+        w: usize,
+        new: u64,
+        read: &mut Read,
+    ) -> Result<u64, (usize, &'static str)> {
+        let at = w - self.start;
+        let old = self.revealed[at];
+        let first = |bits: u64| w * 64 + bits.trailing_zeros() as usize;
+        if old & !new != 0 {
+            return Err((first(old & !new), "a revealed cell is hidden again"));
+        }
+        let slices = view.number_words(w - 1);
+        let mask = self.cell_masks[(w - 1) % self.wpr];
+        let kept = old & mask;
+        for (plane, &slice) in self.numbers.iter().zip(&slices) {
+            if (plane[at] ^ slice) & kept != 0 {
+                return Err((
+                    first((plane[at] ^ slice) & kept),
+                    "a revealed cell shows another number",
+                ));
+            }
+        }
+        if self.mines[w] & new != 0 {
+            return Err((first(self.mines[w] & new), "a proven mine is revealed"));
+        }
+        self.revealed[at] = new;
+        for (plane, slice) in self.numbers.iter_mut().zip(slices) {
+            plane[at] = slice;
+        }
+        read.eights |= slices[3] != 0;
+        read.revealed_safe += (self.safe[at] & new).count_ones() as usize;
+        self.safe[at] &= !new;
+        read.marks.push((w, new & !old));
+        let numbered = slices[0] | slices[1] | slices[2] | slices[3];
+        Ok(new & !old & !numbered & mask)
+    }
+}
+
 /// Rows `first..` of the planes that [`Planes::update`] writes, as many as the slices hold.
 struct Fresh<'a> {
     first: usize,
@@ -968,8 +1111,9 @@ const BANDED_WORDS: usize = 1 << 13;
 
 /// Words of a row in a strip of the sweep: the unit of its marks across the board. A
 /// strip reads a word past it on each side, so narrower strips would read more than they
-/// prove; wider ones would sweep words far from any change.
-const STRIP: usize = 4;
+/// prove; wider ones would sweep words far from any change (on 3000x3000 at density 0.15,
+/// two words took 0.91 of the CPU time of four, one word about the same as two).
+const STRIP: usize = 2;
 const _: () = assert!(STRIP > 0);
 
 /// Where the trivial rule may find something new: for each strip of [`STRIP`] words
@@ -1070,6 +1214,13 @@ impl Dirty {
                         strips: 1,
                         first,
                         last,
+                        // A mark covers the rows within two of a change, and only the
+                        // numbers within one of it may rule anew: a run that starts after
+                        // `lo` (so was not cut there) starts two rows above its first
+                        // change, and the rule need not read its first row. Likewise at
+                        // its end.
+                        rule_first: if first > lo { first + 1 } else { first - 1 },
+                        rule_last: if last < hi { last - 1 } else { last + 1 },
                     }),
                 }
             }
@@ -1248,21 +1399,27 @@ impl Band<'_> {
             strips,
             first,
             last,
+            rule_first,
+            rule_last,
         } in runs
         {
             let span = Span::of(strip, strips, self.fixed.wpr);
 
             let (first, last) = (first as isize, last as isize);
+            let (rule_first, rule_last) = (rule_first as isize, rule_last as isize);
             for q in first - 2..=last + 2 {
-                if (0..=rows + 1).contains(&q) {
-                    self.sums_row(q as usize, span, ring);
-                } else {
-                    ring.sums[slot(q)]
-                        .iter_mut()
-                        .for_each(|v| v[..span.m()].fill(0));
+                // Only the rows the rule reads are summed; the others' slots are never read.
+                if q >= rule_first - 1 && q <= rule_last + 1 {
+                    if (0..=rows + 1).contains(&q) {
+                        self.sums_row(q as usize, span, ring);
+                    } else {
+                        ring.sums[slot(q)]
+                            .iter_mut()
+                            .for_each(|v| v[..span.m()].fill(0));
+                    }
                 }
                 let rb = q - 1;
-                if rb >= first - 1 && rb <= last + 1 && (1..=rows).contains(&rb) {
+                if rb >= rule_first && rb <= rule_last && (1..=rows).contains(&rb) {
                     self.rule_row(rb as usize, span, ring)?;
                 } else {
                     ring.spread[slot(rb)]
@@ -1552,6 +1709,10 @@ pub(crate) struct Run {
     strips: usize,
     first: usize,
     last: usize,
+    /// The rows where the rule is read, `first - 1..=last + 1` less the rows at either end
+    /// that no change since the last sweep reaches.
+    rule_first: usize,
+    rule_last: usize,
 }
 
 /// Row buffers of the sweep, three rows deep (row `q` in slot `q % 3`).
@@ -2020,6 +2181,8 @@ mod tests {
             (90, 300, 0.15, 2),
             (60, 40, 0.10, 5),
             (300, 129, 0.12, 4),
+            // Banded: read in pieces, on the pool where a round is long.
+            (520, 1100, 0.15, 6),
         ] {
             let start = (rows / 2, cols / 2);
             let zone = bitmines_core::FirstClick::Opening

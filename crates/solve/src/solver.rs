@@ -492,7 +492,7 @@ impl Solver {
     }
 
     /// One word-parallel pass of the trivial rule over the words where something may have
-    /// changed (kept by strips of four words across the board: every strip of every row,
+    /// changed (kept by strips of two words across the board: every strip of every row,
     /// the first time); returns the cells it proved. On a board of 2^19
     /// cells or more (and 512 rows or more) the pass runs in bands of 128 rows on the
     /// current rayon pool, the even bands at once and then the odd ones; what it proves
