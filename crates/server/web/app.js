@@ -1490,6 +1490,8 @@ window.bitmines = {
   wrongFlags: () => game?.view.wrong ?? [],
   others: () => [...(game?.view.others.values() ?? [])],
   firstPaint: () => game?.firstPaint ?? null,
+  // The last share done (in percent) a progress frame gave while a board was made.
+  making: () => game?.making ?? null,
   // When the last delta frame came, in milliseconds since 1970.
   deltaAt: () => game?.deltaAt ?? null,
   // The view's scroll offset and cell size: [x, y, cell].
