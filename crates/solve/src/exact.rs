@@ -146,6 +146,9 @@ pub(crate) struct Work {
     placed: Vec<bool>,
     candidate: Vec<bool>,
     candidates: Vec<usize>,
+    /// Each variable's score in the plan: the constraints it would open less those it
+    /// would close, kept up to date as variables are placed.
+    scores: Vec<i32>,
     slot_of: Vec<Option<u32>>,
     /// Each variable's constraints, numbered within the component.
     locals: Vec<Few<u32>>,
@@ -317,6 +320,7 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
         placed,
         candidate,
         candidates,
+        scores,
         slot_of,
         locals,
         ..
@@ -360,21 +364,32 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
     refill(candidate, vars.len(), false);
     candidates.clear();
     refill(slot_of, own.len(), None);
+    // A variable's score: the constraints it touches that have no slot yet (it would open
+    // them) less those it is the last unassigned variable of (it would close them). Kept
+    // as constraints open and lose variables, rather than summed afresh at every step.
+    scores.clear();
+    scores.extend(
+        (0..vars.len()).map(|i| local(i).fold(0i32, |s, l| s + 1 - i32::from(left[l] == 1))),
+    );
     let mut free_slots: u32 = 0xFFFF;
     steps.clear();
     for _ in 0..vars.len() {
         candidates.retain(|&i| !placed[i]);
+        // The naive twin of the kept scores, summed afresh, checked in every test that
+        // counts.
+        #[cfg(test)]
+        for &i in candidates.iter() {
+            let naive = local(i).fold(0i32, |s, l| {
+                s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
+            });
+            assert_eq!(scores[i], naive, "kept score of variable {i}");
+        }
         // The next variable: among those touching an open constraint, the one that opens
         // the fewest new constraints less those it closes; the first unplaced otherwise.
-        let score = |i: usize| {
-            local(i).fold(0i32, |s, l| {
-                s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
-            })
-        };
         let pick = candidates
             .iter()
             .copied()
-            .min_by_key(|&i| (score(i), i))
+            .min_by_key(|&i| (scores[i], i))
             .or_else(|| placed.iter().position(|p| !p));
         let Some(i) = pick else { break };
         placed[i] = true;
@@ -392,6 +407,8 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
                     free_slots &= !(1 << s);
                     slot_of[l] = Some(s);
                     for &other in &of_constraint[first[l]..first[l + 1]] {
+                        // Opened: no variable of it opens it any more.
+                        scores[other] -= 1;
                         if !placed[other] && !candidate[other] {
                             candidate[other] = true;
                             candidates.push(other);
@@ -402,6 +419,12 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
             };
             left[l] -= 1;
             room[l] -= m;
+            if left[l] == 1 {
+                // Its one unassigned variable now closes it.
+                for &other in &of_constraint[first[l]..first[l + 1]] {
+                    scores[other] -= 1;
+                }
+            }
             touches.push(Touch {
                 shift: 4 * slot,
                 need: constraints[*c as usize].need,
@@ -461,8 +484,12 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
-        before.clear();
-        before.resize(layer.states * layer.width, 0.0);
+        // Only each state's span of `before` is written and, a layer on, read (a state's
+        // edges lead within the spans of the next layer's states, see `count`), so only
+        // the spans are cleared.
+        if before.len() < layer.states * layer.width {
+            before.resize(layer.states * layer.width, 0.0);
+        }
         let mut by_x = [0.0; 9];
         for i in 0..layer.states {
             let (lo, hi) = counted.span[layer.span_at + i];
@@ -471,6 +498,7 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
             }
             let from = &counted.counts[layer.counts_at + i * layer.width..][..layer.width];
             let back = &mut before[i * layer.width..(i + 1) * layer.width];
+            back[lo..=hi].fill(0.0);
             for (x, total) in by_x.iter_mut().enumerate().take(m + 1) {
                 let j = counted.edges[layer.edges_at + i * (m + 1) + x];
                 if j == u32::MAX {
