@@ -59,6 +59,9 @@ struct Touch {
     closes: bool,
     /// Cells of its variables after this step: the most mines it can still receive.
     room_after: u8,
+    /// Whether this step opens it: its slot then holds no sum yet, whatever a constraint
+    /// the same step closes left in it (a freed slot is taken again at once).
+    opens: bool,
 }
 
 /// One variable's step.
@@ -69,6 +72,11 @@ struct Step {
     /// Its cells.
     m: usize,
     touches: Few<Touch>,
+    /// The state's bits that stay: all but the slots of the constraints it closes.
+    keep: u64,
+    /// One in the slot of each constraint it touches and leaves open: the next state is
+    /// the state's kept bits plus `x` times this, for `x` mines on the variable.
+    inc: u64,
 }
 
 /// The states after a prefix of the order: where its figures lie in the component's
@@ -152,6 +160,9 @@ pub(crate) struct Work {
     slot_of: Vec<Option<u32>>,
     /// Each variable's constraints, numbered within the component.
     locals: Vec<Few<u32>>,
+    /// The number within its component of each constraint of the component being planned
+    /// (indexed by constraint id; the other entries are stale).
+    local_of: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
 }
@@ -231,26 +242,13 @@ pub(crate) fn count(
         let layer = *layer;
         for (i, &key) in keys.iter().enumerate() {
             let (lo, hi) = span[layer.span_at + i];
+            if lo > hi {
+                continue;
+            }
             let from_at = layer.counts_at + i * layer.width;
-            #[allow(
-                clippy::needless_range_loop,
-                reason = "x is a mine count, not only an index"
-            )]
-            'x: for x in 0..=m {
-                if lo > hi || lo + x >= width {
-                    continue;
-                }
-                let mut next = key;
-                for t in &step.touches {
-                    let sum = (next >> t.shift & 15) as u8 + x as u8;
-                    if sum > t.need || (t.closes && sum != t.need) || sum + t.room_after < t.need {
-                        continue 'x;
-                    }
-                    next &= !(15 << t.shift);
-                    if !t.closes {
-                        next |= u64::from(sum) << t.shift;
-                    }
-                }
+            let (xs, key_kept) = (mine_counts(step, key, width - 1 - lo), key & step.keep);
+            for x in xs {
+                let next = key_kept + x as u64 * step.inc;
                 let found = if next_keys.len() < SCAN {
                     next_keys.iter().position(|&k| k == next).map(|j| j as u32)
                 } else {
@@ -302,6 +300,57 @@ pub(crate) fn count(
     Ok(())
 }
 
+/// The mine counts `x` of `step`'s variable that the state `key` can take: those that
+/// leave every constraint it touches at most its need, with room left to meet it, and
+/// meet the need of each it closes; at most `most` (and at most the variable's cells).
+/// Each constraint bounds `x` from both sides, so the counts are one range, found once a
+/// state rather than once a count ([`mine_counts_naive`], its twin, tries each count).
+fn mine_counts(step: &Step, key: u64, most: usize) -> std::ops::RangeInclusive<usize> {
+    let (mut low, mut high) = (0i32, step.m.min(most) as i32);
+    for t in &step.touches {
+        let old = if t.opens {
+            0
+        } else {
+            (key >> t.shift & 15) as i32
+        };
+        let need = i32::from(t.need);
+        let fewest = if t.closes {
+            need
+        } else {
+            need - i32::from(t.room_after)
+        };
+        low = low.max(fewest - old);
+        high = high.min(need - old);
+    }
+    if low > high {
+        #[allow(clippy::reversed_empty_ranges, reason = "no count fits")]
+        return 1..=0;
+    }
+    low as usize..=high as usize
+}
+
+/// [`mine_counts`] the plain way: each count `x` tried against each constraint in turn,
+/// with the next state it leads to (the twin of the kept bits plus `x` times `inc`).
+#[cfg(test)]
+fn mine_counts_naive(step: &Step, key: u64, most: usize) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    'x: for x in 0..=step.m.min(most) {
+        let mut next = key;
+        for t in &step.touches {
+            let sum = (next >> t.shift & 15) as u8 + x as u8;
+            if sum > t.need || (t.closes && sum != t.need) || sum + t.room_after < t.need {
+                continue 'x;
+            }
+            next &= !(15 << t.shift);
+            if !t.closes {
+                next |= u64::from(sum) << t.shift;
+            }
+        }
+        out.push((x, next));
+    }
+    out
+}
+
 /// The steps: an order of the variables that keeps few constraints open, and what each
 /// step does to the constraints it touches.
 fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
@@ -323,16 +372,23 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
         scores,
         slot_of,
         locals,
+        local_of,
         ..
     } = work;
-    // Local numbering of the component's constraints: their place in `own`, which is
-    // sorted; each variable's, found once.
+    // Local numbering of the component's constraints: their place in `own`; each
+    // variable's, found once. Every constraint of a variable of the component is in `own`.
+    if local_of.len() < constraints.len() {
+        local_of.resize(constraints.len(), 0);
+    }
+    for (l, &c) in own.iter().enumerate() {
+        local_of[c as usize] = l as u32;
+    }
     locals.clear();
     locals.extend(vars.iter().map(|v| {
         all_vars[*v as usize]
             .constraints
             .iter()
-            .map(|c| own.binary_search(c).unwrap_or(0) as u32)
+            .map(|&c| local_of[c as usize])
             .collect::<Few<u32>>()
     }));
     let local = |i: usize| locals[i].iter().map(|&l| l as usize);
@@ -397,6 +453,7 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
         let m = var.cells.len();
         let mut touches = Few::new();
         for (c, l) in var.constraints.iter().zip(local(i)) {
+            let opens = slot_of[l].is_none();
             let slot = match slot_of[l] {
                 Some(s) => s,
                 None => {
@@ -430,15 +487,26 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
                 need: constraints[*c as usize].need,
                 closes: left[l] == 0,
                 room_after: room[l].min(15) as u8,
+                opens,
             });
             if left[l] == 0 {
                 free_slots |= 1 << slot;
+            }
+        }
+        let (mut keep, mut inc) = (!0u64, 0u64);
+        for t in touches.iter() {
+            if t.closes {
+                keep &= !(15 << t.shift);
+            } else {
+                inc |= 1 << t.shift;
             }
         }
         steps.push(Step {
             var: vars[i],
             m,
             touches,
+            keep,
+            inc,
         });
     }
     Ok(())
@@ -521,6 +589,53 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The range of mine counts and the kept-bits-plus-increment states agree with
+        /// trying each count against each constraint, over random steps and states whose
+        /// open slots hold at most their need, with slots a step frees and takes again.
+        #[test]
+        fn mine_counts_match_trying_each(
+            m in 1usize..=8,
+            most in 0usize..10,
+            // Per touch: need, closes, room after, opens, takes a freed slot, sum so far.
+            touched in proptest::collection::vec(
+                (0u8..=8, any::<bool>(), 0u8..16, any::<bool>(), any::<bool>(), 0u64..=8),
+                1..=8,
+            ),
+            untouched in 0u64..=8,
+        ) {
+            let mut touches = Few::new();
+            let (mut keep, mut inc, mut key) = (!0u64, 0u64, untouched << 60);
+            let mut freed = Vec::new();
+            for (slot, &(need, closes, room_after, opens, again, sum)) in (0u32..).zip(&touched) {
+                // A constraint this step opens, now and then in a slot that a constraint
+                // it closed just freed, as the plan hands them out.
+                let shift = match freed.pop() {
+                    Some(shift) if opens && again => shift,
+                    _ => 4 * slot,
+                };
+                // An open constraint's sum so far; one opened here has none, and its slot
+                // holds 0 or what the closed one left.
+                if !opens {
+                    key |= sum.min(u64::from(need)) << shift;
+                }
+                if closes {
+                    keep &= !(15 << shift);
+                    freed.push(shift);
+                } else {
+                    inc |= 1 << shift;
+                }
+                touches.push(Touch { shift, need, closes, room_after, opens });
+            }
+            let step = Step { var: 0, m, touches, keep, inc };
+            let fast: Vec<(usize, u64)> = mine_counts(&step, key, most)
+                .map(|x| (x, (key & step.keep) + x as u64 * step.inc))
+                .collect();
+            prop_assert_eq!(fast, mine_counts_naive(&step, key, most));
+        }
+    }
 
     #[test]
     fn binomials() {
