@@ -299,7 +299,7 @@ impl Weights {
                 if feasible { sum.max(FLOOR) } else { 0.0 }
             }));
             let weights = &mut self.weights[from..];
-            let top = weights.iter().copied().fold(0.0, f64::max);
+            let top = largest(weights);
             if top > 0.0 {
                 weights.iter_mut().for_each(|x| {
                     if *x > 0.0 {
@@ -483,9 +483,15 @@ fn ln_factorial(n: usize) -> f64 {
         + inv.powi(5) / 1260.0
 }
 
+/// The largest of `d`, and zero if none is larger: the weights and counts it is given are
+/// never negative or NaN, where a plain comparison is `f64::max` in fewer instructions.
+fn largest(d: &[f64]) -> f64 {
+    d.iter().fold(0.0, |top, &x| if x > top { x } else { top })
+}
+
 /// Scales `d` to a maximum of one in place; returns the scale (one for all zeros).
 fn scale(d: &mut [f64]) -> f64 {
-    let top = d.iter().copied().fold(0.0, f64::max);
+    let top = largest(d);
     if top > 0.0 {
         d.iter_mut().for_each(|x| *x /= top);
         top
