@@ -70,10 +70,7 @@ struct Work {
     suffix_at: Vec<(usize, usize)>,
     product: Vec<f64>,
     product_support: Vec<bool>,
-    /// The binomial weights relative to the first possible total: as logarithms, or
-    /// (where they fit, see [`linear_binomials`]) as plain numbers in `linear`.
     ln_w: Vec<f64>,
-    linear: Vec<f64>,
     w: Vec<f64>,
 }
 
@@ -175,7 +172,6 @@ impl Weights {
             product,
             product_support,
             ln_w,
-            linear,
             w,
         } = &mut self.work;
         let n = at.len() - 1;
@@ -216,54 +212,36 @@ impl Weights {
         }
         let (all, all_support) = part(prefix, prefix_support, prefix_at, n);
         let most = all.len() - 1;
-        // Binomial weights C(off, left - t) by frontier total t, relative: as plain numbers
-        // where they fit, which saves a logarithm and an exponential a total, as logarithms
-        // otherwise (a large board).
+        // Binomial weights C(off, left - t) by frontier total t, relative, as logarithms.
         let possible = |t: usize| t <= left && left - t <= off;
         let first = left.saturating_sub(off);
-        let is_linear = linear_binomials(left, off, most, linear);
-        let supported = |t: usize| all_support[t] && possible(t);
-        // `top`: the logarithm of the largest weight of a total the frontier can hold;
-        // `unclamped(t)`: weight `t` relative to it, before the floor.
-        let (top, top_linear) = if is_linear {
-            let top = (0..=most)
-                .filter(|&t| supported(t))
-                .map(|t| linear[t])
-                .fold(0.0, f64::max);
-            (
-                if top > 0.0 {
-                    top.ln()
-                } else {
-                    f64::NEG_INFINITY
-                },
-                top,
-            )
-        } else {
-            ln_binomials(left, off, most, ln_w);
-            let top = (0..=most)
-                .filter(|&t| supported(t))
-                .map(|t| ln_w[t])
-                .fold(f64::NEG_INFINITY, f64::max);
-            (top, 0.0)
-        };
+        ln_w.clear();
+        ln_w.resize(most + 1, f64::NEG_INFINITY);
+        let mut acc = 0.0;
+        for (t, slot) in ln_w.iter_mut().enumerate().skip(first) {
+            if !possible(t) {
+                break;
+            }
+            *slot = acc;
+            // C(off, r - 1) / C(off, r) = r / (off - r + 1), with r = left - t.
+            let r = (left - t) as f64;
+            acc += (r / (off as f64 - r + 1.0)).ln();
+        }
+        let top = (0..=most)
+            .filter(|&t| all_support[t] && possible(t))
+            .map(|t| ln_w[t])
+            .fold(f64::NEG_INFINITY, f64::max);
         if top == f64::NEG_INFINITY {
             let min = all_support.iter().position(|&s| s).unwrap_or(0);
             let max = all_support.iter().rposition(|&s| s).unwrap_or(0);
             return Err(NoTotal { min, max });
         }
-        let unclamped = |t: usize| {
-            if is_linear {
-                linear[t] / top_linear
-            } else {
-                (ln_w[t] - top).exp()
-            }
-        };
         w.clear();
-        w.extend((0..=most).map(|t| {
-            if possible(t) {
-                unclamped(t).max(FLOOR)
-            } else {
+        w.extend(ln_w.iter().map(|&l| {
+            if l == f64::NEG_INFINITY {
                 0.0
+            } else {
+                (l - top).exp().max(FLOOR)
             }
         }));
 
@@ -330,7 +308,14 @@ impl Weights {
         let ln_total: f64 = (0..=most)
             .filter(|&t| all_support[t] && possible(t))
             // `w[t]` is this exponential, unless it fell below the floor.
-            .map(|t| all[t] * if w[t] > FLOOR { w[t] } else { unclamped(t) })
+            .map(|t| {
+                all[t]
+                    * if w[t] > FLOOR {
+                        w[t]
+                    } else {
+                        (ln_w[t] - top).exp()
+                    }
+            })
             .sum::<f64>()
             .ln();
         self.layouts = Some(Layouts {
@@ -420,50 +405,6 @@ impl Weights {
     }
 }
 
-/// Weights below or above these leave the binomials to the logarithms, so that no ratio of
-/// two weights overflows and none loses precision below the normal numbers.
-const LINEAR_RANGE: std::ops::RangeInclusive<f64> = 1e-280..=1e280;
-
-/// `C(off, left - t) / C(off, left - first)` for each frontier total `t` up to `most`, into
-/// `out` (zero where `left - t` mines cannot fit the `off` cells), with `first` the fewest
-/// mines the frontier may hold; `false` (and `out` unfinished) when a weight leaves
-/// [`LINEAR_RANGE`]. Each weight is the last times `r / (off - r + 1)`, `r = left - t`: the
-/// same products [`ln_binomials`] sums as logarithms, its twin.
-fn linear_binomials(left: usize, off: usize, most: usize, out: &mut Vec<f64>) -> bool {
-    out.clear();
-    out.resize(most + 1, 0.0);
-    let mut acc = 1.0;
-    for (t, slot) in out.iter_mut().enumerate().skip(left.saturating_sub(off)) {
-        if t > left || left - t > off {
-            break;
-        }
-        if !LINEAR_RANGE.contains(&acc) {
-            return false;
-        }
-        *slot = acc;
-        // C(off, r - 1) / C(off, r) = r / (off - r + 1), with r = left - t.
-        let r = (left - t) as f64;
-        acc *= r / (off as f64 - r + 1.0);
-    }
-    true
-}
-
-/// The logarithms of the weights of [`linear_binomials`], into `out` (negative infinity
-/// where impossible): the form that never overflows.
-fn ln_binomials(left: usize, off: usize, most: usize, out: &mut Vec<f64>) {
-    out.clear();
-    out.resize(most + 1, f64::NEG_INFINITY);
-    let mut acc = 0.0;
-    for (t, slot) in out.iter_mut().enumerate().skip(left.saturating_sub(off)) {
-        if t > left || left - t > off {
-            break;
-        }
-        *slot = acc;
-        let r = (left - t) as f64;
-        acc += (r / (off as f64 - r + 1.0)).ln();
-    }
-}
-
 /// `ln C(n, k)`.
 pub(crate) fn ln_choose(n: usize, k: usize) -> f64 {
     if k > n {
@@ -542,45 +483,5 @@ mod tests {
             "{} vs {exact}",
             ln_choose(1000, 50)
         );
-    }
-
-    /// The binomial weights as plain numbers agree with their logarithms wherever they fit,
-    /// impossible totals included, and give way to them where they do not.
-    #[test]
-    fn linear_binomials_match_their_logarithms() {
-        let (mut linear, mut ln) = (Vec::new(), Vec::new());
-        let mut fitted = 0;
-        for off in (0..600).step_by(7).chain([5000, 100_000]) {
-            for left in (0..700).step_by(11).chain([off / 2, off]) {
-                for most in [0, 1, 9, 40, 99, 400] {
-                    ln_binomials(left, off, most, &mut ln);
-                    if !linear_binomials(left, off, most, &mut linear) {
-                        // Given way: some weight lies outside the range.
-                        let top = ln.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                        let bottom = ln
-                            .iter()
-                            .copied()
-                            .filter(|l| l.is_finite())
-                            .fold(f64::INFINITY, f64::min);
-                        assert!(top > 1e280f64.ln() - 1e-9 || bottom < 1e-280f64.ln() + 1e-9);
-                        continue;
-                    }
-                    fitted += 1;
-                    assert_eq!(linear.len(), ln.len());
-                    for (t, (&a, &b)) in linear.iter().zip(&ln).enumerate() {
-                        if b == f64::NEG_INFINITY {
-                            assert_eq!(a, 0.0, "off {off}, left {left}, total {t}");
-                        } else {
-                            let want = b.exp();
-                            assert!(
-                                (a - want).abs() <= 1e-12 * want,
-                                "off {off}, left {left}, total {t}: {a} against {want}"
-                            );
-                        }
-                    }
-                }
-            }
-        }
-        assert!(fitted > 1000, "{fitted} cases fitted");
     }
 }
