@@ -59,6 +59,9 @@ struct Touch {
     closes: bool,
     /// Cells of its variables after this step: the most mines it can still receive.
     room_after: u8,
+    /// Whether this step opens it: its slot then holds no sum yet, whatever a constraint
+    /// the same step closes left in it (a freed slot is taken again at once).
+    opens: bool,
 }
 
 /// One variable's step.
@@ -69,6 +72,11 @@ struct Step {
     /// Its cells.
     m: usize,
     touches: Few<Touch>,
+    /// The state's bits that stay: all but the slots of the constraints it closes.
+    keep: u64,
+    /// One in the slot of each constraint it touches and leaves open: the next state is
+    /// the state's kept bits plus `x` times this, for `x` mines on the variable.
+    inc: u64,
 }
 
 /// The states after a prefix of the order: where its figures lie in the component's
@@ -146,9 +154,15 @@ pub(crate) struct Work {
     placed: Vec<bool>,
     candidate: Vec<bool>,
     candidates: Vec<usize>,
+    /// Each variable's score in the plan: the constraints it would open less those it
+    /// would close, kept up to date as variables are placed.
+    scores: Vec<i32>,
     slot_of: Vec<Option<u32>>,
     /// Each variable's constraints, numbered within the component.
     locals: Vec<Few<u32>>,
+    /// The number within its component of each constraint of the component being planned
+    /// (indexed by constraint id; the other entries are stale).
+    local_of: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
 }
@@ -228,26 +242,13 @@ pub(crate) fn count(
         let layer = *layer;
         for (i, &key) in keys.iter().enumerate() {
             let (lo, hi) = span[layer.span_at + i];
+            if lo > hi {
+                continue;
+            }
             let from_at = layer.counts_at + i * layer.width;
-            #[allow(
-                clippy::needless_range_loop,
-                reason = "x is a mine count, not only an index"
-            )]
-            'x: for x in 0..=m {
-                if lo > hi || lo + x >= width {
-                    continue;
-                }
-                let mut next = key;
-                for t in &step.touches {
-                    let sum = (next >> t.shift & 15) as u8 + x as u8;
-                    if sum > t.need || (t.closes && sum != t.need) || sum + t.room_after < t.need {
-                        continue 'x;
-                    }
-                    next &= !(15 << t.shift);
-                    if !t.closes {
-                        next |= u64::from(sum) << t.shift;
-                    }
-                }
+            let (xs, key_kept) = (mine_counts(step, key, width - 1 - lo), key & step.keep);
+            for x in xs {
+                let next = key_kept + x as u64 * step.inc;
                 let found = if next_keys.len() < SCAN {
                     next_keys.iter().position(|&k| k == next).map(|j| j as u32)
                 } else {
@@ -299,6 +300,57 @@ pub(crate) fn count(
     Ok(())
 }
 
+/// The mine counts `x` of `step`'s variable that the state `key` can take: those that
+/// leave every constraint it touches at most its need, with room left to meet it, and
+/// meet the need of each it closes; at most `most` (and at most the variable's cells).
+/// Each constraint bounds `x` from both sides, so the counts are one range, found once a
+/// state rather than once a count ([`mine_counts_naive`], its twin, tries each count).
+fn mine_counts(step: &Step, key: u64, most: usize) -> std::ops::RangeInclusive<usize> {
+    let (mut low, mut high) = (0i32, step.m.min(most) as i32);
+    for t in &step.touches {
+        let old = if t.opens {
+            0
+        } else {
+            (key >> t.shift & 15) as i32
+        };
+        let need = i32::from(t.need);
+        let fewest = if t.closes {
+            need
+        } else {
+            need - i32::from(t.room_after)
+        };
+        low = low.max(fewest - old);
+        high = high.min(need - old);
+    }
+    if low > high {
+        #[allow(clippy::reversed_empty_ranges, reason = "no count fits")]
+        return 1..=0;
+    }
+    low as usize..=high as usize
+}
+
+/// [`mine_counts`] the plain way: each count `x` tried against each constraint in turn,
+/// with the next state it leads to (the twin of the kept bits plus `x` times `inc`).
+#[cfg(test)]
+fn mine_counts_naive(step: &Step, key: u64, most: usize) -> Vec<(usize, u64)> {
+    let mut out = Vec::new();
+    'x: for x in 0..=step.m.min(most) {
+        let mut next = key;
+        for t in &step.touches {
+            let sum = (next >> t.shift & 15) as u8 + x as u8;
+            if sum > t.need || (t.closes && sum != t.need) || sum + t.room_after < t.need {
+                continue 'x;
+            }
+            next &= !(15 << t.shift);
+            if !t.closes {
+                next |= u64::from(sum) << t.shift;
+            }
+        }
+        out.push((x, next));
+    }
+    out
+}
+
 /// The steps: an order of the variables that keeps few constraints open, and what each
 /// step does to the constraints it touches.
 fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
@@ -317,18 +369,26 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
         placed,
         candidate,
         candidates,
+        scores,
         slot_of,
         locals,
+        local_of,
         ..
     } = work;
-    // Local numbering of the component's constraints: their place in `own`, which is
-    // sorted; each variable's, found once.
+    // Local numbering of the component's constraints: their place in `own`; each
+    // variable's, found once. Every constraint of a variable of the component is in `own`.
+    if local_of.len() < constraints.len() {
+        local_of.resize(constraints.len(), 0);
+    }
+    for (l, &c) in own.iter().enumerate() {
+        local_of[c as usize] = l as u32;
+    }
     locals.clear();
     locals.extend(vars.iter().map(|v| {
         all_vars[*v as usize]
             .constraints
             .iter()
-            .map(|c| own.binary_search(c).unwrap_or(0) as u32)
+            .map(|&c| local_of[c as usize])
             .collect::<Few<u32>>()
     }));
     let local = |i: usize| locals[i].iter().map(|&l| l as usize);
@@ -360,21 +420,32 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
     refill(candidate, vars.len(), false);
     candidates.clear();
     refill(slot_of, own.len(), None);
+    // A variable's score: the constraints it touches that have no slot yet (it would open
+    // them) less those it is the last unassigned variable of (it would close them). Kept
+    // as constraints open and lose variables, rather than summed afresh at every step.
+    scores.clear();
+    scores.extend(
+        (0..vars.len()).map(|i| local(i).fold(0i32, |s, l| s + 1 - i32::from(left[l] == 1))),
+    );
     let mut free_slots: u32 = 0xFFFF;
     steps.clear();
     for _ in 0..vars.len() {
         candidates.retain(|&i| !placed[i]);
+        // The naive twin of the kept scores, summed afresh, checked in every test that
+        // counts.
+        #[cfg(test)]
+        for &i in candidates.iter() {
+            let naive = local(i).fold(0i32, |s, l| {
+                s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
+            });
+            assert_eq!(scores[i], naive, "kept score of variable {i}");
+        }
         // The next variable: among those touching an open constraint, the one that opens
         // the fewest new constraints less those it closes; the first unplaced otherwise.
-        let score = |i: usize| {
-            local(i).fold(0i32, |s, l| {
-                s + i32::from(slot_of[l].is_none()) - i32::from(left[l] == 1)
-            })
-        };
         let pick = candidates
             .iter()
             .copied()
-            .min_by_key(|&i| (score(i), i))
+            .min_by_key(|&i| (scores[i], i))
             .or_else(|| placed.iter().position(|p| !p));
         let Some(i) = pick else { break };
         placed[i] = true;
@@ -382,6 +453,7 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
         let m = var.cells.len();
         let mut touches = Few::new();
         for (c, l) in var.constraints.iter().zip(local(i)) {
+            let opens = slot_of[l].is_none();
             let slot = match slot_of[l] {
                 Some(s) => s,
                 None => {
@@ -392,6 +464,8 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
                     free_slots &= !(1 << s);
                     slot_of[l] = Some(s);
                     for &other in &of_constraint[first[l]..first[l + 1]] {
+                        // Opened: no variable of it opens it any more.
+                        scores[other] -= 1;
                         if !placed[other] && !candidate[other] {
                             candidate[other] = true;
                             candidates.push(other);
@@ -402,20 +476,37 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
             };
             left[l] -= 1;
             room[l] -= m;
+            if left[l] == 1 {
+                // Its one unassigned variable now closes it.
+                for &other in &of_constraint[first[l]..first[l + 1]] {
+                    scores[other] -= 1;
+                }
+            }
             touches.push(Touch {
                 shift: 4 * slot,
                 need: constraints[*c as usize].need,
                 closes: left[l] == 0,
                 room_after: room[l].min(15) as u8,
+                opens,
             });
             if left[l] == 0 {
                 free_slots |= 1 << slot;
+            }
+        }
+        let (mut keep, mut inc) = (!0u64, 0u64);
+        for t in touches.iter() {
+            if t.closes {
+                keep &= !(15 << t.shift);
+            } else {
+                inc |= 1 << t.shift;
             }
         }
         steps.push(Step {
             var: vars[i],
             m,
             touches,
+            keep,
+            inc,
         });
     }
     Ok(())
@@ -461,8 +552,12 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
-        before.clear();
-        before.resize(layer.states * layer.width, 0.0);
+        // Only each state's span of `before` is written and, a layer on, read (a state's
+        // edges lead within the spans of the next layer's states, see `count`), so only
+        // the spans are cleared.
+        if before.len() < layer.states * layer.width {
+            before.resize(layer.states * layer.width, 0.0);
+        }
         let mut by_x = [0.0; 9];
         for i in 0..layer.states {
             let (lo, hi) = counted.span[layer.span_at + i];
@@ -471,6 +566,7 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
             }
             let from = &counted.counts[layer.counts_at + i * layer.width..][..layer.width];
             let back = &mut before[i * layer.width..(i + 1) * layer.width];
+            back[lo..=hi].fill(0.0);
             for (x, total) in by_x.iter_mut().enumerate().take(m + 1) {
                 let j = counted.edges[layer.edges_at + i * (m + 1) + x];
                 if j == u32::MAX {
@@ -493,6 +589,53 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The range of mine counts and the kept-bits-plus-increment states agree with
+        /// trying each count against each constraint, over random steps and states whose
+        /// open slots hold at most their need, with slots a step frees and takes again.
+        #[test]
+        fn mine_counts_match_trying_each(
+            m in 1usize..=8,
+            most in 0usize..10,
+            // Per touch: need, closes, room after, opens, takes a freed slot, sum so far.
+            touched in proptest::collection::vec(
+                (0u8..=8, any::<bool>(), 0u8..16, any::<bool>(), any::<bool>(), 0u64..=8),
+                1..=8,
+            ),
+            untouched in 0u64..=8,
+        ) {
+            let mut touches = Few::new();
+            let (mut keep, mut inc, mut key) = (!0u64, 0u64, untouched << 60);
+            let mut freed = Vec::new();
+            for (slot, &(need, closes, room_after, opens, again, sum)) in (0u32..).zip(&touched) {
+                // A constraint this step opens, now and then in a slot that a constraint
+                // it closed just freed, as the plan hands them out.
+                let shift = match freed.pop() {
+                    Some(shift) if opens && again => shift,
+                    _ => 4 * slot,
+                };
+                // An open constraint's sum so far; one opened here has none, and its slot
+                // holds 0 or what the closed one left.
+                if !opens {
+                    key |= sum.min(u64::from(need)) << shift;
+                }
+                if closes {
+                    keep &= !(15 << shift);
+                    freed.push(shift);
+                } else {
+                    inc |= 1 << shift;
+                }
+                touches.push(Touch { shift, need, closes, room_after, opens });
+            }
+            let step = Step { var: 0, m, touches, keep, inc };
+            let fast: Vec<(usize, u64)> = mine_counts(&step, key, most)
+                .map(|x| (x, (key & step.keep) + x as u64 * step.inc))
+                .collect();
+            prop_assert_eq!(fast, mine_counts_naive(&step, key, most));
+        }
+    }
 
     #[test]
     fn binomials() {

@@ -97,6 +97,8 @@ pub(crate) struct Frontier {
     component_constraints: Vec<u32>,
     /// Undecided cells on the frontier.
     pub(crate) cells: usize,
+    /// Every frontier cell with its variable, in plane order.
+    pub(crate) in_plane_order: Vec<(usize, u32)>,
     /// Undecided cells touching no revealed number.
     pub(crate) off: usize,
     build: Build,
@@ -109,6 +111,8 @@ struct Build {
     ranked: Ranked,
     /// Each frontier cell: the key of its constraints, the cell, its constraints.
     cells: Vec<(u64, usize, Few<u32>)>,
+    /// Each frontier cell's key and place in `cells`, packed into one word to sort.
+    order: Vec<u64>,
     first: Vec<usize>,
     of_constraint: Vec<u32>,
     next: Vec<usize>,
@@ -126,6 +130,7 @@ impl Frontier {
         // The components' two flat lists of ids, then the lists they index.
         let ids = bytes(&self.component_vars, held) + bytes(&self.component_constraints, held);
         ids + bytes(&self.constraints, held)
+            + bytes(&self.in_plane_order, held)
             + bytes(&self.vars, held)
             + bytes(&self.components, held)
     }
@@ -148,6 +153,7 @@ pub(crate) fn bytes<T>(v: &Vec<T>, held: bool) -> usize {
 }
 
 /// The constraints of every revealed cell that touches an undecided cell, in plane order.
+#[cfg(test)]
 pub(crate) fn constraints(planes: &Planes) -> Vec<Constraint> {
     constraints_in(planes, planes.banded())
 }
@@ -342,6 +348,23 @@ fn cells_by_rank(
     true
 }
 
+/// Bits of a frontier cell's place in the list of them, below its key in the word that
+/// [`Frontier::build`] sorts; a larger frontier sorts the tuples instead.
+const PLACE_BITS: u32 = 16;
+
+/// The variables of `cells` (key, cell, constraints), by sorting the tuples by key then
+/// cell: each run of one key is a variable, its cells in increasing order.
+fn vars_by_sorting(cells: &mut [(u64, usize, Few<u32>)], vars: &mut Vec<Var>) {
+    cells.sort_unstable_by_key(|&(key, cell, _)| (key, cell));
+    vars.clear();
+    for group in cells.chunk_by(|a, b| a.0 == b.0) {
+        vars.push(Var {
+            cells: group.iter().map(|&(_, cell, _)| cell).collect(),
+            constraints: group[0].2,
+        });
+    }
+}
+
 /// A key naming the set of constraints `sig` (in increasing order) in one word: the first
 /// constraint's id, then a bit for each other one by its place relative to the first
 /// within three rows and five columns. Every constraint of a cell lies beside the cell,
@@ -387,6 +410,7 @@ impl Frontier {
         let Frontier {
             constraints,
             vars,
+            in_plane_order,
             components,
             component_vars,
             component_constraints,
@@ -397,6 +421,7 @@ impl Frontier {
             touches,
             ranked,
             cells,
+            order,
             first,
             of_constraint,
             next,
@@ -413,13 +438,50 @@ impl Frontier {
             cells_by_sorting(constraints, stride, touches, cells);
         }
         let frontier_cells = cells.len();
-        cells.sort_unstable_by_key(|&(key, cell, _)| (key, cell));
         vars.clear();
-        for group in cells.chunk_by(|a, b| a.0 == b.0) {
-            vars.push(Var {
-                cells: group.iter().map(|&(_, cell, _)| cell).collect(),
-                constraints: group[0].2,
-            });
+        if frontier_cells <= 1 << PLACE_BITS {
+            // The cells are in plane order, so sorting by key then place sorts by key then
+            // cell: the key (below 2^48, see `signature`) and the place packed into one word
+            // sort as plain integers, faster than the tuples.
+            order.clear();
+            order.extend(
+                cells
+                    .iter()
+                    .enumerate()
+                    .map(|(place, &(key, _, _))| key << PLACE_BITS | place as u64),
+            );
+            order.sort_unstable();
+            in_plane_order.clear();
+            in_plane_order.resize(frontier_cells, (0, 0));
+            for group in order.chunk_by(|a, b| a >> PLACE_BITS == b >> PLACE_BITS) {
+                let place = |&packed: &u64| (packed & ((1 << PLACE_BITS) - 1)) as usize;
+                let v = vars.len() as u32;
+                for p in group {
+                    in_plane_order[place(p)] = (cells[place(p)].1, v);
+                }
+                vars.push(Var {
+                    cells: group.iter().map(|p| cells[place(p)].1).collect(),
+                    constraints: group.first().map_or(Few::new(), |p| cells[place(p)].2),
+                });
+            }
+        } else {
+            vars_by_sorting(cells, vars);
+            in_plane_order.clear();
+            for (v, var) in vars.iter().enumerate() {
+                in_plane_order.extend(var.cells.iter().map(|&cell| (cell, v as u32)));
+            }
+            in_plane_order.sort_unstable();
+        }
+        #[cfg(test)]
+        {
+            // The naive twin: the tuples sorted as they are.
+            let mut twin = Vec::new();
+            vars_by_sorting(&mut cells.clone(), &mut twin);
+            assert_eq!(twin.len(), vars.len());
+            for (a, b) in twin.iter().zip(vars.iter()) {
+                assert_eq!(*a.cells, *b.cells);
+                assert_eq!(*a.constraints, *b.constraints);
+            }
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
         // components by a search over constraints.

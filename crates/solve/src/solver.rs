@@ -34,7 +34,7 @@ use std::sync::Arc;
 use bitmines_core::{AsView, Status, View};
 
 use crate::exact::{self, Counted, Share};
-use crate::frontier::{self, FastMap, Frontier, neighbours};
+use crate::frontier::{FastMap, Frontier, neighbours};
 use crate::global::{Layouts, Weighing, Weights};
 use crate::pairs;
 use crate::planes::{Bad, Planes};
@@ -518,8 +518,17 @@ impl Solver {
     /// One round of the pair rule over every pair of frontier numbers within two cells of
     /// each other; returns the cells it proved.
     pub fn pairs(&mut self) -> Result<usize, Error> {
-        let constraints = frontier::constraints(&self.planes);
-        let found = pairs::pairs(&mut self.planes, &constraints, &mut self.reasons);
+        // The constraints go into the thread's kept scratch (in bands on a large board, as
+        // the exact tier scans them), so that a game that applies the rule at every move
+        // allocates no list for it.
+        let found = with_scratch(|scratch| {
+            scratch.frontier.scan(&self.planes);
+            pairs::pairs(
+                &mut self.planes,
+                &scratch.frontier.constraints,
+                &mut self.reasons,
+            )
+        });
         self.tally.pair += found;
         Ok(found)
     }
@@ -693,11 +702,12 @@ impl Solver {
             shares,
             local,
             support,
-            approximate_cells,
+            approximate_vars,
+            of_var,
         } = scratch;
         let mut off = frontier.off;
         which.clear();
-        approximate_cells.clear();
+        approximate_vars.clear();
         let mut approximate = 0;
         for (c, component) in frontier.components.iter().enumerate() {
             if counted.len() == which.len() {
@@ -728,9 +738,8 @@ impl Solver {
                 Err(_) => {
                     approximate += 1;
                     for &v in frontier.vars_of(component) {
-                        let cells = &frontier.vars[v as usize].cells;
-                        off += cells.len();
-                        approximate_cells.extend(cells.iter().map(|&cell| (cell, c as u32)));
+                        off += frontier.vars[v as usize].cells.len();
+                        approximate_vars.push((v, c as u32));
                     }
                 }
             }
@@ -759,7 +768,10 @@ impl Solver {
                 max: proven + none.max + off,
             })?;
 
-        let mut frontier_p: Vec<(usize, f64, u32)> = Vec::with_capacity(frontier.cells);
+        // Each variable's probability and component, read out in the frontier's plane order
+        // at the end: the answer's cells in order with no sort.
+        of_var.clear();
+        of_var.resize(frontier.vars.len(), (0.0, 0));
         for (k, (&c, count)) in which.iter().zip(counted).enumerate() {
             exact::shares(count, weights.component(k), shares, work);
             for share in shares.iter() {
@@ -771,9 +783,7 @@ impl Solver {
                 } else {
                     0.0
                 };
-                for &cell in &frontier.vars[share.var as usize].cells {
-                    frontier_p.push((cell, p, c as u32));
-                }
+                of_var[share.var as usize] = (p, c as u32);
             }
             if !shares.iter().any(|s| verdict(&s.z, s.m).is_some()) {
                 continue;
@@ -825,10 +835,14 @@ impl Solver {
                 }
             }
         }
-        for &(cell, c) in approximate_cells.iter() {
-            frontier_p.push((cell, weights.off_probability, c));
+        for &(v, c) in approximate_vars.iter() {
+            of_var[v as usize] = (weights.off_probability, c);
         }
-        frontier_p.sort_unstable_by_key(|&(cell, _, _)| cell);
+        let mut frontier_p: Vec<(usize, f64, u32)> = Vec::with_capacity(frontier.cells);
+        frontier_p.extend(frontier.in_plane_order.iter().map(|&(cell, v)| {
+            let (p, c) = of_var[v as usize];
+            (cell, p, c)
+        }));
         if weights.off_safe || weights.off_mine {
             let reason = Reason::MineCount {
                 mines_left: weights.off_mines.unwrap_or(0),
@@ -928,8 +942,10 @@ struct Scratch {
     local: Vec<Share>,
     /// Those weights.
     support: Vec<f64>,
-    /// Cells of the components past the budget, with their component.
-    approximate_cells: Vec<(usize, u32)>,
+    /// Variables of the components past the budget, with their component.
+    approximate_vars: Vec<(u32, u32)>,
+    /// Each frontier variable's probability and component.
+    of_var: Vec<(f64, u32)>,
 }
 
 impl Scratch {
