@@ -18,8 +18,10 @@
 //! cells of its own columns only (one passage leaving a wider run), a step is a few
 //! independent word operations, with no queue and no carry chain between rows, and in a
 //! game with no flag (the fill's `Planes` say so) it reads no flag plane. A run that ends at
-//! a word edge spills its dilation into the word beside; one that goes on into the next word
-//! is left pending for the row-wide pass.
+//! a word edge spills its dilation into the word beside, in its straight steps too (a
+//! corridor down a word's first or last column: one more word a row, and the test that the
+//! cell across the edge stays closed); one that goes on into the next word is left pending
+//! for the row-wide pass.
 //!
 //! The fill is compiled twice, for baseline x86-64 and for x86-64-v3 (hardware popcount), and
 //! picks one at run time; in each copy the row-wide pass is a function of its own (the `Isa`
@@ -482,9 +484,9 @@ fn walk(
             incoming = wide;
             let word_step = if down { wpr } else { wpr.wrapping_neg() };
             let (rows_on, j, next, more) = if planes.unflagged {
-                straight::<false>(planes, w, word_step, wide, run)
+                straight::<false, false>(planes, w, word_step, wide, run, 0, 0)
             } else {
-                straight::<true>(planes, w, word_step, wide, run)
+                straight::<true, false>(planes, w, word_step, wide, run, 0, 0)
             };
             opened += more;
             row = if down { row + rows_on } else { row - rows_on };
@@ -494,7 +496,52 @@ fn walk(
                 return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
             }
             // Otherwise the general step takes the row where the run changes.
+        } else if next == run && ends_at_edge(planes, w, next) {
+            // The same run again, at a word edge it does not cross (a corridor whose zero
+            // cells are a word's first or last column): its dilation spills one cell into
+            // the word beside, which the general step behind opened in this row, and the
+            // straight steps open it in each row on. `side` is that word's offset.
+            let (side, spill) = if run >> 63 != 0 {
+                (1, 1)
+            } else {
+                (usize::MAX, 1 << 63)
+            };
+            let word_step = if down { wpr } else { wpr.wrapping_neg() };
+            let (rows_on, j, next, more) = if planes.unflagged {
+                straight::<false, true>(planes, w, word_step, wide, run, side, spill)
+            } else {
+                straight::<true, true>(planes, w, word_step, wide, run, side, spill)
+            };
+            opened += more;
+            row = if down { row + rows_on } else { row - rows_on };
+            (w, seeds) = (j, next);
+            // The row where the run changes: the cell spilled into beside it opens (or
+            // becomes pending) as the general step opens the cells of the row ahead.
+            opened += open_side_queued(
+                planes,
+                pending,
+                queued,
+                rows,
+                row,
+                w.wrapping_add(side),
+                spill,
+            );
+            if seeds == 0 {
+                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+            }
         }
+    }
+}
+
+/// Whether run `run` of word `w`, which holds an edge bit, ends at the word edge: it holds
+/// one edge bit, and the cell across that edge, in the same row, is not passable, so its
+/// dilation only spills one numbered (or closed) cell into the word beside.
+#[inline(always)]
+fn ends_at_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+    match run & EDGES {
+        1 => planes.passable(w - 1) >> 63 == 0,
+        EDGES => false,
+        _ => planes.passable(w + 1) & 1 == 0,
     }
 }
 
@@ -503,14 +550,18 @@ fn walk(
 /// until the first row where that fails. Returns how many rows that row is from `w`, its
 /// word, its passable cells under `wide`, and the cells opened. `FLAGS` false reads no flag
 /// plane, for a game with no flag: one cache line fewer a row on a board larger than the
-/// cache.
+/// cache. `SPILL` true is a run at a word edge: each row also opens the cell `spill` of the
+/// word `side` words away (wrapping, so `usize::MAX` is the word before), and the walk stops
+/// at the first row where that cell is passable, whose run goes on across the edge.
 #[inline(always)]
-fn straight<const FLAGS: bool>(
+fn straight<const FLAGS: bool, const SPILL: bool>(
     planes: &mut Planes<'_>,
     mut w: usize,
     step: usize,
     wide: u64,
     run: u64,
+    side: usize,
+    spill: u64,
 ) -> (usize, usize, u64, usize) {
     // The three planes as slices of one length, so one bounds check covers all three.
     let len = planes.zero.len();
@@ -528,10 +579,22 @@ fn straight<const FLAGS: bool>(
         let new = wide & !closed(revealed, w);
         revealed[w] |= new;
         opened += new.count_ones() as usize;
+        if SPILL {
+            let k = w.wrapping_add(side);
+            let new = spill & !closed(revealed, k);
+            revealed[k] |= new;
+            opened += new.count_ones() as usize;
+        }
         let j = w.wrapping_add(step);
         let next = zero[j] & !closed(revealed, j) & wide;
         if next != run {
             return (rows_on, j, next, opened);
+        }
+        if SPILL {
+            let k = j.wrapping_add(side);
+            if zero[k] & !closed(revealed, k) & spill != 0 {
+                return (rows_on, j, next, opened);
+            }
         }
         (rows_on, w) = (rows_on + 1, j);
     }
