@@ -16,17 +16,19 @@
 //! cells, keeping its direction and turning where the region turns, and leaves the other
 //! side's zero cells pending. While the next row's passable cells are the run again, or
 //! cells of its own columns only (one passage leaving a wider run), a step is a few
-//! independent word operations, with no queue and no carry chain between rows, and in a
-//! game with no flag (the fill's `Planes` say so) it reads no flag plane. A run that ends at
-//! a word edge spills its dilation into the word beside, in its straight steps too (a
-//! corridor down a word's first or last column: one more word a row, and the test that the
-//! cell across the edge stays closed); one that goes on into the next word is left pending
-//! for the row-wide pass.
+//! independent word operations, with no queue and no carry chain between rows. A run that
+//! ends at a word edge spills its dilation into the word beside, in its straight steps too
+//! (a corridor down a word's first or last column: one more word a row, and the test that
+//! the cell across the edge stays closed); one that goes on into the next word is left
+//! pending for the row-wide pass.
 //!
 //! The fill is compiled twice, for baseline x86-64 and for x86-64-v3 (hardware popcount), and
-//! picks one at run time; in each copy the row-wide pass is a function of its own (the `Isa`
-//! trait), so the walk inlined beside it does not crowd its loops' registers, and the planes
-//! are cut to one length so one bounds check serves all three.
+//! picks one at run time, and each of those twice again, for a game with flags and for one
+//! with none (the fill's `Planes` say which), whose copy never reads the flag plane: one load
+//! fewer in every passable test, and one cache line fewer a row. In each copy the row-wide
+//! pass is a function of its own (the `Isa` trait), so the walk inlined beside it does not
+//! crowd its loops' registers, and the planes are cut to one length so one bounds check
+//! serves all three.
 //!
 //! Between calls the scratch is clean: the pending plane is all zero and no row is queued.
 
@@ -171,8 +173,12 @@ fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize
 /// of its own in each copy, so that the walk, inlined beside it, does not crowd its loops'
 /// registers.
 trait Isa {
-    fn open_span(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range)
-    -> usize;
+    fn open_span<const F: bool>(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize;
 }
 
 /// Any x86-64 (or other) CPU.
@@ -180,13 +186,13 @@ struct Baseline;
 
 impl Isa for Baseline {
     #[inline(never)]
-    fn open_span(
+    fn open_span<const F: bool>(
         planes: &mut Planes<'_>,
         scratch: &mut Scratch,
         row: usize,
         range: Range,
     ) -> usize {
-        open_span(planes, scratch, row, range)
+        open_span::<F>(planes, scratch, row, range)
     }
 }
 
@@ -197,7 +203,7 @@ struct V3;
 #[cfg(target_arch = "x86_64")]
 impl Isa for V3 {
     #[inline(always)]
-    fn open_span(
+    fn open_span<const F: bool>(
         planes: &mut Planes<'_>,
         scratch: &mut Scratch,
         row: usize,
@@ -205,19 +211,40 @@ impl Isa for V3 {
     ) -> usize {
         // SAFETY: `V3` is used only by `fill_v3`, which runs only after `fill` checked every
         // feature `open_span_v3` is compiled for.
-        unsafe { open_span_v3(planes, scratch, row, range) }
+        unsafe { open_span_v3::<F>(planes, scratch, row, range) }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-fn open_span_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range) -> usize {
-    open_span(planes, scratch, row, range)
+fn open_span_v3<const F: bool>(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    row: usize,
+    range: Range,
+) -> usize {
+    open_span::<F>(planes, scratch, row, range)
 }
 
+/// The fill for instruction set `I`, in its copy for a game with flags or with none.
 #[inline(always)]
 fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    if planes.unflagged {
+        fill_flags::<I, false>(planes, scratch, seed)
+    } else {
+        fill_flags::<I, true>(planes, scratch, seed)
+    }
+}
+
+/// The fill for instruction set `I`; `F` false is a game with no flag, whose flag plane the
+/// fill never reads.
+#[inline(always)]
+fn fill_flags<I: Isa, const F: bool>(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    seed: usize,
+) -> usize {
     let planes = &mut planes.same_length();
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
     let row = w / planes.words_per_row;
@@ -236,16 +263,16 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
         j = first;
         while j <= last {
             if scratch.pending[j] != 0 {
-                let p = planes.passable(j);
+                let p = planes.passable::<F>(j);
                 let seeds = scratch.pending[j] & p;
-                if (j < last && joined(planes, &scratch.pending, j, p, seeds))
-                    || crosses_edge(planes, j, close_down(p, close_up(p, seeds)))
+                if (j < last && joined::<F>(planes, &scratch.pending, j, p, seeds))
+                    || crosses_edge::<F>(planes, j, close_down(p, close_up(p, seeds)))
                 {
-                    opened += I::open_span(planes, scratch, row, (j, last));
+                    opened += I::open_span::<F>(planes, scratch, row, (j, last));
                     break;
                 }
                 scratch.pending[j] = 0;
-                opened += walk(planes, scratch, row, j, seeds);
+                opened += walk::<F>(planes, scratch, row, j, seeds);
             }
             j += 1;
         }
@@ -256,7 +283,7 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
 /// Opens the runs through the pending cells of padded row `row`, whose pending words are
 /// `first..=last`, across as many words as the runs go.
 #[inline(always)]
-fn open_span(
+fn open_span<const F: bool>(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     row: usize,
@@ -274,7 +301,7 @@ fn open_span(
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
     let (mut j, mut carry) = (first, 0u64);
     while j <= last || carry != 0 {
-        let p = planes.passable(j);
+        let p = planes.passable::<F>(j);
         let up = close_up(p, (std::mem::take(&mut pending[j]) | carry) & p);
         span[j + 2 - base] = up;
         carry = up >> 63;
@@ -286,7 +313,7 @@ fn open_span(
     let (mut j, mut carry) = (hi, 0u64);
     loop {
         let k = j + 2 - base;
-        let p = planes.passable(j);
+        let p = planes.passable::<F>(j);
         let reached = if j >= first { span[k] } else { 0 } | (carry & p);
         let run = close_down(p, reached);
         span[k] = run;
@@ -310,11 +337,11 @@ fn open_span(
     let mut opened = 0;
     let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
     for (j, wide) in (out_lo..=out_hi).zip(widened(span)) {
-        let new = wide & !(planes.revealed[j] | planes.flagged[j]);
+        let new = wide & !(planes.closed::<F>(j));
         planes.revealed[j] |= new;
         opened += new.count_ones() as usize;
-        opened += open_side(planes, pending, j - wpr, wide, &mut above);
-        opened += open_side(planes, pending, j + wpr, wide, &mut below);
+        opened += open_side::<F>(planes, pending, j - wpr, wide, &mut above);
+        opened += open_side::<F>(planes, pending, j + wpr, wide, &mut below);
     }
     queue_sides(queued, rows, row, above, below);
     opened
@@ -355,9 +382,10 @@ const EDGES: u64 = 1 | 1 << 63;
 /// cell across that edge, in the same row, is passable. A row's first and last bits are
 /// sentinels, never in a run, so `w - 1` and `w + 1` are in the same row whenever read.
 #[inline(always)]
-fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+fn crosses_edge<const F: bool>(planes: &Planes<'_>, w: usize, run: u64) -> bool {
     run & EDGES != 0
-        && ((run >> 63 & planes.passable(w + 1)) | (run << 63 & planes.passable(w - 1))) != 0
+        && ((run >> 63 & planes.passable::<F>(w + 1)) | (run << 63 & planes.passable::<F>(w - 1)))
+            != 0
 }
 
 /// Whether pending word `j` (passable cells `p`, pending ones `seeds`) should be opened
@@ -369,7 +397,13 @@ fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
 /// row would queue the next with both words and the row-wide path would carry both
 /// passages down in step, a row at a time.
 #[inline(always)]
-fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) -> bool {
+fn joined<const F: bool>(
+    planes: &Planes<'_>,
+    pending: &[u64],
+    j: usize,
+    p: u64,
+    seeds: u64,
+) -> bool {
     let next = pending[j + 1];
     if next == 0 {
         return false;
@@ -377,7 +411,7 @@ fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) ->
     if (seeds | next).count_ones() > 2 {
         return true;
     }
-    let p1 = planes.passable(j + 1);
+    let p1 = planes.passable::<F>(j + 1);
     p >> 63 != 0 && close_down(p1, next & p1) & 1 != 0
 }
 
@@ -395,7 +429,7 @@ fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) ->
 /// general step between. A run that goes on into the next word is left pending for the
 /// row-wide path.
 #[inline(always)]
-fn walk(
+fn walk<const F: bool>(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     mut row: usize,
@@ -413,11 +447,11 @@ fn walk(
     let mut incoming = 0u64;
     let mut down = true;
     loop {
-        let rf = planes.revealed[w] | planes.flagged[w];
+        let rf = planes.closed::<F>(w);
         let p = planes.zero[w] & !rf;
         let run = close_down(p, close_up(p, seeds));
         if run & EDGES != 0 {
-            if crosses_edge(planes, w, run) {
+            if crosses_edge::<F>(planes, w, run) {
                 let numbered = incoming & !rf & !planes.zero[w];
                 planes.revealed[w] |= numbered;
                 opened += numbered.count_ones() as usize;
@@ -429,13 +463,27 @@ fn walk(
             // in this row (where that cell is not passable) and the rows above and below.
             for (j, spill) in [(w - 1, run << 63), (w + 1, run >> 63)] {
                 if spill != 0 {
-                    let new = spill & !(planes.revealed[j] | planes.flagged[j]);
+                    let new = spill & !(planes.closed::<F>(j));
                     planes.revealed[j] |= new;
                     opened += new.count_ones() as usize;
-                    opened +=
-                        open_side_queued(planes, pending, queued, rows, row - 1, j - wpr, spill);
-                    opened +=
-                        open_side_queued(planes, pending, queued, rows, row + 1, j + wpr, spill);
+                    opened += open_side_queued::<F>(
+                        planes,
+                        pending,
+                        queued,
+                        rows,
+                        row - 1,
+                        j - wpr,
+                        spill,
+                    );
+                    opened += open_side_queued::<F>(
+                        planes,
+                        pending,
+                        queued,
+                        rows,
+                        row + 1,
+                        j + wpr,
+                        spill,
+                    );
                 }
             }
         }
@@ -448,9 +496,9 @@ fn walk(
         } else {
             ((row - 1, w - wpr), (row + 1, w + wpr))
         };
-        let mut next = planes.passable(ahead.1) & wide;
+        let mut next = planes.passable::<F>(ahead.1) & wide;
         if next == 0 {
-            let back = planes.passable(behind.1) & wide;
+            let back = planes.passable::<F>(behind.1) & wide;
             if back != 0 {
                 // The region turns: go back the way the step came.
                 down = !down;
@@ -460,10 +508,10 @@ fn walk(
         }
         // The side not taken: its numbered cells under the dilation open, its zero cells
         // are left pending for a later visit.
-        opened += open_side_queued(planes, pending, queued, rows, behind.0, behind.1, wide);
+        opened += open_side_queued::<F>(planes, pending, queued, rows, behind.0, behind.1, wide);
         if next == 0 {
             // Nothing passable ahead either: only its numbered cells open.
-            opened += open_side_queued(planes, pending, queued, rows, ahead.0, ahead.1, wide);
+            opened += open_side_queued::<F>(planes, pending, queued, rows, ahead.0, ahead.1, wide);
             return opened;
         }
         (row, w, seeds, incoming) = (ahead.0, ahead.1, next, wide);
@@ -476,27 +524,24 @@ fn walk(
             let (wide, run) = if next == run {
                 (wide, run)
             } else {
-                let beside = wide & !(planes.revealed[w] | planes.flagged[w]);
+                let beside = wide & !(planes.closed::<F>(w));
                 planes.revealed[w] |= beside;
                 opened += beside.count_ones() as usize;
                 (next | next << 1 | next >> 1, next)
             };
             incoming = wide;
             let word_step = if down { wpr } else { wpr.wrapping_neg() };
-            let (rows_on, j, next, more) = if planes.unflagged {
-                straight::<false, false>(planes, w, word_step, wide, run, 0, 0)
-            } else {
-                straight::<true, false>(planes, w, word_step, wide, run, 0, 0)
-            };
+            let (rows_on, j, next, more) =
+                straight::<F, false>(planes, w, word_step, wide, run, 0, 0);
             opened += more;
             row = if down { row + rows_on } else { row - rows_on };
             (w, seeds) = (j, next);
             if seeds == 0 {
                 // Nothing passable ahead (or the sentinel row): only numbered cells open.
-                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+                return opened + open_side_queued::<F>(planes, pending, queued, rows, row, w, wide);
             }
             // Otherwise the general step takes the row where the run changes.
-        } else if next == run && ends_at_edge(planes, w, next) {
+        } else if next == run && ends_at_edge::<F>(planes, w, next) {
             // The same run again, at a word edge it does not cross (a corridor whose zero
             // cells are a word's first or last column): its dilation spills one cell into
             // the word beside, which the general step behind opened in this row, and the
@@ -507,17 +552,14 @@ fn walk(
                 (usize::MAX, 1 << 63)
             };
             let word_step = if down { wpr } else { wpr.wrapping_neg() };
-            let (rows_on, j, next, more) = if planes.unflagged {
-                straight::<false, true>(planes, w, word_step, wide, run, side, spill)
-            } else {
-                straight::<true, true>(planes, w, word_step, wide, run, side, spill)
-            };
+            let (rows_on, j, next, more) =
+                straight::<F, true>(planes, w, word_step, wide, run, side, spill);
             opened += more;
             row = if down { row + rows_on } else { row - rows_on };
             (w, seeds) = (j, next);
             // The row where the run changes: the cell spilled into beside it opens (or
             // becomes pending) as the general step opens the cells of the row ahead.
-            opened += open_side_queued(
+            opened += open_side_queued::<F>(
                 planes,
                 pending,
                 queued,
@@ -527,7 +569,7 @@ fn walk(
                 spill,
             );
             if seeds == 0 {
-                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+                return opened + open_side_queued::<F>(planes, pending, queued, rows, row, w, wide);
             }
         }
     }
@@ -537,11 +579,11 @@ fn walk(
 /// one edge bit, and the cell across that edge, in the same row, is not passable, so its
 /// dilation only spills one numbered (or closed) cell into the word beside.
 #[inline(always)]
-fn ends_at_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+fn ends_at_edge<const F: bool>(planes: &Planes<'_>, w: usize, run: u64) -> bool {
     match run & EDGES {
-        1 => planes.passable(w - 1) >> 63 == 0,
+        1 => planes.passable::<F>(w - 1) >> 63 == 0,
         EDGES => false,
-        _ => planes.passable(w + 1) & 1 == 0,
+        _ => planes.passable::<F>(w + 1) & 1 == 0,
     }
 }
 
@@ -602,7 +644,7 @@ fn straight<const FLAGS: bool, const SPILL: bool>(
 
 /// [`open_side`] for one word of row `row`, queueing the row where zero cells were seeded.
 #[inline(always)]
-fn open_side_queued(
+fn open_side_queued<const F: bool>(
     planes: &mut Planes<'_>,
     pending: &mut [u64],
     queued: &mut [Range],
@@ -612,7 +654,7 @@ fn open_side_queued(
     wide: u64,
 ) -> usize {
     let mut seeded = NOT_QUEUED;
-    let opened = open_side(planes, pending, j, wide, &mut seeded);
+    let opened = open_side::<F>(planes, pending, j, wide, &mut seeded);
     queue(queued, rows, row, seeded);
     opened
 }
@@ -621,14 +663,14 @@ fn open_side_queued(
 /// are revealed, the zero ones become pending (and `seeded` grows to cover `j`). Sentinel
 /// rows are all revealed, so nothing opens there.
 #[inline(always)]
-fn open_side(
+fn open_side<const F: bool>(
     planes: &mut Planes<'_>,
     pending: &mut [u64],
     j: usize,
     wide: u64,
     seeded: &mut Range,
 ) -> usize {
-    let new = wide & !(planes.revealed[j] | planes.flagged[j]);
+    let new = wide & !(planes.closed::<F>(j));
     if new == 0 {
         return 0;
     }
@@ -669,10 +711,21 @@ impl Planes<'_> {
         }
     }
 
+    /// Cells a cascade may not enter in word `w`: revealed or flagged. `F` false is a game
+    /// with no flag, whose flag plane is left unread.
+    #[inline(always)]
+    fn closed<const F: bool>(&self, w: usize) -> u64 {
+        if F {
+            self.revealed[w] | self.flagged[w]
+        } else {
+            self.revealed[w]
+        }
+    }
+
     /// Cells a cascade may pass through in word `w`: zero, not revealed, not flagged.
     #[inline(always)]
-    fn passable(&self, w: usize) -> u64 {
-        self.zero[w] & !(self.revealed[w] | self.flagged[w])
+    fn passable<const F: bool>(&self, w: usize) -> u64 {
+        self.zero[w] & !self.closed::<F>(w)
     }
 }
 
