@@ -265,14 +265,15 @@ fn fill_flags<I: Isa, const F: bool>(
             if scratch.pending[j] != 0 {
                 let p = planes.passable::<F>(j);
                 let seeds = scratch.pending[j] & p;
+                let run = close_down(p, close_up(p, seeds));
                 if (j < last && joined::<F>(planes, &scratch.pending, j, p, seeds))
-                    || crosses_edge::<F>(planes, j, close_down(p, close_up(p, seeds)))
+                    || crosses_edge::<F>(planes, j, run)
                 {
                     opened += I::open_span::<F>(planes, scratch, row, (j, last));
                     break;
                 }
                 scratch.pending[j] = 0;
-                opened += walk::<F>(planes, scratch, row, j, seeds);
+                opened += walk::<F>(planes, scratch, row, j, seeds, run);
             }
             j += 1;
         }
@@ -435,6 +436,7 @@ fn walk<const F: bool>(
     mut row: usize,
     mut w: usize,
     mut seeds: u64,
+    mut run: u64,
 ) -> usize {
     let Scratch {
         pending,
@@ -448,8 +450,6 @@ fn walk<const F: bool>(
     let mut down = true;
     loop {
         let rf = planes.closed::<F>(w);
-        let p = planes.zero[w] & !rf;
-        let run = close_down(p, close_up(p, seeds));
         if run & EDGES != 0 {
             if crosses_edge::<F>(planes, w, run) {
                 let numbered = incoming & !rf & !planes.zero[w];
@@ -572,6 +572,9 @@ fn walk<const F: bool>(
                 return opened + open_side_queued::<F>(planes, pending, queued, rows, row, w, wide);
             }
         }
+        // The next step's run, through its seeds.
+        let p = planes.passable::<F>(w);
+        run = close_down(p, close_up(p, seeds));
     }
 }
 
