@@ -539,6 +539,59 @@ fn cascades_snake_through_walls_of_flags() {
     }
 }
 
+/// Corridors whose zero cells run down a word's last or first column, so every row's run
+/// spills one cell of its dilation into the word beside: with and without a side passage at
+/// one row that takes the run across the edge (to the right or the left), with and without
+/// flags on the corridor's cells, revealed from the middle and then from both ends.
+#[test]
+fn corridors_down_a_word_edge() {
+    let rows = 40;
+    for cols in [67, 131] {
+        // Zero cells in bit 63 (columns 62, 126) or bit 0 (columns 63, 127) of their word.
+        for z in [62, 63, 126, 127].into_iter().filter(|&z| z + 5 <= cols) {
+            for side in [
+                None,
+                Some((3, false)),
+                Some((rows / 2, true)),
+                Some((rows - 4, false)),
+            ] {
+                let open = |r: usize, c: usize| {
+                    c.abs_diff(z) <= 1
+                        || side.is_some_and(|(g, left)| {
+                            r.abs_diff(g) <= 1
+                                && if left {
+                                    c < z && c + 4 >= z
+                                } else {
+                                    c > z && c <= z + 4
+                                }
+                        })
+                };
+                let mines = (0..rows)
+                    .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                    .filter(|&(r, c)| !open(r, c));
+                let board = Board::from_mines(rows, cols, mines).unwrap();
+                for flags in [false, true] {
+                    let mut acts = Vec::new();
+                    if flags {
+                        acts.extend((3..rows).step_by(7).map(|r| Act::Flag(r, z + 1)));
+                        acts.extend((1..rows).step_by(5).map(|r| Act::Flag(r, z - 1)));
+                        acts.push(Act::Flag(rows - 8, z));
+                    }
+                    acts.extend([
+                        Act::Reveal(rows / 2, z),
+                        Act::Reveal(0, z),
+                        Act::Reveal(rows - 1, z),
+                    ]);
+                    let mut trio = Trio::new(board.clone());
+                    trio.apply_all(&acts).unwrap_or_else(|e| {
+                        panic!("{cols} wide, column {z}, side {side:?}, flags {flags}: {e}")
+                    });
+                }
+            }
+        }
+    }
+}
+
 /// Large, nearly empty boards: one reveal cascades over most of the board, and all three
 /// engines open exactly the same cells.
 #[test]

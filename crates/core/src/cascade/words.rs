@@ -16,15 +16,19 @@
 //! cells, keeping its direction and turning where the region turns, and leaves the other
 //! side's zero cells pending. While the next row's passable cells are the run again, or
 //! cells of its own columns only (one passage leaving a wider run), a step is a few
-//! independent word operations, with no queue and no carry chain between rows, and in a
-//! game with no flag (the fill's `Planes` say so) it reads no flag plane. A run that ends at
-//! a word edge spills its dilation into the word beside; one that goes on into the next word
-//! is left pending for the row-wide pass.
+//! independent word operations, with no queue and no carry chain between rows. A run that
+//! ends at a word edge spills its dilation into the word beside, in its straight steps too
+//! (a corridor down a word's first or last column: one more word a row, and the test that
+//! the cell across the edge stays closed); one that goes on into the next word is left
+//! pending for the row-wide pass.
 //!
 //! The fill is compiled twice, for baseline x86-64 and for x86-64-v3 (hardware popcount), and
-//! picks one at run time; in each copy the row-wide pass is a function of its own (the `Isa`
-//! trait), so the walk inlined beside it does not crowd its loops' registers, and the planes
-//! are cut to one length so one bounds check serves all three.
+//! picks one at run time, and each of those twice again, for a game with flags and for one
+//! with none (the fill's `Planes` say which), whose copy never reads the flag plane: one load
+//! fewer in every passable test, and one cache line fewer a row. In each copy the row-wide
+//! pass is a function of its own (the `Isa` trait), so the walk inlined beside it does not
+//! crowd its loops' registers, and the planes are cut to one length so one bounds check
+//! serves all three.
 //!
 //! Between calls the scratch is clean: the pending plane is all zero and no row is queued.
 
@@ -169,8 +173,12 @@ fn fill_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize
 /// of its own in each copy, so that the walk, inlined beside it, does not crowd its loops'
 /// registers.
 trait Isa {
-    fn open_span(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range)
-    -> usize;
+    fn open_span<const F: bool>(
+        planes: &mut Planes<'_>,
+        scratch: &mut Scratch,
+        row: usize,
+        range: Range,
+    ) -> usize;
 }
 
 /// Any x86-64 (or other) CPU.
@@ -178,13 +186,13 @@ struct Baseline;
 
 impl Isa for Baseline {
     #[inline(never)]
-    fn open_span(
+    fn open_span<const F: bool>(
         planes: &mut Planes<'_>,
         scratch: &mut Scratch,
         row: usize,
         range: Range,
     ) -> usize {
-        open_span(planes, scratch, row, range)
+        open_span::<F>(planes, scratch, row, range)
     }
 }
 
@@ -195,7 +203,7 @@ struct V3;
 #[cfg(target_arch = "x86_64")]
 impl Isa for V3 {
     #[inline(always)]
-    fn open_span(
+    fn open_span<const F: bool>(
         planes: &mut Planes<'_>,
         scratch: &mut Scratch,
         row: usize,
@@ -203,19 +211,40 @@ impl Isa for V3 {
     ) -> usize {
         // SAFETY: `V3` is used only by `fill_v3`, which runs only after `fill` checked every
         // feature `open_span_v3` is compiled for.
-        unsafe { open_span_v3(planes, scratch, row, range) }
+        unsafe { open_span_v3::<F>(planes, scratch, row, range) }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
 #[inline(never)]
-fn open_span_v3(planes: &mut Planes<'_>, scratch: &mut Scratch, row: usize, range: Range) -> usize {
-    open_span(planes, scratch, row, range)
+fn open_span_v3<const F: bool>(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    row: usize,
+    range: Range,
+) -> usize {
+    open_span::<F>(planes, scratch, row, range)
 }
 
+/// The fill for instruction set `I`, in its copy for a game with flags or with none.
 #[inline(always)]
 fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize) -> usize {
+    if planes.unflagged {
+        fill_flags::<I, false>(planes, scratch, seed)
+    } else {
+        fill_flags::<I, true>(planes, scratch, seed)
+    }
+}
+
+/// The fill for instruction set `I`; `F` false is a game with no flag, whose flag plane the
+/// fill never reads.
+#[inline(always)]
+fn fill_flags<I: Isa, const F: bool>(
+    planes: &mut Planes<'_>,
+    scratch: &mut Scratch,
+    seed: usize,
+) -> usize {
     let planes = &mut planes.same_length();
     let (w, b) = (seed / 64, 1u64 << (seed % 64));
     let row = w / planes.words_per_row;
@@ -234,16 +263,17 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
         j = first;
         while j <= last {
             if scratch.pending[j] != 0 {
-                let p = planes.passable(j);
+                let p = planes.passable::<F>(j);
                 let seeds = scratch.pending[j] & p;
-                if (j < last && joined(planes, &scratch.pending, j, p, seeds))
-                    || crosses_edge(planes, j, close_down(p, close_up(p, seeds)))
+                let run = close_down(p, close_up(p, seeds));
+                if (j < last && joined::<F>(planes, &scratch.pending, j, p, seeds))
+                    || crosses_edge::<F>(planes, j, run)
                 {
-                    opened += I::open_span(planes, scratch, row, (j, last));
+                    opened += I::open_span::<F>(planes, scratch, row, (j, last));
                     break;
                 }
                 scratch.pending[j] = 0;
-                opened += walk(planes, scratch, row, j, seeds);
+                opened += walk::<F>(planes, scratch, row, j, seeds, run);
             }
             j += 1;
         }
@@ -254,7 +284,7 @@ fn fill_any<I: Isa>(planes: &mut Planes<'_>, scratch: &mut Scratch, seed: usize)
 /// Opens the runs through the pending cells of padded row `row`, whose pending words are
 /// `first..=last`, across as many words as the runs go.
 #[inline(always)]
-fn open_span(
+fn open_span<const F: bool>(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     row: usize,
@@ -272,7 +302,7 @@ fn open_span(
     // Rightward: each pending bit up to the top of its run, carrying into the next word.
     let (mut j, mut carry) = (first, 0u64);
     while j <= last || carry != 0 {
-        let p = planes.passable(j);
+        let p = planes.passable::<F>(j);
         let up = close_up(p, (std::mem::take(&mut pending[j]) | carry) & p);
         span[j + 2 - base] = up;
         carry = up >> 63;
@@ -284,7 +314,7 @@ fn open_span(
     let (mut j, mut carry) = (hi, 0u64);
     loop {
         let k = j + 2 - base;
-        let p = planes.passable(j);
+        let p = planes.passable::<F>(j);
         let reached = if j >= first { span[k] } else { 0 } | (carry & p);
         let run = close_down(p, reached);
         span[k] = run;
@@ -308,11 +338,11 @@ fn open_span(
     let mut opened = 0;
     let (mut above, mut below) = (NOT_QUEUED, NOT_QUEUED);
     for (j, wide) in (out_lo..=out_hi).zip(widened(span)) {
-        let new = wide & !(planes.revealed[j] | planes.flagged[j]);
+        let new = wide & !(planes.closed::<F>(j));
         planes.revealed[j] |= new;
         opened += new.count_ones() as usize;
-        opened += open_side(planes, pending, j - wpr, wide, &mut above);
-        opened += open_side(planes, pending, j + wpr, wide, &mut below);
+        opened += open_side::<F>(planes, pending, j - wpr, wide, &mut above);
+        opened += open_side::<F>(planes, pending, j + wpr, wide, &mut below);
     }
     queue_sides(queued, rows, row, above, below);
     opened
@@ -353,9 +383,10 @@ const EDGES: u64 = 1 | 1 << 63;
 /// cell across that edge, in the same row, is passable. A row's first and last bits are
 /// sentinels, never in a run, so `w - 1` and `w + 1` are in the same row whenever read.
 #[inline(always)]
-fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+fn crosses_edge<const F: bool>(planes: &Planes<'_>, w: usize, run: u64) -> bool {
     run & EDGES != 0
-        && ((run >> 63 & planes.passable(w + 1)) | (run << 63 & planes.passable(w - 1))) != 0
+        && ((run >> 63 & planes.passable::<F>(w + 1)) | (run << 63 & planes.passable::<F>(w - 1)))
+            != 0
 }
 
 /// Whether pending word `j` (passable cells `p`, pending ones `seeds`) should be opened
@@ -367,7 +398,13 @@ fn crosses_edge(planes: &Planes<'_>, w: usize, run: u64) -> bool {
 /// row would queue the next with both words and the row-wide path would carry both
 /// passages down in step, a row at a time.
 #[inline(always)]
-fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) -> bool {
+fn joined<const F: bool>(
+    planes: &Planes<'_>,
+    pending: &[u64],
+    j: usize,
+    p: u64,
+    seeds: u64,
+) -> bool {
     let next = pending[j + 1];
     if next == 0 {
         return false;
@@ -375,7 +412,7 @@ fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) ->
     if (seeds | next).count_ones() > 2 {
         return true;
     }
-    let p1 = planes.passable(j + 1);
+    let p1 = planes.passable::<F>(j + 1);
     p >> 63 != 0 && close_down(p1, next & p1) & 1 != 0
 }
 
@@ -393,12 +430,13 @@ fn joined(planes: &Planes<'_>, pending: &[u64], j: usize, p: u64, seeds: u64) ->
 /// general step between. A run that goes on into the next word is left pending for the
 /// row-wide path.
 #[inline(always)]
-fn walk(
+fn walk<const F: bool>(
     planes: &mut Planes<'_>,
     scratch: &mut Scratch,
     mut row: usize,
     mut w: usize,
     mut seeds: u64,
+    mut run: u64,
 ) -> usize {
     let Scratch {
         pending,
@@ -411,11 +449,9 @@ fn walk(
     let mut incoming = 0u64;
     let mut down = true;
     loop {
-        let rf = planes.revealed[w] | planes.flagged[w];
-        let p = planes.zero[w] & !rf;
-        let run = close_down(p, close_up(p, seeds));
+        let rf = planes.closed::<F>(w);
         if run & EDGES != 0 {
-            if crosses_edge(planes, w, run) {
+            if crosses_edge::<F>(planes, w, run) {
                 let numbered = incoming & !rf & !planes.zero[w];
                 planes.revealed[w] |= numbered;
                 opened += numbered.count_ones() as usize;
@@ -427,13 +463,27 @@ fn walk(
             // in this row (where that cell is not passable) and the rows above and below.
             for (j, spill) in [(w - 1, run << 63), (w + 1, run >> 63)] {
                 if spill != 0 {
-                    let new = spill & !(planes.revealed[j] | planes.flagged[j]);
+                    let new = spill & !(planes.closed::<F>(j));
                     planes.revealed[j] |= new;
                     opened += new.count_ones() as usize;
-                    opened +=
-                        open_side_queued(planes, pending, queued, rows, row - 1, j - wpr, spill);
-                    opened +=
-                        open_side_queued(planes, pending, queued, rows, row + 1, j + wpr, spill);
+                    opened += open_side_queued::<F>(
+                        planes,
+                        pending,
+                        queued,
+                        rows,
+                        row - 1,
+                        j - wpr,
+                        spill,
+                    );
+                    opened += open_side_queued::<F>(
+                        planes,
+                        pending,
+                        queued,
+                        rows,
+                        row + 1,
+                        j + wpr,
+                        spill,
+                    );
                 }
             }
         }
@@ -446,9 +496,9 @@ fn walk(
         } else {
             ((row - 1, w - wpr), (row + 1, w + wpr))
         };
-        let mut next = planes.passable(ahead.1) & wide;
+        let mut next = planes.passable::<F>(ahead.1) & wide;
         if next == 0 {
-            let back = planes.passable(behind.1) & wide;
+            let back = planes.passable::<F>(behind.1) & wide;
             if back != 0 {
                 // The region turns: go back the way the step came.
                 down = !down;
@@ -458,10 +508,10 @@ fn walk(
         }
         // The side not taken: its numbered cells under the dilation open, its zero cells
         // are left pending for a later visit.
-        opened += open_side_queued(planes, pending, queued, rows, behind.0, behind.1, wide);
+        opened += open_side_queued::<F>(planes, pending, queued, rows, behind.0, behind.1, wide);
         if next == 0 {
             // Nothing passable ahead either: only its numbered cells open.
-            opened += open_side_queued(planes, pending, queued, rows, ahead.0, ahead.1, wide);
+            opened += open_side_queued::<F>(planes, pending, queued, rows, ahead.0, ahead.1, wide);
             return opened;
         }
         (row, w, seeds, incoming) = (ahead.0, ahead.1, next, wide);
@@ -474,27 +524,69 @@ fn walk(
             let (wide, run) = if next == run {
                 (wide, run)
             } else {
-                let beside = wide & !(planes.revealed[w] | planes.flagged[w]);
+                let beside = wide & !(planes.closed::<F>(w));
                 planes.revealed[w] |= beside;
                 opened += beside.count_ones() as usize;
                 (next | next << 1 | next >> 1, next)
             };
             incoming = wide;
             let word_step = if down { wpr } else { wpr.wrapping_neg() };
-            let (rows_on, j, next, more) = if planes.unflagged {
-                straight::<false>(planes, w, word_step, wide, run)
-            } else {
-                straight::<true>(planes, w, word_step, wide, run)
-            };
+            let (rows_on, j, next, more) =
+                straight::<F, false>(planes, w, word_step, wide, run, 0, 0);
             opened += more;
             row = if down { row + rows_on } else { row - rows_on };
             (w, seeds) = (j, next);
             if seeds == 0 {
                 // Nothing passable ahead (or the sentinel row): only numbered cells open.
-                return opened + open_side_queued(planes, pending, queued, rows, row, w, wide);
+                return opened + open_side_queued::<F>(planes, pending, queued, rows, row, w, wide);
             }
             // Otherwise the general step takes the row where the run changes.
+        } else if next == run && ends_at_edge::<F>(planes, w, next) {
+            // The same run again, at a word edge it does not cross (a corridor whose zero
+            // cells are a word's first or last column): its dilation spills one cell into
+            // the word beside, which the general step behind opened in this row, and the
+            // straight steps open it in each row on. `side` is that word's offset.
+            let (side, spill) = if run >> 63 != 0 {
+                (1, 1)
+            } else {
+                (usize::MAX, 1 << 63)
+            };
+            let word_step = if down { wpr } else { wpr.wrapping_neg() };
+            let (rows_on, j, next, more) =
+                straight::<F, true>(planes, w, word_step, wide, run, side, spill);
+            opened += more;
+            row = if down { row + rows_on } else { row - rows_on };
+            (w, seeds) = (j, next);
+            // The row where the run changes: the cell spilled into beside it opens (or
+            // becomes pending) as the general step opens the cells of the row ahead.
+            opened += open_side_queued::<F>(
+                planes,
+                pending,
+                queued,
+                rows,
+                row,
+                w.wrapping_add(side),
+                spill,
+            );
+            if seeds == 0 {
+                return opened + open_side_queued::<F>(planes, pending, queued, rows, row, w, wide);
+            }
         }
+        // The next step's run, through its seeds.
+        let p = planes.passable::<F>(w);
+        run = close_down(p, close_up(p, seeds));
+    }
+}
+
+/// Whether run `run` of word `w`, which holds an edge bit, ends at the word edge: it holds
+/// one edge bit, and the cell across that edge, in the same row, is not passable, so its
+/// dilation only spills one numbered (or closed) cell into the word beside.
+#[inline(always)]
+fn ends_at_edge<const F: bool>(planes: &Planes<'_>, w: usize, run: u64) -> bool {
+    match run & EDGES {
+        1 => planes.passable::<F>(w - 1) >> 63 == 0,
+        EDGES => false,
+        _ => planes.passable::<F>(w + 1) & 1 == 0,
     }
 }
 
@@ -503,14 +595,18 @@ fn walk(
 /// until the first row where that fails. Returns how many rows that row is from `w`, its
 /// word, its passable cells under `wide`, and the cells opened. `FLAGS` false reads no flag
 /// plane, for a game with no flag: one cache line fewer a row on a board larger than the
-/// cache.
+/// cache. `SPILL` true is a run at a word edge: each row also opens the cell `spill` of the
+/// word `side` words away (wrapping, so `usize::MAX` is the word before), and the walk stops
+/// at the first row where that cell is passable, whose run goes on across the edge.
 #[inline(always)]
-fn straight<const FLAGS: bool>(
+fn straight<const FLAGS: bool, const SPILL: bool>(
     planes: &mut Planes<'_>,
     mut w: usize,
     step: usize,
     wide: u64,
     run: u64,
+    side: usize,
+    spill: u64,
 ) -> (usize, usize, u64, usize) {
     // The three planes as slices of one length, so one bounds check covers all three.
     let len = planes.zero.len();
@@ -528,10 +624,22 @@ fn straight<const FLAGS: bool>(
         let new = wide & !closed(revealed, w);
         revealed[w] |= new;
         opened += new.count_ones() as usize;
+        if SPILL {
+            let k = w.wrapping_add(side);
+            let new = spill & !closed(revealed, k);
+            revealed[k] |= new;
+            opened += new.count_ones() as usize;
+        }
         let j = w.wrapping_add(step);
         let next = zero[j] & !closed(revealed, j) & wide;
         if next != run {
             return (rows_on, j, next, opened);
+        }
+        if SPILL {
+            let k = j.wrapping_add(side);
+            if zero[k] & !closed(revealed, k) & spill != 0 {
+                return (rows_on, j, next, opened);
+            }
         }
         (rows_on, w) = (rows_on + 1, j);
     }
@@ -539,7 +647,7 @@ fn straight<const FLAGS: bool>(
 
 /// [`open_side`] for one word of row `row`, queueing the row where zero cells were seeded.
 #[inline(always)]
-fn open_side_queued(
+fn open_side_queued<const F: bool>(
     planes: &mut Planes<'_>,
     pending: &mut [u64],
     queued: &mut [Range],
@@ -549,7 +657,7 @@ fn open_side_queued(
     wide: u64,
 ) -> usize {
     let mut seeded = NOT_QUEUED;
-    let opened = open_side(planes, pending, j, wide, &mut seeded);
+    let opened = open_side::<F>(planes, pending, j, wide, &mut seeded);
     queue(queued, rows, row, seeded);
     opened
 }
@@ -558,14 +666,14 @@ fn open_side_queued(
 /// are revealed, the zero ones become pending (and `seeded` grows to cover `j`). Sentinel
 /// rows are all revealed, so nothing opens there.
 #[inline(always)]
-fn open_side(
+fn open_side<const F: bool>(
     planes: &mut Planes<'_>,
     pending: &mut [u64],
     j: usize,
     wide: u64,
     seeded: &mut Range,
 ) -> usize {
-    let new = wide & !(planes.revealed[j] | planes.flagged[j]);
+    let new = wide & !(planes.closed::<F>(j));
     if new == 0 {
         return 0;
     }
@@ -606,10 +714,21 @@ impl Planes<'_> {
         }
     }
 
+    /// Cells a cascade may not enter in word `w`: revealed or flagged. `F` false is a game
+    /// with no flag, whose flag plane is left unread.
+    #[inline(always)]
+    fn closed<const F: bool>(&self, w: usize) -> u64 {
+        if F {
+            self.revealed[w] | self.flagged[w]
+        } else {
+            self.revealed[w]
+        }
+    }
+
     /// Cells a cascade may pass through in word `w`: zero, not revealed, not flagged.
     #[inline(always)]
-    fn passable(&self, w: usize) -> u64 {
-        self.zero[w] & !(self.revealed[w] | self.flagged[w])
+    fn passable<const F: bool>(&self, w: usize) -> u64 {
+        self.zero[w] & !self.closed::<F>(w)
     }
 }
 
