@@ -109,10 +109,9 @@ pub(crate) struct Room {
     cursor: (usize, usize),
     in_view: Option<[Range<usize>; 2]>,
     players: Vec<PlayerInfo>,
-    /// When the players frame came, to run their clocks on from it.
-    players_at: Option<Instant>,
     /// The server's clock of a view, as the welcome or the last clock frame gave it:
-    /// `(view, play time in milliseconds, running, when it came)`.
+    /// `(view, play time in milliseconds, running, when it came)`. The server sends one
+    /// whenever a clock starts or stops and with every watch, so it is the one clock shown.
     clock: Option<(u32, u32, bool, Instant)>,
     /// Other co-op players' cursors, by player id.
     cursors: BTreeMap<u32, (usize, usize)>,
@@ -203,8 +202,7 @@ impl Room {
 
     /// The probabilities of the window around the cursor, while the overlay is on.
     pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        let on = self.shown.overlay != Overlay::Off;
-        self.odds.as_ref().filter(|_| on)
+        self.odds.as_ref()
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -351,16 +349,6 @@ impl Room {
             }
             ServerMsg::Players(players) => {
                 self.players = players;
-                self.players_at = Some(now);
-                // The followed player's time is the server's clock of the view drawn, newer
-                // than the last clock frame; whether it runs stays the clock frame's word.
-                if let Some((view, _, running, _)) = self.clock
-                    && view == self.view
-                    && let Some(p) = self.followed()
-                {
-                    let running = running && p.status == 0;
-                    self.clock = Some((view, p.elapsed_ms, running, now));
-                }
                 let race_spectator = |w: &Welcome| w.spectator && w.mode == Mode::Race;
                 let no_view = !self.has_view && self.welcome.as_ref().is_some_and(race_spectator);
                 if no_view && let Some(first) = self.players.first() {
@@ -447,9 +435,7 @@ impl Room {
             ServerMsg::NewGame { game } => {
                 // The chunks watched come again with the new board, and the clock with them.
                 self.over = None;
-                self.odds = None;
                 self.replies.push(Reply::Fresh);
-                self.wrong_flags.clear();
                 if let Some(welcome) = &mut self.welcome {
                     welcome.game = game;
                 }
@@ -640,23 +626,15 @@ impl Play for Room {
     }
 
     /// The play time of the view drawn, as the server's clock gives it (run on from its
-    /// last word while it runs), else the player followed's, run on from the last players
-    /// frame.
+    /// last word while it runs); none until the clock of a view just watched comes.
     fn elapsed(&self, now: Instant) -> Duration {
-        if let Some((view, ms, running, at)) = self.clock
-            && view == self.view
-            && !self.watch_sent
-        {
-            let ran = running.then(|| now.saturating_duration_since(at));
-            return Duration::from_millis(u64::from(ms)) + ran.unwrap_or_default();
+        match self.clock {
+            Some((view, ms, running, at)) if view == self.view && !self.watch_sent => {
+                let ran = running.then(|| now.saturating_duration_since(at));
+                Duration::from_millis(u64::from(ms)) + ran.unwrap_or_default()
+            }
+            _ => Duration::ZERO,
         }
-        let Some(player) = self.followed() else {
-            return Duration::ZERO;
-        };
-        let runs = player.status == 0 && player.elapsed_ms > 0;
-        let since = self.players_at.filter(|_| runs);
-        let ran = since.map(|then| now.saturating_duration_since(then));
-        Duration::from_millis(u64::from(player.elapsed_ms)) + ran.unwrap_or_default()
     }
 
     /// Often enough to show the server's frames soon after they come.
@@ -664,8 +642,15 @@ impl Play for Room {
         Some(Duration::from_millis(30))
     }
 
+    /// Help taken off the board goes: it is asked for again when shown again.
     fn show(&mut self, cursor: (usize, usize), view: Option<[Range<usize>; 2]>, shown: Shown) {
         self.shown = shown;
+        if shown.overlay == Overlay::Off {
+            self.odds = None;
+        }
+        if !shown.wrong_flags {
+            self.wrong_flags.clear();
+        }
         if cursor != self.cursor {
             self.cursor = cursor;
             self.cursor_moved = true;
@@ -714,12 +699,11 @@ impl Play for Room {
     /// and go to digits even when they cannot be asked for again.
     fn help(&mut self, ask: Help, shown: Shown) -> bool {
         match ask {
-            Help::Odds if shown.overlay == Overlay::Off => self.odds = None,
-            Help::WrongFlags if !shown.wrong_flags => self.wrong_flags.clear(),
-            Help::Odds => return self.ask(ask) || self.shown.overlay != Overlay::Off,
-            _ => return self.ask(ask),
+            Help::Odds if shown.overlay == Overlay::Off => true,
+            Help::WrongFlags if !shown.wrong_flags => true,
+            Help::Odds => self.ask(ask) || self.shown.overlay != Overlay::Off,
+            _ => self.ask(ask),
         }
-        true
     }
 
     fn next_game(&mut self, _now: Instant) {
@@ -742,7 +726,7 @@ impl Play for Room {
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
-        self.shown.wrong_flags && self.wrong_flags.contains(&(row, col))
+        self.wrong_flags.contains(&(row, col))
     }
 
     fn colour_at(&self, row: usize, col: usize) -> Option<Color> {
@@ -1122,8 +1106,9 @@ mod tests {
         assert_eq!(remote.cursors.iter().collect::<Vec<_>>(), [(&2, &(7, 8))]);
         let events = ["bo hit a mine at (7, 9)", "the room lost the game"];
         assert_eq!(remote.events(), events);
+        // The clock runs on from its frame; the players' own times do not move it.
         remote.tick(now + Duration::from_millis(1500));
-        assert_eq!(remote.elapsed(), Duration::from_millis(5500));
+        assert_eq!(remote.elapsed(), Duration::from_millis(4500));
 
         // A move and the server's refusal of it.
         remote.take_outbox();
@@ -1192,7 +1177,11 @@ mod tests {
             width: 9,
             cells,
         };
-        frames(&mut remote, now, [chunk, players, cursors, joined]);
+        frames(
+            &mut remote,
+            now,
+            [chunk, clock(0, 3000, true), players, cursors, joined],
+        );
         play(&mut remote, now, "esc");
         check("room", &screen_text(&remote));
         play(&mut remote, now, "?");
