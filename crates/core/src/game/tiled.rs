@@ -260,7 +260,7 @@ fn read_word(words: &[u64], bit: usize) -> u64 {
 }
 
 /// Copies bits `from..from + len` of `src` to bits `to..to + len` of `dst`, a word at a
-/// time, leaving the other bits of `dst` as they were. [`copy_bits_naive`] is its twin.
+/// time, leaving the other bits of `dst` as they were. `copy_bits_naive`, under test, is its twin.
 fn copy_bits(dst: &mut [u64], to: usize, src: &[u64], from: usize, len: usize) {
     let mut done = 0;
     while done < len {
