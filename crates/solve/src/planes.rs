@@ -100,9 +100,10 @@ pub(crate) struct Planes {
     dirty: Dirty,
     /// A buffer for the next sweep's marks, kept to save an allocation a sweep.
     spare: Dirty,
-    /// Plane words that may hold proven safe cells, in no order, perhaps twice: every
-    /// word where a cell was proven safe since the last update, and those left over from
-    /// before it.
+    /// Plane words that may hold proven safe cells, perhaps twice: every word where a cell
+    /// was proven safe since the last update, and those left over from before it. A sweep
+    /// leaves it in increasing order when it was empty before, as it is after the update
+    /// that follows a reveal of every safe word; readers sort it only when it is not.
     safe_words: Vec<usize>,
     /// Plane words [`Planes::update_near`] has looked at (a bit each), cleared after.
     seen: Vec<u64>,
@@ -234,8 +235,7 @@ impl Planes {
         // first the words that may hold proven safe cells, then the unread words around
         // each word that changed in the round before.
         let mut round = std::mem::take(&mut self.safe_words);
-        round.sort_unstable();
-        round.dedup();
+        sort_words(&mut round);
         let mut visited: Vec<usize> = Vec::with_capacity(round.len() * 4);
         for &w in &round {
             self.seen[w / 64] |= 1 << (w % 64);
@@ -349,8 +349,7 @@ impl Planes {
     fn tidy_safe_words(&mut self) {
         let safe = &self.safe;
         self.safe_words.retain(|&w| safe[w] != 0);
-        self.safe_words.sort_unstable();
-        self.safe_words.dedup();
+        sort_words(&mut self.safe_words);
     }
 
     /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
@@ -361,8 +360,11 @@ impl Planes {
             .filter(|&&w| self.safe[w] != 0)
             .map(|&w| (w - 1, self.safe[w]))
             .collect();
-        words.sort_unstable_by_key(|&(w, _)| w);
-        words.dedup_by_key(|&mut (w, _)| w);
+        // The list is in order after a sweep that found it empty: then only checked.
+        if !words.is_sorted_by(|a, b| a.0 < b.0) {
+            words.sort_unstable_by_key(|&(w, _)| w);
+            words.dedup_by_key(|&mut (w, _)| w);
+        }
         words
     }
 
@@ -726,6 +728,7 @@ impl Planes {
         ring.runs = runs_of;
         let found = swept.map(|swept| {
             let found = self.take(&swept);
+            self.safe_words.extend_from_slice(&swept.safe_words);
             ring.marks = swept.marks; // the buffers, for the next sweep
             ring.safe_words = swept.safe_words;
             found
@@ -745,28 +748,39 @@ impl Planes {
         }
         let bounds = self.bounds(&tops);
         let mut found = 0;
+        // Each band's safe words, in increasing order, by band: listed in band order, the
+        // bands' words are in increasing order too.
+        let mut listed: Vec<(usize, Vec<usize>)> = Vec::new();
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
-            let work: Vec<(Vec<Run>, Band<'_>)> = bands_of(mines, &bounds, half)
+            let work: Vec<(usize, (Vec<Run>, Band<'_>))> = bands_of(mines, &bounds, half)
                 .into_iter()
                 .zip(bands_of(safe, &bounds, half))
                 .filter_map(|((k, mines), (_, safe))| {
                     let mut runs = Vec::new();
                     dirty.runs_of(tops[k], tops[k + 1] - 1, &mut runs);
                     let band = Band { fixed, mines, safe };
-                    (!runs.is_empty()).then_some((runs, band))
+                    (!runs.is_empty()).then_some((k, (runs, band)))
                 })
                 .collect();
-            let swept: Vec<Result<Swept, Bad>> = work
+            let swept: Vec<(usize, Result<Swept, Bad>)> = work
                 .into_par_iter()
                 .map_init(
                     || Ring::new(wpr),
-                    |ring, (runs, mut band)| band.sweep(&runs, ring),
+                    |ring, (k, (runs, mut band))| (k, band.sweep(&runs, ring)),
                 )
                 .collect();
-            for swept in swept {
-                found += self.take(&swept?);
+            for (k, swept) in swept {
+                let swept = swept?;
+                found += self.take(&swept);
+                if !swept.safe_words.is_empty() {
+                    listed.push((k, swept.safe_words));
+                }
             }
+        }
+        listed.sort_unstable_by_key(|&(k, _)| k);
+        for (_, words) in &listed {
+            self.safe_words.extend_from_slice(words);
         }
         Ok(found)
     }
@@ -785,15 +799,14 @@ impl Planes {
         (fixed, &mut self.mines, &mut self.safe)
     }
 
-    /// Takes in what a band's sweep proved: counts its safe cells, lists the words where it
-    /// proved a cell safe and marks the words around its proofs for the next sweep.
-    /// Returns the cells it proved.
+    /// Takes in what a band's sweep proved: counts its safe cells and marks the words
+    /// around its proofs for the next sweep (the caller lists the words where it proved a
+    /// cell safe). Returns the cells it proved.
     fn take(&mut self, swept: &Swept) -> usize {
         self.safe_count += swept.found_safe;
         for &(w, bits) in &swept.marks {
             self.mark_word(w, bits);
         }
-        self.safe_words.extend_from_slice(&swept.safe_words);
         swept.found
     }
 
@@ -1434,6 +1447,16 @@ impl Band<'_> {
                 }
             }
         }
+        // The rows of the runs, between which every word listed lies.
+        let top = runs.iter().map(|run| run.first).min().unwrap_or(0);
+        let bottom = runs.iter().map(|run| run.last).max().unwrap_or(0);
+        sort_rows(
+            &mut swept.safe_words,
+            self.fixed.wpr,
+            top..=bottom,
+            &mut ring.counts,
+            &mut ring.order,
+        );
         Ok(swept)
     }
 
@@ -1737,6 +1760,9 @@ pub(crate) struct Ring {
     safe_words: Vec<usize>,
     /// A buffer for the runs a sweep of the whole board works on.
     runs: Vec<Run>,
+    /// Buffers of [`sort_rows`]: the count of words of each row, and the words in order.
+    counts: Vec<usize>,
+    order: Vec<usize>,
 }
 
 thread_local! {
@@ -1875,6 +1901,8 @@ impl Ring {
             marks: Vec::new(),
             safe_words: Vec::new(),
             runs: Vec::new(),
+            counts: Vec::new(),
+            order: Vec::new(),
         }
     }
 
@@ -1887,8 +1915,65 @@ impl Ring {
             + self.full.len()
             + 2 * self.marks.capacity()
             + self.safe_words.capacity()
-            + 3 * self.runs.capacity())
+            + 3 * self.runs.capacity()
+            + self.counts.capacity()
+            + self.order.capacity())
     }
+}
+
+/// Puts `words` in increasing order, each once. A list already in that order (as a sweep
+/// leaves it, with the update that follows a reveal) is only checked.
+fn sort_words(words: &mut Vec<usize>) {
+    if !words.is_sorted_by(|a, b| a < b) {
+        words.sort_unstable();
+        words.dedup();
+    }
+}
+
+/// Lists shorter than this are sorted by [`sort_words`] alone in [`sort_rows`].
+const SORT_ROWS_MIN: usize = 32;
+
+/// [`sort_words`] for the words a sweep lists, plane words of the padded rows `rows` in rows
+/// of `wpr` words: run by run, so that the words of each row come in increasing order but a
+/// later run's rows may lie above an earlier run's. A count of the words of each row puts
+/// them in order in one pass; a list that does not then come out in order, with no word
+/// twice, is sorted whole, so the result is [`sort_words`]'s whatever the list.
+fn sort_rows(
+    words: &mut Vec<usize>,
+    wpr: usize,
+    rows: std::ops::RangeInclusive<usize>,
+    counts: &mut Vec<usize>,
+    order: &mut Vec<usize>,
+) {
+    let (top, bottom) = (*rows.start(), *rows.end());
+    if words.len() < SORT_ROWS_MIN || wpr == 0 || bottom < top {
+        sort_words(words);
+        return;
+    }
+    let row = |w: usize| w.wrapping_sub(1) / wpr;
+    counts.clear();
+    counts.resize(bottom - top + 2, 0);
+    for &w in words.iter() {
+        let r = row(w);
+        if r < top || r > bottom {
+            sort_words(words);
+            return;
+        }
+        counts[r - top + 1] += 1;
+    }
+    // Each row's first place in the sorted list.
+    for r in 1..counts.len() {
+        counts[r] += counts[r - 1];
+    }
+    order.clear();
+    order.resize(words.len(), 0);
+    for &w in words.iter() {
+        let at = &mut counts[row(w) - top];
+        order[*at] = w;
+        *at += 1;
+    }
+    std::mem::swap(words, order);
+    sort_words(words);
 }
 
 /// The first `n` words of a row buffer.
@@ -2224,6 +2309,47 @@ mod tests {
                 moves += 1;
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
+        }
+    }
+
+    /// The count by rows puts a sweep's list of safe words in the order a plain sort and
+    /// dedup do, and so does its fallback for lists not of that shape.
+    #[test]
+    fn sorting_by_rows_matches_a_plain_sort() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut counts, mut order) = (Vec::new(), Vec::new());
+        for case in 0..400 {
+            let wpr = 1 + next(9);
+            let top = 1 + next(20);
+            let bottom = top + next(40);
+            // As a sweep lists them: runs of rows, each row's words increasing.
+            let mut words = Vec::new();
+            for _ in 0..next(12) {
+                let (first, j0) = (top + next(bottom - top + 1), next(wpr));
+                let last = (first + next(6)).min(bottom);
+                let j1 = (j0 + 1 + next(3)).min(wpr);
+                for r in first..=last {
+                    words.extend((j0..j1).filter(|_| next(3) > 0).map(|j| r * wpr + 1 + j));
+                }
+            }
+            match case % 4 {
+                // Any order, words twice, words off the rows given.
+                1 => words.reverse(),
+                2 => words.extend(words.clone()),
+                3 => words.push(next(3) * (bottom + 2) * wpr),
+                _ => {}
+            }
+            let mut naive = words.clone();
+            naive.sort_unstable();
+            naive.dedup();
+            sort_rows(&mut words, wpr, top..=bottom, &mut counts, &mut order);
+            assert_eq!(words, naive, "case {case}");
         }
     }
 
