@@ -1396,7 +1396,6 @@ impl Band<'_> {
     /// row before a later stage adds to it is merely behind, never wrong.
     #[inline(always)]
     fn sweep_any(&mut self, runs: &[Run], ring: &mut Ring) -> Result<Swept, Bad> {
-        let rows = self.fixed.rows as isize;
         let mut marks = std::mem::take(&mut ring.marks);
         marks.clear();
         let mut safe_words = std::mem::take(&mut ring.safe_words);
@@ -1417,34 +1416,18 @@ impl Band<'_> {
         } in runs
         {
             let span = Span::of(strip, strips, self.fixed.wpr);
-
-            let (first, last) = (first as isize, last as isize);
-            let (rule_first, rule_last) = (rule_first as isize, rule_last as isize);
-            for q in first - 2..=last + 2 {
-                // Only the rows the rule reads are summed; the others' slots are never read.
-                if q >= rule_first - 1 && q <= rule_last + 1 {
-                    if (0..=rows + 1).contains(&q) {
-                        self.sums_row(q as usize, span, ring);
-                    } else {
-                        ring.sums[slot(q)]
-                            .iter_mut()
-                            .for_each(|v| v[..span.m()].fill(0));
-                    }
+            let rows = [first, last, rule_first, rule_last].map(|r| r as isize);
+            // One or two strips away from the board's sides, the most common runs, are swept
+            // with their width known to the compiler, which then keeps the row loops to a few
+            // instructions with no bounds checks; the same code, whatever the width.
+            const ONE: usize = STRIP + 2;
+            const TWO: usize = 2 * STRIP + 2;
+            match (span.m(), span.n()) {
+                (ONE, STRIP) => self.sweep_run::<ONE>(rows, span, ring, &mut swept)?,
+                (TWO, n) if n == 2 * STRIP => {
+                    self.sweep_run::<TWO>(rows, span, ring, &mut swept)?;
                 }
-                let rb = q - 1;
-                if rb >= rule_first && rb <= rule_last && (1..=rows).contains(&rb) {
-                    self.rule_row(rb as usize, span, ring)?;
-                } else {
-                    ring.spread[slot(rb)]
-                        .iter_mut()
-                        .for_each(|v| v[..span.n()].fill(0));
-                }
-                let rd = q - 2;
-                if rd >= first && rd <= last {
-                    let (new, new_safe) = self.apply_row(rd as usize, span, ring, &mut swept);
-                    swept.found += new;
-                    swept.found_safe += new_safe;
-                }
+                _ => self.sweep_run::<0>(rows, span, ring, &mut swept)?,
             }
         }
         // The rows of the runs, between which every word listed lies.
@@ -1460,13 +1443,55 @@ impl Band<'_> {
         Ok(swept)
     }
 
+    /// One run of [`Band::sweep_any`]: padded rows `first..=last` of `span`, the rule read
+    /// on rows `rule_first..=rule_last`. `M` is the span's [`Span::m`] when it is not 0 (and
+    /// then its [`Span::n`] is `M - 2`), so that a compiled copy knows it.
+    #[inline(always)]
+    fn sweep_run<const M: usize>(
+        &mut self,
+        [first, last, rule_first, rule_last]: [isize; 4],
+        span: Span,
+        ring: &mut Ring,
+        swept: &mut Swept,
+    ) -> Result<(), Bad> {
+        let rows = self.fixed.rows as isize;
+        let (m, n) = widths::<M>(span);
+        for q in first - 2..=last + 2 {
+            // Only the rows the rule reads are summed; the others' slots are never read.
+            if q >= rule_first - 1 && q <= rule_last + 1 {
+                if (0..=rows + 1).contains(&q) {
+                    self.sums_row::<M>(q as usize, span, ring);
+                } else {
+                    ring.sums[slot(q)].iter_mut().for_each(|v| v[..m].fill(0));
+                }
+            }
+            let rb = q - 1;
+            if rb >= rule_first && rb <= rule_last && (1..=rows).contains(&rb) {
+                self.rule_row::<M>(rb as usize, span, ring)?;
+            } else if rb >= first - 1 {
+                // Rows above `first - 1` are never read: the rows applied read their own
+                // verdicts and those of the rows beside them.
+                ring.spread[slot(rb)]
+                    .iter_mut()
+                    .for_each(|v| v[..n].fill(0));
+            }
+            let rd = q - 2;
+            if rd >= first && rd <= last {
+                let (new, new_safe) = self.apply_row::<M>(rd as usize, span, ring, swept);
+                swept.found += new;
+                swept.found_safe += new_safe;
+            }
+        }
+        Ok(())
+    }
+
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
     /// mines (neither revealed nor proven safe), over the words the rule reads for `span`:
     /// each cell's left, centre and right neighbours (`three`), and left and right only
     /// (`two`), as two-bit slices.
     #[inline(always)]
-    fn sums_row(&self, q: usize, span: Span, ring: &mut Ring) {
-        let m = span.m();
+    fn sums_row<const M: usize>(&self, q: usize, span: Span, ring: &mut Ring) {
+        let (m, _) = widths::<M>(span);
         // The plane index of the word before the first summed word, and of the word after
         // the last: the words beside the row's own at its ends.
         let lo = q * self.fixed.wpr + span.ja;
@@ -1517,8 +1542,8 @@ impl Band<'_> {
     /// still be a mine; both are then dilated along the row into the ring, over the span's
     /// own words.
     #[inline(always)]
-    fn rule_row(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
-        let m = span.m();
+    fn rule_row<const M: usize>(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
+        let (m, n) = widths::<M>(span);
         let base = r * self.fixed.wpr + 1 + span.ja;
         let Ring {
             sums,
@@ -1555,7 +1580,7 @@ impl Band<'_> {
             &self.fixed.zeros[..m]
         };
         let shown = &self.fixed.revealed[base..base + m];
-        let masks = &self.fixed.cell_masks[span.ja..span.jb];
+        let masks = &self.fixed.cell_masks[span.ja..span.ja + m];
         let (sat_row, full_row) = (&mut sat[1..=m], &mut full[1..=m]);
         let mut bad = 0;
         for j in 0..m {
@@ -1576,7 +1601,7 @@ impl Band<'_> {
         full[0] = 0;
         sat[m + 1] = 0;
         full[m + 1] = 0;
-        let (at, n) = (span.j0 - span.ja, span.n());
+        let at = if M > 0 { 1 } else { span.j0 - span.ja };
         let [to_safe, to_mine] = &mut spread[r % 3];
         spread_row(&sat[at..at + n + 2], n, to_safe);
         spread_row(&full[at..at + n + 2], n, to_mine);
@@ -1613,14 +1638,14 @@ impl Band<'_> {
     /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
     /// `r - 1`, `r` and `r + 1` reach; returns how many, and how many of them are safe.
     #[inline(always)]
-    fn apply_row(
+    fn apply_row<const M: usize>(
         &mut self,
         r: usize,
         span: Span,
         ring: &Ring,
         swept: &mut Swept,
     ) -> (usize, usize) {
-        let n = span.n();
+        let (_, n) = widths::<M>(span);
         let base = r * self.fixed.wpr + 1 + span.j0;
         let [a, b, c] = [
             &ring.spread[(r + 2) % 3],
@@ -1699,6 +1724,18 @@ impl Span {
     #[inline(always)]
     fn m(self) -> usize {
         self.jb - self.ja
+    }
+}
+
+/// The span's [`Span::m`] and [`Span::n`]: `M` and `M - 2` when `M` is not 0, as the
+/// caller of a sweep's row stages checked.
+#[inline(always)]
+fn widths<const M: usize>(span: Span) -> (usize, usize) {
+    if M > 0 {
+        debug_assert!(span.m() == M && span.n() == M - 2);
+        (M, M - 2)
+    } else {
+        (span.m(), span.n())
     }
 }
 
