@@ -112,6 +112,9 @@ pub(crate) struct Planes {
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
     /// zero word at each end.
     ring: Ring,
+    /// The row buffers of the bands of a sweep in bands, one a band of a half, kept from
+    /// sweep to sweep (a sweep reads only what it wrote, as with `ring`).
+    band_rings: Vec<Ring>,
 }
 
 /// A revealed cell whose number the proven cells around it contradict, as a plane index.
@@ -189,6 +192,7 @@ impl Planes {
             seen: Vec::new(),
             safe_count: 0,
             ring,
+            band_rings: Vec::new(),
         })
     }
 
@@ -491,6 +495,7 @@ impl Planes {
     pub(crate) fn heap_bytes(&self) -> usize {
         8 * self.revealed.len() * 7
             + self.ring.heap_bytes()
+            + self.band_rings.iter().map(Ring::heap_bytes).sum::<usize>()
             + 8 * (self.dirty.bits.len() + self.spare.bits.len() + self.seen.len())
             + 8 * self.safe_words.capacity()
     }
@@ -751,6 +756,7 @@ impl Planes {
         // Each band's safe words, in increasing order, by band: listed in band order, the
         // bands' words are in increasing order too.
         let mut listed: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut rings = std::mem::take(&mut self.band_rings);
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
             let work: Vec<(usize, (Vec<Run>, Band<'_>))> = bands_of(mines, &bounds, half)
@@ -763,25 +769,49 @@ impl Planes {
                     (!runs.is_empty()).then_some((k, (runs, band)))
                 })
                 .collect();
-            let swept: Vec<(usize, Result<Swept, Bad>)> = work
+            let work_len = work.len();
+            if rings.len() < work_len {
+                rings.resize_with(work_len, || Ring::new(wpr));
+            }
+            let swept: Vec<(usize, Result<Swept, Bad>, Ring)> = work
                 .into_par_iter()
-                .map_init(
-                    || Ring::new(wpr),
-                    |ring, (k, (runs, mut band))| (k, band.sweep(&runs, ring)),
-                )
+                .zip(rings.par_drain(..work_len))
+                .map(|((k, (runs, mut band)), mut ring)| {
+                    let swept = band.sweep(&runs, &mut ring);
+                    (k, swept, ring)
+                })
                 .collect();
-            for (k, swept) in swept {
-                let swept = swept?;
-                found += self.take(&swept);
-                if !swept.safe_words.is_empty() {
-                    listed.push((k, swept.safe_words));
+            let mut failed = None;
+            for (k, swept, mut ring) in swept {
+                match swept {
+                    Ok(swept) if failed.is_none() => {
+                        found += self.take(&swept);
+                        ring.marks = swept.marks; // the buffer, for the next sweep
+                        if swept.safe_words.is_empty() {
+                            ring.safe_words = swept.safe_words;
+                        } else {
+                            listed.push((k, swept.safe_words));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(bad) => failed = failed.or(Some(bad)),
                 }
+                rings.push(ring);
+            }
+            if let Some(bad) = failed {
+                self.band_rings = rings;
+                return Err(bad);
             }
         }
         listed.sort_unstable_by_key(|&(k, _)| k);
-        for (_, words) in &listed {
+        for (_, words) in &mut listed {
             self.safe_words.extend_from_slice(words);
         }
+        // The lists' buffers go back to the rings, for the next sweep.
+        for (ring, (_, words)) in rings.iter_mut().zip(listed) {
+            ring.safe_words = words;
+        }
+        self.band_rings = rings;
         Ok(found)
     }
 
