@@ -536,11 +536,13 @@ impl Planes {
     }
 
     /// Word `w` of a plane.
+    #[cfg(test)] // the frontier scan's twin reads it
     pub(crate) fn word(plane: &[u64], w: usize) -> u64 {
         plane[w]
     }
 
     /// The cells of plane word `w` (a board row's word) with an undecided neighbour.
+    #[cfg(test)] // the frontier scan's twin reads it
     pub(crate) fn unknown_near(&self, w: usize) -> u64 {
         let wpr = self.geometry.words_per_row();
         let undecided = |i: usize| !(self.revealed[i] | self.safe[i] | self.mines[i]);
