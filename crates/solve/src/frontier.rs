@@ -193,17 +193,27 @@ fn scan_rows(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usi
             (left, here) = (here, right);
         }
     };
-    let [mut up, mut mid, mut down] = [vec![0; wpr], vec![0; wpr], vec![0; wpr]];
-    spread(rows.start - 1, &mut up);
-    spread(rows.start, &mut mid);
+    // Rows of a few words (expert's is one) are kept on the stack: the scan runs at every
+    // stall of the trivial rule, and a small board's scan costs little more than three
+    // allocations.
+    let mut few = [[0u64; SCAN_FEW]; 3];
+    let mut many: [Vec<u64>; 3];
+    let [mut up, mut mid, mut down]: [&mut [u64]; 3] = if wpr <= SCAN_FEW {
+        few.each_mut().map(|row| &mut row[..wpr])
+    } else {
+        many = std::array::from_fn(|_| vec![0; wpr]);
+        many.each_mut().map(Vec::as_mut_slice)
+    };
+    spread(rows.start - 1, up);
+    spread(rows.start, mid);
     for row in rows {
-        spread(row + 1, &mut down);
+        spread(row + 1, down);
         let base = row * wpr + 1;
         let shown = &planes.revealed[base..base + wpr];
         for (j, ((&shown, &mask), ((&u, &m), &d))) in shown
             .iter()
             .zip(&planes.cell_masks)
-            .zip(up.iter().zip(&mid).zip(&down))
+            .zip(up.iter().zip(mid.iter()).zip(down.iter()))
             .enumerate()
         {
             let shown = shown & mask & (u | m | d);
@@ -215,6 +225,9 @@ fn scan_rows(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usi
         std::mem::swap(&mut mid, &mut down);
     }
 }
+
+/// Rows of at most this many words are scanned with buffers on the stack.
+const SCAN_FEW: usize = 4;
 
 /// [`scan_rows`] word by word, each word's neighbourhood read on its own: the twin it is
 /// held to.
