@@ -788,9 +788,9 @@ impl Planes {
                 match swept {
                     Ok(swept) if failed.is_none() => {
                         found += self.take(&swept);
-                        ring.marks = swept.marks; // the buffer, for the next sweep
+                        ring.marks = kept_list(swept.marks); // for the next sweep
                         if swept.safe_words.is_empty() {
-                            ring.safe_words = swept.safe_words;
+                            ring.safe_words = kept_list(swept.safe_words);
                         } else {
                             listed.push((k, swept.safe_words));
                         }
@@ -798,6 +798,7 @@ impl Planes {
                     Ok(_) => {}
                     Err(bad) => failed = failed.or(Some(bad)),
                 }
+                ring.order = kept_list(std::mem::take(&mut ring.order));
                 rings.push(ring);
             }
             if let Some(bad) = failed {
@@ -811,7 +812,7 @@ impl Planes {
         }
         // The lists' buffers go back to the rings, for the next sweep.
         for (ring, (_, words)) in rings.iter_mut().zip(listed) {
-            ring.safe_words = words;
+            ring.safe_words = kept_list(words);
         }
         self.band_rings = rings;
         Ok(found)
@@ -1988,6 +1989,19 @@ impl Ring {
             + self.counts.capacity()
             + self.order.capacity())
     }
+}
+
+/// The most entries a list a band's ring keeps from one sweep to the next may hold room
+/// for: the first sweep of a board marks every word, and its lists need not stay.
+const KEPT_LIST: usize = 1 << 12;
+
+/// `list`, emptied, if it holds room for at most [`KEPT_LIST`] entries, else a new list.
+fn kept_list<T>(mut list: Vec<T>) -> Vec<T> {
+    if list.capacity() > KEPT_LIST {
+        return Vec::new();
+    }
+    list.clear();
+    list
 }
 
 /// Puts `words` in increasing order, each once. A list already in that order (as a sweep
