@@ -171,8 +171,68 @@ pub(crate) fn constraints_into(
     constraints_of_words(planes, words, out);
 }
 
-/// Each word's revealed cells next to an undecided one, for the padded rows `rows`.
+/// Each word's revealed cells next to an undecided one, for the padded rows `rows`: the
+/// undecided cells of each row are dilated along it once, into a ring of three rows, and
+/// each word takes those of its own row and the rows beside it. The same words as
+/// [`scan_rows_naive`], which dilates around each word on its own.
 fn scan_rows(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usize, u64)>) {
+    let wpr = planes.geometry.words_per_row();
+    if rows.is_empty() {
+        return;
+    }
+    let undecided = |i: usize| !(planes.revealed[i] | planes.safe[i] | planes.mines[i]);
+    // Padded row `row`'s undecided cells and those beside them along the row, reading one
+    // word past each end as `Planes::unknown_near` does.
+    let spread = |row: usize, out: &mut [u64]| {
+        let base = row * wpr + 1;
+        let mut left = undecided(base - 1);
+        let mut here = undecided(base);
+        for (j, out) in out.iter_mut().enumerate() {
+            let right = undecided(base + j + 1);
+            *out = here | here << 1 | left >> 63 | here >> 1 | right << 63;
+            (left, here) = (here, right);
+        }
+    };
+    // Rows of a few words (expert's is one) are kept on the stack: the scan runs at every
+    // stall of the trivial rule, and a small board's scan costs little more than three
+    // allocations.
+    let mut few = [[0u64; SCAN_FEW]; 3];
+    let mut many: [Vec<u64>; 3];
+    let [mut up, mut mid, mut down]: [&mut [u64]; 3] = if wpr <= SCAN_FEW {
+        few.each_mut().map(|row| &mut row[..wpr])
+    } else {
+        many = std::array::from_fn(|_| vec![0; wpr]);
+        many.each_mut().map(Vec::as_mut_slice)
+    };
+    spread(rows.start - 1, up);
+    spread(rows.start, mid);
+    for row in rows {
+        spread(row + 1, down);
+        let base = row * wpr + 1;
+        let shown = &planes.revealed[base..base + wpr];
+        for (j, ((&shown, &mask), ((&u, &m), &d))) in shown
+            .iter()
+            .zip(&planes.cell_masks)
+            .zip(up.iter().zip(mid.iter()).zip(down.iter()))
+            .enumerate()
+        {
+            let shown = shown & mask & (u | m | d);
+            if shown != 0 {
+                words.push((base + j, shown));
+            }
+        }
+        std::mem::swap(&mut up, &mut mid);
+        std::mem::swap(&mut mid, &mut down);
+    }
+}
+
+/// Rows of at most this many words are scanned with buffers on the stack.
+const SCAN_FEW: usize = 4;
+
+/// [`scan_rows`] word by word, each word's neighbourhood read on its own: the twin it is
+/// held to.
+#[cfg(test)]
+fn scan_rows_naive(planes: &Planes, rows: std::ops::Range<usize>, words: &mut Vec<(usize, u64)>) {
     let wpr = planes.geometry.words_per_row();
     for row in rows {
         for j in 0..wpr {
@@ -571,26 +631,58 @@ mod tests {
         (20, 130),
     ];
 
+    /// Plays a board of `rows` x `cols` (a sixth of it mines, from `seed`) by revealing
+    /// every `step`th safe cell, one at a time, and hands `check` the game after each,
+    /// with the cell just revealed.
+    fn after_each_reveal(
+        seed: u64,
+        (rows, cols): (usize, usize),
+        step: usize,
+        mut check: impl FnMut(&Game, (usize, usize)),
+    ) {
+        let board: Board = SeededPlacer::new(seed)
+            .board(rows, cols, rows * cols / 6)
+            .expect("a valid board");
+        let safe: Vec<(usize, usize)> = (0..rows)
+            .flat_map(|r| (0..cols).map(move |c| (r, c)))
+            .filter(|&(r, c)| board.is_mine(r, c) == Ok(false))
+            .collect();
+        let mut game = Game::new(board);
+        for &(r, c) in safe.iter().step_by(step) {
+            if game.status() != Status::Playing {
+                break;
+            }
+            game.reveal(r, c).expect("a safe cell");
+            check(&game, (r, c));
+        }
+    }
+
+    /// The scan for revealed cells beside undecided ones, row by row, finds the words its
+    /// word-by-word twin does, over the whole board and over runs of rows, as play goes on.
+    #[test]
+    fn scan_by_rows_matches_its_twin() {
+        for (seed, &(rows, cols)) in (1..).zip(SHAPES.iter().chain(&[(30, 300), (5, 128)])) {
+            after_each_reveal(seed, (rows, cols), 5, |game, _| {
+                let mut planes = Planes::new(&game.view()).expect("planes");
+                // Proven cells too, as the pair rule's scan sees them.
+                let _ = planes.sweep();
+                for span in [1..rows + 1, 1..1, rows / 2 + 1..rows + 1, 1..rows / 3 + 1] {
+                    let (mut fast, mut naive) = (Vec::new(), Vec::new());
+                    scan_rows(&planes, span.clone(), &mut fast);
+                    scan_rows_naive(&planes, span.clone(), &mut naive);
+                    assert_eq!(fast, naive, "{rows}x{cols}, rows {span:?}");
+                }
+            });
+        }
+    }
+
     /// The frontier cells found on planes of the constraints match those found by sorting
     /// every (cell, constraint) pair, on boards across word edges, as play goes on.
     #[test]
     fn cells_by_rank_match_cells_by_sorting() {
         for (seed, &(rows, cols)) in (1..).zip(SHAPES.iter()) {
-            let mines = rows * cols / 6;
-            let board: Board = SeededPlacer::new(seed)
-                .board(rows, cols, mines)
-                .expect("a valid board");
-            let safe: Vec<(usize, usize)> = (0..rows)
-                .flat_map(|r| (0..cols).map(move |c| (r, c)))
-                .filter(|&(r, c)| board.is_mine(r, c) == Ok(false))
-                .collect();
-            let mut game = Game::new(board);
-            // Reveal every seventh safe cell, one at a time, comparing after each.
-            for &(r, c) in safe.iter().step_by(7) {
-                if game.status() != Status::Playing {
-                    break;
-                }
-                game.reveal(r, c).expect("a safe cell");
+            // Every seventh safe cell revealed, one at a time, comparing after each.
+            after_each_reveal(seed, (rows, cols), 7, |game, (r, c)| {
                 let mut planes = Planes::new(&game.view()).expect("planes");
                 // Proven cells too, as the exact tier sees them.
                 while planes.sweep().is_ok_and(|found| found > 0) {}
@@ -622,7 +714,7 @@ mod tests {
                         assert_eq!(a.0 == b.0, *a.2 == *b.2, "cells {} and {}", a.1, b.1);
                     }
                 }
-            }
+            });
         }
     }
 }

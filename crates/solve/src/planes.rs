@@ -100,9 +100,10 @@ pub(crate) struct Planes {
     dirty: Dirty,
     /// A buffer for the next sweep's marks, kept to save an allocation a sweep.
     spare: Dirty,
-    /// Plane words that may hold proven safe cells, in no order, perhaps twice: every
-    /// word where a cell was proven safe since the last update, and those left over from
-    /// before it.
+    /// Plane words that may hold proven safe cells, perhaps twice: every word where a cell
+    /// was proven safe since the last update, and those left over from before it. A sweep
+    /// leaves it in increasing order when it was empty before, as it is after the update
+    /// that follows a reveal of every safe word; readers sort it only when it is not.
     safe_words: Vec<usize>,
     /// Plane words [`Planes::update_near`] has looked at (a bit each), cleared after.
     seen: Vec<u64>,
@@ -111,6 +112,9 @@ pub(crate) struct Planes {
     /// Three rows of `satisfied` and `full` results, each `words_per_row + 2` words with a
     /// zero word at each end.
     ring: Ring,
+    /// The row buffers of the bands of a sweep in bands, one a band of a half, kept from
+    /// sweep to sweep (a sweep reads only what it wrote, as with `ring`).
+    band_rings: Vec<Ring>,
 }
 
 /// A revealed cell whose number the proven cells around it contradict, as a plane index.
@@ -188,6 +192,7 @@ impl Planes {
             seen: Vec::new(),
             safe_count: 0,
             ring,
+            band_rings: Vec::new(),
         })
     }
 
@@ -234,8 +239,7 @@ impl Planes {
         // first the words that may hold proven safe cells, then the unread words around
         // each word that changed in the round before.
         let mut round = std::mem::take(&mut self.safe_words);
-        round.sort_unstable();
-        round.dedup();
+        sort_words(&mut round);
         let mut visited: Vec<usize> = Vec::with_capacity(round.len() * 4);
         for &w in &round {
             self.seen[w / 64] |= 1 << (w % 64);
@@ -349,8 +353,7 @@ impl Planes {
     fn tidy_safe_words(&mut self) {
         let safe = &self.safe;
         self.safe_words.retain(|&w| safe[w] != 0);
-        self.safe_words.sort_unstable();
-        self.safe_words.dedup();
+        sort_words(&mut self.safe_words);
     }
 
     /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
@@ -361,8 +364,11 @@ impl Planes {
             .filter(|&&w| self.safe[w] != 0)
             .map(|&w| (w - 1, self.safe[w]))
             .collect();
-        words.sort_unstable_by_key(|&(w, _)| w);
-        words.dedup_by_key(|&mut (w, _)| w);
+        // The list is in order after a sweep that found it empty: then only checked.
+        if !words.is_sorted_by(|a, b| a.0 < b.0) {
+            words.sort_unstable_by_key(|&(w, _)| w);
+            words.dedup_by_key(|&mut (w, _)| w);
+        }
         words
     }
 
@@ -489,6 +495,7 @@ impl Planes {
     pub(crate) fn heap_bytes(&self) -> usize {
         8 * self.revealed.len() * 7
             + self.ring.heap_bytes()
+            + self.band_rings.iter().map(Ring::heap_bytes).sum::<usize>()
             + 8 * (self.dirty.bits.len() + self.spare.bits.len() + self.seen.len())
             + 8 * self.safe_words.capacity()
     }
@@ -529,11 +536,13 @@ impl Planes {
     }
 
     /// Word `w` of a plane.
+    #[cfg(test)] // the frontier scan's twin reads it
     pub(crate) fn word(plane: &[u64], w: usize) -> u64 {
         plane[w]
     }
 
     /// The cells of plane word `w` (a board row's word) with an undecided neighbour.
+    #[cfg(test)] // the frontier scan's twin reads it
     pub(crate) fn unknown_near(&self, w: usize) -> u64 {
         let wpr = self.geometry.words_per_row();
         let undecided = |i: usize| !(self.revealed[i] | self.safe[i] | self.mines[i]);
@@ -726,6 +735,7 @@ impl Planes {
         ring.runs = runs_of;
         let found = swept.map(|swept| {
             let found = self.take(&swept);
+            self.safe_words.extend_from_slice(&swept.safe_words);
             ring.marks = swept.marks; // the buffers, for the next sweep
             ring.safe_words = swept.safe_words;
             found
@@ -745,29 +755,66 @@ impl Planes {
         }
         let bounds = self.bounds(&tops);
         let mut found = 0;
+        // Each band's safe words, in increasing order, by band: listed in band order, the
+        // bands' words are in increasing order too.
+        let mut listed: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut rings = std::mem::take(&mut self.band_rings);
         for half in 0..2 {
             let (fixed, mines, safe) = self.parts();
-            let work: Vec<(Vec<Run>, Band<'_>)> = bands_of(mines, &bounds, half)
+            let work: Vec<(usize, (Vec<Run>, Band<'_>))> = bands_of(mines, &bounds, half)
                 .into_iter()
                 .zip(bands_of(safe, &bounds, half))
                 .filter_map(|((k, mines), (_, safe))| {
                     let mut runs = Vec::new();
                     dirty.runs_of(tops[k], tops[k + 1] - 1, &mut runs);
                     let band = Band { fixed, mines, safe };
-                    (!runs.is_empty()).then_some((runs, band))
+                    (!runs.is_empty()).then_some((k, (runs, band)))
                 })
                 .collect();
-            let swept: Vec<Result<Swept, Bad>> = work
+            let work_len = work.len();
+            if rings.len() < work_len {
+                rings.resize_with(work_len, || Ring::new(wpr));
+            }
+            let swept: Vec<(usize, Result<Swept, Bad>, Ring)> = work
                 .into_par_iter()
-                .map_init(
-                    || Ring::new(wpr),
-                    |ring, (runs, mut band)| band.sweep(&runs, ring),
-                )
+                .zip(rings.par_drain(..work_len))
+                .map(|((k, (runs, mut band)), mut ring)| {
+                    let swept = band.sweep(&runs, &mut ring);
+                    (k, swept, ring)
+                })
                 .collect();
-            for swept in swept {
-                found += self.take(&swept?);
+            let mut failed = None;
+            for (k, swept, mut ring) in swept {
+                match swept {
+                    Ok(swept) if failed.is_none() => {
+                        found += self.take(&swept);
+                        ring.marks = kept_list(swept.marks); // for the next sweep
+                        if swept.safe_words.is_empty() {
+                            ring.safe_words = kept_list(swept.safe_words);
+                        } else {
+                            listed.push((k, swept.safe_words));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(bad) => failed = failed.or(Some(bad)),
+                }
+                ring.order = kept_list(std::mem::take(&mut ring.order));
+                rings.push(ring);
+            }
+            if let Some(bad) = failed {
+                self.band_rings = rings;
+                return Err(bad);
             }
         }
+        listed.sort_unstable_by_key(|&(k, _)| k);
+        for (_, words) in &mut listed {
+            self.safe_words.extend_from_slice(words);
+        }
+        // The lists' buffers go back to the rings, for the next sweep.
+        for (ring, (_, words)) in rings.iter_mut().zip(listed) {
+            ring.safe_words = kept_list(words);
+        }
+        self.band_rings = rings;
         Ok(found)
     }
 
@@ -785,15 +832,14 @@ impl Planes {
         (fixed, &mut self.mines, &mut self.safe)
     }
 
-    /// Takes in what a band's sweep proved: counts its safe cells, lists the words where it
-    /// proved a cell safe and marks the words around its proofs for the next sweep.
-    /// Returns the cells it proved.
+    /// Takes in what a band's sweep proved: counts its safe cells and marks the words
+    /// around its proofs for the next sweep (the caller lists the words where it proved a
+    /// cell safe). Returns the cells it proved.
     fn take(&mut self, swept: &Swept) -> usize {
         self.safe_count += swept.found_safe;
         for &(w, bits) in &swept.marks {
             self.mark_word(w, bits);
         }
-        self.safe_words.extend_from_slice(&swept.safe_words);
         swept.found
     }
 
@@ -1383,7 +1429,6 @@ impl Band<'_> {
     /// row before a later stage adds to it is merely behind, never wrong.
     #[inline(always)]
     fn sweep_any(&mut self, runs: &[Run], ring: &mut Ring) -> Result<Swept, Bad> {
-        let rows = self.fixed.rows as isize;
         let mut marks = std::mem::take(&mut ring.marks);
         marks.clear();
         let mut safe_words = std::mem::take(&mut ring.safe_words);
@@ -1404,37 +1449,73 @@ impl Band<'_> {
         } in runs
         {
             let span = Span::of(strip, strips, self.fixed.wpr);
-
-            let (first, last) = (first as isize, last as isize);
-            let (rule_first, rule_last) = (rule_first as isize, rule_last as isize);
-            for q in first - 2..=last + 2 {
-                // Only the rows the rule reads are summed; the others' slots are never read.
-                if q >= rule_first - 1 && q <= rule_last + 1 {
-                    if (0..=rows + 1).contains(&q) {
-                        self.sums_row(q as usize, span, ring);
-                    } else {
-                        ring.sums[slot(q)]
-                            .iter_mut()
-                            .for_each(|v| v[..span.m()].fill(0));
-                    }
+            let rows = [first, last, rule_first, rule_last].map(|r| r as isize);
+            // One or two strips away from the board's sides, the most common runs, are swept
+            // with their width known to the compiler, which then keeps the row loops to a few
+            // instructions with no bounds checks; the same code, whatever the width.
+            const ONE: usize = STRIP + 2;
+            const TWO: usize = 2 * STRIP + 2;
+            match (span.m(), span.n()) {
+                (ONE, STRIP) => self.sweep_run::<ONE>(rows, span, ring, &mut swept)?,
+                (TWO, n) if n == 2 * STRIP => {
+                    self.sweep_run::<TWO>(rows, span, ring, &mut swept)?;
                 }
-                let rb = q - 1;
-                if rb >= rule_first && rb <= rule_last && (1..=rows).contains(&rb) {
-                    self.rule_row(rb as usize, span, ring)?;
-                } else {
-                    ring.spread[slot(rb)]
-                        .iter_mut()
-                        .for_each(|v| v[..span.n()].fill(0));
-                }
-                let rd = q - 2;
-                if rd >= first && rd <= last {
-                    let (new, new_safe) = self.apply_row(rd as usize, span, ring, &mut swept);
-                    swept.found += new;
-                    swept.found_safe += new_safe;
-                }
+                _ => self.sweep_run::<0>(rows, span, ring, &mut swept)?,
             }
         }
+        // The rows of the runs, between which every word listed lies.
+        let top = runs.iter().map(|run| run.first).min().unwrap_or(0);
+        let bottom = runs.iter().map(|run| run.last).max().unwrap_or(0);
+        sort_rows(
+            &mut swept.safe_words,
+            self.fixed.wpr,
+            top..=bottom,
+            &mut ring.counts,
+            &mut ring.order,
+        );
         Ok(swept)
+    }
+
+    /// One run of [`Band::sweep_any`]: padded rows `first..=last` of `span`, the rule read
+    /// on rows `rule_first..=rule_last`. `M` is the span's [`Span::m`] when it is not 0 (and
+    /// then its [`Span::n`] is `M - 2`), so that a compiled copy knows it.
+    #[inline(always)]
+    fn sweep_run<const M: usize>(
+        &mut self,
+        [first, last, rule_first, rule_last]: [isize; 4],
+        span: Span,
+        ring: &mut Ring,
+        swept: &mut Swept,
+    ) -> Result<(), Bad> {
+        let rows = self.fixed.rows as isize;
+        let (m, n) = widths::<M>(span);
+        for q in first - 2..=last + 2 {
+            // Only the rows the rule reads are summed; the others' slots are never read.
+            if q >= rule_first - 1 && q <= rule_last + 1 {
+                if (0..=rows + 1).contains(&q) {
+                    self.sums_row::<M>(q as usize, span, ring);
+                } else {
+                    ring.sums[slot(q)].iter_mut().for_each(|v| v[..m].fill(0));
+                }
+            }
+            let rb = q - 1;
+            if rb >= rule_first && rb <= rule_last && (1..=rows).contains(&rb) {
+                self.rule_row::<M>(rb as usize, span, ring)?;
+            } else if rb >= first - 1 {
+                // Rows above `first - 1` are never read: the rows applied read their own
+                // verdicts and those of the rows beside them.
+                ring.spread[slot(rb)]
+                    .iter_mut()
+                    .for_each(|v| v[..n].fill(0));
+            }
+            let rd = q - 2;
+            if rd >= first && rd <= last {
+                let (new, new_safe) = self.apply_row::<M>(rd as usize, span, ring, swept);
+                swept.found += new;
+                swept.found_safe += new_safe;
+            }
+        }
+        Ok(())
     }
 
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
@@ -1442,8 +1523,8 @@ impl Band<'_> {
     /// each cell's left, centre and right neighbours (`three`), and left and right only
     /// (`two`), as two-bit slices.
     #[inline(always)]
-    fn sums_row(&self, q: usize, span: Span, ring: &mut Ring) {
-        let m = span.m();
+    fn sums_row<const M: usize>(&self, q: usize, span: Span, ring: &mut Ring) {
+        let (m, _) = widths::<M>(span);
         // The plane index of the word before the first summed word, and of the word after
         // the last: the words beside the row's own at its ends.
         let lo = q * self.fixed.wpr + span.ja;
@@ -1494,8 +1575,8 @@ impl Band<'_> {
     /// still be a mine; both are then dilated along the row into the ring, over the span's
     /// own words.
     #[inline(always)]
-    fn rule_row(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
-        let m = span.m();
+    fn rule_row<const M: usize>(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
+        let (m, n) = widths::<M>(span);
         let base = r * self.fixed.wpr + 1 + span.ja;
         let Ring {
             sums,
@@ -1532,7 +1613,7 @@ impl Band<'_> {
             &self.fixed.zeros[..m]
         };
         let shown = &self.fixed.revealed[base..base + m];
-        let masks = &self.fixed.cell_masks[span.ja..span.jb];
+        let masks = &self.fixed.cell_masks[span.ja..span.ja + m];
         let (sat_row, full_row) = (&mut sat[1..=m], &mut full[1..=m]);
         let mut bad = 0;
         for j in 0..m {
@@ -1553,7 +1634,7 @@ impl Band<'_> {
         full[0] = 0;
         sat[m + 1] = 0;
         full[m + 1] = 0;
-        let (at, n) = (span.j0 - span.ja, span.n());
+        let at = if M > 0 { 1 } else { span.j0 - span.ja };
         let [to_safe, to_mine] = &mut spread[r % 3];
         spread_row(&sat[at..at + n + 2], n, to_safe);
         spread_row(&full[at..at + n + 2], n, to_mine);
@@ -1590,14 +1671,14 @@ impl Band<'_> {
     /// Proves the undecided cells of padded row `r` that the dilated verdicts of rows
     /// `r - 1`, `r` and `r + 1` reach; returns how many, and how many of them are safe.
     #[inline(always)]
-    fn apply_row(
+    fn apply_row<const M: usize>(
         &mut self,
         r: usize,
         span: Span,
         ring: &Ring,
         swept: &mut Swept,
     ) -> (usize, usize) {
-        let n = span.n();
+        let (_, n) = widths::<M>(span);
         let base = r * self.fixed.wpr + 1 + span.j0;
         let [a, b, c] = [
             &ring.spread[(r + 2) % 3],
@@ -1679,6 +1760,18 @@ impl Span {
     }
 }
 
+/// The span's [`Span::m`] and [`Span::n`]: `M` and `M - 2` when `M` is not 0, as the
+/// caller of a sweep's row stages checked.
+#[inline(always)]
+fn widths<const M: usize>(span: Span) -> (usize, usize) {
+    if M > 0 {
+        debug_assert!(span.m() == M && span.n() == M - 2);
+        (M, M - 2)
+    } else {
+        (span.m(), span.n())
+    }
+}
+
 /// Entries ahead of the one being read whose words [`Planes::update_near`] asks for.
 const UPDATE_AHEAD: usize = 8;
 
@@ -1737,6 +1830,9 @@ pub(crate) struct Ring {
     safe_words: Vec<usize>,
     /// A buffer for the runs a sweep of the whole board works on.
     runs: Vec<Run>,
+    /// Buffers of [`sort_rows`]: the count of words of each row, and the words in order.
+    counts: Vec<usize>,
+    order: Vec<usize>,
 }
 
 thread_local! {
@@ -1875,6 +1971,8 @@ impl Ring {
             marks: Vec::new(),
             safe_words: Vec::new(),
             runs: Vec::new(),
+            counts: Vec::new(),
+            order: Vec::new(),
         }
     }
 
@@ -1887,8 +1985,78 @@ impl Ring {
             + self.full.len()
             + 2 * self.marks.capacity()
             + self.safe_words.capacity()
-            + 3 * self.runs.capacity())
+            + 3 * self.runs.capacity()
+            + self.counts.capacity()
+            + self.order.capacity())
     }
+}
+
+/// The most entries a list a band's ring keeps from one sweep to the next may hold room
+/// for: the first sweep of a board marks every word, and its lists need not stay.
+const KEPT_LIST: usize = 1 << 12;
+
+/// `list`, emptied, if it holds room for at most [`KEPT_LIST`] entries, else a new list.
+fn kept_list<T>(mut list: Vec<T>) -> Vec<T> {
+    if list.capacity() > KEPT_LIST {
+        return Vec::new();
+    }
+    list.clear();
+    list
+}
+
+/// Puts `words` in increasing order, each once. A list already in that order (as a sweep
+/// leaves it, with the update that follows a reveal) is only checked.
+fn sort_words(words: &mut Vec<usize>) {
+    if !words.is_sorted_by(|a, b| a < b) {
+        words.sort_unstable();
+        words.dedup();
+    }
+}
+
+/// Lists shorter than this are sorted by [`sort_words`] alone in [`sort_rows`].
+const SORT_ROWS_MIN: usize = 32;
+
+/// [`sort_words`] for the words a sweep lists, plane words of the padded rows `rows` in rows
+/// of `wpr` words: run by run, so that the words of each row come in increasing order but a
+/// later run's rows may lie above an earlier run's. A count of the words of each row puts
+/// them in order in one pass; a list that does not then come out in order, with no word
+/// twice, is sorted whole, so the result is [`sort_words`]'s whatever the list.
+fn sort_rows(
+    words: &mut Vec<usize>,
+    wpr: usize,
+    rows: std::ops::RangeInclusive<usize>,
+    counts: &mut Vec<usize>,
+    order: &mut Vec<usize>,
+) {
+    let (top, bottom) = (*rows.start(), *rows.end());
+    if words.len() < SORT_ROWS_MIN || wpr == 0 || bottom < top {
+        sort_words(words);
+        return;
+    }
+    let row = |w: usize| w.wrapping_sub(1) / wpr;
+    counts.clear();
+    counts.resize(bottom - top + 2, 0);
+    for &w in words.iter() {
+        let r = row(w);
+        if r < top || r > bottom {
+            sort_words(words);
+            return;
+        }
+        counts[r - top + 1] += 1;
+    }
+    // Each row's first place in the sorted list.
+    for r in 1..counts.len() {
+        counts[r] += counts[r - 1];
+    }
+    order.clear();
+    order.resize(words.len(), 0);
+    for &w in words.iter() {
+        let at = &mut counts[row(w) - top];
+        order[*at] = w;
+        *at += 1;
+    }
+    std::mem::swap(words, order);
+    sort_words(words);
 }
 
 /// The first `n` words of a row buffer.
@@ -2224,6 +2392,47 @@ mod tests {
                 moves += 1;
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
+        }
+    }
+
+    /// The count by rows puts a sweep's list of safe words in the order a plain sort and
+    /// dedup do, and so does its fallback for lists not of that shape.
+    #[test]
+    fn sorting_by_rows_matches_a_plain_sort() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let (mut counts, mut order) = (Vec::new(), Vec::new());
+        for case in 0..400 {
+            let wpr = 1 + next(9);
+            let top = 1 + next(20);
+            let bottom = top + next(40);
+            // As a sweep lists them: runs of rows, each row's words increasing.
+            let mut words = Vec::new();
+            for _ in 0..next(12) {
+                let (first, j0) = (top + next(bottom - top + 1), next(wpr));
+                let last = (first + next(6)).min(bottom);
+                let j1 = (j0 + 1 + next(3)).min(wpr);
+                for r in first..=last {
+                    words.extend((j0..j1).filter(|_| next(3) > 0).map(|j| r * wpr + 1 + j));
+                }
+            }
+            match case % 4 {
+                // Any order, words twice, words off the rows given.
+                1 => words.reverse(),
+                2 => words.extend(words.clone()),
+                3 => words.push(next(3) * (bottom + 2) * wpr),
+                _ => {}
+            }
+            let mut naive = words.clone();
+            naive.sort_unstable();
+            naive.dedup();
+            sort_rows(&mut words, wpr, top..=bottom, &mut counts, &mut order);
+            assert_eq!(words, naive, "case {case}");
         }
     }
 
