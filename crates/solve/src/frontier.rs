@@ -329,6 +329,9 @@ fn cells_by_rank(
         count += w.count_ones();
         at
     }));
+    // Plain slices, as in `Frontier::build`: pushing to `out` does not make their
+    // addresses be read again.
+    let (numbers, before) = (&numbers[..], &before[..]);
     for (w, &word) in cells.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
@@ -485,6 +488,7 @@ impl Frontier {
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
         // components by a search over constraints.
+        let vars = &vars[..];
         first.clear();
         first.resize(constraints.len() + 1, 0);
         for var in vars.iter() {
@@ -499,6 +503,9 @@ impl Frontier {
         of_constraint.resize(first[constraints.len()], 0);
         next.clear();
         next.extend_from_slice(first);
+        // Plain slices, sized: their addresses stay in registers, where a vector's would
+        // be read again after every store through another.
+        let (first, of_constraint, next) = (&first[..], &mut of_constraint[..], &mut next[..]);
         for (v, var) in vars.iter().enumerate() {
             for &c in var.constraints.iter() {
                 of_constraint[next[c as usize]] = v as u32;
