@@ -456,6 +456,9 @@ impl Frontier {
             order.sort_unstable();
             in_plane_order.clear();
             in_plane_order.resize(frontier_cells, (0, 0));
+            // Plain slices, as below: pushing a variable does not make their addresses be
+            // read again.
+            let (cells, in_plane_order) = (&cells[..], &mut in_plane_order[..]);
             for group in order.chunk_by(|a, b| a >> PLACE_BITS == b >> PLACE_BITS) {
                 let place = |&packed: &u64| (packed & ((1 << PLACE_BITS) - 1)) as usize;
                 let v = vars.len() as u32;
