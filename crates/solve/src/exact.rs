@@ -240,6 +240,8 @@ pub(crate) fn count(
         layer.edges_at = edges.len();
         edges.resize(layer.edges_at + layer.states * (m + 1), u32::MAX);
         let layer = *layer;
+        // This layer's edges as a plain slice (see `plan`).
+        let layer_edges = &mut edges[layer.edges_at..];
         for (i, &key) in keys.iter().enumerate() {
             let (lo, hi) = span[layer.span_at + i];
             if lo > hi {
@@ -274,7 +276,7 @@ pub(crate) fn count(
                 if next_keys.len() > max_states {
                     return Err(OverBudget::States);
                 }
-                edges[layer.edges_at + i * (m + 1) + x] = j;
+                layer_edges[i * (m + 1) + x] = j;
                 let c = BINOMIAL[m][x];
                 let top = hi.min(width - 1 - x);
                 // The last layer's counts lie before the new layer's, so both can be had.
@@ -391,6 +393,10 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
             .map(|&c| local_of[c as usize])
             .collect::<Few<u32>>()
     }));
+    // Plain slices from here on, once each vector has its size: their addresses and
+    // lengths stay in registers, where a vector's would be read again from `work` after
+    // every store through another.
+    let locals = &locals[..];
     let local = |i: usize| locals[i].iter().map(|&l| l as usize);
     // Unassigned variables and unassigned cells of each constraint.
     refill(left, own.len(), 0);
@@ -429,6 +435,19 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
     );
     let mut free_slots: u32 = 0xFFFF;
     steps.clear();
+    // The bookkeeping as plain slices too, now that each has its size.
+    let (left, room, placed, candidate) = (
+        &mut left[..],
+        &mut room[..],
+        &mut placed[..],
+        &mut candidate[..],
+    );
+    let (scores, slot_of, first, of_constraint) = (
+        &mut scores[..],
+        &mut slot_of[..],
+        &first[..],
+        &of_constraint[..],
+    );
     for _ in 0..vars.len() {
         candidates.retain(|&i| !placed[i]);
         // The naive twin of the kept scores, summed afresh, checked in every test that

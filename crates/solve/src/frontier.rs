@@ -389,6 +389,9 @@ fn cells_by_rank(
         count += w.count_ones();
         at
     }));
+    // Plain slices, as in `Frontier::build`: pushing to `out` does not make their
+    // addresses be read again.
+    let (numbers, before) = (&numbers[..], &before[..]);
     for (w, &word) in cells.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
@@ -513,6 +516,9 @@ impl Frontier {
             order.sort_unstable();
             in_plane_order.clear();
             in_plane_order.resize(frontier_cells, (0, 0));
+            // Plain slices, as below: pushing a variable does not make their addresses be
+            // read again.
+            let (cells, in_plane_order) = (&cells[..], &mut in_plane_order[..]);
             for group in order.chunk_by(|a, b| a >> PLACE_BITS == b >> PLACE_BITS) {
                 let place = |&packed: &u64| (packed & ((1 << PLACE_BITS) - 1)) as usize;
                 let v = vars.len() as u32;
@@ -545,6 +551,7 @@ impl Frontier {
         }
         // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
         // components by a search over constraints.
+        let vars = &vars[..];
         first.clear();
         first.resize(constraints.len() + 1, 0);
         for var in vars.iter() {
@@ -559,6 +566,9 @@ impl Frontier {
         of_constraint.resize(first[constraints.len()], 0);
         next.clear();
         next.extend_from_slice(first);
+        // Plain slices, sized: their addresses stay in registers, where a vector's would
+        // be read again after every store through another.
+        let (first, of_constraint, next) = (&first[..], &mut of_constraint[..], &mut next[..]);
         for (v, var) in vars.iter().enumerate() {
             for &c in var.constraints.iter() {
                 of_constraint[next[c as usize]] = v as u32;

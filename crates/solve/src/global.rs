@@ -244,6 +244,7 @@ impl Weights {
                 (l - top).exp().max(FLOOR)
             }
         }));
+        let w = &w[..];
 
         for c in 0..n {
             let (p, ps) = part(prefix, prefix_support, prefix_at, c);
@@ -251,7 +252,9 @@ impl Weights {
             convolve(p, q, product);
             or_convolve(ps, qs, product_support);
             scale(product);
-            let (others, others_support) = (&*product, &*product_support);
+            // Plain slices, as `w` is: pushing a weight does not make their addresses be
+            // read again.
+            let (others, others_support) = (&product[..], &product_support[..]);
             // The totals the others can hold lie within these: the sums skip the rest.
             let low = others_support
                 .iter()
