@@ -826,6 +826,34 @@ mod tests {
         }
     }
 
+    /// The next game of a no-guess game is no-guess too: hints alone clear both boards.
+    #[test]
+    fn the_next_game_of_a_no_guess_game_is_no_guess_too() {
+        let setup = Setup {
+            no_guess: true,
+            ..custom(16, 30, 99, FirstClick::Opening, 8)
+        };
+        let (mut app, mut now) = seeded(setup, 80, 24);
+        for seed in [8, 9] {
+            assert_eq!(app.setup.seed, Some(seed));
+            (now, _) = play(&mut app, now, "space");
+            for _ in 0..16 * 30 {
+                if app.game().status() != Status::Playing {
+                    break;
+                }
+                (now, _) = play(&mut app, now, "h");
+                assert!(app.hint.is_some(), "seed {seed}: {:?}", app.message());
+                (now, _) = play(&mut app, now, "space");
+            }
+            assert_eq!(
+                app.game().status(),
+                Status::Won,
+                "seed {seed}: {:?}",
+                app.message()
+            );
+            (now, _) = play(&mut app, now, "n");
+        }
+    }
     /// On the "terminal too small" screen nothing can be seen, so no key but quit acts.
     #[test]
     fn keys_on_a_screen_too_small_do_nothing() {

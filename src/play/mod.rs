@@ -88,26 +88,30 @@ pub(crate) struct Setup {
     pub(crate) first_click: FirstClick,
     /// The seed of the mines; `None` for a resumed game whose file records none.
     pub(crate) seed: Option<u64>,
+    /// Whether each board is one the solver clears from the first click without a guess.
+    pub(crate) no_guess: bool,
 }
 
 impl Setup {
-    /// [`Setup::game`] with a board the solver clears from the first click without a
-    /// guess, made when the first click is known.
-    pub(crate) fn no_guess_game(&self) -> anyhow::Result<Game> {
+    /// A game whose board is generated around its first click. Plain generation is the
+    /// parallel one, so a 10^8-cell board is ready a fraction of a second after the click;
+    /// a no-guess board is one the solver clears from that click without a guess.
+    pub(crate) fn game(&self) -> anyhow::Result<Game> {
+        let seed = self.seed.unwrap_or_default();
+        if !self.no_guess {
+            // The board's two planes and the game's three.
+            return self.deferred(5, "game", Generator::new(seed));
+        }
         if self.first_click == FirstClick::Unprotected {
             bail!(
                 "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
             );
         }
-        let placer = NoGuessGenerator::new(self.seed.unwrap_or_default(), self.first_click);
-        self.deferred(8, "no-guess game", placer)
-    }
-
-    /// A game whose board is generated around its first click. Generation is the parallel
-    /// one, so a 10^8-cell board is ready a fraction of a second after the click.
-    pub(crate) fn game(&self) -> anyhow::Result<Game> {
-        // The board's two planes and the game's three.
-        self.deferred(5, "game", Generator::new(self.seed.unwrap_or_default()))
+        self.deferred(
+            8,
+            "no-guess game",
+            NoGuessGenerator::new(seed, self.first_click),
+        )
     }
 
     /// A game whose board `placer` makes at the first click, once `planes` planes of the
@@ -158,6 +162,7 @@ impl Setup {
             mines: chosen.mines,
             first_click: chosen.first_click_rule.into(),
             seed: Some(chosen.seed),
+            no_guess: args.no_guess,
         })
     }
 }
@@ -179,12 +184,7 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         Some(path) => resume(path)?,
         None => {
             let setup = Setup::from_args(args)?;
-            let game = if args.no_guess {
-                setup.no_guess_game()?
-            } else {
-                setup.game()?
-            };
-            (game, setup)
+            (setup.game()?, setup)
         }
     };
     need_terminal()?;
@@ -232,6 +232,7 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
         mines: game.mine_count(),
         first_click: FirstClick::Opening,
         seed: header.seed,
+        no_guess: false,
     };
     Ok((game, setup))
 }

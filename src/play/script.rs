@@ -43,6 +43,7 @@ pub(super) fn custom(
         mines,
         first_click,
         seed: Some(seed),
+        no_guess: false,
     }
 }
 
