@@ -49,7 +49,7 @@ const BINOMIAL: [[f64; 9]; 9] = {
 const SCAN: usize = 24;
 
 /// What one step does to one open constraint.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Touch {
     /// Four-bit slot of the constraint in the state.
     shift: u32,
@@ -65,7 +65,7 @@ struct Touch {
 }
 
 /// One variable's step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Step {
     /// The variable's id in the frontier.
     var: u32,
@@ -146,23 +146,21 @@ pub(crate) struct Work {
     keys: Vec<u64>,
     next_keys: Vec<u64>,
     map: FastMap<u64, u32>,
+    // The plan's bookkeeping, indexed by the frontier's constraint and variable ids: only
+    // the entries of the component being planned are set and read, the others are stale.
+    /// Each constraint's variables not yet placed.
     left: Vec<usize>,
+    /// Each constraint's cells not yet placed.
     room: Vec<usize>,
-    first: Vec<usize>,
-    of_constraint: Vec<usize>,
-    next: Vec<usize>,
+    /// Each constraint's slot in the state, once open.
+    slot_of: Vec<Option<u32>>,
     placed: Vec<bool>,
     candidate: Vec<bool>,
-    candidates: Vec<usize>,
     /// Each variable's score in the plan: the constraints it would open less those it
     /// would close, kept up to date as variables are placed.
     scores: Vec<i32>,
-    slot_of: Vec<Option<u32>>,
-    /// Each variable's constraints, numbered within the component.
-    locals: Vec<Few<u32>>,
-    /// The number within its component of each constraint of the component being planned
-    /// (indexed by constraint id; the other entries are stale).
-    local_of: Vec<u32>,
+    /// The variables that touch an open constraint (some perhaps placed since).
+    candidates: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
 }
@@ -175,6 +173,9 @@ pub(crate) struct Part<'a> {
     pub(crate) own: &'a [u32],
     pub(crate) all_vars: &'a [Var],
     pub(crate) constraints: &'a [Constraint],
+    /// The variables of every constraint of the frontier (see
+    /// [`Frontier::vars_by_constraint`](crate::frontier::Frontier::vars_by_constraint)).
+    pub(crate) vars_by_constraint: (&'a [usize], &'a [u32]),
 }
 
 /// Counts the layouts of the component `part`, placing at most `max_mines` mines, with at
@@ -195,6 +196,13 @@ pub(crate) fn count(
         edges,
     } = out;
     plan(part, steps, work)?;
+    // The twin of the plan, checked in every test that counts.
+    #[cfg(test)]
+    {
+        let mut naive = Vec::new();
+        plan_naive(part, &mut naive)?;
+        assert_eq!(*steps, naive, "the plan from the frontier's lists");
+    }
     layers.clear();
     layers.push(Layer {
         states: 1,
@@ -354,29 +362,196 @@ fn mine_counts_naive(step: &Step, key: u64, most: usize) -> Vec<(usize, u64)> {
 }
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
-/// step does to the constraints it touches.
+/// step does to the constraints it touches. Works on the frontier's own lists of each
+/// constraint's variables, by frontier ids, so nothing is numbered or listed afresh for the
+/// component ([`plan_naive`], its twin, does both, and gives the same steps).
 fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
     let Part {
         vars,
         own,
         all_vars,
         constraints,
+        vars_by_constraint: (first, of_constraint),
     } = part;
     let Work {
         left,
         room,
-        first,
-        of_constraint,
-        next,
+        slot_of,
         placed,
         candidate,
-        candidates,
         scores,
-        slot_of,
-        locals,
-        local_of,
+        candidates,
         ..
     } = work;
+    grow(left, constraints.len(), 0);
+    grow(room, constraints.len(), 0);
+    grow(slot_of, constraints.len(), None);
+    grow(placed, all_vars.len(), false);
+    grow(candidate, all_vars.len(), false);
+    grow(scores, all_vars.len(), 0);
+    // Plain slices from here on, once each vector has its size: their addresses and
+    // lengths stay in registers, where a vector's would be read again from `work` after
+    // every store through another.
+    let (left, room, slot_of) = (&mut left[..], &mut room[..], &mut slot_of[..]);
+    let (placed, candidate, scores) = (&mut placed[..], &mut candidate[..], &mut scores[..]);
+    // Unassigned variables and cells of each constraint: all of its variables, and all of
+    // its undecided cells (each lies in exactly one variable that touches it).
+    for &c in own {
+        let c = c as usize;
+        left[c] = first[c + 1] - first[c];
+        room[c] = constraints[c].cells().len();
+        slot_of[c] = None;
+    }
+    // A variable's score: the constraints it touches that have no slot yet (it would open
+    // them) less those it is the last unassigned variable of (it would close them). Kept
+    // as constraints open and lose variables, rather than summed afresh at every step.
+    for &v in vars {
+        let v = v as usize;
+        placed[v] = false;
+        candidate[v] = false;
+        scores[v] = all_vars[v]
+            .constraints
+            .iter()
+            .fold(0i32, |s, &c| s + 1 - i32::from(left[c as usize] == 1));
+    }
+    candidates.clear();
+    let mut free_slots: u32 = 0xFFFF;
+    // Every variable of `vars` before this place is placed.
+    let mut unplaced = 0;
+    steps.clear();
+    for _ in 0..vars.len() {
+        candidates.retain(|&v| !placed[v as usize]);
+        // The naive twin of the kept scores, summed afresh, checked in every test that
+        // counts.
+        #[cfg(test)]
+        for &v in candidates.iter() {
+            let naive = all_vars[v as usize].constraints.iter().fold(0i32, |s, &c| {
+                s + i32::from(slot_of[c as usize].is_none()) - i32::from(left[c as usize] == 1)
+            });
+            assert_eq!(scores[v as usize], naive, "kept score of variable {v}");
+        }
+        // The next variable: among those touching an open constraint, the one that opens
+        // the fewest new constraints less those it closes (ties to the lowest id); the
+        // first unplaced otherwise.
+        let pick = candidates
+            .iter()
+            .copied()
+            .min_by_key(|&v| (scores[v as usize], v))
+            .or_else(|| {
+                while vars.get(unplaced).is_some_and(|&v| placed[v as usize]) {
+                    unplaced += 1;
+                }
+                vars.get(unplaced).copied()
+            });
+        let Some(v) = pick else { break };
+        placed[v as usize] = true;
+        let var = &all_vars[v as usize];
+        let m = var.cells.len();
+        let mut touches = Few::new();
+        let (mut keep, mut inc) = (!0u64, 0u64);
+        for &c in var.constraints.iter() {
+            let c = c as usize;
+            let opens = slot_of[c].is_none();
+            let slot = match slot_of[c] {
+                Some(s) => s,
+                None => {
+                    if free_slots == 0 {
+                        return Err(OverBudget::Width);
+                    }
+                    let s = free_slots.trailing_zeros();
+                    free_slots &= !(1 << s);
+                    slot_of[c] = Some(s);
+                    for &other in &of_constraint[first[c]..first[c + 1]] {
+                        // Opened: no variable of it opens it any more.
+                        let other = other as usize;
+                        scores[other] -= 1;
+                        if !placed[other] && !candidate[other] {
+                            candidate[other] = true;
+                            candidates.push(other as u32);
+                        }
+                    }
+                    s
+                }
+            };
+            left[c] -= 1;
+            room[c] -= m;
+            if left[c] == 1 {
+                // Its one unassigned variable now closes it.
+                for &other in &of_constraint[first[c]..first[c + 1]] {
+                    scores[other as usize] -= 1;
+                }
+            }
+            let closes = left[c] == 0;
+            let shift = 4 * slot;
+            touches.push(Touch {
+                shift,
+                need: constraints[c].need,
+                closes,
+                room_after: room[c].min(15) as u8,
+                opens,
+            });
+            if closes {
+                free_slots |= 1 << slot;
+                keep &= !(15 << shift);
+            } else {
+                inc |= 1 << shift;
+            }
+        }
+        steps.push(Step {
+            var: v,
+            m,
+            touches,
+            keep,
+            inc,
+        });
+    }
+    Ok(())
+}
+
+/// Makes `v` at least `n` long, new entries `value`; the entries it has are kept.
+fn grow<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
+    if v.len() < n {
+        v.resize(n, value);
+    }
+}
+
+/// [`plan`] the way it was first written, its twin: the component's constraints numbered
+/// afresh, with lists of each one's variables built for it.
+#[cfg(test)]
+fn plan_naive(part: Part<'_>, steps: &mut Vec<Step>) -> Result<(), OverBudget> {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+        ..
+    } = part;
+    let (mut left, mut room, mut first, mut of_constraint, mut next) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut placed, mut candidate, mut candidates, mut scores, mut slot_of) = (
+        Vec::<bool>::new(),
+        Vec::new(),
+        Vec::<usize>::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut locals, mut local_of) = (Vec::<Few<u32>>::new(), Vec::new());
+    let (left, room, first, of_constraint, next) = (
+        &mut left,
+        &mut room,
+        &mut first,
+        &mut of_constraint,
+        &mut next,
+    );
+    let (placed, candidate, candidates, scores, slot_of, locals, local_of) = (
+        &mut placed,
+        &mut candidate,
+        &mut candidates,
+        &mut scores,
+        &mut slot_of,
+        &mut locals,
+        &mut local_of,
+    );
     // Local numbering of the component's constraints: their place in `own`; each
     // variable's, found once. Every constraint of a variable of the component is in `own`.
     if local_of.len() < constraints.len() {
@@ -532,6 +707,7 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
 }
 
 /// Empties `v` and fills it with `n` copies of `value`, keeping its allocation.
+#[cfg(test)]
 fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
     v.clear();
     v.resize(n, value);
