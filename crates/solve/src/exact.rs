@@ -49,7 +49,7 @@ const BINOMIAL: [[f64; 9]; 9] = {
 const SCAN: usize = 24;
 
 /// What one step does to one open constraint.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Touch {
     /// Four-bit slot of the constraint in the state.
     shift: u32,
@@ -65,7 +65,7 @@ struct Touch {
 }
 
 /// One variable's step.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 struct Step {
     /// The variable's id in the frontier.
     var: u32,
@@ -109,8 +109,11 @@ pub(crate) enum OverBudget {
 pub(crate) struct Counted {
     steps: Vec<Step>,
     layers: Vec<Layer>,
-    /// Every layer's layout counts, one after the other.
+    /// Every layer's layout counts, one after the other: the first `counts_used`, each
+    /// state's meaningful only within its span but for the last layer's (the room past
+    /// them is kept from earlier counts).
     counts: Vec<f64>,
+    counts_used: usize,
     /// For each state of each layer, the first and last mine count its layouts may have:
     /// the counts outside are zero and are skipped (`(1, 0)`: none).
     span: Vec<(usize, usize)>,
@@ -123,7 +126,12 @@ impl Counted {
     /// Bytes of its steps and layers: those they use, or with `held` those their vectors
     /// hold (kept from earlier counts too).
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
-        bytes(&self.counts, held)
+        let counts = if held {
+            bytes(&self.counts, true)
+        } else {
+            std::mem::size_of::<f64>() * self.counts_used
+        };
+        counts
             + bytes(&self.span, held)
             + bytes(&self.edges, held)
             + bytes(&self.steps, held)
@@ -146,23 +154,21 @@ pub(crate) struct Work {
     keys: Vec<u64>,
     next_keys: Vec<u64>,
     map: FastMap<u64, u32>,
+    // The plan's bookkeeping, indexed by the frontier's constraint and variable ids: only
+    // the entries of the component being planned are set and read, the others are stale.
+    /// Each constraint's variables not yet placed.
     left: Vec<usize>,
+    /// Each constraint's cells not yet placed.
     room: Vec<usize>,
-    first: Vec<usize>,
-    of_constraint: Vec<usize>,
-    next: Vec<usize>,
+    /// Each constraint's slot in the state, once open.
+    slot_of: Vec<Option<u32>>,
     placed: Vec<bool>,
     candidate: Vec<bool>,
-    candidates: Vec<usize>,
     /// Each variable's score in the plan: the constraints it would open less those it
     /// would close, kept up to date as variables are placed.
     scores: Vec<i32>,
-    slot_of: Vec<Option<u32>>,
-    /// Each variable's constraints, numbered within the component.
-    locals: Vec<Few<u32>>,
-    /// The number within its component of each constraint of the component being planned
-    /// (indexed by constraint id; the other entries are stale).
-    local_of: Vec<u32>,
+    /// The variables that touch an open constraint (some perhaps placed since).
+    candidates: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
 }
@@ -175,6 +181,9 @@ pub(crate) struct Part<'a> {
     pub(crate) own: &'a [u32],
     pub(crate) all_vars: &'a [Var],
     pub(crate) constraints: &'a [Constraint],
+    /// The variables of every constraint of the frontier (see
+    /// [`Frontier::vars_by_constraint`](crate::frontier::Frontier::vars_by_constraint)).
+    pub(crate) vars_by_constraint: (&'a [usize], &'a [u32]),
 }
 
 /// Counts the layouts of the component `part`, placing at most `max_mines` mines, with at
@@ -187,14 +196,193 @@ pub(crate) fn count(
     out: &mut Counted,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
+    plan(part, &mut out.steps, work)?;
+    // The twin of the plan, checked in every test that counts.
+    #[cfg(test)]
+    {
+        let mut naive = Vec::new();
+        plan_naive(part, &mut naive)?;
+        assert_eq!(out.steps, naive, "the plan from the frontier's lists");
+    }
+    forward(max_mines, max_states, out, work)
+}
+
+/// The forward pass over `out`'s steps: the states of each layer, their layout counts by
+/// mines placed, and the edges between them. A layer's counts are written only within
+/// each state's span: the room for them is grown, never cleared, so a new state's counts
+/// are set where [`forward_naive`], its twin, adds them to zeros, and the counts a state
+/// takes in later are zeroed only where its span grows. The sums are the same, term for
+/// term.
+fn forward(
+    max_mines: usize,
+    max_states: usize,
+    out: &mut Counted,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
     let Counted {
         steps,
         layers,
         counts,
+        counts_used,
         span,
         edges,
     } = out;
-    plan(part, steps, work)?;
+    layers.clear();
+    layers.push(Layer {
+        states: 1,
+        width: 1,
+        counts_at: 0,
+        span_at: 0,
+        edges_at: 0,
+    });
+    if counts.is_empty() {
+        counts.push(0.0);
+    }
+    counts[0] = 1.0;
+    *counts_used = 1;
+    span.clear();
+    span.push((0, 0));
+    edges.clear();
+    // The keys of the last layer and of the one being built: only the forward pass needs
+    // them, so two vectors serve every layer.
+    let Work {
+        keys,
+        next_keys,
+        map,
+        ..
+    } = work;
+    keys.clear();
+    keys.push(0);
+    map.clear();
+    for step in steps.iter() {
+        let Some(layer) = layers.last_mut() else {
+            break;
+        };
+        let m = step.m;
+        let width = (layer.width + m).min(max_mines + 1);
+        let most = (layer.states * (m + 1)).min(max_states + 1);
+        let (counts_at, span_at) = (*counts_used, span.len());
+        next_keys.clear();
+        // The map of a much larger layer before is dropped rather than cleared, which would
+        // cost its whole capacity at every step after it.
+        if map.capacity() > 4 * most.max(SCAN) {
+            *map = FastMap::default();
+        } else {
+            map.clear();
+        }
+        // Room for as many states as the layer may have, beyond what earlier counts left
+        // (never read outside a span, so never cleared).
+        if counts.len() < counts_at + most * width {
+            counts.resize(counts_at + most * width, 0.0);
+        }
+        span.reserve(most);
+        layer.edges_at = edges.len();
+        edges.resize(layer.edges_at + layer.states * (m + 1), u32::MAX);
+        let layer = *layer;
+        // This layer's edges, and the counts of the last layer and of this one, as plain
+        // slices (see `plan`); the last layer's lie before this one's.
+        let layer_edges = &mut edges[layer.edges_at..];
+        let (before, new) = counts.split_at_mut(counts_at);
+        let before = &before[layer.counts_at..];
+        let binomials = &BINOMIAL[m];
+        for (i, &key) in keys.iter().enumerate() {
+            let (lo, hi) = span[layer.span_at + i];
+            if lo > hi {
+                continue;
+            }
+            let from = &before[i * layer.width..(i + 1) * layer.width];
+            let (xs, key_kept) = (mine_counts(step, key, width - 1 - lo), key & step.keep);
+            let edges_of = &mut layer_edges[i * (m + 1)..(i + 1) * (m + 1)];
+            for x in xs {
+                let next = key_kept + x as u64 * step.inc;
+                let found = if next_keys.len() < SCAN {
+                    next_keys.iter().position(|&k| k == next)
+                } else {
+                    if map.is_empty() {
+                        map.reserve(most);
+                        map.extend(next_keys.iter().enumerate().map(|(j, &k)| (k, j as u32)));
+                    }
+                    map.get(&next).map(|&j| j as usize)
+                };
+                let c = binomials[x];
+                let top = hi.min(width - 1 - x);
+                let (a, b) = (lo + x, top + x);
+                let from = &from[lo..=top];
+                let j = match found {
+                    Some(j) => {
+                        // Zero what the span takes in, then add.
+                        let to = &mut new[j * width..(j + 1) * width];
+                        let s = &mut span[span_at + j];
+                        to[a.min(s.0)..s.0].fill(0.0);
+                        to[s.1 + 1..b.max(s.1) + 1].fill(0.0);
+                        for (slot, &n) in to[a..=b].iter_mut().zip(from) {
+                            *slot += n * c;
+                        }
+                        *s = (s.0.min(a), s.1.max(b));
+                        j
+                    }
+                    None => {
+                        let j = next_keys.len();
+                        if j >= max_states {
+                            return Err(OverBudget::States);
+                        }
+                        next_keys.push(next);
+                        if !map.is_empty() {
+                            map.insert(next, j as u32);
+                        }
+                        let to = &mut new[j * width..(j + 1) * width];
+                        for (slot, &n) in to[a..=b].iter_mut().zip(from) {
+                            *slot = n * c;
+                        }
+                        span.push((a, b));
+                        j
+                    }
+                };
+                edges_of[x] = j as u32;
+            }
+        }
+        *counts_used = counts_at + next_keys.len() * width;
+        layers.push(Layer {
+            states: next_keys.len(),
+            width,
+            counts_at,
+            span_at,
+            edges_at: edges.len(),
+        });
+        std::mem::swap(keys, next_keys);
+    }
+    // The last layer's counts are read whole (`Counted::distribution`): zero them outside
+    // each state's span.
+    if let Some(last) = layers.last() {
+        for i in 0..last.states {
+            let (lo, hi) = span[last.span_at + i];
+            let row = &mut counts[last.counts_at + i * last.width..][..last.width];
+            row[..lo.min(last.width)].fill(0.0);
+            row[(hi + 1).min(last.width)..].fill(0.0);
+        }
+    }
+    Ok(())
+}
+
+/// [`count`] the way it was first written, its twin: the plan by [`plan_naive`], and each
+/// layer's counts zeroed as its states are found, then added to.
+#[cfg(test)]
+pub(crate) fn count_naive(
+    part: Part<'_>,
+    max_mines: usize,
+    max_states: usize,
+    out: &mut Counted,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
+    let Counted {
+        steps,
+        layers,
+        counts,
+        counts_used,
+        span,
+        edges,
+    } = out;
+    plan_naive(part, steps)?;
     layers.clear();
     layers.push(Layer {
         states: 1,
@@ -299,6 +487,7 @@ pub(crate) fn count(
         });
         std::mem::swap(keys, next_keys);
     }
+    *counts_used = counts.len();
     Ok(())
 }
 
@@ -354,29 +543,196 @@ fn mine_counts_naive(step: &Step, key: u64, most: usize) -> Vec<(usize, u64)> {
 }
 
 /// The steps: an order of the variables that keeps few constraints open, and what each
-/// step does to the constraints it touches.
+/// step does to the constraints it touches. Works on the frontier's own lists of each
+/// constraint's variables, by frontier ids, so nothing is numbered or listed afresh for the
+/// component ([`plan_naive`], its twin, does both, and gives the same steps).
 fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), OverBudget> {
     let Part {
         vars,
         own,
         all_vars,
         constraints,
+        vars_by_constraint: (first, of_constraint),
     } = part;
     let Work {
         left,
         room,
-        first,
-        of_constraint,
-        next,
+        slot_of,
         placed,
         candidate,
-        candidates,
         scores,
-        slot_of,
-        locals,
-        local_of,
+        candidates,
         ..
     } = work;
+    grow(left, constraints.len(), 0);
+    grow(room, constraints.len(), 0);
+    grow(slot_of, constraints.len(), None);
+    grow(placed, all_vars.len(), false);
+    grow(candidate, all_vars.len(), false);
+    grow(scores, all_vars.len(), 0);
+    // Plain slices from here on, once each vector has its size: their addresses and
+    // lengths stay in registers, where a vector's would be read again from `work` after
+    // every store through another.
+    let (left, room, slot_of) = (&mut left[..], &mut room[..], &mut slot_of[..]);
+    let (placed, candidate, scores) = (&mut placed[..], &mut candidate[..], &mut scores[..]);
+    // Unassigned variables and cells of each constraint: all of its variables, and all of
+    // its undecided cells (each lies in exactly one variable that touches it).
+    for &c in own {
+        let c = c as usize;
+        left[c] = first[c + 1] - first[c];
+        room[c] = constraints[c].cells().len();
+        slot_of[c] = None;
+    }
+    // A variable's score: the constraints it touches that have no slot yet (it would open
+    // them) less those it is the last unassigned variable of (it would close them). Kept
+    // as constraints open and lose variables, rather than summed afresh at every step.
+    for &v in vars {
+        let v = v as usize;
+        placed[v] = false;
+        candidate[v] = false;
+        scores[v] = all_vars[v]
+            .constraints
+            .iter()
+            .fold(0i32, |s, &c| s + 1 - i32::from(left[c as usize] == 1));
+    }
+    candidates.clear();
+    let mut free_slots: u32 = 0xFFFF;
+    // Every variable of `vars` before this place is placed.
+    let mut unplaced = 0;
+    steps.clear();
+    for _ in 0..vars.len() {
+        candidates.retain(|&v| !placed[v as usize]);
+        // The naive twin of the kept scores, summed afresh, checked in every test that
+        // counts.
+        #[cfg(test)]
+        for &v in candidates.iter() {
+            let naive = all_vars[v as usize].constraints.iter().fold(0i32, |s, &c| {
+                s + i32::from(slot_of[c as usize].is_none()) - i32::from(left[c as usize] == 1)
+            });
+            assert_eq!(scores[v as usize], naive, "kept score of variable {v}");
+        }
+        // The next variable: among those touching an open constraint, the one that opens
+        // the fewest new constraints less those it closes (ties to the lowest id); the
+        // first unplaced otherwise.
+        let pick = candidates
+            .iter()
+            .copied()
+            .min_by_key(|&v| (scores[v as usize], v))
+            .or_else(|| {
+                while vars.get(unplaced).is_some_and(|&v| placed[v as usize]) {
+                    unplaced += 1;
+                }
+                vars.get(unplaced).copied()
+            });
+        let Some(v) = pick else { break };
+        placed[v as usize] = true;
+        let var = &all_vars[v as usize];
+        let m = var.cells.len();
+        let mut touches = Few::new();
+        let (mut keep, mut inc) = (!0u64, 0u64);
+        for &c in var.constraints.iter() {
+            let c = c as usize;
+            let opens = slot_of[c].is_none();
+            let slot = match slot_of[c] {
+                Some(s) => s,
+                None => {
+                    if free_slots == 0 {
+                        return Err(OverBudget::Width);
+                    }
+                    let s = free_slots.trailing_zeros();
+                    free_slots &= !(1 << s);
+                    slot_of[c] = Some(s);
+                    for &other in &of_constraint[first[c]..first[c + 1]] {
+                        // Opened: no variable of it opens it any more.
+                        let other = other as usize;
+                        scores[other] -= 1;
+                        if !placed[other] && !candidate[other] {
+                            candidate[other] = true;
+                            candidates.push(other as u32);
+                        }
+                    }
+                    s
+                }
+            };
+            left[c] -= 1;
+            room[c] -= m;
+            if left[c] == 1 {
+                // Its one unassigned variable now closes it.
+                for &other in &of_constraint[first[c]..first[c + 1]] {
+                    scores[other as usize] -= 1;
+                }
+            }
+            let closes = left[c] == 0;
+            let shift = 4 * slot;
+            touches.push(Touch {
+                shift,
+                need: constraints[c].need,
+                closes,
+                room_after: room[c].min(15) as u8,
+                opens,
+            });
+            if closes {
+                free_slots |= 1 << slot;
+                keep &= !(15 << shift);
+            } else {
+                inc |= 1 << shift;
+            }
+        }
+        steps.push(Step {
+            var: v,
+            m,
+            touches,
+            keep,
+            inc,
+        });
+    }
+    Ok(())
+}
+
+/// Makes `v` at least `n` long, new entries `value`; the entries it has are kept.
+fn grow<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
+    if v.len() < n {
+        v.resize(n, value);
+    }
+}
+
+/// [`plan`] the way it was first written, its twin: the component's constraints numbered
+/// afresh, with lists of each one's variables built for it.
+#[cfg(test)]
+fn plan_naive(part: Part<'_>, steps: &mut Vec<Step>) -> Result<(), OverBudget> {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+        ..
+    } = part;
+    let (mut left, mut room, mut first, mut of_constraint, mut next) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut placed, mut candidate, mut candidates, mut scores, mut slot_of) = (
+        Vec::<bool>::new(),
+        Vec::new(),
+        Vec::<usize>::new(),
+        Vec::new(),
+        Vec::new(),
+    );
+    let (mut locals, mut local_of) = (Vec::<Few<u32>>::new(), Vec::new());
+    let (left, room, first, of_constraint, next) = (
+        &mut left,
+        &mut room,
+        &mut first,
+        &mut of_constraint,
+        &mut next,
+    );
+    let (placed, candidate, candidates, scores, slot_of, locals, local_of) = (
+        &mut placed,
+        &mut candidate,
+        &mut candidates,
+        &mut scores,
+        &mut slot_of,
+        &mut locals,
+        &mut local_of,
+    );
     // Local numbering of the component's constraints: their place in `own`; each
     // variable's, found once. Every constraint of a variable of the component is in `own`.
     if local_of.len() < constraints.len() {
@@ -532,6 +888,7 @@ fn plan(part: Part<'_>, steps: &mut Vec<Step>, work: &mut Work) -> Result<(), Ov
 }
 
 /// Empties `v` and fills it with `n` copies of `value`, keeping its allocation.
+#[cfg(test)]
 fn refill<T: Clone>(v: &mut Vec<T>, n: usize, value: T) {
     v.clear();
     v.resize(n, value);
@@ -608,6 +965,9 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::frontier::Frontier;
+    use crate::planes::Planes;
+    use bitmines_core::{Game, SeededPlacer, Status};
     use proptest::prelude::*;
 
     proptest! {
@@ -653,6 +1013,106 @@ mod tests {
                 .map(|x| (x, (key & step.keep) + x as u64 * step.inc))
                 .collect();
             prop_assert_eq!(fast, mine_counts_naive(&step, key, most));
+        }
+    }
+
+    /// Every component of a game's frontier, counted by [`count`] and by its twin
+    /// [`count_naive`], with `max_mines` mines at most: the same steps, states, spans,
+    /// edges and counts within each span, the same distribution, and the same shares bit
+    /// for bit under the weights `weights` (cycled over the mine totals).
+    fn check_against_naive(frontier: &Frontier, max_mines: usize, weights: &[f64]) {
+        let (mut work, mut naive_work) = (Work::default(), Work::default());
+        // One `Counted` across components, as the solver's kept slots are: the room a
+        // larger count left must not leak into a smaller one.
+        let mut fast = Counted::default();
+        for component in &frontier.components {
+            let part = Part {
+                vars: frontier.vars_of(component),
+                own: frontier.constraints_of(component),
+                all_vars: &frontier.vars,
+                constraints: &frontier.constraints,
+                vars_by_constraint: frontier.vars_by_constraint(),
+            };
+            let mut naive = Counted::default();
+            let a = count(part, max_mines, 1 << 12, &mut fast, &mut work);
+            let b = count_naive(part, max_mines, 1 << 12, &mut naive, &mut naive_work);
+            assert_eq!(a, b);
+            if a.is_err() {
+                continue;
+            }
+            assert_eq!(fast.steps, naive.steps);
+            assert_eq!(fast.layers.len(), naive.layers.len());
+            for (x, y) in fast.layers.iter().zip(&naive.layers) {
+                assert_eq!((x.states, x.width), (y.states, y.width));
+                for i in 0..x.states {
+                    let span = fast.span[x.span_at + i];
+                    assert_eq!(span, naive.span[y.span_at + i]);
+                    let row = |c: &Counted, l: &Layer| {
+                        c.counts[l.counts_at + i * l.width..][span.0..=span.1].to_vec()
+                    };
+                    let (p, q) = (row(&fast, x), row(&naive, y));
+                    assert_eq!(
+                        p.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                        q.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                    );
+                }
+            }
+            assert_eq!(fast.edges, naive.edges);
+            let bits = |d: &[f64]| d.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(fast.distribution()), bits(naive.distribution()));
+            assert_eq!(fast.heap_bytes(false), naive.heap_bytes(false));
+            let w: Vec<f64> = (0..fast.distribution().len())
+                .map(|k| weights[k % weights.len()])
+                .collect();
+            let (mut p, mut q) = (Vec::new(), Vec::new());
+            shares(&fast, &w, &mut p, &mut work);
+            shares(&naive, &w, &mut q, &mut naive_work);
+            assert_eq!(p.len(), q.len());
+            for (x, y) in p.iter().zip(&q) {
+                assert_eq!((x.var, x.m), (y.var, y.m));
+                assert_eq!(bits(&x.z), bits(&y.z));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The count and its twin agree exactly on the frontiers of random games, as play
+        /// goes on: a board of random size and density, its safe cells revealed in a
+        /// random order, compared after each reveal.
+        #[test]
+        fn count_matches_its_twin(
+            seed in any::<u64>(),
+            rows in 2usize..18,
+            cols in 2usize..34,
+            density in 8usize..30,
+            every in 1usize..6,
+            max_mines in 0usize..40,
+            weights in proptest::collection::vec(1e-300f64..1.0, 1..6),
+        ) {
+            let mines = (rows * cols * density / 100).max(1);
+            let board = SeededPlacer::new(seed).board(rows, cols, mines).expect("a valid board");
+            let safe: Vec<(usize, usize)> = (0..rows)
+                .flat_map(|r| (0..cols).map(move |c| (r, c)))
+                .filter(|&(r, c)| board.is_mine(r, c) == Ok(false))
+                .collect();
+            let mut game = Game::new(board);
+            for &(r, c) in safe.iter().skip(seed as usize % every).step_by(every) {
+                if game.status() != Status::Playing {
+                    break;
+                }
+                game.reveal(r, c).expect("a safe cell");
+                let mut planes = Planes::new(&game.view()).expect("planes");
+                // Now and then the trivial rule's mines first, as the solver sees them.
+                if (r + c) % 2 == 0 {
+                    while planes.sweep().is_ok_and(|found| found > 0) {}
+                }
+                let mut frontier = Frontier::default();
+                frontier.scan(&planes);
+                frontier.build(planes.undecided_count(), planes.geometry.words_per_row() * 64);
+                check_against_naive(&frontier, max_mines.max(mines / 2), &weights);
+            }
         }
     }
 

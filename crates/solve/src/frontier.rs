@@ -145,6 +145,13 @@ impl Frontier {
         &self.component_constraints
             [component.constraints.0 as usize..component.constraints.1 as usize]
     }
+
+    /// The variables of every constraint, as the last build found them: constraint `c`'s
+    /// ids, increasing, are `of_constraint[first[c]..first[c + 1]]` of `(first,
+    /// of_constraint)`.
+    pub(crate) fn vars_by_constraint(&self) -> (&[usize], &[u32]) {
+        (&self.build.first, &self.build.of_constraint)
+    }
 }
 
 /// Bytes of the items of `v`, or with `held` of all it has room for.

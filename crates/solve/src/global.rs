@@ -65,8 +65,8 @@ struct Work {
     prefix_at: Vec<usize>,
     suffix: Vec<f64>,
     suffix_support: Vec<bool>,
-    /// Where the product of the components from `c` on lies in `suffix`, for each `c` up
-    /// to `n` (the empty product).
+    /// Where the product of the components from `c` on lies in `suffix`, for each `c` from
+    /// 1 up to `n` (the empty product).
     suffix_at: Vec<(usize, usize)>,
     product: Vec<f64>,
     product_support: Vec<bool>,
@@ -199,7 +199,9 @@ impl Weights {
         suffix_support.push(true);
         suffix_at.clear();
         suffix_at.resize(n + 1, (0, 1));
-        for c in (0..n).rev() {
+        // The product of all of them is never read (the prefix gives it), so the suffixes
+        // stop at the second component.
+        for c in (1..n).rev() {
             let (p, s) = span(suffix, suffix_support, suffix_at[c + 1]);
             let (d, ds) = part(scaled, support, at, c);
             convolve(p, d, product);
@@ -249,9 +251,7 @@ impl Weights {
         for c in 0..n {
             let (p, ps) = part(prefix, prefix_support, prefix_at, c);
             let (q, qs) = span(suffix, suffix_support, suffix_at[c + 1]);
-            convolve(p, q, product);
-            or_convolve(ps, qs, product_support);
-            scale(product);
+            scaled_product((p, ps), (q, qs), product, product_support);
             // Plain slices, as `w` is: pushing a weight does not make their addresses be
             // read again.
             let (others, others_support) = (&product[..], &product_support[..]);
@@ -458,6 +458,34 @@ fn convolve(a: &[f64], b: &[f64], out: &mut Vec<f64>) {
     }
 }
 
+/// The product of `p` and `q`, each scaled to a largest value of one, with the totals
+/// they reach together, scaled likewise, into `out` and `support`: the convolutions and
+/// [`scale`], but with the empty product (`[1.0]`, the others of the first and the last
+/// component) on one side, the other side as it is. Each of its terms would be its own
+/// plus zero times one and divided by one, so the values are the same bit for bit (tested
+/// against the convolutions).
+fn scaled_product(
+    (p, ps): (&[f64], &[bool]),
+    (q, qs): (&[f64], &[bool]),
+    out: &mut Vec<f64>,
+    support: &mut Vec<bool>,
+) {
+    let (values, reach) = if *p == [1.0] {
+        (q, qs)
+    } else if *q == [1.0] {
+        (p, ps)
+    } else {
+        convolve(p, q, out);
+        or_convolve(ps, qs, support);
+        scale(out);
+        return;
+    };
+    out.clear();
+    out.extend_from_slice(values);
+    support.clear();
+    support.extend_from_slice(reach);
+}
+
 /// The totals `a` and `b` can reach together, into `out`.
 fn or_convolve(a: &[bool], b: &[bool], out: &mut Vec<bool>) {
     out.clear();
@@ -474,6 +502,42 @@ fn or_convolve(a: &[bool], b: &[bool], out: &mut Vec<bool>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A distribution scaled as the weighing scales them, with its support.
+    fn scaled(counts: &[u32]) -> (Vec<f64>, Vec<bool>) {
+        let mut values: Vec<f64> = counts.iter().map(|&n| f64::from(n)).collect();
+        scale(&mut values);
+        (values, counts.iter().map(|&n| n > 0).collect())
+    }
+
+    proptest! {
+        /// The product of two scaled distributions is the convolutions' bit for bit, the
+        /// empty product on either side or neither.
+        #[test]
+        fn scaled_product_matches_convolving(
+            a in proptest::collection::vec(0u32..5000, 1..12),
+            b in proptest::collection::vec(0u32..5000, 1..12),
+            empty in 0usize..4,
+        ) {
+            let one = (vec![1.0], vec![true]);
+            let (p, q) = match empty {
+                0 => (one.clone(), scaled(&b)),
+                1 => (scaled(&a), one.clone()),
+                2 => (one.clone(), one.clone()),
+                _ => (scaled(&a), scaled(&b)),
+            };
+            let (mut fast, mut fast_support) = (Vec::new(), Vec::new());
+            scaled_product((&p.0, &p.1), (&q.0, &q.1), &mut fast, &mut fast_support);
+            let (mut naive, mut naive_support) = (Vec::new(), Vec::new());
+            convolve(&p.0, &q.0, &mut naive);
+            or_convolve(&p.1, &q.1, &mut naive_support);
+            scale(&mut naive);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&fast), bits(&naive));
+            prop_assert_eq!(fast_support, naive_support);
+        }
+    }
 
     #[test]
     fn ln_choose_matches_products() {

@@ -719,6 +719,7 @@ impl Solver {
                 own: frontier.constraints_of(component),
                 all_vars: &frontier.vars,
                 constraints: &frontier.constraints,
+                vars_by_constraint: frontier.vars_by_constraint(),
             };
             match exact::count(part, left, self.budget.states, slot, work) {
                 Ok(()) => {
