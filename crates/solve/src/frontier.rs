@@ -626,7 +626,7 @@ impl Frontier {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use bitmines_core::{Board, Game, SeededPlacer, Status};
 
@@ -644,7 +644,7 @@ mod tests {
     /// Plays a board of `rows` x `cols` (a sixth of it mines, from `seed`) by revealing
     /// every `step`th safe cell, one at a time, and hands `check` the game after each,
     /// with the cell just revealed.
-    fn after_each_reveal(
+    pub(crate) fn after_each_reveal(
         seed: u64,
         (rows, cols): (usize, usize),
         step: usize,

@@ -136,6 +136,11 @@ pub struct Solver {
     planes: Planes,
     mines: usize,
     reasons: FastMap<usize, Reason>,
+    /// Whether some reason may be of a cell that is not a proven mine, so that a later view
+    /// may reveal it: the updates drop the reasons of revealed cells only then, since a
+    /// proven mine is never revealed (the pair rule and the exact tier prove mostly mines
+    /// that stay, and a move reveals every safe cell they proved).
+    revealable_reasons: bool,
     /// Cells given as mines by [`Solver::assume_mine`], or supposed safe (plane index), in
     /// the order given.
     given: Vec<usize>,
@@ -168,6 +173,7 @@ impl Solver {
             planes,
             mines: view.mine_count(),
             reasons: FastMap::default(),
+            revealable_reasons: false,
             given: Vec::new(),
             tally: Tally::default(),
             budget: Budget::default(),
@@ -217,9 +223,7 @@ impl Solver {
                 reason: format!("{what} at ({row}, {col})"),
             }
         })?;
-        let planes = &self.planes;
-        self.reasons
-            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        self.drop_revealed_reasons();
         Ok(())
     }
 
@@ -262,10 +266,24 @@ impl Solver {
                 reason: format!("{what} at ({row}, {col})"),
             }
         })?;
-        let planes = &self.planes;
-        self.reasons
-            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        self.drop_revealed_reasons();
         Ok(())
+    }
+
+    /// Forgets the reasons of cells now revealed, if some reason may be of one (see
+    /// `revealable_reasons`).
+    fn drop_revealed_reasons(&mut self) {
+        if !self.revealable_reasons {
+            return;
+        }
+        let planes = &self.planes;
+        let mut revealable = false;
+        self.reasons.retain(|&index, _| {
+            let keep = !Planes::get(&planes.revealed, index);
+            revealable |= keep && !Planes::get(&planes.mines, index);
+            keep
+        });
+        self.revealable_reasons = revealable;
     }
 
     /// Refuses a lost view, or one of another size or mine count.
@@ -529,6 +547,7 @@ impl Solver {
                 &mut self.reasons,
             )
         });
+        self.revealable_reasons |= found > 0;
         self.tally.pair += found;
         Ok(found)
     }
@@ -663,6 +682,8 @@ impl Solver {
         reasons: bool,
         scratch: &mut Scratch,
     ) -> Result<Counting, Error> {
+        // The pair rule and the exact tier below may give reasons to safe cells.
+        self.revealable_reasons = true;
         // The trivial and pair rules to their fixed point, keeping the last list of
         // constraints, which the pair rule left unchanged, for the exact tier.
         self.trivial()?;
