@@ -34,7 +34,7 @@ use std::sync::Arc;
 use bitmines_core::{AsView, Status, View};
 
 use crate::exact::{self, Counted, Share};
-use crate::frontier::{FastMap, Frontier, neighbours};
+use crate::frontier::{Constraint, FastMap, Frontier, neighbours};
 use crate::global::{Layouts, Weighing, Weights};
 use crate::pairs;
 use crate::planes::{Bad, Planes};
@@ -141,6 +141,10 @@ pub struct Solver {
     /// proven mine is never revealed (the pair rule and the exact tier prove mostly mines
     /// that stay, and a move reveals every safe cell they proved).
     revealable_reasons: bool,
+    /// On a board of one word a row, the constraints of the last round of
+    /// [`Solver::pairs`], so that the next round looks only at pairs with a number that
+    /// changed since (`pairs::pairs_since`); emptied when a proof is forgotten.
+    pairs_before: Vec<Constraint>,
     /// Cells given as mines by [`Solver::assume_mine`], or supposed safe (plane index), in
     /// the order given.
     given: Vec<usize>,
@@ -174,6 +178,7 @@ impl Solver {
             mines: view.mine_count(),
             reasons: FastMap::default(),
             revealable_reasons: false,
+            pairs_before: Vec::new(),
             given: Vec::new(),
             tally: Tally::default(),
             budget: Budget::default(),
@@ -351,6 +356,9 @@ impl Solver {
     ) -> Result<(), Error> {
         let view = position.view();
         self.same_game(&view)?;
+        // Proofs are forgotten below: a pair unchanged since the last round may prove
+        // something again.
+        self.pairs_before.clear();
         let mut indices = Vec::with_capacity(cells.len());
         for &(row, col) in cells {
             self.planes.geometry.bit(row, col)?;
@@ -501,7 +509,7 @@ impl Solver {
 
     /// Heap bytes of the solver's planes (seven bits per padded cell, plus small scratch).
     pub fn heap_bytes(&self) -> usize {
-        self.planes.heap_bytes()
+        self.planes.heap_bytes() + self.pairs_before.capacity() * std::mem::size_of::<Constraint>()
     }
 
     /// What the tiers have proven so far.
@@ -539,13 +547,23 @@ impl Solver {
         // The constraints go into the thread's kept scratch (in bands on a large board, as
         // the exact tier scans them), so that a game that applies the rule at every move
         // allocates no list for it.
+        let narrow = self.planes.geometry.words_per_row() == 1;
         let found = with_scratch(|scratch| {
             scratch.frontier.scan(&self.planes);
-            pairs::pairs(
+            let constraints = &scratch.frontier.constraints;
+            if !narrow {
+                return pairs::pairs(&mut self.planes, constraints, &mut self.reasons);
+            }
+            // A small board keeps each round's constraints, and the next round looks only
+            // at the pairs of numbers that changed since.
+            let found = pairs::pairs_since(
                 &mut self.planes,
-                &scratch.frontier.constraints,
+                constraints,
+                &self.pairs_before,
                 &mut self.reasons,
-            )
+            );
+            self.pairs_before.clone_from(constraints);
+            found
         });
         self.revealable_reasons |= found > 0;
         self.tally.pair += found;
