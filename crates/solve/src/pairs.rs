@@ -164,14 +164,19 @@ pub(crate) fn pairs_since(
     if planes.geometry.words_per_row() != 1 || planes.revealed.len() > SINCE_WORDS {
         return pairs(planes, constraints, reasons);
     }
-    // Whether each constraint is the same as in `before` (both lists in plane order).
+    // Whether each constraint is the same as in `before` (both lists in plane order): the
+    // same number with the same undecided cells and need, all that `passes` reads.
     let mut same = Vec::with_capacity(constraints.len());
     let mut j = 0;
     for c in constraints {
         while before.get(j).is_some_and(|b| b.index < c.index) {
             j += 1;
         }
-        same.push(before.get(j) == Some(c));
+        same.push(
+            before
+                .get(j)
+                .is_some_and(|b| (b.index, b.mask, b.need) == (c.index, c.mask, c.need)),
+        );
     }
     // Each plane word's numbers, and the place in the list of the first of them.
     let mut at = [0u64; SINCE_WORDS];
