@@ -4,6 +4,10 @@
 //! Each number's undecided neighbours are placed in a 7x7 frame of bits centred on the
 //! first number (bit `row * 7 + col`), so the shared cells, and the cells only one of the
 //! two touches, are a few word operations.
+//!
+//! On a board of one word a row, a solver's next round looks only at the pairs with a
+//! number whose constraint changed since its last round (`pairs_since`): an unchanged pair
+//! proves nothing new.
 
 #![allow(
     clippy::indexing_slicing,

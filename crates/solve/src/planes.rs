@@ -35,7 +35,9 @@
 //! # Updates
 //!
 //! `update` takes a later view of the same game, copying only the words whose revealed cells
-//! changed and marking them for the next sweep. `update_near` (`Solver::update_revealed`)
+//! changed and marking them for the next sweep (on a board of one word a row and at most 62
+//! rows, whose marks are one word, the rows are compared in registers and the marks set as
+//! one mask, `update_narrow`). `update_near` (`Solver::update_revealed`)
 //! takes the view after a reveal of the proven safe cells, reading only the words that hold
 //! them (the planes keep a list of the words where they proved a cell safe) and, round by
 //! round in increasing order, the words a cascade can reach from a zero cell that opened, so
