@@ -178,6 +178,71 @@ pub(crate) fn constraints_into(
     constraints_of_words(planes, words, out);
 }
 
+/// [`constraints_into`] on a board of one word a row, in one pass over the rows: a
+/// number's undecided neighbours and proven mines are the three bits around it in the
+/// words of its row and the rows beside it, so each constraint is read from six words in
+/// registers rather than cell by cell. The same constraints in the same order as its twin,
+/// `constraints_into`.
+fn constraints_narrow(planes: &Planes, out: &mut Vec<Constraint>) {
+    out.clear();
+    let rows = planes.geometry.rows();
+    let mask = planes.cell_masks.first().copied().unwrap_or(0);
+    // Plane indices of padded rows 0..=rows + 1 (one word a row, after the guard word).
+    let (Some(revealed), Some(safe), Some(mines)) = (
+        planes.revealed.get(1..rows + 3),
+        planes.safe.get(1..rows + 3),
+        planes.mines.get(1..rows + 3),
+    ) else {
+        return;
+    };
+    let numbers = planes
+        .numbers
+        .each_ref()
+        .map(|plane| plane.get(1..rows + 3).unwrap_or(&[]));
+    // Offsets of the neighbours in the order of `neighbours`, bit `k` of a mask.
+    const AROUND: [isize; 8] = [-65, -64, -63, -1, 1, 63, 64, 65];
+    let undecided = |q: usize| !(revealed[q] | safe[q] | mines[q]);
+    let dilate = |u: u64| u | u << 1 | u >> 1;
+    for q in 1..=rows {
+        let (up, here, down) = (undecided(q - 1), undecided(q), undecided(q + 1));
+        let mut shown = revealed[q] & mask & (dilate(up) | dilate(here) | dilate(down));
+        while shown != 0 {
+            // A board cell: bits 1..=62 of its word, so the bits beside it are in the word.
+            let b = shown.trailing_zeros();
+            shown &= shown - 1;
+            let three = |word: u64| (word >> (b - 1)) & 0b111;
+            let number = numbers
+                .iter()
+                .enumerate()
+                .map(|(i, plane)| ((plane.get(q).copied().unwrap_or(0) >> b) & 1) << i)
+                .sum::<u64>() as u8;
+            let proven = three(mines[q - 1]).count_ones()
+                + (three(mines[q]) & 0b101).count_ones()
+                + three(mines[q + 1]).count_ones();
+            let side = three(here);
+            let open = three(up) | (side & 0b001) << 3 | (side & 0b100) << 2 | three(down) << 5;
+            let index = (q + 1) * 64 + b as usize;
+            let mut constraint = Constraint {
+                index,
+                need: number.saturating_sub(proven as u8),
+                number,
+                mask: open as u8,
+                cells: [0; 8],
+                len: 0,
+            };
+            let mut bits = open;
+            while bits != 0 {
+                let k = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                constraint.cells[usize::from(constraint.len)] =
+                    index.wrapping_add_signed(AROUND[k]);
+                constraint.len += 1;
+            }
+            out.push(constraint);
+        }
+    }
+}
+
 /// Each word's revealed cells next to an undecided one, for the padded rows `rows`: the
 /// undecided cells of each row are dilated along it once, into a ring of three rows, and
 /// each word takes those of its own row and the rows beside it. The same words as
@@ -626,6 +691,8 @@ impl Frontier {
     pub(crate) fn scan(&mut self, planes: &Planes) {
         if planes.banded() {
             self.constraints = constraints_in(planes, true);
+        } else if planes.geometry.words_per_row() == 1 {
+            constraints_narrow(planes, &mut self.constraints);
         } else {
             constraints_into(planes, &mut self.constraints, &mut self.build.words);
         }
@@ -633,7 +700,7 @@ impl Frontier {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use bitmines_core::{Board, Game, SeededPlacer, Status};
 
@@ -651,7 +718,7 @@ mod tests {
     /// Plays a board of `rows` x `cols` (a sixth of it mines, from `seed`) by revealing
     /// every `step`th safe cell, one at a time, and hands `check` the game after each,
     /// with the cell just revealed.
-    fn after_each_reveal(
+    pub(crate) fn after_each_reveal(
         seed: u64,
         (rows, cols): (usize, usize),
         step: usize,
@@ -671,6 +738,26 @@ mod tests {
             }
             game.reveal(r, c).expect("a safe cell");
             check(&game, (r, c));
+        }
+    }
+
+    /// On boards of one word a row, the constraints read in one pass over the rows are
+    /// those the scan by rows and the reading cell by cell give, in the same order, as play
+    /// goes on (with the cells the trivial rule proves).
+    #[test]
+    fn one_word_constraints_match_their_twin() {
+        for (seed, &shape) in (1..).zip(&[(1, 9), (9, 1), (16, 30), (7, 62), (62, 62), (70, 5)]) {
+            after_each_reveal(seed, shape, 3, |game, _| {
+                let mut planes = Planes::new(&game.view()).expect("planes");
+                for sweeps in 0..2 {
+                    let mut got = Vec::new();
+                    constraints_narrow(&planes, &mut got);
+                    let (mut want, mut words) = (Vec::new(), Vec::new());
+                    constraints_into(&planes, &mut want, &mut words);
+                    assert_eq!(got, want, "{shape:?} after {sweeps} sweeps");
+                    let _ = planes.sweep();
+                }
+            });
         }
     }
 

@@ -35,7 +35,9 @@
 //! # Updates
 //!
 //! `update` takes a later view of the same game, copying only the words whose revealed cells
-//! changed and marking them for the next sweep. `update_near` (`Solver::update_revealed`)
+//! changed and marking them for the next sweep (on a board of one word a row and at most 62
+//! rows, whose marks are one word, the rows are compared in registers and the marks set as
+//! one mask, `update_narrow`). `update_near` (`Solver::update_revealed`)
 //! takes the view after a reveal of the proven safe cells, reading only the words that hold
 //! them (the planes keep a list of the words where they proved a cell safe) and, round by
 //! round in increasing order, the words a cascade can reach from a zero cell that opened, so
@@ -429,6 +431,15 @@ impl Planes {
     /// [`Planes::update`] of the whole board as one piece, on this thread, with no vector
     /// of pieces: the words that changed are kept in the ring's buffer of marks.
     fn update_whole(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        if self.one_word_marks() {
+            return self.update_narrow(view);
+        }
+        self.update_fresh(view)
+    }
+
+    /// [`Planes::update_whole`] through [`Fresh::update`], for boards of any width: the
+    /// twin of [`Planes::update_narrow`].
+    fn update_fresh(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
         let words = self.bound(1)..self.bound(self.geometry.rows() + 1);
         let [n0, n1, n2, n3] = &mut self.numbers;
         let piece = Fresh {
@@ -447,6 +458,75 @@ impl Planes {
         let changed = self.take_fresh(&taken);
         self.ring.marks = taken.words; // the buffer, for the next update or sweep
         Ok(changed)
+    }
+
+    /// Whether the board is one word a row and its marks one word (at most 62 rows): then
+    /// a row's marks are a bit of `dirty.bits[0]`, set for many rows at once
+    /// ([`Planes::mark_rows`]).
+    fn one_word_marks(&self) -> bool {
+        self.geometry.words_per_row() == 1 && self.dirty.bits.len() == 1
+    }
+
+    /// Marks for the trivial rule the rows within two of each padded row set in `changed`
+    /// (bit `r` for padded row `r`, board rows only): what [`Planes::mark_word`] does for
+    /// each, on a board with [`Planes::one_word_marks`].
+    fn mark_rows(&mut self, changed: u64) {
+        let rows = self.geometry.rows();
+        let near = changed | changed << 1 | changed << 2 | changed >> 1 | changed >> 2;
+        // Padded rows 1..=rows: the sentinel rows are never marked.
+        let board = ((1u64 << rows) - 1) << 1;
+        if let Some(bits) = self.dirty.bits.first_mut() {
+            *bits |= near & board;
+        }
+    }
+
+    /// [`Planes::update_whole`] on a board with [`Planes::one_word_marks`]: the rows
+    /// compared word by word in registers, the numbers read only for the rows that changed,
+    /// and the marks set for all of them at once. The same planes, marks and errors as
+    /// [`Planes::update_fresh`].
+    fn update_narrow(&mut self, view: &View<'_>) -> Result<usize, (usize, &'static str)> {
+        let rows = self.geometry.rows();
+        // Padded rows 1..=rows: layout words 1..=rows, plane indices 2..=rows + 1.
+        let Some(fresh) = view.revealed_words().get(1..=rows) else {
+            return Ok(0);
+        };
+        let [n0, n1, n2, n3] = &mut self.numbers;
+        let mut near = Near {
+            start: 0,
+            wpr: 1,
+            revealed: &mut self.revealed,
+            numbers: [n0, n1, n2, n3],
+            safe: &mut self.safe,
+            mines: &self.mines,
+            cell_masks: &self.cell_masks,
+            seen: &[],
+        };
+        // The words that changed go into the ring's buffer of marks, kept from update to
+        // update; what they hold is taken in once every row is read, as `take_fresh` does.
+        let mut marks = std::mem::take(&mut self.ring.marks);
+        marks.clear();
+        let mut read = Read {
+            marks,
+            near: Vec::new(),
+            revealed_safe: 0,
+            eights: false,
+            error: None,
+        };
+        for (w, &new) in (2..).zip(fresh) {
+            if new != near.revealed[w] {
+                near.take_word(view, w, new, &mut read)?;
+            }
+        }
+        let changed = read
+            .marks
+            .iter()
+            .fold(0u64, |rows, &(w, _)| rows | 1 << (w - 1));
+        self.eights |= read.eights;
+        self.safe_count -= read.revealed_safe;
+        self.mark_rows(changed);
+        let count = read.marks.len();
+        self.ring.marks = read.marks;
+        Ok(count)
     }
 
     /// Forgets whether plane index `index` is a mine or safe, and marks the words around it
@@ -624,6 +704,11 @@ impl Planes {
         let Some(layout) = w.checked_sub(1) else {
             return;
         };
+        if layout < 64 && self.one_word_marks() {
+            // One word a row: `layout` is the padded row.
+            self.mark_rows(1 << layout);
+            return;
+        }
         let (row, j) = (layout / wpr, layout % wpr);
         let ja = if bits & 0b11 != 0 {
             j.saturating_sub(1)
@@ -2393,6 +2478,84 @@ mod tests {
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
         }
+    }
+
+    /// On boards of one word a row and at most 62 rows, the update in registers takes in
+    /// what its twin through `Fresh` does (planes, counts, marks and the words changed),
+    /// move after move, and refuses an earlier view with the same error; and a word's marks
+    /// set a row at a time are the rows within two of it, as the strips' marks are.
+    #[test]
+    fn the_one_word_update_matches_its_twin() {
+        let mut refused = 0;
+        for (seed, (rows, cols)) in (1..).zip([
+            (1, 9),
+            (2, 5),
+            (9, 1),
+            (16, 30),
+            (61, 62),
+            (62, 62),
+            (40, 17),
+        ]) {
+            let board: Board = SeededPlacer::new(seed)
+                .board(rows, cols, rows * cols / 6)
+                .expect("a valid board");
+            let planes = Planes::new(&Game::new(board).view()).expect("planes");
+            assert!(planes.one_word_marks(), "{rows}x{cols}");
+            for w in 0..planes.revealed.len() {
+                let mut marked = planes.clone();
+                marked.dirty.reset(rows + 2, 1);
+                let mut want = marked.dirty.clone();
+                marked.mark_word(w, 1);
+                if let Some(row) = w.checked_sub(1) {
+                    let (top, bottom) = (row.saturating_sub(2).max(1), (row + 2).min(rows));
+                    if top <= bottom {
+                        want.set_rows(0, top, bottom);
+                    }
+                }
+                assert!(marked.dirty == want, "{rows}x{cols}: marks of word {w}");
+            }
+            let mut fast: Option<Planes> = None;
+            let mut views = Vec::new();
+            crate::frontier::tests::after_each_reveal(seed, (rows, cols), 3, |game, _| {
+                let Some(fast) = fast.as_mut() else {
+                    fast = Some(Planes::new(&game.view()).expect("planes"));
+                    return;
+                };
+                while fast
+                    .sweep_in(false)
+                    .unwrap_or_else(|Bad(at)| panic!("unsound at {at}"))
+                    > 0
+                {}
+                let mut twin = fast.clone();
+                let view = game.view();
+                assert_eq!(
+                    fast.update_narrow(&view),
+                    twin.update_fresh(&view),
+                    "{rows}x{cols}"
+                );
+                assert!(fast.revealed == twin.revealed && fast.numbers == twin.numbers);
+                assert!(fast.safe == twin.safe && fast.dirty == twin.dirty);
+                assert_eq!(
+                    (fast.safe_count, fast.eights),
+                    (twin.safe_count, twin.eights)
+                );
+                views.push(game.clone());
+            });
+            // An earlier view, with cells hidden again, is refused alike.
+            if let (Some(fast), Some(earlier)) = (fast.as_mut(), views.first()) {
+                let mut twin = fast.clone();
+                let view = earlier.view();
+                let got = fast.update_narrow(&view);
+                refused += usize::from(got.is_err());
+                assert_eq!(got, twin.update_fresh(&view));
+                assert_eq!(
+                    (fast.safe_count, fast.eights),
+                    (twin.safe_count, twin.eights)
+                );
+                assert!(fast.dirty == twin.dirty);
+            }
+        }
+        assert!(refused > 3, "only {refused} earlier views refused");
     }
 
     /// The count by rows puts a sweep's list of safe words in the order a plain sort and

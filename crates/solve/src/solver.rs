@@ -34,7 +34,7 @@ use std::sync::Arc;
 use bitmines_core::{AsView, Status, View};
 
 use crate::exact::{self, Counted, Share};
-use crate::frontier::{FastMap, Frontier, neighbours};
+use crate::frontier::{Constraint, FastMap, Frontier, neighbours};
 use crate::global::{Layouts, Weighing, Weights};
 use crate::pairs;
 use crate::planes::{Bad, Planes};
@@ -136,6 +136,15 @@ pub struct Solver {
     planes: Planes,
     mines: usize,
     reasons: FastMap<usize, Reason>,
+    /// Whether some reason may be of a cell that is not a proven mine, so that a later view
+    /// may reveal it: the updates drop the reasons of revealed cells only then, since a
+    /// proven mine is never revealed (the pair rule and the exact tier prove mostly mines
+    /// that stay, and a move reveals every safe cell they proved).
+    revealable_reasons: bool,
+    /// On a board of one word a row, the constraints of the last round of
+    /// [`Solver::pairs`], so that the next round looks only at pairs with a number that
+    /// changed since (`pairs::pairs_since`); emptied when a proof is forgotten.
+    pairs_before: Vec<Constraint>,
     /// Cells given as mines by [`Solver::assume_mine`], or supposed safe (plane index), in
     /// the order given.
     given: Vec<usize>,
@@ -168,6 +177,8 @@ impl Solver {
             planes,
             mines: view.mine_count(),
             reasons: FastMap::default(),
+            revealable_reasons: false,
+            pairs_before: Vec::new(),
             given: Vec::new(),
             tally: Tally::default(),
             budget: Budget::default(),
@@ -217,9 +228,7 @@ impl Solver {
                 reason: format!("{what} at ({row}, {col})"),
             }
         })?;
-        let planes = &self.planes;
-        self.reasons
-            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        self.drop_revealed_reasons();
         Ok(())
     }
 
@@ -262,10 +271,24 @@ impl Solver {
                 reason: format!("{what} at ({row}, {col})"),
             }
         })?;
-        let planes = &self.planes;
-        self.reasons
-            .retain(|&index, _| !Planes::get(&planes.revealed, index));
+        self.drop_revealed_reasons();
         Ok(())
+    }
+
+    /// Forgets the reasons of cells now revealed, if some reason may be of one (see
+    /// `revealable_reasons`).
+    fn drop_revealed_reasons(&mut self) {
+        if !self.revealable_reasons {
+            return;
+        }
+        let planes = &self.planes;
+        let mut revealable = false;
+        self.reasons.retain(|&index, _| {
+            let keep = !Planes::get(&planes.revealed, index);
+            revealable |= keep && !Planes::get(&planes.mines, index);
+            keep
+        });
+        self.revealable_reasons = revealable;
     }
 
     /// Refuses a lost view, or one of another size or mine count.
@@ -333,6 +356,9 @@ impl Solver {
     ) -> Result<(), Error> {
         let view = position.view();
         self.same_game(&view)?;
+        // Proofs are forgotten below: a pair unchanged since the last round may prove
+        // something again.
+        self.pairs_before.clear();
         let mut indices = Vec::with_capacity(cells.len());
         for &(row, col) in cells {
             self.planes.geometry.bit(row, col)?;
@@ -483,7 +509,7 @@ impl Solver {
 
     /// Heap bytes of the solver's planes (seven bits per padded cell, plus small scratch).
     pub fn heap_bytes(&self) -> usize {
-        self.planes.heap_bytes()
+        self.planes.heap_bytes() + self.pairs_before.capacity() * std::mem::size_of::<Constraint>()
     }
 
     /// What the tiers have proven so far.
@@ -521,14 +547,25 @@ impl Solver {
         // The constraints go into the thread's kept scratch (in bands on a large board, as
         // the exact tier scans them), so that a game that applies the rule at every move
         // allocates no list for it.
+        let narrow = self.planes.geometry.words_per_row() == 1;
         let found = with_scratch(|scratch| {
             scratch.frontier.scan(&self.planes);
-            pairs::pairs(
+            let constraints = &scratch.frontier.constraints;
+            if !narrow {
+                return pairs::pairs(&mut self.planes, constraints, &mut self.reasons);
+            }
+            // A small board keeps each round's constraints, and the next round looks only
+            // at the pairs of numbers that changed since.
+            let found = pairs::pairs_since(
                 &mut self.planes,
-                &scratch.frontier.constraints,
+                constraints,
+                &self.pairs_before,
                 &mut self.reasons,
-            )
+            );
+            self.pairs_before.clone_from(constraints);
+            found
         });
+        self.revealable_reasons |= found > 0;
         self.tally.pair += found;
         Ok(found)
     }
@@ -663,6 +700,8 @@ impl Solver {
         reasons: bool,
         scratch: &mut Scratch,
     ) -> Result<Counting, Error> {
+        // The pair rule and the exact tier below may give reasons to safe cells.
+        self.revealable_reasons = true;
         // The trivial and pair rules to their fixed point, keeping the last list of
         // constraints, which the pair rule left unchanged, for the exact tier.
         self.trivial()?;

@@ -301,6 +301,15 @@ fn budgets_mark_answers_approximate_and_stay_sound() {
     );
 }
 
+/// A game of `rows` x `cols` with mines at `density`, from `seed`, played part way (see
+/// `played`), if it is still being played.
+fn in_play(seed: u64, (rows, cols): (usize, usize), density: f64) -> Option<bitmines_core::Game> {
+    let mut rng = Rng(seed);
+    let mines = ((rows * cols) as f64 * density) as usize;
+    let (_, game) = played(&mut rng, rows, cols, mines, rows * cols * 9 / 10);
+    (game.status() == bitmines_core::Status::Playing).then_some(game)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -311,12 +320,9 @@ proptest! {
     fn an_updated_solver_matches_a_new_one(seed in any::<u64>(), shape in 0..9usize, density in 0.05f64..0.3) {
         // The last three are many words wide, across a thousand columns.
         let (rows, cols) = [(9, 9), (16, 30), (1, 70), (70, 1), (20, 65), (12, 128), (6, 1100), (30, 700), (3, 1600)][shape];
-        let mut rng = Rng(seed);
-        let mines = ((rows * cols) as f64 * density) as usize;
-        let (_, mut game) = played(&mut rng, rows, cols, mines, rows * cols * 9 / 10);
-        if game.status() != bitmines_core::Status::Playing {
+        let Some(mut game) = in_play(seed, (rows, cols), density) else {
             return Ok(());
-        }
+        };
         let mut kept = Solver::new(&game).unwrap();
         loop {
             kept.deduce().unwrap();
@@ -345,6 +351,43 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// A solver kept across moves, the pair rule and the exact tier included, gives no
+    /// revealed cell a reason after it reads back the cells its moves opened: the reasons of
+    /// the safe cells they proved go once those are revealed, those of proven mines stay.
+    #[test]
+    fn a_kept_solver_gives_no_revealed_cell_a_reason(seed in any::<u64>(), shape in 0..5usize, density in 0.1f64..0.25) {
+        let (rows, cols) = [(9, 9), (16, 30), (1, 70), (70, 1), (20, 65)][shape];
+        let Some(mut game) = in_play(seed, (rows, cols), density) else {
+            return Ok(());
+        };
+        let mut kept = Solver::new(&game).unwrap();
+        loop {
+            kept.deduce().unwrap();
+            if !kept.proves_safe() {
+                kept.weigh().unwrap();
+            }
+            if !kept.proves_safe() || game.reveal_words(&kept.safe_words()).unwrap().opened == 0 {
+                break;
+            }
+            if game.status() != bitmines_core::Status::Playing {
+                break;
+            }
+            kept.update_revealed(&game).unwrap();
+            let view = game.view();
+            for row in 0..rows {
+                for col in 0..cols {
+                    if view.is_revealed(row, col).unwrap() {
+                        prop_assert_eq!(kept.reason(row, col).unwrap(), None, "({}, {})", row, col);
+                    }
+                }
+            }
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// A solver that hands over its safe cells as words (`safe_words`, `reveal_words`) and
@@ -353,12 +396,9 @@ proptest! {
     #[test]
     fn a_solver_updated_from_its_reveals_matches_a_new_one(seed in any::<u64>(), shape in 0..9usize, density in 0.05f64..0.3) {
         let (rows, cols) = [(9, 9), (16, 30), (1, 70), (70, 1), (20, 65), (12, 128), (6, 1100), (30, 700), (3, 1600)][shape];
-        let mut rng = Rng(seed);
-        let mines = ((rows * cols) as f64 * density) as usize;
-        let (_, mut game) = played(&mut rng, rows, cols, mines, rows * cols * 9 / 10);
-        if game.status() != bitmines_core::Status::Playing {
+        let Some(mut game) = in_play(seed, (rows, cols), density) else {
             return Ok(());
-        }
+        };
         let mut kept = Solver::new(&game).unwrap();
         loop {
             kept.deduce().unwrap();

@@ -20,6 +20,63 @@ use bitmines_core::Board;
 /// Whether `board` holds a pair of cells that no view from the first click `click` ever
 /// tells apart (see the module's docs), so that no solver clears it.
 pub(crate) fn doomed(board: &Board, click: (usize, usize)) -> bool {
+    if board.geometry().words_per_row() == 1 {
+        return doomed_one_word(board, click);
+    }
+    doomed_words(board, click)
+}
+
+/// [`doomed`] on a board of one word a row (expert's): a row's cells are one word, so the
+/// pairs of each row are a few operations on the words of the rows around it, with no
+/// planes built. The same answer as [`doomed_words`], which builds them for any width.
+fn doomed_one_word(board: &Board, click: (usize, usize)) -> bool {
+    let geometry = board.geometry();
+    let rows = geometry.rows();
+    let cells = geometry.cell_mask(0);
+    let mines = board.mine_words();
+    let on_board = |p: usize| (1..=rows).contains(&p);
+    // Padded row `p`'s mines, its cells that are mines or off the board (every cell of a
+    // sentinel row), and the board cells a pair may use (not the click).
+    let mine = |p: usize| mines.get(p).copied().unwrap_or(0);
+    let wall = |p: usize| if on_board(p) { mine(p) | !cells } else { !0 };
+    let click = geometry.bit(click.0, click.1).ok();
+    let open = |p: usize| {
+        let beside = click
+            .filter(|&bit| bit / 64 == p)
+            .map_or(0, |bit| 1 << (bit % 64));
+        if on_board(p) { cells & !beside } else { 0 }
+    };
+    // Bit `i` of the answer is bit `i + by` of `word`, bits past the word reading as `fill`
+    // (as `shift` reads a row of one word).
+    let shift = |word: u64, by: i32, fill: u64| match by {
+        0 => word,
+        1.. => word >> by | fill << (64 - by),
+        _ => word << -by | fill >> (64 + by),
+    };
+    for p in 1..=rows {
+        let (m, o) = (mine(p), open(p));
+        // The pair (p, c), (p, c + 1): columns c - 1 and c + 2 of rows p - 1 to p + 1.
+        let pair = o & shift(o, 1, 0) & (m ^ shift(m, 1, 0));
+        let column = |by: i32| {
+            shift(wall(p - 1), by, !0) & shift(wall(p), by, !0) & shift(wall(p + 1), by, !0)
+        };
+        if pair != 0 && pair & column(-1) & column(2) != 0 {
+            return true;
+        }
+        // The pair (p, c), (p + 1, c): rows p - 1 and p + 2 of columns c - 1 to c + 1.
+        if p < rows {
+            let pair = o & open(p + 1) & (m ^ mine(p + 1));
+            let rank = |q: usize| shift(wall(q), -1, !0) & wall(q) & shift(wall(q), 1, !0);
+            if pair != 0 && pair & rank(p - 1) & rank(p + 2) != 0 {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// [`doomed`] on a board of any width, over planes of walls and open cells built for it.
+fn doomed_words(board: &Board, click: (usize, usize)) -> bool {
     let geometry = board.geometry();
     let (rows, wpr) = (geometry.rows(), geometry.words_per_row());
     let mines = board.mine_words();
@@ -137,7 +194,9 @@ mod tests {
             let mines = ((cells as f64 * density) as usize).min(cells);
             let board = generate(&Config::new(rows, cols, mines, seed)).expect("fits");
             let click = (click.0 % rows, click.1 % cols);
-            prop_assert_eq!(doomed(&board, click), naive(&board, click));
+            let found = doomed(&board, click);
+            prop_assert_eq!(found, naive(&board, click));
+            prop_assert_eq!(found, doomed_words(&board, click));
         }
     }
 
