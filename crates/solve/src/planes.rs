@@ -1517,22 +1517,23 @@ impl Band<'_> {
             let (x3, x2) = horizontal(open(0), open(1), open(2));
             [k3, k2, x3, x2]
         };
-        // The sums of rows `q - 2`, `q - 1` and `q`, and the dilated verdicts (safe and
-        // mine, for words `j - 1`, `j` and `j + 1`) of rows `q - 3`, `q - 2` and `q - 1`,
-        // each moved along as `q` steps down.
-        let mut summed = [[[0u64; 2]; 4]; 3];
-        let mut spread = [[[0u64; 3]; 2]; 3];
+        // Row `q - 2`'s three-cell sums and row `q - 1`'s sums, for the rule at `q - 1`;
+        // and the verdicts (safe and mine, dilated onto words `j - 1`, `j` and `j + 1`)
+        // gathered so far for rows `q - 2` (from rows `q - 3` and `q - 2`) and `q - 1` (from
+        // row `q - 2`), each moved along as `q` steps down.
+        let (mut up, mut mid) = ([[0u64; 2]; 2], [[0u64; 2]; 4]);
+        let (mut near, mut next) = ([[0u64; 3]; 2], [[0u64; 3]; 2]);
         for q in first - 2..last + 3 {
-            summed = [summed[1], summed[2], [[0; 2]; 4]];
-            if q >= rule_first - 1 && q <= rule_last + 1 {
-                summed[2] = sums(self, q);
-            }
+            let down = if q >= rule_first - 1 && q <= rule_last + 1 {
+                sums(self, q)
+            } else {
+                [[0; 2]; 4]
+            };
             let rb = q - 1;
-            spread = [spread[1], spread[2], [[0; 3]; 2]];
+            let mut verdicts = [[0u64; 3]; 2];
             if rb >= rule_first && rb <= rule_last && rb >= 1 && rb <= rows {
-                let [up, mid, down] = summed;
                 let k = add3(up[0], mid[1], down[0]);
-                let x = add3(up[2], mid[3], down[2]);
+                let x = add3(up[1], mid[3], down[2]);
                 let i = at(rb);
                 let numbers = self.fixed.numbers;
                 let n3 = if self.fixed.eights { numbers[3][i] } else { 0 };
@@ -1543,11 +1544,17 @@ impl Band<'_> {
                     return Err(Bad(i * 64 + bad.trailing_zeros() as usize));
                 }
                 let dilate = |m: u64| [m << 63, m | m << 1 | m >> 1, m >> 63];
-                spread[2] = [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))];
+                verdicts = [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))];
             }
+            (up, mid) = ([mid[0], mid[2]], down);
+            let or = |a: [[u64; 3]; 2], b: [[u64; 3]; 2]| {
+                [0, 1].map(|v| [0, 1, 2].map(|t| a[v][t] | b[v][t]))
+            };
+            // Row `q - 2` has every verdict that reaches it now.
+            let ready = or(near, verdicts);
+            (near, next) = (or(next, verdicts), verdicts);
             let rd = q - 2;
             if rd >= first && rd <= last {
-                let [a, b, c] = spread;
                 let base = at(rd) - 1;
                 let revealed = &self.fixed.revealed[base..base + 3];
                 let safe = self.safe.own_mut(base, 3);
@@ -1555,8 +1562,8 @@ impl Band<'_> {
                 for t in 0..3 {
                     let undecided =
                         !(revealed[t] | safe[t] | self.mines.own[base + t - self.mines.start]);
-                    let to_safe = (a[0][t] | b[0][t] | c[0][t]) & undecided;
-                    let to_mine = (a[1][t] | b[1][t] | c[1][t]) & undecided;
+                    let to_safe = ready[0][t] & undecided;
+                    let to_mine = ready[1][t] & undecided;
                     let both = to_safe & to_mine;
                     proved[t] = (to_safe & !both, to_mine & !both);
                     safe[t] |= proved[t].0;
