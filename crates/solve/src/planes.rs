@@ -1745,10 +1745,11 @@ impl Band<'_> {
         }
         // The words beside the ruled ones rule nothing here: their own strips rule them
         // where a change may make them rule anew.
-        sat[..at].fill(0);
-        full[..at].fill(0);
-        sat[at + m..n + 2].fill(0);
-        full[at + m..n + 2].fill(0);
+        // (One or two words at each end: single stores, where a fill would call memset.)
+        for i in [0, at - 1, at + m, n + 1] {
+            sat[i] = 0;
+            full[i] = 0;
+        }
         let [to_safe, to_mine] = &mut spread[r % 3];
         spread_row(&sat[..n + 2], n, to_safe);
         spread_row(&full[..n + 2], n, to_mine);
@@ -2187,9 +2188,11 @@ fn sort_rows(
         *at += 1;
     }
     std::mem::swap(words, order);
+    if words.is_sorted_by(|a, b| a < b) {
+        return;
+    }
     // A run proves cells in the words beside its strip too, so a row's words may come out
-    // of order where two runs meet: an insertion sort puts the few out of place back, in
-    // one pass over a list in order.
+    // of order where two runs meet: an insertion sort puts the few out of place back.
     for i in 1..words.len() {
         let mut k = i;
         while k > 0 && words[k - 1] > words[k] {
