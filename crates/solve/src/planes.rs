@@ -1504,22 +1504,6 @@ impl Band<'_> {
                 return [[0; 2]; 4];
             }
             let i = at(q);
-            // The run's rows lie a row's width apart, too far for the hardware to see a
-            // stream: ask for the words of a later row now (as `sums_row` does).
-            let ahead = i + PREFETCH_ROWS * wpr;
-            for plane in [
-                band.fixed.revealed,
-                band.fixed.numbers[0],
-                band.fixed.numbers[1],
-                band.fixed.numbers[2],
-            ] {
-                prefetch(plane, ahead - 1);
-                prefetch(plane, ahead + 1);
-            }
-            for rows in [&band.safe, &band.mines] {
-                prefetch(rows.own, (ahead - 1).wrapping_sub(rows.start));
-                prefetch(rows.own, (ahead + 1).wrapping_sub(rows.start));
-            }
             let horizontal = |b: u64, c: u64, a: u64| {
                 let (l, r) = (c << 1 | b >> 63, c >> 1 | a << 63);
                 let (x, y) = (l ^ r, l & r);
