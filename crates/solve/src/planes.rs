@@ -19,12 +19,15 @@
 //! it needs them all; outside those bounds: a contradiction), then the verdicts dilated onto
 //! the row above that.
 //!
-//! The marks for the next sweep are kept by strips of two words across the board (`STRIP`; a
+//! The marks for the next sweep are kept by strips of one word across the board (`STRIP`; a
 //! bit per row in each, `Dirty`): a changed word marks the rows within two of it in its strip,
 //! and in the strip beside it when the change lies within two cells of the strip's edge, and
-//! the sweep runs the pipeline strip by strip over the marked rows, reading one word past the
-//! strip on each side (and prefetching a later row's words, since a strip's rows lie a row
-//! apart). Only the numbers within one row of a change may rule anew, so the rule skips the
+//! the sweep runs the pipeline strip by strip over the marked rows. A strip rules only its own
+//! numbers (reading a word past it on each side for the sums) and proves the cells its verdicts
+//! reach, the edge cells of the words beside it included: a number that a change may let rule
+//! anew lies in a marked strip of its own, so no strip rules its neighbours' numbers again. A
+//! run one word wide runs the pipeline in registers (`Band::sweep_word`), wider ones in row
+//! buffers (prefetching a later row's words, since a strip's rows lie a row apart). Only the numbers within one row of a change may rule anew, so the rule skips the
 //! first and last row of a run of marks (unless a band's edge cut the run there) and the sums
 //! skip the rows only those would read: a lone change sums five rows and rules three, not
 //! nine and seven. So a move sweeps the words around what it changed rather than whole rows, which
@@ -1241,10 +1244,11 @@ const _: () = assert!(BAND > 3);
 const BANDED_WORDS: usize = 1 << 13;
 
 /// Words of a row in a strip of the sweep: the unit of its marks across the board. A
-/// strip reads a word past it on each side, so narrower strips would read more than they
-/// prove; wider ones would sweep words far from any change (on 3000x3000 at density 0.15,
-/// two words took 0.91 of the CPU time of four, one word about the same as two).
-const STRIP: usize = 2;
+/// strip rules only its own words and hands the verdicts of its edge cells to the words
+/// beside it, so one word a strip sweeps the least beside a change (on 1000x1000 at density
+/// 0.15, 1.27 G instructions against 1.31 G with two words; when strips read and ruled a
+/// word past them on each side, two words took 0.91 of the CPU time of four on 3000x3000).
+const STRIP: usize = 1;
 const _: () = assert!(STRIP > 0);
 
 /// Where the trivial rule may find something new: for each strip of [`STRIP`] words
@@ -1535,12 +1539,14 @@ impl Band<'_> {
         {
             let span = Span::of(strip, strips, self.fixed.wpr);
             let rows = [first, last, rule_first, rule_last].map(|r| r as isize);
-            // One or two strips away from the board's sides, the most common runs, are swept
-            // with their width known to the compiler, which then keeps the row loops to a few
-            // instructions with no bounds checks; the same code, whatever the width.
+            // A run one word wide away from the board's sides, the most common, is swept in
+            // registers; one or two strips are swept with their width known to the compiler,
+            // which then keeps the row loops to a few instructions with no bounds checks; the
+            // same code, whatever the width.
             const ONE: usize = STRIP + 2;
             const TWO: usize = 2 * STRIP + 2;
             match (span.m(), span.n()) {
+                (3, 1) if !plain_runs() => self.sweep_word(rows, span.j0, &mut swept)?,
                 (ONE, STRIP) => self.sweep_run::<ONE>(rows, span, ring, &mut swept)?,
                 (TWO, n) if n == 2 * STRIP => {
                     self.sweep_run::<TWO>(rows, span, ring, &mut swept)?;
@@ -1559,6 +1565,112 @@ impl Band<'_> {
             &mut ring.order,
         );
         Ok(swept)
+    }
+
+    /// [`Band::sweep_run`] for a run one word wide (word `j` of each row, with a word on
+    /// each side in the row), in registers: the sums of the three words of each row, the
+    /// rule at the middle word, and its verdicts dilated onto the three words, as the row
+    /// stages do, with no row buffers. The same proofs in the same order as
+    /// `sweep_run::<3>` (a test holds the two together sweep by sweep).
+    #[inline(always)]
+    fn sweep_word(
+        &mut self,
+        [first, last, rule_first, rule_last]: [isize; 4],
+        j: usize,
+        swept: &mut Swept,
+    ) -> Result<(), Bad> {
+        let (rows, wpr) = (self.fixed.rows as isize, self.fixed.wpr);
+        // The plane index of word `j` of padded row `q`.
+        let at = |q: isize| q as usize * wpr + 1 + j;
+        // Row `q`'s three-cell and two-cell sums at word `j`, of the proven mines and of
+        // the cells that may be mines, each a low and a high slice; zero off the planes.
+        let sums = |band: &Self, q: isize| -> [[u64; 2]; 4] {
+            if !(0..=rows + 1).contains(&q) {
+                return [[0; 2]; 4];
+            }
+            let i = at(q);
+            let horizontal = |b: u64, c: u64, a: u64| {
+                let (l, r) = (c << 1 | b >> 63, c >> 1 | a << 63);
+                let (x, y) = (l ^ r, l & r);
+                ([x ^ c, y | (c & x)], [x, y])
+            };
+            let mines = band.mines.words(i - 1, 3);
+            let (k3, k2) = horizontal(mines[0], mines[1], mines[2]);
+            let revealed = &band.fixed.revealed[i - 1..i + 2];
+            let safe = band.safe.words(i - 1, 3);
+            let open = |t: usize| !(revealed[t] | safe[t]);
+            let (x3, x2) = horizontal(open(0), open(1), open(2));
+            [k3, k2, x3, x2]
+        };
+        // Row `q - 2`'s three-cell sums and row `q - 1`'s sums, for the rule at `q - 1`;
+        // and the verdicts (safe and mine, dilated onto words `j - 1`, `j` and `j + 1`)
+        // gathered so far for rows `q - 2` (from rows `q - 3` and `q - 2`) and `q - 1` (from
+        // row `q - 2`), each moved along as `q` steps down.
+        let (mut up, mut mid) = ([[0u64; 2]; 2], [[0u64; 2]; 4]);
+        let (mut near, mut next) = ([[0u64; 3]; 2], [[0u64; 3]; 2]);
+        for q in first - 2..last + 3 {
+            let down = if q >= rule_first - 1 && q <= rule_last + 1 {
+                sums(self, q)
+            } else {
+                [[0; 2]; 4]
+            };
+            let rb = q - 1;
+            let mut verdicts = [[0u64; 3]; 2];
+            if rb >= rule_first && rb <= rule_last && rb >= 1 && rb <= rows {
+                let k = add3(up[0], mid[1], down[0]);
+                let x = add3(up[1], mid[3], down[2]);
+                let i = at(rb);
+                let numbers = self.fixed.numbers;
+                let n3 = if self.fixed.eights { numbers[3][i] } else { 0 };
+                let n = [numbers[0][i], numbers[1][i], numbers[2][i], n3];
+                let cells = self.fixed.revealed[i] & self.fixed.cell_masks[j];
+                let bad = cells & (less(n, k) | less(x, n));
+                if bad != 0 {
+                    return Err(Bad(i * 64 + bad.trailing_zeros() as usize));
+                }
+                let dilate = |m: u64| [m << 63, m | m << 1 | m >> 1, m >> 63];
+                verdicts = [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))];
+            }
+            (up, mid) = ([mid[0], mid[2]], down);
+            let or = |a: [[u64; 3]; 2], b: [[u64; 3]; 2]| {
+                [0, 1].map(|v| [0, 1, 2].map(|t| a[v][t] | b[v][t]))
+            };
+            // Row `q - 2` has every verdict that reaches it now.
+            let ready = or(near, verdicts);
+            (near, next) = (or(next, verdicts), verdicts);
+            let rd = q - 2;
+            if rd >= first && rd <= last {
+                let base = at(rd) - 1;
+                let revealed = &self.fixed.revealed[base..base + 3];
+                let safe = self.safe.own_mut(base, 3);
+                let mut proved = [(0u64, 0u64); 3];
+                for t in 0..3 {
+                    let undecided =
+                        !(revealed[t] | safe[t] | self.mines.own[base + t - self.mines.start]);
+                    let to_safe = ready[0][t] & undecided;
+                    let to_mine = ready[1][t] & undecided;
+                    let both = to_safe & to_mine;
+                    proved[t] = (to_safe & !both, to_mine & !both);
+                    safe[t] |= proved[t].0;
+                }
+                if proved.iter().any(|&(safe, mine)| safe | mine != 0) {
+                    let mines = self.mines.own_mut(base, 3);
+                    for (t, &(new_safe, new_mine)) in proved.iter().enumerate() {
+                        let new = new_safe | new_mine;
+                        if new != 0 {
+                            mines[t] |= new_mine;
+                            swept.found += new.count_ones() as usize;
+                            swept.found_safe += new_safe.count_ones() as usize;
+                            swept.marks.push((base + t, new));
+                            if new_safe != 0 {
+                                swept.safe_words.push(base + t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// One run of [`Band::sweep_any`]: padded rows `first..=last` of `span`, the rule read
@@ -1580,7 +1692,7 @@ impl Band<'_> {
                 if (0..=rows + 1).contains(&q) {
                     self.sums_row::<M>(q as usize, span, ring);
                 } else {
-                    ring.sums[slot(q)].iter_mut().for_each(|v| v[..m].fill(0));
+                    ring.sums[slot(q)].iter_mut().for_each(|v| v[..n].fill(0));
                 }
             }
             let rb = q - 1;
@@ -1591,7 +1703,7 @@ impl Band<'_> {
                 // verdicts and those of the rows beside them.
                 ring.spread[slot(rb)]
                     .iter_mut()
-                    .for_each(|v| v[..n].fill(0));
+                    .for_each(|v| v[..m].fill(0));
             }
             let rd = q - 2;
             if rd >= first && rd <= last {
@@ -1604,15 +1716,15 @@ impl Band<'_> {
     }
 
     /// Horizontal sums of padded row `q` for the proven mines and for the cells that may be
-    /// mines (neither revealed nor proven safe), over the words the rule reads for `span`:
+    /// mines (neither revealed nor proven safe), over the words `span` rules:
     /// each cell's left, centre and right neighbours (`three`), and left and right only
     /// (`two`), as two-bit slices.
     #[inline(always)]
     fn sums_row<const M: usize>(&self, q: usize, span: Span, ring: &mut Ring) {
-        let (m, _) = widths::<M>(span);
+        let (_, m) = widths::<M>(span);
         // The plane index of the word before the first summed word, and of the word after
         // the last: the words beside the row's own at its ends.
-        let lo = q * self.fixed.wpr + span.ja;
+        let lo = q * self.fixed.wpr + span.j0;
         let hi = lo + m + 1;
         let revealed = self.fixed.revealed;
         // A strip's rows lie a row's width apart, too far for the hardware to see a
@@ -1655,14 +1767,14 @@ impl Band<'_> {
         row_sums(open, m, [x3lo, x3hi, x2lo, x2hi]);
     }
 
-    /// The rule at each revealed cell of padded row `r` in the words `span` reads: `sat`
+    /// The rule at each revealed cell of padded row `r` in the words `span` rules: `sat`
     /// marks numbers met by their proven mines, `full` numbers that need every cell that may
-    /// still be a mine; both are then dilated along the row into the ring, over the span's
-    /// own words.
+    /// still be a mine; both are then dilated along the row into the ring, over the words
+    /// they reach (the span's own and the edge cells of the words beside them).
     #[inline(always)]
     fn rule_row<const M: usize>(&self, r: usize, span: Span, ring: &mut Ring) -> Result<(), Bad> {
-        let (m, n) = widths::<M>(span);
-        let base = r * self.fixed.wpr + 1 + span.ja;
+        let (n, m) = widths::<M>(span);
+        let base = r * self.fixed.wpr + 1 + span.j0;
         let Ring {
             sums,
             sat,
@@ -1698,8 +1810,11 @@ impl Band<'_> {
             &self.fixed.zeros[..m]
         };
         let shown = &self.fixed.revealed[base..base + m];
-        let masks = &self.fixed.cell_masks[span.ja..span.ja + m];
-        let (sat_row, full_row) = (&mut sat[1..=m], &mut full[1..=m]);
+        let masks = &self.fixed.cell_masks[span.j0..span.j0 + m];
+        // The verdicts go in with the words of the span beside the ruled ones, and a zero
+        // word beyond those: `sat[i]` is word `ja - 1 + i`.
+        let at = if M > 0 { 2 } else { span.j0 - span.ja + 1 };
+        let (sat_row, full_row) = (&mut sat[at..at + m], &mut full[at..at + m]);
         let mut bad = 0;
         for j in 0..m {
             let k = add3([uk0[j], uk1[j]], [mk0[j], mk1[j]], [dk0[j], dk1[j]]);
@@ -1713,25 +1828,25 @@ impl Band<'_> {
         if bad != 0 {
             return Err(self.first_bad(r, span, sums));
         }
-        // The verdicts of the words beside the summed ones are zero: a sentinel beyond the
-        // row's ends, or a word the span's own words do not reach.
-        sat[0] = 0;
-        full[0] = 0;
-        sat[m + 1] = 0;
-        full[m + 1] = 0;
-        let at = if M > 0 { 1 } else { span.j0 - span.ja };
+        // The words beside the ruled ones rule nothing here: their own strips rule them
+        // where a change may make them rule anew.
+        // (One or two words at each end: single stores, where a fill would call memset.)
+        for i in [0, at - 1, at + m, n + 1] {
+            sat[i] = 0;
+            full[i] = 0;
+        }
         let [to_safe, to_mine] = &mut spread[r % 3];
-        spread_row(&sat[at..at + n + 2], n, to_safe);
-        spread_row(&full[at..at + n + 2], n, to_mine);
+        spread_row(&sat[..n + 2], n, to_safe);
+        spread_row(&full[..n + 2], n, to_mine);
         Ok(())
     }
 
     /// The first revealed cell of padded row `r` that its neighbours contradict.
     #[cold]
     fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
-        let base = r * self.fixed.wpr + 1 + span.ja;
+        let base = r * self.fixed.wpr + 1 + span.j0;
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
-        for j in 0..span.m() {
+        for j in 0..span.n() {
             let k = add3(
                 [up[0][j], up[1][j]],
                 [mid[2][j], mid[3][j]],
@@ -1744,7 +1859,7 @@ impl Band<'_> {
             );
             let n = self.fixed.numbers.map(|n| n[base + j]);
             let bad = self.fixed.revealed[base + j]
-                & self.fixed.cell_masks[span.ja + j]
+                & self.fixed.cell_masks[span.j0 + j]
                 & (less(n, k) | less(x, n));
             if bad != 0 {
                 return Bad((base + j) * 64 + bad.trailing_zeros() as usize);
@@ -1763,8 +1878,8 @@ impl Band<'_> {
         ring: &Ring,
         swept: &mut Swept,
     ) -> (usize, usize) {
-        let (_, n) = widths::<M>(span);
-        let base = r * self.fixed.wpr + 1 + span.j0;
+        let (n, _) = widths::<M>(span);
+        let base = r * self.fixed.wpr + 1 + span.ja;
         let [a, b, c] = [
             &ring.spread[(r + 2) % 3],
             &ring.spread[r % 3],
@@ -1808,8 +1923,8 @@ impl Band<'_> {
 }
 
 /// A strip of [`STRIP`] words across the board (fewer at the right edge): the words
-/// `j0..j1` of each row a run of the sweep proves, and the words `ja..jb` (one more on each
-/// side, within the row) whose verdicts reach them.
+/// `j0..j1` of each row a run of the sweep rules, and the words `ja..jb` (one more on each
+/// side, within the row) its verdicts reach, which it proves.
 #[derive(Clone, Copy)]
 struct Span {
     j0: usize,
@@ -1832,13 +1947,13 @@ impl Span {
         }
     }
 
-    /// Words the strip proves.
+    /// Words the strip rules.
     #[inline(always)]
     fn n(self) -> usize {
         self.j1 - self.j0
     }
 
-    /// Words whose verdicts reach them.
+    /// Words its verdicts reach.
     #[inline(always)]
     fn m(self) -> usize {
         self.jb - self.ja
@@ -1855,6 +1970,23 @@ fn widths<const M: usize>(span: Span) -> (usize, usize) {
     } else {
         (span.m(), span.n())
     }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Whether the sweep takes its row stages for every run, never [`Band::sweep_word`]: a
+    /// test sets it to hold the two to the same proofs.
+    static PLAIN_RUNS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether runs one word wide take the row stages (in tests that ask for it) rather than
+/// [`Band::sweep_word`].
+#[inline(always)]
+fn plain_runs() -> bool {
+    #[cfg(test)]
+    return PLAIN_RUNS.with(std::cell::Cell::get);
+    #[cfg(not(test))]
+    false
 }
 
 /// Entries ahead of the one being read whose words [`Planes::update_near`] asks for.
@@ -2141,7 +2273,19 @@ fn sort_rows(
         *at += 1;
     }
     std::mem::swap(words, order);
-    sort_words(words);
+    if words.is_sorted_by(|a, b| a < b) {
+        return;
+    }
+    // A run proves cells in the words beside its strip too, so a row's words may come out
+    // of order where two runs meet: an insertion sort puts the few out of place back.
+    for i in 1..words.len() {
+        let mut k = i;
+        while k > 0 && words[k - 1] > words[k] {
+            words.swap(k - 1, k);
+            k -= 1;
+        }
+    }
+    words.dedup();
 }
 
 /// The first `n` words of a row buffer.
@@ -2294,6 +2438,27 @@ mod tests {
             .filter(|&n| planes.is_cell(n))
     }
 
+    /// A game on a seeded board of `rows` x `cols` at `density`, with the first safe cell of
+    /// every `every`th row revealed.
+    fn game_opened_every(rows: usize, cols: usize, density: f64, seed: u64, every: usize) -> Game {
+        let mines = (rows as f64 * cols as f64 * density).round() as usize;
+        let board: Board = SeededPlacer::new(seed)
+            .board(rows, cols, mines)
+            .expect("a valid board");
+        let starts: Vec<(usize, usize)> = (0..rows)
+            .step_by(every)
+            .filter_map(|row| {
+                let col = (0..cols).find(|&c| board.is_mine(row, c) == Ok(false))?;
+                Some((row, col))
+            })
+            .collect();
+        let mut game = Game::new(board);
+        for (row, col) in starts {
+            game.reveal(row, col).expect("a safe cell");
+        }
+        game
+    }
+
     /// The sweep and update in bands give the sweep of the whole board's fixed points,
     /// move after move: the trivial rule has one fixed point, whatever order it runs in.
     #[test]
@@ -2303,22 +2468,8 @@ mod tests {
             (3 * BAND, 64, 0.15, 2),
             (4 * BAND + 1, 191, 0.18, 3),
         ] {
-            let mines = (rows as f64 * cols as f64 * density).round() as usize;
-            let board: Board = SeededPlacer::new(seed)
-                .board(rows, cols, mines)
-                .expect("a valid board");
             // A safe cell in every eleventh row, so that every band has work from the start.
-            let starts: Vec<(usize, usize)> = (0..rows)
-                .step_by(11)
-                .filter_map(|row| {
-                    let col = (0..cols).find(|&c| board.is_mine(row, c) == Ok(false))?;
-                    Some((row, col))
-                })
-                .collect();
-            let mut game = Game::new(board);
-            for (row, col) in starts {
-                game.reveal(row, col).expect("a safe cell");
-            }
+            let mut game = game_opened_every(rows, cols, density, seed, 11);
             let mut whole = Planes::new(&game.view()).expect("planes");
             let mut banded = whole.clone();
             let (mut moves, mut numbers) = (0, 0);
@@ -2365,6 +2516,54 @@ mod tests {
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
             assert!(numbers > 0, "{rows}x{cols}: no frontier numbers to compare");
+        }
+    }
+
+    /// Runs one word wide swept in registers prove what the row stages prove, sweep by
+    /// sweep, marks and listed safe words included, on boards of widths at and around
+    /// word edges.
+    #[test]
+    fn words_swept_in_registers_match_the_row_stages() {
+        let plain = |on: bool| PLAIN_RUNS.with(|flag| flag.set(on));
+        for (rows, cols, density, seed) in [
+            (40, 129, 0.15, 4),
+            (70, 190, 0.17, 5),
+            (33, 65, 0.12, 6),
+            (90, 256, 0.2, 7),
+        ] {
+            let mut game = game_opened_every(rows, cols, density, seed, 7);
+            let mut fast = Planes::new(&game.view()).expect("planes");
+            let mut rows_staged = fast.clone();
+            let mut sweeps = 0;
+            while game.status() == Status::Playing {
+                loop {
+                    plain(false);
+                    let found = fast.sweep_in(false).map_err(|Bad(at)| at);
+                    plain(true);
+                    let staged = rows_staged.sweep_in(false).map_err(|Bad(at)| at);
+                    plain(false);
+                    assert_eq!(found, staged, "{rows}x{cols}: sweep {sweeps}");
+                    assert!(fast.mines == rows_staged.mines && fast.safe == rows_staged.safe);
+                    assert!(fast.dirty == rows_staged.dirty);
+                    assert_eq!(fast.safe_count, rows_staged.safe_count);
+                    assert_eq!(fast.safe_words(), rows_staged.safe_words());
+                    sweeps += 1;
+                    if found != Ok(0) {
+                        continue;
+                    }
+                    break;
+                }
+                let safe = fast.safe[1..fast.safe.len() - 1].to_vec();
+                if game.reveal_cells(&safe).expect("proven safe").opened == 0 {
+                    break;
+                }
+                if game.status() == Status::Playing {
+                    let view = game.view();
+                    fast.update_in(&view, false).expect("a later view");
+                    rows_staged.update_in(&view, false).expect("a later view");
+                }
+            }
+            assert!(sweeps > 10, "{rows}x{cols}: only {sweeps} sweeps");
         }
     }
 
