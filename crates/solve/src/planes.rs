@@ -1632,8 +1632,15 @@ impl Band<'_> {
                 verdicts = [dilate(cells & equal(n, k)), dilate(cells & equal(n, x))];
             }
             (up, mid) = ([mid[0], mid[2]], down);
-            let or = |a: [[u64; 3]; 2], b: [[u64; 3]; 2]| {
-                [0, 1].map(|v| [0, 1, 2].map(|t| a[v][t] | b[v][t]))
+            // Plain loops, not array maps: the compiler may leave a map's closure out of
+            // line, a call for each of the run's rows.
+            let or = |mut a: [[u64; 3]; 2], b: [[u64; 3]; 2]| {
+                for (a, b) in a.iter_mut().zip(b) {
+                    for (a, b) in a.iter_mut().zip(b) {
+                        *a |= b;
+                    }
+                }
+                a
             };
             // Row `q - 2` has every verdict that reaches it now.
             let ready = or(near, verdicts);
