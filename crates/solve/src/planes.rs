@@ -701,7 +701,9 @@ impl Planes {
 
     /// Marks for the trivial rule the cells within two rows and two columns of the cells
     /// `bits` of plane word `w` (which changed): a number beside a changed cell may now
-    /// prove the cells beside it.
+    /// prove the cells beside it. Always inlined: out of line, a whole-board sweep from
+    /// nothing took 4% more instructions.
+    #[inline(always)]
     fn mark_word(&mut self, w: usize, bits: u64) {
         let (rows, wpr) = (self.geometry.rows(), self.geometry.words_per_row());
         let Some(layout) = w.checked_sub(1) else {
