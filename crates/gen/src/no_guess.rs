@@ -4,7 +4,8 @@
 //! Two methods. **Rejection** draws uniform boards (with [`generate`]) until
 //! one is cleared, so the result is exactly uniform over the boards the solver clears; it
 //! pays where such boards are common (small and medium boards at usual densities). A draw
-//! that provably no solver clears (two cells no view tells apart, see `doomed`) is skipped
+//! that provably no solver clears (two cells, or a block of four, that no view tells apart,
+//! see `doomed`) is skipped
 //! before it is played, which changes no result. **Repair**
 //! plays the solver from the first click and, wherever it stalls, moves mines near the stall:
 //! it picks stalled numbers (at least five cells apart) and empties each one's undecided
