@@ -20,22 +20,277 @@
 //! neighbours sees a mine of the block on either board, or is one. So the block's safe
 //! cells are never proven safe. At a side this catches about a quarter of the expert draws
 //! that the pairs let through and the solver does not clear.
+//!
+//! Both are cases of one proof. Take a set of cells, none the click, half of them mines,
+//! and move its mines to its other cells: if every cell outside the set that is not a mine
+//! sees as many of the set's mines after as before, no view ever tells the two boards apart
+//! (a revealed cell shows the same number on both; a safe cell of the set never opens in a
+//! cascade, since a cell beside it sees the mine it is on the other board, so is never a
+//! zero; and no sound solver proves it safe, as it is a mine on a board that shows the same
+//! view and mine count). The cells that would see a different number are then mines or
+//! off the board. A few more such sets, of up to six cells in two or three rows, which a
+//! search over expert draws found the most often, are listed in [`SHAPES`] and tried,
+//! turned and mirrored every way, where they touch a side of the board (two to four of the
+//! cells that must be mines are then off it; elsewhere they almost never occur); the cells
+//! that must be mines are worked out from each.
 
 #![allow(
     clippy::indexing_slicing,
     reason = "rows are sliced from planes of the board's own Geometry, (rows + 2) * words_per_row words each, at padded rows 0..=rows + 1"
 )]
 
+use std::sync::OnceLock;
+
 use bitmines_core::Board;
 
-/// Whether `board` holds a pair of cells, or a checkerboard block of two by two, that no
-/// view from the first click `click` ever tells apart (see the module's docs), so that no
-/// solver clears it.
-pub(crate) fn doomed(board: &Board, click: (usize, usize)) -> bool {
-    if board.geometry().words_per_row() == 1 {
-        return doomed_one_word(board, click);
+/// Sets of cells (row, column, whether a mine) whose mines, moved to the set's other
+/// cells, change the count of no cell but the ones that [`shapes`] works out must be mines
+/// or off the board (see the module's docs). Each is tried in every turn and mirror, and
+/// with its mines and safe cells the other way round. The pair and the block, the most
+/// common, have checks of their own.
+const SHAPES: [&[(i32, i32, bool)]; 9] = [
+    &[(0, 0, false), (0, 1, true), (1, 0, true), (1, 2, false)],
+    &[(0, 0, false), (0, 1, true), (0, 2, false), (1, 0, true)],
+    &[(0, 0, false), (0, 1, true), (2, 0, true), (2, 1, false)],
+    &[(0, 0, false), (0, 2, true)],
+    &[
+        (0, 0, false),
+        (0, 1, true),
+        (0, 2, false),
+        (1, 0, true),
+        (1, 1, false),
+        (1, 2, true),
+    ],
+    &[
+        (0, 0, false),
+        (0, 1, true),
+        (0, 3, false),
+        (1, 0, true),
+        (1, 2, false),
+        (1, 3, true),
+    ],
+    &[
+        (0, 0, false),
+        (0, 1, true),
+        (0, 3, false),
+        (1, 0, true),
+        (1, 1, false),
+        (1, 3, true),
+    ],
+    &[
+        (0, 0, false),
+        (0, 1, false),
+        (0, 3, true),
+        (1, 0, true),
+        (1, 1, false),
+        (1, 3, true),
+    ],
+    &[
+        (0, 0, false),
+        (0, 1, true),
+        (0, 2, false),
+        (1, 0, true),
+        (1, 1, false),
+        (1, 3, true),
+    ],
+];
+
+/// One turn or mirror of a set of [`SHAPES`], its cells and the cells around it that must
+/// be mines or off the board, as placed with its top row on the board's first row (`top`)
+/// and with its bottom row on the last (`bottom`).
+struct Shape {
+    top: Placed,
+    bottom: Placed,
+}
+
+/// A [`Shape`] placed against the top or the bottom of a board, its rows counted from that
+/// side (0 the side's own row) and its cells as indices into [`Near`]'s words (a cell in
+/// row `k`, `c` columns right of the set's leftmost, at `6 * k + c + 1`). The walls off the
+/// board are left out.
+struct Placed {
+    walls: Vec<usize>,
+    cells: Vec<(usize, bool)>,
+}
+
+/// The words of the five rows along one side of a board (0 the side's row), each read at
+/// columns -1 to 4 on: bit `c` of `wall[6 * k + by + 1]` says whether the cell `by` columns
+/// right of column `c` in row `k` is a mine or off the board, and likewise the mines and
+/// the open cells (on the board, not the click).
+struct Near {
+    wall: [u64; 30],
+    mine: [u64; 30],
+    open: [u64; 30],
+}
+
+/// Every turn and mirror of [`SHAPES`], each once (a set and the same set with its mines
+/// and safe cells the other way round count as one), with its walls worked out.
+fn shapes() -> &'static [Shape] {
+    static ALL: OnceLock<Vec<Shape>> = OnceLock::new();
+    ALL.get_or_init(|| {
+        let mut seen: Vec<Vec<(i32, i32, bool)>> = Vec::new();
+        for set in SHAPES {
+            for turn in 0..8 {
+                let mut cells: Vec<(i32, i32, bool)> = set
+                    .iter()
+                    .map(|&(r, c, mine)| {
+                        let (r, c) = if turn & 4 != 0 { (c, r) } else { (r, c) };
+                        let r = if turn & 1 != 0 { -r } else { r };
+                        let c = if turn & 2 != 0 { -c } else { c };
+                        (r, c, mine)
+                    })
+                    .collect();
+                let top = cells.iter().map(|x| x.0).min().unwrap_or(0);
+                let left = cells.iter().map(|x| x.1).min().unwrap_or(0);
+                for cell in &mut cells {
+                    *cell = (cell.0 - top, cell.1 - left, cell.2);
+                }
+                cells.sort_unstable();
+                if cells.first().is_some_and(|x| x.2) {
+                    cells.iter_mut().for_each(|x| x.2 = !x.2);
+                }
+                if !seen.contains(&cells) {
+                    seen.push(cells);
+                }
+            }
+        }
+        seen.into_iter()
+            .map(|cells| {
+                let height = cells.iter().map(|x| x.0).max().unwrap_or(0) + 1;
+                let width = cells.iter().map(|x| x.1).max().unwrap_or(0) + 1;
+                // What a cell at (r, c) would see of the set's mines after the move, less
+                // what it sees before.
+                let change = |r: i32, c: i32| -> i32 {
+                    cells
+                        .iter()
+                        .filter(|x| (x.0 - r).abs() <= 1 && (x.1 - c).abs() <= 1)
+                        .map(|x| if x.2 { -1 } else { 1 })
+                        .sum()
+                };
+                let walls: Vec<(i32, i32)> = (-1..=height)
+                    .flat_map(|r| (-1..=width).map(move |c| (r, c)))
+                    .filter(|&(r, c)| !cells.iter().any(|x| (x.0, x.1) == (r, c)))
+                    .filter(|&(r, c)| change(r, c) != 0)
+                    .collect();
+                // Rows and columns as `Near` counts them, from the top or from the bottom.
+                let place = |row: &dyn Fn(i32) -> i32| Placed {
+                    walls: walls
+                        .iter()
+                        .filter(|&&(r, _)| (0..=4).contains(&row(r)))
+                        .map(|&(r, c)| row(r) as usize * 6 + (c + 1) as usize)
+                        .collect(),
+                    cells: cells
+                        .iter()
+                        .map(|&(r, c, mine)| (row(r) as usize * 6 + (c + 1) as usize, mine))
+                        .collect(),
+                };
+                let (top, bottom) = (place(&|r| r), place(&|r| height - 1 - r));
+                Shape { top, bottom }
+            })
+            .collect()
+    })
+}
+
+/// Whether a set of [`shapes`] lies on `board` touching a side, none of its cells the
+/// click. Tried on boards of one word a row and at most 64 rows (expert's); on others it
+/// says no, which only means the draw is played.
+fn doomed_at_a_side(board: &Board, click: (usize, usize)) -> bool {
+    let geometry = board.geometry();
+    let (rows, cols) = (geometry.rows(), geometry.cols());
+    if geometry.words_per_row() != 1 || rows > 64 {
+        return false;
     }
-    doomed_words(board, click)
+    // The board's rows with column c at bit c, and its columns with row r at bit r: a set
+    // touching the left or right side is one touching the top or bottom of the columns.
+    let mines = board.mine_words();
+    let by_rows: Vec<u64> = (1..=rows)
+        .map(|p| mines.get(p).map_or(0, |&w| w >> 1))
+        .collect();
+    let mut by_cols = vec![0u64; cols];
+    for (r, &word) in by_rows.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            by_cols[bits.trailing_zeros() as usize] |= 1 << r;
+            bits &= bits - 1;
+        }
+    }
+    touches_top_or_bottom(&by_rows, cols, click)
+        || touches_top_or_bottom(&by_cols, rows, (click.1, click.0))
+}
+
+/// Whether a set of [`shapes`] lies in the `words` (bit c of word r the mine at (r, c), a
+/// board `width` cells wide) with its top row the first row or its bottom row the last,
+/// none of its cells `click`.
+fn touches_top_or_bottom(words: &[u64], width: usize, click: (usize, usize)) -> bool {
+    let cells = if width >= 64 { !0 } else { (1u64 << width) - 1 };
+    let rows = words.len();
+    // Row `r` (any integer), rows off the board reading as walls with no mines or open cells.
+    let on = |r: i64| usize::try_from(r).ok().filter(|&r| r < rows);
+    let mine = |r: i64| on(r).map_or(0, |r| words[r]);
+    let open = |r: i64| {
+        let click = match on(r) {
+            Some(r) if r == click.0 && click.1 < 64 => 1 << click.1,
+            _ => 0,
+        };
+        on(r).map_or(0, |_| cells & !click)
+    };
+    let wall = |r: i64| on(r).map_or(!0, |r| words[r] | !cells);
+    // Bit c of the answer is bit c + by of `word`, bits past it reading as `fill`.
+    let shift = |word: u64, by: i64, fill: u64| match by {
+        0 => word,
+        1.. => word >> by | fill << (64 - by),
+        _ => word << -by | fill >> (64 + by),
+    };
+    let near = |row: &dyn Fn(i64) -> i64| {
+        let mut near = Near {
+            wall: [0; 30],
+            mine: [0; 30],
+            open: [0; 30],
+        };
+        for k in 0..5 {
+            let r = row(k as i64);
+            let (w, m, o) = (wall(r), mine(r), open(r));
+            for (i, by) in (-1..=4).enumerate() {
+                near.wall[6 * k + i] = shift(w, by, !0);
+                near.mine[6 * k + i] = shift(m, by, 0);
+                near.open[6 * k + i] = shift(o, by, 0);
+            }
+        }
+        near
+    };
+    let last = rows as i64 - 1;
+    let (top, bottom) = (near(&|k| k), near(&|k| last - k));
+    let found = |near: &Near, placed: &Placed| {
+        // The walls first: most placements lack one.
+        let mut at = cells;
+        for &i in &placed.walls {
+            at &= near.wall[i];
+            if at == 0 {
+                return false;
+            }
+        }
+        let (mut same, mut other) = (at, at);
+        for &(i, is_mine) in &placed.cells {
+            let differ = near.mine[i] ^ if is_mine { !0 } else { 0 };
+            same &= near.open[i] & !differ;
+            other &= near.open[i] & differ;
+        }
+        same | other != 0
+    };
+    let shapes = shapes();
+    shapes.iter().any(|shape| found(&top, &shape.top))
+        || shapes.iter().any(|shape| found(&bottom, &shape.bottom))
+}
+
+/// Whether `board` holds a pair of cells, or a checkerboard block of two by two, or one
+/// of the sets of [`SHAPES`] at a side, that no view from the first click `click` ever
+/// tells apart (see the module's docs), so that no solver clears it.
+pub(crate) fn doomed(board: &Board, click: (usize, usize)) -> bool {
+    let pairs = if board.geometry().words_per_row() == 1 {
+        doomed_one_word(board, click)
+    } else {
+        doomed_words(board, click)
+    };
+    pairs || doomed_at_a_side(board, click)
 }
 
 /// [`doomed`] on a board of one word a row (expert's): a row's cells are one word, so the
@@ -183,9 +438,76 @@ mod tests {
         }
     }
 
-    /// The same test, cell by cell: a doomed pair or a doomed block.
+    /// The same test, cell by cell: a doomed pair, block, or set at a side.
     fn naive(board: &Board, click: (usize, usize)) -> bool {
-        naive_pair(board, click) || naive_block(board, click)
+        naive_pair(board, click) || naive_block(board, click) || naive_side(board, click)
+    }
+
+    /// Every set of [`SHAPES`], in every turn and mirror and both ways round, that touches a
+    /// side of a board of one word a row and at most 64 rows, none of its cells the click,
+    /// such that moving its mines to its other cells changes what no safe cell outside it
+    /// sees: the proof itself, cell by cell, with no walls worked out.
+    fn naive_side(board: &Board, click: (usize, usize)) -> bool {
+        if board.geometry().words_per_row() != 1 || board.rows() > 64 {
+            return false;
+        }
+        let (rows, cols) = (board.rows() as isize, board.cols() as isize);
+        let click = (click.0 as isize, click.1 as isize);
+        let mut sets = Vec::new();
+        for set in SHAPES {
+            for turn in 0..8 {
+                for flip in [false, true] {
+                    let cells: Vec<(isize, isize, bool)> = set
+                        .iter()
+                        .map(|&(r, c, mine)| {
+                            let (r, c) = (r as isize, c as isize);
+                            let (r, c) = if turn & 4 != 0 { (c, r) } else { (r, c) };
+                            let r = if turn & 1 != 0 { 3 - r } else { r };
+                            let c = if turn & 2 != 0 { 3 - c } else { c };
+                            (r, c, mine != flip)
+                        })
+                        .collect();
+                    sets.push(cells);
+                }
+            }
+        }
+        sets.iter().any(|set| {
+            (-4..rows + 4).any(|dr| {
+                (-4..cols + 4).any(|dc| {
+                    let cells: Vec<(isize, isize, bool)> =
+                        set.iter().map(|&(r, c, m)| (r + dr, c + dc, m)).collect();
+                    let fits = || {
+                        cells.iter().all(|&(r, c, m)| {
+                            (0..rows).contains(&r)
+                                && (0..cols).contains(&c)
+                                && (r, c) != click
+                                && wall(board, r, c) == m
+                        })
+                    };
+                    let side = || {
+                        cells
+                            .iter()
+                            .any(|&(r, c, _)| r == 0 || r == rows - 1 || c == 0 || c == cols - 1)
+                    };
+                    // Every safe cell outside the set sees as many of its mines after the
+                    // move as before.
+                    let same = || {
+                        (dr - 1..dr + 5).all(|r| {
+                            (dc - 1..dc + 5).all(|c| {
+                                let inside = cells.iter().any(|&(s, d, _)| (s, d) == (r, c));
+                                let change: i32 = cells
+                                    .iter()
+                                    .filter(|&&(s, d, _)| (s - r).abs() <= 1 && (d - c).abs() <= 1)
+                                    .map(|&(_, _, m)| if m { -1 } else { 1 })
+                                    .sum();
+                                inside || wall(board, r, c) || change == 0
+                            })
+                        })
+                    };
+                    fits() && side() && same()
+                })
+            })
+        })
     }
 
     /// Every block of two by two cells, none the click, with mines on one diagonal and the
@@ -247,7 +569,7 @@ mod tests {
     proptest! {
         #[test]
         fn doomed_agrees_with_its_naive_twin(
-            rows in 1usize..7,
+            rows in 1usize..20,
             cols in 1usize..140,
             density in 0.0f64..0.9,
             seed in any::<u64>(),
@@ -259,13 +581,15 @@ mod tests {
             let click = (click.0 % rows, click.1 % cols);
             let found = doomed(&board, click);
             prop_assert_eq!(found, naive(&board, click));
-            prop_assert_eq!(found, doomed_words(&board, click));
+            prop_assert_eq!(doomed_at_a_side(&board, click), naive_side(&board, click));
+            let pairs = doomed_words(&board, click);
+            prop_assert_eq!(found, pairs || doomed_at_a_side(&board, click));
         }
     }
 
     #[test]
     fn doomed_boards_are_never_cleared() {
-        let (mut seen, mut blocks) = (0, 0);
+        let (mut seen, mut blocks, mut sides) = (0, 0, 0);
         for (rows, cols, mines) in [(16, 30, 99), (9, 9, 10), (5, 7, 9), (3, 70, 40)] {
             let request =
                 crate::NoGuess::new(rows, cols, mines, 0).first_click(FirstClick::Safe, 0, 0);
@@ -279,6 +603,8 @@ mod tests {
                 if doomed(&board, (0, 0)) {
                     seen += 1;
                     blocks += usize::from(!naive_pair(&board, (0, 0)));
+                    sides +=
+                        usize::from(!naive_pair(&board, (0, 0)) && !naive_block(&board, (0, 0)));
                     let play = super::super::replay(&std::sync::Arc::new(board), &request, &|_| {})
                         .expect("plays");
                     assert!(!play.won, "{rows}x{cols}/{mines} seed {seed}");
@@ -287,5 +613,9 @@ mod tests {
         }
         assert!(seen > 100, "only {seen} doomed boards seen");
         assert!(blocks > 30, "only {blocks} boards doomed by a block alone");
+        assert!(
+            sides > 10,
+            "only {sides} boards doomed by a set at a side alone"
+        );
     }
 }
