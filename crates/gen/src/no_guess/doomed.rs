@@ -202,19 +202,19 @@ fn doomed_at_a_side(board: &Board, click: (usize, usize)) -> bool {
     // The board's rows with column c at bit c, and its columns with row r at bit r: a set
     // touching the left or right side is one touching the top or bottom of the columns.
     let mines = board.mine_words();
-    let by_rows: Vec<u64> = (1..=rows)
-        .map(|p| mines.get(p).map_or(0, |&w| w >> 1))
-        .collect();
-    let mut by_cols = vec![0u64; cols];
-    for (r, &word) in by_rows.iter().enumerate() {
+    let (mut by_rows, mut by_cols) = ([0u64; 64], [0u64; 64]);
+    for (r, word) in by_rows.iter_mut().take(rows).enumerate() {
+        *word = mines.get(r + 1).map_or(0, |&w| w >> 1);
+    }
+    for (r, &word) in by_rows.iter().take(rows).enumerate() {
         let mut bits = word;
         while bits != 0 {
             by_cols[bits.trailing_zeros() as usize] |= 1 << r;
             bits &= bits - 1;
         }
     }
-    touches_top_or_bottom(&by_rows, cols, click)
-        || touches_top_or_bottom(&by_cols, rows, (click.1, click.0))
+    touches_top_or_bottom(&by_rows[..rows], cols, click)
+        || touches_top_or_bottom(&by_cols[..cols], rows, (click.1, click.0))
 }
 
 /// Whether a set of [`shapes`] lies in the `words` (bit c of word r the mine at (r, c), a
