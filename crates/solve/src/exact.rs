@@ -922,9 +922,11 @@ pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, w
     // The backward weights of the last layer: one state (every constraint closed).
     let Work { after, before, .. } = work;
     after.clear();
-    after.extend(
-        (0..last.states * last.width).map(|i| weights.get(i % last.width).copied().unwrap_or(0.0)),
-    );
+    let given = &weights[..weights.len().min(last.width)];
+    for _ in 0..last.states {
+        after.extend_from_slice(given);
+        after.resize(after.len() + last.width - given.len(), 0.0);
+    }
     for t in (0..n).rev() {
         let (layer, next) = (&counted.layers[t], &counted.layers[t + 1]);
         let m = counted.steps[t].m;
