@@ -529,8 +529,9 @@ impl Solver {
         Ok(found)
     }
 
-    /// The bands of rows [`Solver::sweep_band`] takes: 128 rows each on a board that
-    /// [`Solver::sweep`] works on in bands, else one, the whole board.
+    /// The bands of rows [`Solver::sweep_band`] takes: 16 rows each on a board that
+    /// [`Solver::sweep`] works on in bands (with more than one word a row), else one, the
+    /// whole board.
     pub fn bands(&self) -> usize {
         self.planes.band_count()
     }
@@ -555,7 +556,7 @@ impl Solver {
     /// let mut game = Game::new(board);
     /// game.reveal(300, col)?;
     /// let mut solver = Solver::new(&game)?;
-    /// assert_eq!(solver.bands(), 4);
+    /// assert_eq!(solver.bands(), 600 / 16);
     /// while solver.marked() && game.status() == Status::Playing {
     ///     for band in 0..solver.bands() {
     ///         while solver.sweep_band(band)? > 0 || solver.proves_safe() {
