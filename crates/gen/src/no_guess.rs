@@ -33,9 +33,12 @@
 //! moved mines are drawn by random tries, then from a list made once a stall. Only a clean
 //! replay from the first click, with a fresh solver, certifies a board.
 //!
-//! On a huge board the play and the replay use every thread through the solver, whose sweep,
-//! update and frontier scan run in bands of rows; the mender's whole-plane passes run on the
-//! pool too (collected in order, so the same on any thread count), while its picks, which
+//! On a board the solver sweeps in bands, `advance` first drives the trivial rule to its
+//! fixed point one band of rows at a time (`drive_bands`, `Solver::sweep_band`), revealing
+//! what each band's sweep proves, so that a band's words stay in cache while it is worked on;
+//! this runs on one thread. The rest of the play and the replay use every thread through the
+//! solver, whose whole sweeps, update and frontier scan run in bands of rows; the mender's
+//! whole-plane passes run on the pool too (collected in order, so the same on any thread count), while its picks, which
 //! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
 //! finds the click from the zone.
 //!
