@@ -34,9 +34,12 @@
 //! moved mines are drawn by random tries, then from a list made once a stall. Only a clean
 //! replay from the first click, with a fresh solver, certifies a board.
 //!
-//! On a huge board the play and the replay use every thread through the solver, whose sweep,
-//! update and frontier scan run in bands of rows; the mender's whole-plane passes run on the
-//! pool too (collected in order, so the same on any thread count), while its picks, which
+//! On a board the solver sweeps in bands, `advance` first drives the trivial rule to its
+//! fixed point one band of rows at a time (`drive_bands`, `Solver::sweep_band`), revealing
+//! what each band's sweep proves, so that a band's words stay in cache while it is worked on;
+//! this runs on one thread. The rest of the play and the replay use every thread through the
+//! solver, whose whole sweeps, update and frontier scan run in bands of rows; the mender's
+//! whole-plane passes run on the pool too (collected in order, so the same on any thread count), while its picks, which
 //! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
 //! finds the click from the zone.
 //!
@@ -627,6 +630,11 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             Status::Lost => return Ok(()),
             Status::Playing => {}
         }
+        // The trivial rule to its fixed point band by band on a large board, each band's
+        // words in cache while it works on them.
+        if solver.bands() > 1 && !drive_bands(replay, &mut solver, moved)? {
+            continue;
+        }
         // Sweep until a sweep proves a safe cell (reveal it at once: its number feeds the
         // next sweep) or proves nothing.
         while solver.sweep()? > 0 && !solver.proves_safe() {}
@@ -676,6 +684,51 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             Tier::Global => replay.tally.global += opened,
         }
     }
+}
+
+/// Drives the trivial rule to its fixed point one band of rows after another, each band
+/// until a sweep of it proves nothing, revealing at once every safe cell a sweep proves (a
+/// move of the trivial tier), and passes over the bands, down and then up, until no band
+/// has marks left. The trivial rule with its reveals reaches one fixed point whatever the
+/// order, so play stops where a play by whole sweeps stops, and the pair rule and the exact
+/// tier, which run only there, see the same position: the board is the same, though the
+/// count of moves is not. Returns whether the game is still in play.
+fn drive_bands(
+    replay: &mut Replay,
+    solver: &mut Solver,
+    moved: &dyn Fn(usize),
+) -> Result<bool, NoGuessError> {
+    let bands = solver.bands();
+    let mut down = true;
+    while solver.marked() {
+        for i in 0..bands {
+            let band = if down { i } else { bands - 1 - i };
+            let mut revealed = false;
+            while solver.sweep_band(band)? > 0 || solver.proves_safe() {
+                if !solver.proves_safe() {
+                    continue;
+                }
+                let opened = replay.game.reveal_words(&solver.safe_words())?.opened;
+                if opened == 0 {
+                    // Proven safe but flagged: left to the play by whole sweeps.
+                    return Ok(true);
+                }
+                replay.moves += 1;
+                replay.tally.trivial += opened;
+                revealed = true;
+                if replay.game.status() != Status::Playing {
+                    moved(replay.game.revealed_count());
+                    return Ok(false);
+                }
+                solver.update_revealed(&replay.game)?;
+            }
+            if revealed {
+                moved(replay.game.revealed_count());
+            }
+        }
+        down = !down;
+    }
+    Ok(true)
 }
 
 /// Repairs `board` until a clean replay from the first click wins.

@@ -63,7 +63,10 @@
 //! band's proofs mark words for the next sweep once the half is done. The bands depend on the
 //! board alone, never on the thread count, and the trivial rule has one fixed point whatever
 //! the order it runs in, so a no-guess board is byte-identical to the one the whole-board sweep
-//! gives (checked move by move in this module's tests).
+//! gives (checked move by move in this module's tests). A play may also sweep one band at a
+//! time (`sweep_band`, bands of 16 rows, `DRIVE_BAND`, taking only that band's marks and
+//! leaving the others'), driving each band to its own fixed point with its words in cache: it stops where whole sweeps stop (a
+//! test holds the two plays together, stall after stall).
 //!
 //! The sweep's row buffers (the `Ring`, 34 rows of words) of planes dropped on a thread are
 //! kept there, at most four (`SPARE_RINGS_KEPT`), for the next planes of the same width, and
@@ -809,6 +812,13 @@ impl Planes {
         let mut runs_of = std::mem::take(&mut ring.runs);
         runs_of.clear();
         dirty.runs_of(1, self.geometry.rows(), &mut runs_of);
+        self.sweep_runs(ring, runs_of)
+    }
+
+    /// Sweeps `runs_of` on this thread with `ring`'s buffers (the planes' own ring, taken
+    /// out, which goes back with the buffers), as one band of the whole board: a run writes
+    /// only its own rows.
+    fn sweep_runs(&mut self, mut ring: Ring, runs_of: Vec<Run>) -> Result<usize, Bad> {
         let (fixed, mines, safe) = self.parts();
         let whole = |own| Rows {
             above: &[],
@@ -832,6 +842,65 @@ impl Planes {
         });
         self.ring = ring;
         found
+    }
+
+    /// The bands of rows [`Planes::sweep_band`] takes: bands of [`DRIVE_BAND`] rows on a
+    /// board large enough to sweep in bands (with more than one word a row), the last one
+    /// taking the rows left over, else the whole board as one.
+    pub(crate) fn band_count(&self) -> usize {
+        if self.banded() && self.geometry.words_per_row() > 1 {
+            self.geometry.rows() / DRIVE_BAND
+        } else {
+            1
+        }
+    }
+
+    /// One pass of the trivial rule over the marked rows of band `k` alone (of
+    /// [`Planes::band_count`]; the whole board, as [`Planes::sweep`], on a board swept as
+    /// one band): the marks of the other bands stay for later, and the marks its proofs set,
+    /// in its rows or beside them, join them. A band writes only its own rows, so a play
+    /// that drives one band to its fixed point after another works on words that stay in
+    /// cache, and the trivial rule reaches the same fixed point whatever the order of the
+    /// bands. Returns the cells it proved, or the first contradiction.
+    pub(crate) fn sweep_band(&mut self, k: usize) -> Result<usize, Bad> {
+        let bands = self.band_count();
+        if bands < 2 {
+            return self.sweep();
+        }
+        if k >= bands {
+            return Ok(0);
+        }
+        let lo = 1 + k * DRIVE_BAND;
+        let hi = if k + 1 == bands {
+            self.geometry.rows()
+        } else {
+            lo + DRIVE_BAND - 1
+        };
+        self.sweep_rows(lo, hi)
+    }
+
+    /// [`Planes::sweep_band`] of the band of padded rows `lo..=hi` (board rows, on a board of
+    /// more than one word a row).
+    fn sweep_rows(&mut self, lo: usize, hi: usize) -> Result<usize, Bad> {
+        let mut ring = std::mem::take(&mut self.ring);
+        let mut runs_of = std::mem::take(&mut ring.runs);
+        runs_of.clear();
+        self.dirty.runs_of(lo, hi, &mut runs_of);
+        if runs_of.is_empty() {
+            ring.runs = runs_of;
+            self.ring = ring;
+            return Ok(0);
+        }
+        self.dirty.clear_rows(lo, hi);
+        // The runs lie in the band's rows: swept as the whole board's, they write what the
+        // band's alone would.
+        self.sweep_runs(ring, runs_of)
+    }
+
+    /// Whether some rows are marked for the trivial rule: if none is, a sweep proves
+    /// nothing.
+    pub(crate) fn marked(&self) -> bool {
+        self.dirty.any_rows(1, self.geometry.rows())
     }
 
     /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
@@ -1238,6 +1307,13 @@ impl Fresh<'_> {
 /// (two rows of sums, one guard word beyond), so bands must be taller than that for the
 /// bands of one half never to read what another writes.
 const BAND: usize = 128;
+
+/// Rows of a band of [`Planes::sweep_band`] on a large board: few enough that a band's
+/// words stay in the core's own cache while a play drives it to its fixed point
+/// (1000x1000 at density 0.15: 0.887 G instructions with bands of 16 rows, 0.914 G with 32
+/// and 0.968 G with 128).
+const DRIVE_BAND: usize = 16;
+const _: () = assert!(DRIVE_BAND > 3);
 const _: () = assert!(BAND > 3);
 
 /// Boards of at least this many words (with at least four bands of rows) are swept in
@@ -1291,6 +1367,33 @@ impl Dirty {
         if top % 64 + (bottom - top) >= 64 {
             self.bits[at + 1] |= run >> (64 - top % 64);
         }
+    }
+
+    /// Clears the marks of padded rows `lo..=hi` in every strip.
+    fn clear_rows(&mut self, lo: usize, hi: usize) {
+        if self.per == 0 || lo > hi {
+            return;
+        }
+        for strip in self.bits.chunks_exact_mut(self.per) {
+            for (i, word) in strip.iter_mut().enumerate().take(hi / 64 + 1).skip(lo / 64) {
+                *word &= !row_span(i, lo, hi);
+            }
+        }
+    }
+
+    /// Whether some padded row of `lo..=hi` is marked in some strip.
+    fn any_rows(&self, lo: usize, hi: usize) -> bool {
+        if self.per == 0 || lo > hi {
+            return false;
+        }
+        self.bits.chunks_exact(self.per).any(|strip| {
+            strip
+                .iter()
+                .enumerate()
+                .take(hi / 64 + 1)
+                .skip(lo / 64)
+                .any(|(i, &word)| word & row_span(i, lo, hi) != 0)
+        })
     }
 
     /// The runs of consecutive marked rows of strip `strip` within rows `lo..=hi`, as
@@ -1362,6 +1465,18 @@ impl Dirty {
                 }
             }
         }
+    }
+}
+
+/// The bits of word `i` of a strip's marks (rows `64 i..64 i + 64`) that lie in rows
+/// `lo..=hi`, for a word that holds some of them.
+fn row_span(i: usize, lo: usize, hi: usize) -> u64 {
+    let from = lo.max(i * 64) - i * 64;
+    let to = hi.min(i * 64 + 63) - i * 64;
+    if to - from == 63 {
+        !0
+    } else {
+        ((1u64 << (to - from + 1)) - 1) << from
     }
 }
 
@@ -2525,6 +2640,155 @@ mod tests {
             }
             assert!(moves > 3, "{rows}x{cols}: only {moves} moves");
             assert!(numbers > 0, "{rows}x{cols}: no frontier numbers to compare");
+        }
+    }
+
+    /// A play that drives one band after another to its own fixed point, revealing what
+    /// each band's sweep proves and reading back only the words near it, stops where a play
+    /// by whole sweeps stops (its twin), stall after stall: the same revealed cells and the
+    /// same proven mines and safe cells. Between stalls both games reveal the same safe cell
+    /// of the truth.
+    #[test]
+    fn bands_driven_one_by_one_stop_where_whole_sweeps_stop() {
+        for (rows, cols, density, seed) in [
+            (2 * BAND + 5, 130, 0.12, 4),
+            (3 * BAND, 64, 0.15, 5),
+            (4 * BAND + 1, 191, 0.18, 6),
+            (3 * BAND + 7, 129, 0.20, 7),
+        ] {
+            let mut whole_game = game_opened_every(rows, cols, density, seed, 37);
+            let mut band_game = whole_game.clone();
+            let mut whole = Planes::new(&whole_game.view()).expect("planes");
+            let mut bands = whole.clone();
+            // Bands as the sweep in bands cuts them, and as a play drives them.
+            let tops = if seed % 2 == 0 {
+                bands.tops(true)
+            } else {
+                (0..rows / DRIVE_BAND)
+                    .map(|k| 1 + k * DRIVE_BAND)
+                    .chain([rows + 1])
+                    .collect()
+            };
+            let truth = whole_game.board().expect("a board").clone();
+            let (mut stalls, mut band_moves, mut whole_moves) = (0, 0, 0);
+            while whole_game.status() == Status::Playing && stalls < 6 {
+                // The twin: whole sweeps, each reveal as soon as a sweep proves a safe cell.
+                loop {
+                    let found = whole.sweep_in(false).map_err(|Bad(at)| at).expect("sound");
+                    if whole.safe_count > 0 {
+                        let safe = whole.safe[1..whole.safe.len() - 1].to_vec();
+                        whole_game.reveal_cells(&safe).expect("proven safe");
+                        whole_moves += 1;
+                        if whole_game.status() != Status::Playing {
+                            break;
+                        }
+                        whole.update_in(&whole_game.view(), false).expect("later");
+                    } else if found == 0 {
+                        break;
+                    }
+                }
+                // Band by band, down and up, until no band has marks.
+                let mut down = true;
+                while bands.dirty.any_rows(1, rows) && band_game.status() == Status::Playing {
+                    for i in 0..tops.len() - 1 {
+                        let k = if down { i } else { tops.len() - 2 - i };
+                        loop {
+                            let found = bands
+                                .sweep_rows(tops[k], tops[k + 1] - 1)
+                                .map_err(|Bad(at)| at)
+                                .expect("sound");
+                            if bands.safe_count > 0 {
+                                band_game
+                                    .reveal_words(&bands.safe_words())
+                                    .expect("proven safe");
+                                band_moves += 1;
+                                if band_game.status() != Status::Playing {
+                                    break;
+                                }
+                                bands.update_words(&band_game.view()).expect("later");
+                            } else if found == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    down = !down;
+                }
+                assert_eq!(whole_game.status(), band_game.status());
+                assert!(
+                    whole_game.view().revealed_words() == band_game.view().revealed_words(),
+                    "{rows}x{cols}: revealed cells differ at stall {stalls}"
+                );
+                if whole_game.status() != Status::Playing {
+                    break;
+                }
+                assert!(
+                    whole.mines == bands.mines,
+                    "{rows}x{cols}: proven mines differ"
+                );
+                assert!(whole.safe == bands.safe && whole.safe_count == bands.safe_count);
+                // Past the stall: the first hidden safe cell of the truth from the middle row.
+                let next = (rows / 2 * cols..rows * cols)
+                    .chain(0..rows / 2 * cols)
+                    .map(|i| (i / cols, i % cols))
+                    .find(|&(r, c)| {
+                        truth.is_mine(r, c) == Ok(false)
+                            && whole_game.cell(r, c) == Ok(bitmines_core::Cell::Hidden)
+                    })
+                    .expect("a hidden safe cell while in play");
+                whole_game.reveal(next.0, next.1).expect("safe");
+                band_game.reveal(next.0, next.1).expect("safe");
+                whole.update_in(&whole_game.view(), false).expect("later");
+                bands.update_in(&band_game.view(), false).expect("later");
+                stalls += 1;
+            }
+            assert!(stalls > 0, "{rows}x{cols}: no stall passed");
+            assert!(
+                whole_moves > 3 && band_moves > 3,
+                "{rows}x{cols}: too few moves"
+            );
+        }
+    }
+
+    /// Clearing and looking for marks by rows agrees with the marks set row by row.
+    #[test]
+    fn marks_cleared_by_rows_match_rows_cleared_one_by_one() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        for _ in 0..200 {
+            let (rows, strips) = (1 + next(300), 1 + next(4));
+            let mut dirty = Dirty {
+                per: 0,
+                bits: Vec::new(),
+            };
+            dirty.reset(rows, strips);
+            let mut naive = vec![vec![false; rows]; strips];
+            for _ in 0..next(3 * rows) {
+                let (strip, row) = (next(strips), next(rows));
+                dirty.set(strip, row);
+                naive[strip][row] = true;
+            }
+            let (a, b) = (next(rows), next(rows));
+            let (lo, hi) = (a.min(b), a.max(b));
+            let any = naive.iter().any(|strip| strip[lo..=hi].contains(&true));
+            assert_eq!(dirty.any_rows(lo, hi), any);
+            dirty.clear_rows(lo, hi);
+            for strip in &mut naive {
+                strip[lo..=hi].fill(false);
+            }
+            for (s, strip) in naive.iter().enumerate() {
+                let kept: Vec<usize> = dirty
+                    .runs(s, 0, rows - 1)
+                    .flat_map(|(f, l)| f..=l)
+                    .collect();
+                let want: Vec<usize> = (0..rows).filter(|&r| strip[r]).collect();
+                assert_eq!(kept, want, "rows {lo}..={hi} of {rows}, strip {s}");
+            }
+            assert!(!dirty.any_rows(lo, hi));
         }
     }
 

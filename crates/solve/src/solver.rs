@@ -529,6 +529,65 @@ impl Solver {
         Ok(found)
     }
 
+    /// The bands of rows [`Solver::sweep_band`] takes: 16 rows each on a board that
+    /// [`Solver::sweep`] works on in bands (with more than one word a row), else one, the
+    /// whole board.
+    pub fn bands(&self) -> usize {
+        self.planes.band_count()
+    }
+
+    /// One pass of the trivial rule over the rows of band `band` (of [`Solver::bands`])
+    /// where something may have changed, leaving the other bands' marks for later; returns
+    /// the cells it proved (none for a band past the last). On a board of one band it is
+    /// [`Solver::sweep`].
+    ///
+    /// The trivial rule, with every cell it proves safe revealed, reaches one fixed point
+    /// whatever order it runs in, so a play may drive one band after another to its own
+    /// fixed point, revealing what each sweep proves, and pass over the bands until none
+    /// has marks left ([`Solver::marked`]): it stops where a play by whole sweeps stops,
+    /// with each band's words in cache while it works on them.
+    ///
+    /// ```
+    /// use bitmines_core::{Game, SeededPlacer, Status};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let board = SeededPlacer::new(3).board(600, 1024, 600 * 1024 / 8)?;
+    /// let col = (0..1024).find(|&c| board.is_mine(300, c) == Ok(false)).unwrap_or(0);
+    /// let mut game = Game::new(board);
+    /// game.reveal(300, col)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// assert_eq!(solver.bands(), 600 / 16);
+    /// while solver.marked() && game.status() == Status::Playing {
+    ///     for band in 0..solver.bands() {
+    ///         while solver.sweep_band(band)? > 0 || solver.proves_safe() {
+    ///             if solver.proves_safe() {
+    ///                 game.reveal_words(&solver.safe_words())?;
+    ///                 if game.status() != Status::Playing {
+    ///                     break;
+    ///                 }
+    ///                 solver.update_revealed(&game)?;
+    ///             }
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(solver.sweep()?, 0); // the trivial rule's fixed point
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn sweep_band(&mut self, band: usize) -> Result<usize, Error> {
+        let found = self
+            .planes
+            .sweep_band(band)
+            .map_err(|bad| self.contradiction(bad))?;
+        self.tally.trivial += found;
+        Ok(found)
+    }
+
+    /// Whether some rows are marked for the trivial rule, as changed since the last sweep
+    /// of their band: if none is, [`Solver::sweep`] proves nothing.
+    pub fn marked(&self) -> bool {
+        self.planes.marked()
+    }
+
     /// The trivial rule to its fixed point; returns the cells it proved.
     pub fn trivial(&mut self) -> Result<usize, Error> {
         let mut total = 0;
