@@ -366,18 +366,26 @@ impl Planes {
 
     /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
     pub(crate) fn safe_words(&self) -> Vec<(usize, u64)> {
-        let mut words: Vec<(usize, u64)> = self
-            .safe_words
-            .iter()
-            .filter(|&&w| self.safe[w] != 0)
-            .map(|&w| (w - 1, self.safe[w]))
-            .collect();
+        let mut words = Vec::new();
+        self.safe_words_into(&mut words);
+        words
+    }
+
+    /// [`Planes::safe_words`] into `words` (cleared first), whose buffer a caller keeps from
+    /// move to move.
+    pub(crate) fn safe_words_into(&self, words: &mut Vec<(usize, u64)>) {
+        words.clear();
+        words.extend(
+            self.safe_words
+                .iter()
+                .filter(|&&w| self.safe[w] != 0)
+                .map(|&w| (w - 1, self.safe[w])),
+        );
         // The list is in order after a sweep that found it empty: then only checked.
         if !words.is_sorted_by(|a, b| a.0 < b.0) {
             words.sort_unstable_by_key(|&(w, _)| w);
             words.dedup_by_key(|&mut (w, _)| w);
         }
-        words
     }
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.

@@ -400,6 +400,9 @@ proptest! {
             return Ok(());
         };
         let mut kept = Solver::new(&game).unwrap();
+        // One buffer from move to move, as a player keeps it: `safe_words_into` is the
+        // list `safe_words` makes anew, whatever the buffer held.
+        let mut buffer = vec![(usize::MAX, 1)];
         loop {
             kept.deduce().unwrap();
             let mut fresh = Solver::new(&game).unwrap();
@@ -415,6 +418,8 @@ proptest! {
                 .filter(|&(_, cells)| cells != 0)
                 .collect();
             prop_assert_eq!(&words, &from_plane);
+            kept.safe_words_into(&mut buffer);
+            prop_assert_eq!(&buffer, &words);
             if !kept.proves_safe() || game.status() != bitmines_core::Status::Playing {
                 break;
             }
