@@ -1014,6 +1014,21 @@ impl Planes {
     /// a row's neighbours in its own word are all it has: the same pipeline on single
     /// words in registers, with no ring of row buffers.
     fn sweep_rows_narrow(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        if self.eights {
+            self.sweep_rows_narrow_in::<true>(first, last)
+        } else {
+            self.sweep_rows_narrow_in::<false>(first, last)
+        }
+    }
+
+    /// [`Planes::sweep_rows_narrow`] with `EIGHTS` for whether a revealed 8 is on the
+    /// board: without one the numbers' fourth bit plane is zero, and the comparisons drop
+    /// it.
+    fn sweep_rows_narrow_in<const EIGHTS: bool>(
+        &mut self,
+        first: usize,
+        last: usize,
+    ) -> Result<usize, Bad> {
         let rows = self.geometry.rows();
         let mask = self.cell_masks.first().copied().unwrap_or(0);
         // Sums of padded row `q` (0..=rows+1): three-cell and two-cell, for the proven
@@ -1028,7 +1043,6 @@ impl Planes {
             let open = !(planes.revealed[q + 1] | planes.safe[q + 1]);
             (horizontal(planes.mines[q + 1]), horizontal(open))
         };
-        let eights = self.eights;
         let mut found = 0;
         // The dilated verdicts of the last two rows ruled, (safe, mine).
         let mut spread = [[0u64; 2]; 2];
@@ -1041,7 +1055,7 @@ impl Planes {
                 let down = sums(self, r + 1);
                 let k = add3(up.0.0, mid.0.1, down.0.0);
                 let x = add3(up.1.0, mid.1.1, down.1.0);
-                let n3 = if eights { self.numbers[3][r + 1] } else { 0 };
+                let n3 = if EIGHTS { self.numbers[3][r + 1] } else { 0 };
                 let n = [
                     self.numbers[0][r + 1],
                     self.numbers[1][r + 1],
