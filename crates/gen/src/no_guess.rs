@@ -619,6 +619,8 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
         }
         None => Solver::new(&replay.game)?,
     };
+    // The list of proven safe words, one buffer from move to move.
+    let mut safe = Vec::new();
     loop {
         match replay.game.status() {
             Status::Won => {
@@ -643,8 +645,8 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
             solver.deduce()?;
             tier = Tier::Pair;
         }
-        let safe = if solver.proves_safe() {
-            solver.safe_words()
+        if solver.proves_safe() {
+            solver.safe_words_into(&mut safe);
         } else {
             // The exact tier, in place. The pair rule is at its fixed point already: the
             // exact tier without it proves the same cells with the same reasons.
@@ -654,7 +656,7 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
                 return Ok(());
             }
             tier = Tier::Global;
-            let safe = solver.safe_words();
+            solver.safe_words_into(&mut safe);
             let geometry = *replay.game.view().geometry();
             let stride = geometry.words_per_row() * 64;
             for &(w, cells) in &safe {
@@ -667,8 +669,7 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
                     }
                 }
             }
-            safe
-        };
+        }
         // Only the words of the proven cells are handed over, and only the words they
         // opened are read back: a move costs what it reveals, not a pass over the board.
         let opened = replay.game.reveal_words(&safe)?.opened;

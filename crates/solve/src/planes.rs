@@ -366,18 +366,26 @@ impl Planes {
 
     /// The proven safe cells, as `(layout word, cells)` pairs in increasing word order.
     pub(crate) fn safe_words(&self) -> Vec<(usize, u64)> {
-        let mut words: Vec<(usize, u64)> = self
-            .safe_words
-            .iter()
-            .filter(|&&w| self.safe[w] != 0)
-            .map(|&w| (w - 1, self.safe[w]))
-            .collect();
+        let mut words = Vec::new();
+        self.safe_words_into(&mut words);
+        words
+    }
+
+    /// [`Planes::safe_words`] into `words` (cleared first), whose buffer a caller keeps from
+    /// move to move.
+    pub(crate) fn safe_words_into(&self, words: &mut Vec<(usize, u64)>) {
+        words.clear();
+        words.extend(
+            self.safe_words
+                .iter()
+                .filter(|&&w| self.safe[w] != 0)
+                .map(|&w| (w - 1, self.safe[w])),
+        );
         // The list is in order after a sweep that found it empty: then only checked.
         if !words.is_sorted_by(|a, b| a.0 < b.0) {
             words.sort_unstable_by_key(|&(w, _)| w);
             words.dedup_by_key(|&mut (w, _)| w);
         }
-        words
     }
 
     /// [`Planes::update`], in bands of rows on the rayon pool or not as `banded` says.
@@ -1006,44 +1014,84 @@ impl Planes {
     /// a row's neighbours in its own word are all it has: the same pipeline on single
     /// words in registers, with no ring of row buffers.
     fn sweep_rows_narrow(&mut self, first: usize, last: usize) -> Result<usize, Bad> {
+        if self.eights {
+            self.sweep_rows_narrow_in::<true>(first, last)
+        } else {
+            self.sweep_rows_narrow_in::<false>(first, last)
+        }
+    }
+
+    /// [`Planes::sweep_rows_narrow`] with `EIGHTS` for whether a revealed 8 is on the
+    /// board: without one the numbers' fourth bit plane is zero, and the comparisons drop
+    /// it.
+    fn sweep_rows_narrow_in<const EIGHTS: bool>(
+        &mut self,
+        first: usize,
+        last: usize,
+    ) -> Result<usize, Bad> {
         let rows = self.geometry.rows();
         let mask = self.cell_masks.first().copied().unwrap_or(0);
+        let one_word_marks = self.one_word_marks();
+        // The planes cut to their padded rows (plane index `q + 1` for padded row `q`): no
+        // index in the loop is then checked against a length that a write might change.
+        let len = rows + 3;
+        let [n0, n1, n2, n3] = &self.numbers;
+        let (Some(revealed), Some(safe), Some(mines)) = (
+            self.revealed.get(..len),
+            self.safe.get_mut(..len),
+            self.mines.get_mut(..len),
+        ) else {
+            return Ok(0);
+        };
+        let (Some(n0), Some(n1), Some(n2), Some(n3)) =
+            (n0.get(..len), n1.get(..len), n2.get(..len), n3.get(..len))
+        else {
+            return Ok(0);
+        };
         // Sums of padded row `q` (0..=rows+1): three-cell and two-cell, for the proven
         // mines and for the cells that may be mines. Sentinel rows hold no mine and read
         // as revealed, so they add nothing.
-        let sums = |planes: &Planes, q: usize| {
+        let sums = |safe: &[u64], mines: &[u64], q: usize| {
             let horizontal = |c: u64| {
                 let (l, r) = (c << 1, c >> 1);
                 let (x, a) = (l ^ r, l & r);
                 ([x ^ c, a | (c & x)], [x, a])
             };
-            let open = !(planes.revealed[q + 1] | planes.safe[q + 1]);
-            (horizontal(planes.mines[q + 1]), horizontal(open))
+            let open = !(revealed[q + 1] | safe[q + 1]);
+            (horizontal(mines[q + 1]), horizontal(open))
         };
-        let eights = self.eights;
+        // The marks of the rows proven in are set once the rows are swept (they are for the
+        // next sweep, so setting them later changes nothing): on a board with
+        // `one_word_marks` as the bits of the padded rows, else as the words, in the ring's
+        // buffer of marks.
+        let mut marks = std::mem::take(&mut self.ring.marks);
+        marks.clear();
+        let mut proved_rows = 0u64;
         let mut found = 0;
+        let mut found_safe = 0;
+        let mut failed = None;
         // The dilated verdicts of the last two rows ruled, (safe, mine).
         let mut spread = [[0u64; 2]; 2];
         let top = first.saturating_sub(1).max(1);
         let bottom = (last + 1).min(rows);
         // The sums of rows r - 1 and r, carried from one row to the next.
-        let (mut up, mut mid) = (sums(self, top - 1), sums(self, top));
+        let (mut up, mut mid) = (sums(safe, mines, top - 1), sums(safe, mines, top));
         for r in top..=bottom + 1 {
             let here = if r <= bottom {
-                let down = sums(self, r + 1);
+                let down = sums(safe, mines, r + 1);
                 let k = add3(up.0.0, mid.0.1, down.0.0);
                 let x = add3(up.1.0, mid.1.1, down.1.0);
-                let n3 = if eights { self.numbers[3][r + 1] } else { 0 };
                 let n = [
-                    self.numbers[0][r + 1],
-                    self.numbers[1][r + 1],
-                    self.numbers[2][r + 1],
-                    n3,
+                    n0[r + 1],
+                    n1[r + 1],
+                    n2[r + 1],
+                    if EIGHTS { n3[r + 1] } else { 0 },
                 ];
-                let cells = self.revealed[r + 1] & mask;
+                let cells = revealed[r + 1] & mask;
                 let bad = cells & (less(n, k) | less(x, n));
                 if bad != 0 {
-                    return Err(Bad((r + 1) * 64 + bad.trailing_zeros() as usize));
+                    failed = Some(Bad((r + 1) * 64 + bad.trailing_zeros() as usize));
+                    break;
                 }
                 let dilate = |m: u64| m | m << 1 | m >> 1;
                 (up, mid) = (mid, down);
@@ -1056,16 +1104,20 @@ impl Planes {
             if a >= first && a <= last {
                 let to_safe = spread[0][0] | spread[1][0] | here[0];
                 let to_mine = spread[0][1] | spread[1][1] | here[1];
-                let undecided = !(self.revealed[a + 1] | self.safe[a + 1] | self.mines[a + 1]);
+                let undecided = !(revealed[a + 1] | safe[a + 1] | mines[a + 1]);
                 let (to_safe, to_mine) = (to_safe & undecided, to_mine & undecided);
                 let both = to_safe & to_mine;
                 let new = (to_safe | to_mine) & !both;
                 if new != 0 {
-                    self.safe_count += (to_safe & !both).count_ones() as usize;
-                    self.safe[a + 1] |= to_safe & !both;
-                    self.mines[a + 1] |= to_mine & !both;
+                    found_safe += (to_safe & !both).count_ones() as usize;
+                    safe[a + 1] |= to_safe & !both;
+                    mines[a + 1] |= to_mine & !both;
                     found += new.count_ones() as usize;
-                    self.mark_word(a + 1, new);
+                    if one_word_marks && a < 64 {
+                        proved_rows |= 1 << a;
+                    } else {
+                        marks.push((a + 1, new));
+                    }
                     if to_safe & !both != 0 {
                         self.safe_words.push(a + 1);
                     }
@@ -1073,7 +1125,15 @@ impl Planes {
             }
             spread = [spread[1], here];
         }
-        Ok(found)
+        self.safe_count += found_safe;
+        if proved_rows != 0 {
+            self.mark_rows(proved_rows);
+        }
+        for &(w, bits) in &marks {
+            self.mark_word(w, bits);
+        }
+        self.ring.marks = marks;
+        failed.map_or(Ok(found), Err)
     }
 }
 

@@ -428,6 +428,26 @@ impl Solver {
         self.planes.safe_words()
     }
 
+    /// [`Solver::safe_words`] written into `words`, which is cleared first: a caller that
+    /// hands over safe cells move after move keeps one buffer instead of a new list each
+    /// move.
+    ///
+    /// ```
+    /// use bitmines_core::Position;
+    /// use bitmines_solve::Solver;
+    ///
+    /// let position: Position = "bitmines view 1x3 mines 0\n0##\n".parse()?;
+    /// let mut solver = Solver::new(&position)?;
+    /// solver.sweep()?;
+    /// let mut words = vec![(7, 7)];
+    /// solver.safe_words_into(&mut words);
+    /// assert_eq!(words, solver.safe_words());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn safe_words_into(&self, words: &mut Vec<(usize, u64)>) {
+        self.planes.safe_words_into(words);
+    }
+
     /// The cells proven to be mines so far, as a plane laid out like
     /// [`Solver::safe_plane`], the form
     /// [`Game::flag_cells`](bitmines_core::Game::flag_cells) takes.

@@ -244,6 +244,24 @@ proptest! {
     }
 }
 
+/// The sweep of a board of one word a row has a path for boards with a revealed 8 and one
+/// for boards without: on dense boards, where 8s are common, both match the per-cell twin.
+#[test]
+fn one_word_boards_with_and_without_eights_match_the_twin() {
+    let mut rng = Rng(71);
+    let mut eights = 0;
+    for round in 0..200 {
+        let (rows, cols) = [(16, 30), (12, 62), (40, 9)][round % 3];
+        let density = [0.5, 0.7, 0.85][round / 3 % 3];
+        let mines = ((rows * cols) as f64 * density) as usize;
+        let position = arbitrary(&mut rng, rows, cols, mines, false);
+        let text = position.to_string();
+        eights += usize::from(text.lines().skip(1).any(|line| line.contains('8')));
+        check_trivial(&position).unwrap();
+    }
+    assert!(eights > 20, "{eights} boards with an 8");
+}
+
 /// Past the budget, answers are marked approximate, stay sound, and stay probabilities.
 #[test]
 fn budgets_mark_answers_approximate_and_stay_sound() {
@@ -400,6 +418,9 @@ proptest! {
             return Ok(());
         };
         let mut kept = Solver::new(&game).unwrap();
+        // One buffer from move to move, as a player keeps it: `safe_words_into` is the
+        // list `safe_words` makes anew, whatever the buffer held.
+        let mut buffer = vec![(usize::MAX, 1)];
         loop {
             kept.deduce().unwrap();
             let mut fresh = Solver::new(&game).unwrap();
@@ -415,6 +436,8 @@ proptest! {
                 .filter(|&(_, cells)| cells != 0)
                 .collect();
             prop_assert_eq!(&words, &from_plane);
+            kept.safe_words_into(&mut buffer);
+            prop_assert_eq!(&buffer, &words);
             if !kept.proves_safe() || game.status() != bitmines_core::Status::Playing {
                 break;
             }
