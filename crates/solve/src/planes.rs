@@ -1370,7 +1370,7 @@ const BAND: usize = 128;
 
 /// Rows of a band of [`Planes::sweep_band`] on a large board: few enough that a band's
 /// words stay in the core's own cache while a play drives it to its fixed point
-/// (1000x1000 at density 0.15: 0.887 G instructions with bands of 16 rows, 0.914 G with 32
+/// (1000x1000 at density 0.15: 0.880 G instructions with bands of 16 rows, 0.914 G with 32
 /// and 0.968 G with 128).
 const DRIVE_BAND: usize = 16;
 const _: () = assert!(DRIVE_BAND > 3);
