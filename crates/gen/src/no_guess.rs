@@ -634,7 +634,7 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
         }
         // The trivial rule to its fixed point band by band on a large board, each band's
         // words in cache while it works on them.
-        if solver.bands() > 1 && !drive_bands(replay, &mut solver, moved)? {
+        if solver.bands() > 1 && !drive_bands(replay, &mut solver, &mut safe, moved)? {
             continue;
         }
         // Sweep until a sweep proves a safe cell (reveal it at once: its number feeds the
@@ -693,10 +693,12 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
 /// has marks left. The trivial rule with its reveals reaches one fixed point whatever the
 /// order, so play stops where a play by whole sweeps stops, and the pair rule and the exact
 /// tier, which run only there, see the same position: the board is the same, though the
-/// count of moves is not. Returns whether the game is still in play.
+/// count of moves is not. The proven safe words pass through `safe`, the play's buffer.
+/// Returns whether the game is still in play.
 fn drive_bands(
     replay: &mut Replay,
     solver: &mut Solver,
+    safe: &mut Vec<(usize, u64)>,
     moved: &dyn Fn(usize),
 ) -> Result<bool, NoGuessError> {
     let bands = solver.bands();
@@ -709,7 +711,8 @@ fn drive_bands(
                 if !solver.proves_safe() {
                     continue;
                 }
-                let opened = replay.game.reveal_words(&solver.safe_words())?.opened;
+                solver.safe_words_into(safe);
+                let opened = replay.game.reveal_words(safe)?.opened;
                 if opened == 0 {
                     // Proven safe but flagged: left to the play by whole sweeps.
                     return Ok(true);
