@@ -120,26 +120,50 @@ pub(crate) struct Counted {
     /// For each state of each layer but the last and each mine count `x` of the next
     /// variable, the state of the next layer it leads to (`u32::MAX`: none).
     edges: Vec<u32>,
+    /// Whether [`enumerate`] counted it, walking every layout: then `small`, `leaves`,
+    /// `leaf_x` and `dist` hold the count, and the layers above are not read.
+    enumerated: bool,
+    /// The enumerated component's variables, `(id, cells)`, in the order walked.
+    small: Vec<(u32, usize)>,
+    /// The enumerated component's layouts, in the order walked: each one's mines in all
+    /// and the product of its variables' binomials (the layouts it stands for).
+    leaves: Vec<(usize, f64)>,
+    /// The mines on each variable of `small`, for each layout of `leaves` in turn.
+    leaf_x: Vec<u8>,
+    /// The enumerated component's layouts by number of mines (empty: none).
+    dist: Vec<f64>,
 }
 
 impl Counted {
     /// Bytes of its steps and layers: those they use, or with `held` those their vectors
     /// hold (kept from earlier counts too).
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
+        // Only the way it was counted is in use; with `held`, both ways' vectors count.
+        let enumerated = bytes(&self.small, held)
+            + bytes(&self.leaves, held)
+            + bytes(&self.leaf_x, held)
+            + bytes(&self.dist, held);
+        if self.enumerated && !held {
+            return enumerated;
+        }
         let counts = if held {
             bytes(&self.counts, true)
         } else {
             std::mem::size_of::<f64>() * self.counts_used
         };
-        counts
+        let passes = counts
             + bytes(&self.span, held)
             + bytes(&self.edges, held)
             + bytes(&self.steps, held)
-            + bytes(&self.layers, held)
+            + bytes(&self.layers, held);
+        if held { passes + enumerated } else { passes }
     }
 
     /// Layouts of the component by number of mines (empty: none meets its constraints).
     pub(crate) fn distribution(&self) -> &[f64] {
+        if self.enumerated {
+            return &self.dist;
+        }
         match self.layers.last() {
             Some(last) if last.states > 0 => &self.counts[last.counts_at..][..last.width],
             _ => &[],
@@ -171,6 +195,13 @@ pub(crate) struct Work {
     candidates: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
+    /// [`enumerate`]'s bookkeeping: each constraint's place in the component (indexed by
+    /// the frontier's ids; only the component's entries are set and read), and each
+    /// variable's touches, `(place, cells of that constraint left after it)`, from
+    /// `touch_at[p]` on.
+    place_of: Vec<u8>,
+    touch: Vec<(u8, u8)>,
+    touch_at: Vec<usize>,
 }
 
 /// One component as the count reads it: its variables and its constraints (ids, sorted)
@@ -196,6 +227,7 @@ pub(crate) fn count(
     out: &mut Counted,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
+    out.enumerated = false;
     plan(part, &mut out.steps, work)?;
     // The twin of the plan, checked in every test that counts.
     #[cfg(test)]
@@ -226,6 +258,7 @@ fn forward(
         counts_used,
         span,
         edges,
+        ..
     } = out;
     layers.clear();
     layers.push(Layer {
@@ -364,6 +397,205 @@ fn forward(
     Ok(())
 }
 
+/// Most variables a component [`enumerate`] walks may have.
+const SMALL_VARS: usize = 32;
+
+/// Most constraints a component [`enumerate`] walks may have: as many as a state of the
+/// forward pass holds open, so that no component it counts is one the forward pass would
+/// give up on for its width.
+const SMALL_CONSTRAINTS: usize = 16;
+
+/// Most cells a component [`enumerate`] walks may have: its layouts, weighted by their
+/// binomials, then number at most `2^53`, so every sum of them is an exact `f64`, the
+/// forward pass's as well, and both give the same distribution bit for bit.
+const SMALL_CELLS: usize = 53;
+
+/// Most steps (partial layouts entered, plus a variable's worth for each layout found)
+/// [`enumerate`] takes before it gives the component back to the forward pass.
+const SMALL_STEPS: usize = 1 << 13;
+
+/// [`count`], first trying [`enumerate`]: the same distribution bit for bit, and shares
+/// that agree with the forward and backward passes' to rounding (the same sums grouped
+/// otherwise).
+pub(crate) fn count_small_first(
+    part: Part<'_>,
+    max_mines: usize,
+    max_states: usize,
+    out: &mut Counted,
+    work: &mut Work,
+) -> Result<(), OverBudget> {
+    if enumerate(part, max_mines, max_states, out, work) {
+        return Ok(());
+    }
+    count(part, max_mines, max_states, out, work)
+}
+
+/// Counts a small component by walking each of its layouts, variable by variable in the
+/// order of their ids, into `out`'s `dist`, `leaves` and `leaf_x`. The expert stalls' components
+/// mostly have a few dozen layouts, where the plan, the layers and the backward pass cost
+/// more than the walk. Returns `false`, with `out` not counted, for a component past the
+/// `SMALL_*` bounds, one whose forward pass could meet `max_states` (as many states in a
+/// layer as the products of its variables' choices), or one with more layouts than
+/// `SMALL_STEPS` allows; [`count`] counts those.
+fn enumerate(
+    part: Part<'_>,
+    max_mines: usize,
+    max_states: usize,
+    out: &mut Counted,
+    work: &mut Work,
+) -> bool {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+        ..
+    } = part;
+    let n = vars.len();
+    if n == 0 || n > SMALL_VARS || own.len() > SMALL_CONSTRAINTS {
+        return false;
+    }
+    let mut cells = 0;
+    let mut choices = 1usize;
+    for &v in vars {
+        let m = all_vars[v as usize].cells.len();
+        cells += m;
+        choices = choices.saturating_mul(m + 1);
+    }
+    if cells > SMALL_CELLS || choices > max_states {
+        return false;
+    }
+    let Work {
+        place_of,
+        touch,
+        touch_at,
+        ..
+    } = work;
+    grow(place_of, constraints.len(), 0);
+    let mut need = [0u8; SMALL_CONSTRAINTS];
+    let mut room = [0usize; SMALL_CONSTRAINTS];
+    for (i, &c) in own.iter().enumerate() {
+        place_of[c as usize] = i as u8;
+        need[i] = constraints[c as usize].need;
+        room[i] = constraints[c as usize].cells().len();
+    }
+    let Counted {
+        small,
+        leaves,
+        leaf_x,
+        dist,
+        ..
+    } = out;
+    small.clear();
+    touch.clear();
+    touch_at.clear();
+    for &v in vars {
+        let var = &all_vars[v as usize];
+        let m = var.cells.len();
+        small.push((v, m));
+        touch_at.push(touch.len());
+        for &c in var.constraints.iter() {
+            let i = place_of[c as usize];
+            room[usize::from(i)] -= m;
+            touch.push((i, room[usize::from(i)].min(15) as u8));
+        }
+    }
+    touch_at.push(touch.len());
+    let width = cells.min(max_mines) + 1;
+    leaves.clear();
+    leaf_x.clear();
+    dist.clear();
+    dist.resize(width, 0.0);
+    // The walk: `x[p]` mines on the variable at place `p`, up to `high[p]`; `sum` holds
+    // each constraint's mines so far, `weight[p]` and `mines[p]` the binomials' product
+    // and the mines of places before `p`.
+    let (small, touch, touch_at) = (&small[..], &touch[..], &touch_at[..]);
+    let mut sum = [0u8; SMALL_CONSTRAINTS];
+    let mut x = [0u8; SMALL_VARS];
+    let mut high = [0u8; SMALL_VARS];
+    let mut weight = [1.0f64; SMALL_VARS + 1];
+    let mut mines = [0usize; SMALL_VARS + 1];
+    let mut steps = 0;
+    let mut p = 0;
+    'walk: loop {
+        if p == n {
+            let (t, w) = (mines[n], weight[n]);
+            dist[t] += w;
+            leaves.push((t, w));
+            leaf_x.extend_from_slice(&x[..n]);
+            steps += n;
+        } else {
+            let m = small[p].1;
+            let mut low = 0i32;
+            let mut top = m.min(max_mines - mines[p]) as i32;
+            let touches = &touch[touch_at[p]..touch_at[p + 1]];
+            for &(i, left_after) in touches {
+                let still = i32::from(need[usize::from(i)]) - i32::from(sum[usize::from(i)]);
+                low = low.max(still - i32::from(left_after));
+                top = top.min(still);
+            }
+            if low <= top {
+                let first = low as u8;
+                x[p] = first;
+                high[p] = top as u8;
+                for &(i, _) in touches {
+                    sum[usize::from(i)] += first;
+                }
+                weight[p + 1] = weight[p] * BINOMIAL[m][usize::from(first)];
+                mines[p + 1] = mines[p] + usize::from(first);
+                p += 1;
+                steps += 1;
+                if steps > SMALL_STEPS {
+                    return false;
+                }
+                continue;
+            }
+        }
+        // Back to the last place with a count left to try.
+        while p > 0 {
+            p -= 1;
+            let touches = &touch[touch_at[p]..touch_at[p + 1]];
+            if x[p] < high[p] {
+                x[p] += 1;
+                for &(i, _) in touches {
+                    sum[usize::from(i)] += 1;
+                }
+                weight[p + 1] = weight[p] * BINOMIAL[small[p].1][usize::from(x[p])];
+                mines[p + 1] = mines[p] + usize::from(x[p]);
+                p += 1;
+                continue 'walk;
+            }
+            for &(i, _) in touches {
+                sum[usize::from(i)] -= x[p];
+            }
+        }
+        break;
+    }
+    if dist.iter().all(|&d| d == 0.0) {
+        dist.clear();
+    }
+    out.enumerated = true;
+    true
+}
+
+/// [`shares`] of an enumerated component: each variable's layouts by its mines and the
+/// total, weighed by the total.
+fn shares_enumerated(counted: &Counted, weights: &[f64], out: &mut Vec<Share>) {
+    out.clear();
+    out.extend(counted.small.iter().map(|&(var, m)| Share {
+        var,
+        m,
+        z: [0.0; 9],
+    }));
+    let n = out.len();
+    for (&(t, w), xs) in counted.leaves.iter().zip(counted.leaf_x.chunks_exact(n)) {
+        let g = w * weights.get(t).copied().unwrap_or(0.0);
+        for (share, &x) in out.iter_mut().zip(xs) {
+            share.z[usize::from(x)] += g;
+        }
+    }
+}
+
 /// [`count`] the way it was first written, its twin: the plan by [`plan_naive`], and each
 /// layer's counts zeroed as its states are found, then added to.
 #[cfg(test)]
@@ -374,6 +606,7 @@ pub(crate) fn count_naive(
     out: &mut Counted,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
+    out.enumerated = false;
     let Counted {
         steps,
         layers,
@@ -381,6 +614,7 @@ pub(crate) fn count_naive(
         counts_used,
         span,
         edges,
+        ..
     } = out;
     plan_naive(part, steps)?;
     layers.clear();
@@ -909,6 +1143,10 @@ pub(crate) struct Share {
 /// holds `x` mines, for `x` in `0..=m`; `weights[k]` weighs the layouts with `k` mines in
 /// the component. Written to `out` in step order, with `work`'s buffers.
 pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, work: &mut Work) {
+    if counted.enumerated {
+        shares_enumerated(counted, weights, out);
+        return;
+    }
     let n = counted.steps.len();
     out.clear();
     out.extend(counted.steps.iter().map(|s| Share {
@@ -1073,6 +1311,44 @@ mod tests {
             for (x, y) in p.iter().zip(&q) {
                 assert_eq!((x.var, x.m), (y.var, y.m));
                 assert_eq!(bits(&x.z), bits(&y.z));
+            }
+            check_enumerated(part, max_mines, &fast, &w, &p);
+        }
+    }
+
+    /// [`enumerate`] against the forward and backward passes' `counted` and `shares` of
+    /// the same component: where it takes the component, the same distribution bit for
+    /// bit, and shares equal to rounding, zero exactly where theirs are (so the same
+    /// cells proven).
+    fn check_enumerated(
+        part: Part<'_>,
+        max_mines: usize,
+        counted: &Counted,
+        weights: &[f64],
+        shared: &[Share],
+    ) {
+        let mut small = Counted::default();
+        let mut work = Work::default();
+        if !enumerate(part, max_mines, 1 << 12, &mut small, &mut work) {
+            return;
+        }
+        let bits = |d: &[f64]| d.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(small.distribution()), bits(counted.distribution()));
+        let mut got = Vec::new();
+        shares(&small, weights, &mut got, &mut work);
+        assert_eq!(got.len(), shared.len());
+        for x in &got {
+            let y = shared
+                .iter()
+                .find(|y| y.var == x.var)
+                .expect("the same variables");
+            assert_eq!(x.m, y.m);
+            for (a, b) in x.z.iter().zip(&y.z) {
+                assert_eq!(*a == 0.0, *b == 0.0, "{:?} against {:?}", x.z, y.z);
+                assert!(
+                    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()),
+                    "{a} against {b}"
+                );
             }
         }
     }

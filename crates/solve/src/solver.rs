@@ -839,7 +839,7 @@ impl Solver {
                 constraints: &frontier.constraints,
                 vars_by_constraint: frontier.vars_by_constraint(),
             };
-            match exact::count(part, left, self.budget.states, slot, work) {
+            match exact::count_small_first(part, left, self.budget.states, slot, work) {
                 Ok(()) => {
                     if slot.distribution().is_empty() {
                         let first =
