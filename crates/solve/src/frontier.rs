@@ -125,11 +125,22 @@ struct Build {
 
 impl Frontier {
     /// Bytes of its constraints, variables and components: those they use, or with `held`
-    /// those their vectors hold (kept from earlier builds too).
+    /// those their vectors hold (kept from earlier builds too), with the planes the build
+    /// works in.
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
         // The components' two flat lists of ids, then the lists they index.
         let ids = bytes(&self.component_vars, held) + bytes(&self.component_constraints, held);
-        ids + bytes(&self.constraints, held)
+        // The planes of the build by rank, a word of ids for every cell of the board up to
+        // the last number, are held, not used after the build.
+        let ranked = &self.build.ranked;
+        let planes = if held {
+            bytes(&ranked.numbers, true) + bytes(&ranked.cells, true) + bytes(&ranked.id_of, true)
+        } else {
+            0
+        };
+        planes
+            + ids
+            + bytes(&self.constraints, held)
             + bytes(&self.in_plane_order, held)
             + bytes(&self.vars, held)
             + bytes(&self.components, held)
@@ -406,13 +417,17 @@ fn cells_by_sorting(
     }
 }
 
-/// The planes [`cells_by_rank`] works in: the numbers that are constraints, how many lie
-/// before each word, and the frontier cells, a bit each, from plane index 0.
+/// The planes [`cells_by_rank`] works in: the numbers that are constraints and the
+/// frontier cells, a bit each, from plane index 0, and each constraint's id by the plane
+/// index of its number.
 #[derive(Debug, Clone, Default)]
 struct Ranked {
     numbers: Vec<u64>,
-    before: Vec<u32>,
     cells: Vec<u64>,
+    /// Each constraint's id at the plane index of its number; set for every number on
+    /// `numbers` at each build, and read only there, so never cleared (the entries
+    /// elsewhere are kept from earlier builds).
+    id_of: Vec<u32>,
 }
 
 /// The most words of a plane [`cells_by_rank`] takes (a board of about a million cells):
@@ -422,7 +437,8 @@ const RANKED_WORDS: usize = 1 << 14;
 /// [`cells_by_sorting`] without a sort, on a board small enough for planes
 /// ([`RANKED_WORDS`]): the frontier cells are walked in plane order from a plane of them,
 /// and each one's constraints are its neighbours on the plane of the constraints' numbers,
-/// each numbered by how many constraints lie before it (they are listed in plane order).
+/// each with its id read at its number's plane index (the ids are their places in the
+/// list, in plane order, as [`cells_by_sorting`] gives them).
 /// Returns false, having done nothing, on a larger board.
 fn cells_by_rank(
     constraints: &[Constraint],
@@ -441,29 +457,26 @@ fn cells_by_rank(
     }
     let Ranked {
         numbers,
-        before,
         cells,
+        id_of,
     } = ranked;
     numbers.clear();
     numbers.resize(words, 0);
     cells.clear();
     cells.resize(words, 0);
-    for c in constraints {
+    if id_of.len() < words * 64 {
+        id_of.resize(words * 64, 0);
+    }
+    for (id, c) in (0u32..).zip(constraints) {
         numbers[c.index / 64] |= 1 << (c.index % 64);
+        id_of[c.index] = id;
         for &cell in c.cells() {
             cells[cell / 64] |= 1 << (cell % 64);
         }
     }
-    before.clear();
-    let mut count = 0;
-    before.extend(numbers.iter().map(|&w| {
-        let at = count;
-        count += w.count_ones();
-        at
-    }));
     // Plain slices, as in `Frontier::build`: pushing to `out` does not make their
     // addresses be read again.
-    let (numbers, before) = (&numbers[..], &before[..]);
+    let (numbers, id_of) = (&numbers[..], &id_of[..]);
     for (w, &word) in cells.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
@@ -480,16 +493,14 @@ fn cells_by_rank(
                     while three != 0 {
                         let bit = b - 1 + three.trailing_zeros() as usize;
                         three &= three - 1;
-                        let below = numbers[nw] & ((1u64 << bit) - 1);
-                        sig.push(before[nw] + below.count_ones());
+                        sig.push(id_of[nw * 64 + bit]);
                     }
                 }
             } else {
                 for n in neighbours(cell, stride) {
                     let (nw, bit) = (n / 64, n % 64);
                     if numbers[nw] >> bit & 1 != 0 {
-                        let below = numbers[nw] & ((1u64 << bit) - 1);
-                        sig.push(before[nw] + below.count_ones());
+                        sig.push(id_of[n]);
                     }
                 }
             }
