@@ -197,11 +197,21 @@ pub(crate) struct Work {
     before: Vec<f64>,
     /// [`enumerate`]'s bookkeeping: each constraint's place in the component (indexed by
     /// the frontier's ids; only the component's entries are set and read), and each
-    /// variable's touches, `(place, cells of that constraint left after it)`, from
-    /// `touch_at[p]` on.
+    /// variable's step of the walk.
     place_of: Vec<u8>,
-    touch: Vec<(u8, u8)>,
-    touch_at: Vec<usize>,
+    walk: Vec<Walk>,
+}
+
+/// One variable's step of [`enumerate`]'s walk.
+#[derive(Debug, Clone, Copy, Default)]
+struct Walk {
+    /// Its cells.
+    m: u8,
+    /// How many of `touches` are used.
+    len: u8,
+    /// The constraints it touches: each one's place in the component, and its cells left
+    /// after this variable (the most mines it can still receive).
+    touches: [(u8, u8); 8],
 }
 
 /// One component as the count reads it: its variables and its constraints (ids, sorted)
@@ -405,6 +415,12 @@ const SMALL_VARS: usize = 32;
 /// give up on for its width.
 const SMALL_CONSTRAINTS: usize = 16;
 
+/// Masks a constraint's place in [`enumerate`]'s arrays of `SMALL_CONSTRAINTS`.
+const MASK: u8 = SMALL_CONSTRAINTS as u8 - 1;
+
+/// Masks a variable's place in [`enumerate`]'s arrays of `2 * SMALL_VARS`.
+const PLACES: usize = 2 * SMALL_VARS - 1;
+
 /// Most cells a component [`enumerate`] walks may have: its layouts, weighted by their
 /// binomials, then number at most `2^53`, so every sum of them is an exact `f64`, the
 /// forward pass's as well, and both give the same distribution bit for bit.
@@ -465,19 +481,17 @@ fn enumerate(
     if cells > SMALL_CELLS || choices > max_states {
         return false;
     }
-    let Work {
-        place_of,
-        touch,
-        touch_at,
-        ..
-    } = work;
+    let Work { place_of, walk, .. } = work;
     grow(place_of, constraints.len(), 0);
-    let mut need = [0u8; SMALL_CONSTRAINTS];
-    let mut room = [0usize; SMALL_CONSTRAINTS];
+    // What each constraint still needs, by its place in the component (the places are
+    // below `SMALL_CONSTRAINTS`, a power of two, so masking them keeps every index in
+    // bounds), and the cells of it still to walk.
+    let mut still = [0i32; SMALL_CONSTRAINTS];
+    let mut room = [0u8; SMALL_CONSTRAINTS];
     for (i, &c) in own.iter().enumerate() {
         place_of[c as usize] = i as u8;
-        need[i] = constraints[c as usize].need;
-        room[i] = constraints[c as usize].cells().len();
+        still[i] = i32::from(constraints[c as usize].need);
+        room[i] = constraints[c as usize].cells().len() as u8;
     }
     let Counted {
         small,
@@ -487,62 +501,59 @@ fn enumerate(
         ..
     } = out;
     small.clear();
-    touch.clear();
-    touch_at.clear();
+    walk.clear();
     for &v in vars {
         let var = &all_vars[v as usize];
         let m = var.cells.len();
         small.push((v, m));
-        touch_at.push(touch.len());
+        let mut step = Walk {
+            m: m as u8,
+            ..Walk::default()
+        };
         for &c in var.constraints.iter() {
-            let i = place_of[c as usize];
-            room[usize::from(i)] -= m;
-            touch.push((i, room[usize::from(i)].min(15) as u8));
+            let i = place_of[c as usize] & MASK;
+            let left = &mut room[usize::from(i)];
+            *left = left.saturating_sub(m as u8);
+            step.touches[usize::from(step.len)] = (i, *left);
+            step.len += 1;
         }
+        walk.push(step);
     }
-    touch_at.push(touch.len());
     let width = cells.min(max_mines) + 1;
     leaves.clear();
     leaf_x.clear();
     dist.clear();
     dist.resize(width, 0.0);
-    // The walk: `x[p]` mines on the variable at place `p`, up to `high[p]`; `sum` holds
-    // each constraint's mines so far, `weight[p]` and `mines[p]` the binomials' product
-    // and the mines of places before `p`.
-    let (small, touch, touch_at) = (&small[..], &touch[..], &touch_at[..]);
-    let mut sum = [0u8; SMALL_CONSTRAINTS];
-    let mut x = [0u8; SMALL_VARS];
-    let mut high = [0u8; SMALL_VARS];
-    let mut weight = [1.0f64; SMALL_VARS + 1];
-    let mut mines = [0usize; SMALL_VARS + 1];
+    // The walk: `x[p]` mines on the variable at place `p`, up to `high[p]`; `still` holds
+    // what each constraint needs beyond the mines placed, `weight[p]` and `mines[p]` the
+    // binomials' product and the mines of places before `p`. Places are below
+    // `SMALL_VARS + 1`, masked likewise.
+    let walk = &walk[..n];
+    let mut x = [0u8; 2 * SMALL_VARS];
+    let mut high = [0u8; 2 * SMALL_VARS];
+    let mut weight = [1.0f64; 2 * SMALL_VARS];
+    let mut mines = [0usize; 2 * SMALL_VARS];
     let mut steps = 0;
     let mut p = 0;
     'walk: loop {
-        if p == n {
-            let (t, w) = (mines[n], weight[n]);
-            dist[t] += w;
-            leaves.push((t, w));
-            leaf_x.extend_from_slice(&x[..n]);
-            steps += n;
-        } else {
-            let m = small[p].1;
+        if let Some(step) = walk.get(p) {
+            let m = usize::from(step.m);
             let mut low = 0i32;
-            let mut top = m.min(max_mines - mines[p]) as i32;
-            let touches = &touch[touch_at[p]..touch_at[p + 1]];
+            let mut top = m.min(max_mines - mines[p & PLACES]) as i32;
+            let touches = &step.touches[..usize::from(step.len)];
             for &(i, left_after) in touches {
-                let still = i32::from(need[usize::from(i)]) - i32::from(sum[usize::from(i)]);
-                low = low.max(still - i32::from(left_after));
-                top = top.min(still);
+                let need = still[usize::from(i & MASK)];
+                low = low.max(need - i32::from(left_after));
+                top = top.min(need);
             }
             if low <= top {
-                let first = low as u8;
-                x[p] = first;
-                high[p] = top as u8;
+                x[p & PLACES] = low as u8;
+                high[p & PLACES] = top as u8;
                 for &(i, _) in touches {
-                    sum[usize::from(i)] += first;
+                    still[usize::from(i & MASK)] -= low;
                 }
-                weight[p + 1] = weight[p] * BINOMIAL[m][usize::from(first)];
-                mines[p + 1] = mines[p] + usize::from(first);
+                weight[(p + 1) & PLACES] = weight[p & PLACES] * BINOMIAL[m & 15][low as usize & 15];
+                mines[(p + 1) & PLACES] = mines[p & PLACES] + low as usize;
                 p += 1;
                 steps += 1;
                 if steps > SMALL_STEPS {
@@ -550,23 +561,32 @@ fn enumerate(
                 }
                 continue;
             }
+        } else {
+            let (t, w) = (mines[n & PLACES], weight[n & PLACES]);
+            dist[t] += w;
+            leaves.push((t, w));
+            leaf_x.extend_from_slice(&x[..n]);
+            steps += n;
         }
         // Back to the last place with a count left to try.
         while p > 0 {
             p -= 1;
-            let touches = &touch[touch_at[p]..touch_at[p + 1]];
-            if x[p] < high[p] {
-                x[p] += 1;
+            let step = &walk[p];
+            let touches = &step.touches[..usize::from(step.len)];
+            let xp = x[p & PLACES];
+            if xp < high[p & PLACES] {
+                x[p & PLACES] = xp + 1;
                 for &(i, _) in touches {
-                    sum[usize::from(i)] += 1;
+                    still[usize::from(i & MASK)] -= 1;
                 }
-                weight[p + 1] = weight[p] * BINOMIAL[small[p].1][usize::from(x[p])];
-                mines[p + 1] = mines[p] + usize::from(x[p]);
+                weight[(p + 1) & PLACES] = weight[p & PLACES]
+                    * BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
+                mines[(p + 1) & PLACES] = mines[p & PLACES] + usize::from(xp + 1);
                 p += 1;
                 continue 'walk;
             }
             for &(i, _) in touches {
-                sum[usize::from(i)] -= x[p];
+                still[usize::from(i & MASK)] += i32::from(xp);
             }
         }
         break;
