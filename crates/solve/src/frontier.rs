@@ -3,14 +3,16 @@
 //! independent components those form.
 //!
 //! Variables are cells touching the same constraints, merged with a multiplicity; components
-//! come from a search over the constraints with `FixedBitSet` visited marks. The lists are per
-//! frontier cell, not per board cell.
+//! come from a union of the constraints each variable links (a search over the constraints
+//! with `FixedBitSet` visited marks is its twin). The lists are per frontier cell, not per
+//! board cell.
 
 #![allow(
     clippy::indexing_slicing,
     reason = "plane indices come from the solver's own Geometry; ids index the vectors built alongside them; chunk_by groups are never empty"
 )]
 
+#[cfg(test)]
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
@@ -116,9 +118,10 @@ struct Build {
     first: Vec<usize>,
     of_constraint: Vec<u32>,
     next: Vec<usize>,
-    seen_constraint: FixedBitSet,
-    seen_var: FixedBitSet,
-    stack: Vec<usize>,
+    /// Each constraint's parent in the union of linked constraints, then its component.
+    parent: Vec<u32>,
+    /// Each component's constraints, then variables, then where its lists begin.
+    sizes: Vec<(u32, u32)>,
     /// The revealed cells next to an undecided one, by word, as the scan finds them.
     words: Vec<(usize, u64)>,
 }
@@ -527,6 +530,144 @@ fn vars_by_sorting(cells: &mut [(u64, usize, Few<u32>)], vars: &mut Vec<Var>) {
     }
 }
 
+/// The components of the frontier: constraints linked through shared variables, numbered
+/// by their first constraint, each with its variables and its constraints in increasing
+/// order, as ranges of the two flat lists. Each variable links its constraints in a union
+/// whose root is the least constraint of its set, so that numbering the roots in order
+/// numbers the components as a search from each constraint not yet reached would
+/// ([`components_by_search`], the twin), and listing constraints and variables in order
+/// into their components' ranges lists each one sorted, with no sort.
+fn link_components(
+    constraints: usize,
+    vars: &[Var],
+    parent: &mut Vec<u32>,
+    sizes: &mut Vec<(u32, u32)>,
+    (components, component_vars, component_constraints): (
+        &mut Vec<Component>,
+        &mut Vec<u32>,
+        &mut Vec<u32>,
+    ),
+) {
+    parent.clear();
+    parent.extend(0..constraints as u32);
+    let parent = &mut parent[..];
+    let find = |parent: &mut [u32], mut c: u32| {
+        while parent[c as usize] != c {
+            let up = parent[parent[c as usize] as usize];
+            parent[c as usize] = up;
+            c = up;
+        }
+        c
+    };
+    for var in vars {
+        let Some((&first, rest)) = var.constraints.split_first() else {
+            continue;
+        };
+        let mut root = find(parent, first);
+        for &c in rest {
+            let other = find(parent, c);
+            if other < root {
+                parent[root as usize] = other;
+                root = other;
+            } else if other > root {
+                parent[other as usize] = root;
+            }
+        }
+    }
+    // Every link points to a lesser constraint, so in increasing order each constraint's
+    // path is short: those before it point to their roots already.
+    for c in 0..parent.len() as u32 {
+        parent[c as usize] = find(parent, c);
+    }
+    // Each constraint's component, numbered as the roots come: a root is the least of its
+    // set, so it comes before the others of it, and holds its component by then.
+    sizes.clear();
+    for c in 0..parent.len() {
+        let root = parent[c] as usize;
+        let component = if root == c {
+            sizes.push((0, 0));
+            sizes.len() as u32 - 1
+        } else {
+            parent[root]
+        };
+        parent[c] = component;
+        sizes[component as usize].0 += 1;
+    }
+    for var in vars {
+        if let Some(&c) = var.constraints.first() {
+            sizes[parent[c as usize] as usize].1 += 1;
+        }
+    }
+    components.clear();
+    let (mut vars_at, mut constraints_at) = (0u32, 0u32);
+    for size in sizes.iter_mut() {
+        let (c, v) = *size;
+        components.push(Component {
+            vars: (vars_at, vars_at + v),
+            constraints: (constraints_at, constraints_at + c),
+        });
+        *size = (constraints_at, vars_at);
+        vars_at += v;
+        constraints_at += c;
+    }
+    component_constraints.clear();
+    component_constraints.resize(constraints_at as usize, 0);
+    component_vars.clear();
+    component_vars.resize(vars_at as usize, 0);
+    for (c, &component) in (0u32..).zip(parent.iter()) {
+        let at = &mut sizes[component as usize].0;
+        component_constraints[*at as usize] = c;
+        *at += 1;
+    }
+    for (v, var) in (0u32..).zip(vars) {
+        if let Some(&c) = var.constraints.first() {
+            let at = &mut sizes[parent[c as usize] as usize].1;
+            component_vars[*at as usize] = v;
+            *at += 1;
+        }
+    }
+}
+
+/// [`link_components`] the way it was first written, its twin: a search over constraints
+/// from each one not yet reached, each component's lists sorted; each component's
+/// variables and constraints.
+#[cfg(test)]
+fn components_by_search(
+    constraints: usize,
+    vars: &[Var],
+    (first, of_constraint): (&[usize], &[u32]),
+) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut seen_constraint = FixedBitSet::with_capacity(constraints);
+    let mut seen_var = FixedBitSet::with_capacity(vars.len());
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for seed in 0..constraints {
+        if seen_constraint.put(seed) {
+            continue;
+        }
+        let (mut component_vars, mut component_constraints) = (Vec::new(), Vec::new());
+        stack.push(seed);
+        while let Some(c) = stack.pop() {
+            component_constraints.push(c as u32);
+            for &v in &of_constraint[first[c]..first[c + 1]] {
+                if seen_var.put(v as usize) {
+                    continue;
+                }
+                component_vars.push(v);
+                for &other in vars[v as usize].constraints.iter() {
+                    if !seen_constraint.put(other as usize) {
+                        stack.push(other as usize);
+                    }
+                }
+            }
+        }
+        component_constraints.sort_unstable();
+        component_vars.sort_unstable();
+        out.push((component_vars, component_constraints));
+    }
+    out
+}
+
 /// A key naming the set of constraints `sig` (in increasing order) in one word: the first
 /// constraint's id, then a bit for each other one by its place relative to the first
 /// within three rows and five columns. Every constraint of a cell lies beside the cell,
@@ -587,9 +728,8 @@ impl Frontier {
             first,
             of_constraint,
             next,
-            seen_constraint,
-            seen_var,
-            stack,
+            parent,
+            sizes,
             ..
         } = build;
         // Each frontier cell with the constraints it touches, in plane order, and a key
@@ -667,47 +807,36 @@ impl Frontier {
         next.extend_from_slice(first);
         // Plain slices, sized: their addresses stay in registers, where a vector's would
         // be read again after every store through another.
-        let (first, of_constraint, next) = (&first[..], &mut of_constraint[..], &mut next[..]);
+        let (of_constraint, next) = (&mut of_constraint[..], &mut next[..]);
         for (v, var) in vars.iter().enumerate() {
             for &c in var.constraints.iter() {
                 of_constraint[next[c as usize]] = v as u32;
                 next[c as usize] += 1;
             }
         }
-        seen_constraint.clear();
-        seen_constraint.grow(constraints.len());
-        seen_var.clear();
-        seen_var.grow(vars.len());
-        components.clear();
-        component_vars.clear();
-        component_constraints.clear();
-        stack.clear();
-        for seed in 0..constraints.len() {
-            if seen_constraint.put(seed) {
-                continue;
-            }
-            let (vars_at, constraints_at) = (component_vars.len(), component_constraints.len());
-            stack.push(seed);
-            while let Some(c) = stack.pop() {
-                component_constraints.push(c as u32);
-                for &v in &of_constraint[first[c]..first[c + 1]] {
-                    if seen_var.put(v as usize) {
-                        continue;
-                    }
-                    component_vars.push(v);
-                    for &other in vars[v as usize].constraints.iter() {
-                        if !seen_constraint.put(other as usize) {
-                            stack.push(other as usize);
-                        }
-                    }
-                }
-            }
-            component_constraints[constraints_at..].sort_unstable();
-            component_vars[vars_at..].sort_unstable();
-            components.push(Component {
-                vars: (vars_at as u32, component_vars.len() as u32),
-                constraints: (constraints_at as u32, component_constraints.len() as u32),
-            });
+        link_components(
+            constraints.len(),
+            vars,
+            parent,
+            sizes,
+            (components, component_vars, component_constraints),
+        );
+        // The twin: a search over constraints from each one not yet reached, each
+        // component's lists sorted.
+        #[cfg(test)]
+        {
+            let twin = components_by_search(constraints.len(), vars, (first, of_constraint));
+            let ours: Vec<(Vec<u32>, Vec<u32>)> = components
+                .iter()
+                .map(|c| {
+                    (
+                        component_vars[c.vars.0 as usize..c.vars.1 as usize].to_vec(),
+                        component_constraints[c.constraints.0 as usize..c.constraints.1 as usize]
+                            .to_vec(),
+                    )
+                })
+                .collect();
+            assert_eq!(ours, twin, "components by union against the search");
         }
         self.cells = frontier_cells;
         self.off = undecided - frontier_cells;
