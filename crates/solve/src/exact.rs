@@ -430,22 +430,6 @@ const SMALL_CELLS: usize = 53;
 /// [`enumerate`] takes before it gives the component back to the forward pass.
 const SMALL_STEPS: usize = 1 << 13;
 
-/// [`count`], first trying [`enumerate`]: the same distribution bit for bit, and shares
-/// that agree with the forward and backward passes' to rounding (the same sums grouped
-/// otherwise).
-pub(crate) fn count_small_first(
-    part: Part<'_>,
-    max_mines: usize,
-    max_states: usize,
-    out: &mut Counted,
-    work: &mut Work,
-) -> Result<(), OverBudget> {
-    if enumerate(part, max_mines, max_states, out, work) {
-        return Ok(());
-    }
-    count(part, max_mines, max_states, out, work)
-}
-
 /// Counts a small component by walking each of its layouts, variable by variable in the
 /// order of their ids, into `out`'s `dist`, `leaves` and `leaf_x`. The expert stalls' components
 /// mostly have a few dozen layouts, where the plan, the layers and the backward pass cost
@@ -453,7 +437,7 @@ pub(crate) fn count_small_first(
 /// `SMALL_*` bounds, one whose forward pass could meet `max_states` (as many states in a
 /// layer as the products of its variables' choices), or one with more layouts than
 /// `SMALL_STEPS` allows; [`count`] counts those.
-fn enumerate(
+pub(crate) fn enumerate(
     part: Part<'_>,
     max_mines: usize,
     max_states: usize,
@@ -1409,6 +1393,7 @@ mod tests {
                 let mut frontier = Frontier::default();
                 frontier.scan(&planes);
                 frontier.build(planes.undecided_count(), planes.geometry.words_per_row() * 64);
+                frontier.link_vars_by_constraint();
                 check_against_naive(&frontier, max_mines.max(mines / 2), &weights);
             }
         }

@@ -16,6 +16,7 @@
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
+use crate::exact::Part;
 use crate::few::Few;
 
 use crate::planes::Planes;
@@ -118,6 +119,8 @@ struct Build {
     first: Vec<usize>,
     of_constraint: Vec<u32>,
     next: Vec<usize>,
+    /// Whether `first` and `of_constraint` are those of the last build.
+    linked: bool,
     /// Each constraint's parent in the union of linked constraints, then its component.
     parent: Vec<u32>,
     /// Each component's constraints, then variables, then where its lists begin.
@@ -162,9 +165,71 @@ impl Frontier {
 
     /// The variables of every constraint, as the last build found them: constraint `c`'s
     /// ids, increasing, are `of_constraint[first[c]..first[c + 1]]` of `(first,
-    /// of_constraint)`.
+    /// of_constraint)`. Listed by [`Frontier::link_vars_by_constraint`], which the forward
+    /// pass's plan needs and the walk of a small component does not; before it, empty.
     pub(crate) fn vars_by_constraint(&self) -> (&[usize], &[u32]) {
-        (&self.build.first, &self.build.of_constraint)
+        if self.build.linked {
+            (&self.build.first, &self.build.of_constraint)
+        } else {
+            (&[], &[])
+        }
+    }
+
+    /// Lists the variables of every constraint for [`Frontier::vars_by_constraint`], once
+    /// a build.
+    pub(crate) fn link_vars_by_constraint(&mut self) {
+        let build = &mut self.build;
+        if !build.linked {
+            vars_by_constraint(
+                self.constraints.len(),
+                &self.vars,
+                (&mut build.first, &mut build.of_constraint, &mut build.next),
+            );
+            build.linked = true;
+        }
+    }
+
+    /// Component `component` as the count reads it.
+    pub(crate) fn part(&self, component: &Component) -> Part<'_> {
+        Part {
+            vars: self.vars_of(component),
+            own: self.constraints_of(component),
+            all_vars: &self.vars,
+            constraints: &self.constraints,
+            vars_by_constraint: self.vars_by_constraint(),
+        }
+    }
+}
+
+/// The variables of each of `constraints` constraints: constraint `c`'s ids, increasing,
+/// are `of_constraint[first[c]..first[c + 1]]`.
+fn vars_by_constraint(
+    constraints: usize,
+    vars: &[Var],
+    (first, of_constraint, next): (&mut Vec<usize>, &mut Vec<u32>, &mut Vec<usize>),
+) {
+    first.clear();
+    first.resize(constraints + 1, 0);
+    for var in vars {
+        for &c in var.constraints.iter() {
+            first[c as usize + 1] += 1;
+        }
+    }
+    for c in 0..constraints {
+        first[c + 1] += first[c];
+    }
+    of_constraint.clear();
+    of_constraint.resize(first[constraints], 0);
+    // Each constraint's next place, from its first; plain slices, sized, so that their
+    // addresses stay in registers.
+    next.clear();
+    next.extend_from_slice(first);
+    let (of_constraint, next) = (&mut of_constraint[..], &mut next[..]);
+    for (v, var) in (0u32..).zip(vars) {
+        for &c in var.constraints.iter() {
+            of_constraint[next[c as usize]] = v;
+            next[c as usize] += 1;
+        }
     }
 }
 
@@ -725,9 +790,7 @@ impl Frontier {
             ranked,
             cells,
             order,
-            first,
-            of_constraint,
-            next,
+            linked,
             parent,
             sizes,
             ..
@@ -788,32 +851,11 @@ impl Frontier {
                 assert_eq!(*a.constraints, *b.constraints);
             }
         }
-        // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
-        // components by a search over constraints.
+        // Components by a union of the constraints each variable links; the lists of each
+        // constraint's variables only where the forward pass needs them
+        // ([`Frontier::link_vars_by_constraint`]).
         let vars = &vars[..];
-        first.clear();
-        first.resize(constraints.len() + 1, 0);
-        for var in vars.iter() {
-            for &c in var.constraints.iter() {
-                first[c as usize + 1] += 1;
-            }
-        }
-        for c in 0..constraints.len() {
-            first[c + 1] += first[c];
-        }
-        of_constraint.clear();
-        of_constraint.resize(first[constraints.len()], 0);
-        next.clear();
-        next.extend_from_slice(first);
-        // Plain slices, sized: their addresses stay in registers, where a vector's would
-        // be read again after every store through another.
-        let (of_constraint, next) = (&mut of_constraint[..], &mut next[..]);
-        for (v, var) in vars.iter().enumerate() {
-            for &c in var.constraints.iter() {
-                of_constraint[next[c as usize]] = v as u32;
-                next[c as usize] += 1;
-            }
-        }
+        *linked = false;
         link_components(
             constraints.len(),
             vars,
@@ -825,7 +867,13 @@ impl Frontier {
         // component's lists sorted.
         #[cfg(test)]
         {
-            let twin = components_by_search(constraints.len(), vars, (first, of_constraint));
+            let (mut first, mut of_constraint, mut next) = (Vec::new(), Vec::new(), Vec::new());
+            vars_by_constraint(
+                constraints.len(),
+                vars,
+                (&mut first, &mut of_constraint, &mut next),
+            );
+            let twin = components_by_search(constraints.len(), vars, (&first, &of_constraint));
             let ours: Vec<(Vec<u32>, Vec<u32>)> = components
                 .iter()
                 .map(|c| {
