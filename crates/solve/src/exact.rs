@@ -20,6 +20,14 @@
 //! The order is chosen greedily, following the frontier. Every layer's counts, spans and edges
 //! lie one after another in one vector of each kind; the keys, which only the forward pass
 //! reads, in two vectors taken in turn.
+//!
+//! A small component (at most 32 variables, 16 constraints and 53 cells, and a few thousand
+//! steps) is counted by [`enumerate`] instead: a walk of every layout, variable by variable
+//! in the order of their ids, keeping each layout with its mines and its product of
+//! binomials. Its distribution is the forward pass's bit for bit (every sum is an exact
+//! integer below 2^53); its shares are the same sums taken layout by layout, which round
+//! otherwise than the backward pass's by an ulp or so. The forward and backward passes are
+//! its twin in the tests, and count every component it declines.
 
 #![allow(
     clippy::indexing_slicing,
@@ -120,26 +128,50 @@ pub(crate) struct Counted {
     /// For each state of each layer but the last and each mine count `x` of the next
     /// variable, the state of the next layer it leads to (`u32::MAX`: none).
     edges: Vec<u32>,
+    /// Whether [`enumerate`] counted it, walking every layout: then `small`, `leaves`,
+    /// `leaf_x` and `dist` hold the count, and the layers above are not read.
+    enumerated: bool,
+    /// The enumerated component's variables, `(id, cells)`, in the order walked.
+    small: Vec<(u32, usize)>,
+    /// The enumerated component's layouts, in the order walked: each one's mines in all
+    /// and the product of its variables' binomials (the layouts it stands for).
+    leaves: Vec<(usize, f64)>,
+    /// The mines on each variable of `small`, for each layout of `leaves` in turn.
+    leaf_x: Vec<u8>,
+    /// The enumerated component's layouts by number of mines (empty: none).
+    dist: Vec<f64>,
 }
 
 impl Counted {
     /// Bytes of its steps and layers: those they use, or with `held` those their vectors
     /// hold (kept from earlier counts too).
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
+        // Only the way it was counted is in use; with `held`, both ways' vectors count.
+        let enumerated = bytes(&self.small, held)
+            + bytes(&self.leaves, held)
+            + bytes(&self.leaf_x, held)
+            + bytes(&self.dist, held);
+        if self.enumerated && !held {
+            return enumerated;
+        }
         let counts = if held {
             bytes(&self.counts, true)
         } else {
             std::mem::size_of::<f64>() * self.counts_used
         };
-        counts
+        let passes = counts
             + bytes(&self.span, held)
             + bytes(&self.edges, held)
             + bytes(&self.steps, held)
-            + bytes(&self.layers, held)
+            + bytes(&self.layers, held);
+        if held { passes + enumerated } else { passes }
     }
 
     /// Layouts of the component by number of mines (empty: none meets its constraints).
     pub(crate) fn distribution(&self) -> &[f64] {
+        if self.enumerated {
+            return &self.dist;
+        }
         match self.layers.last() {
             Some(last) if last.states > 0 => &self.counts[last.counts_at..][..last.width],
             _ => &[],
@@ -171,6 +203,23 @@ pub(crate) struct Work {
     candidates: Vec<u32>,
     after: Vec<f64>,
     before: Vec<f64>,
+    /// [`enumerate`]'s bookkeeping: each constraint's place in the component (indexed by
+    /// the frontier's ids; only the component's entries are set and read), and each
+    /// variable's step of the walk.
+    place_of: Vec<u8>,
+    walk: Vec<Walk>,
+}
+
+/// One variable's step of [`enumerate`]'s walk.
+#[derive(Debug, Clone, Copy, Default)]
+struct Walk {
+    /// Its cells.
+    m: u8,
+    /// How many of `touches` are used.
+    len: u8,
+    /// The constraints it touches: each one's place in the component, and its cells left
+    /// after this variable (the most mines it can still receive).
+    touches: [(u8, u8); 8],
 }
 
 /// One component as the count reads it: its variables and its constraints (ids, sorted)
@@ -196,6 +245,7 @@ pub(crate) fn count(
     out: &mut Counted,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
+    out.enumerated = false;
     plan(part, &mut out.steps, work)?;
     // The twin of the plan, checked in every test that counts.
     #[cfg(test)]
@@ -226,6 +276,7 @@ fn forward(
         counts_used,
         span,
         edges,
+        ..
     } = out;
     layers.clear();
     layers.push(Layer {
@@ -364,6 +415,199 @@ fn forward(
     Ok(())
 }
 
+/// Most variables a component [`enumerate`] walks may have.
+const SMALL_VARS: usize = 32;
+
+/// Most constraints a component [`enumerate`] walks may have: as many as a state of the
+/// forward pass holds open, so that no component it counts is one the forward pass would
+/// give up on for its width.
+const SMALL_CONSTRAINTS: usize = 16;
+
+/// Masks a constraint's place in [`enumerate`]'s arrays of `SMALL_CONSTRAINTS`.
+const MASK: u8 = SMALL_CONSTRAINTS as u8 - 1;
+
+/// Masks a variable's place in [`enumerate`]'s arrays of `2 * SMALL_VARS`.
+const PLACES: usize = 2 * SMALL_VARS - 1;
+
+/// Most cells a component [`enumerate`] walks may have: its layouts, weighted by their
+/// binomials, then number at most `2^53`, so every sum of them is an exact `f64`, the
+/// forward pass's as well, and both give the same distribution bit for bit.
+const SMALL_CELLS: usize = 53;
+
+/// Most steps (partial layouts entered, plus a variable's worth for each layout found)
+/// [`enumerate`] takes before it gives the component back to the forward pass.
+const SMALL_STEPS: usize = 1 << 13;
+
+/// Counts a small component by walking each of its layouts, variable by variable in the
+/// order of their ids, into `out`'s `dist`, `leaves` and `leaf_x`. The expert stalls' components
+/// mostly have a few dozen layouts, where the plan, the layers and the backward pass cost
+/// more than the walk. Returns `false`, with `out` not counted, for a component past the
+/// `SMALL_*` bounds, one whose forward pass could meet `max_states` (as many states in a
+/// layer as the products of its variables' choices), or one with more layouts than
+/// `SMALL_STEPS` allows; [`count`] counts those.
+pub(crate) fn enumerate(
+    part: Part<'_>,
+    max_mines: usize,
+    max_states: usize,
+    out: &mut Counted,
+    work: &mut Work,
+) -> bool {
+    let Part {
+        vars,
+        own,
+        all_vars,
+        constraints,
+        ..
+    } = part;
+    let n = vars.len();
+    if n == 0 || n > SMALL_VARS || own.len() > SMALL_CONSTRAINTS {
+        return false;
+    }
+    let mut cells = 0;
+    let mut choices = 1usize;
+    for &v in vars {
+        let m = all_vars[v as usize].cells.len();
+        cells += m;
+        choices = choices.saturating_mul(m + 1);
+    }
+    if cells > SMALL_CELLS || choices > max_states {
+        return false;
+    }
+    let Work { place_of, walk, .. } = work;
+    grow(place_of, constraints.len(), 0);
+    // What each constraint still needs, by its place in the component (the places are
+    // below `SMALL_CONSTRAINTS`, a power of two, so masking them keeps every index in
+    // bounds), and the cells of it still to walk.
+    let mut still = [0i32; SMALL_CONSTRAINTS];
+    let mut room = [0u8; SMALL_CONSTRAINTS];
+    for (i, &c) in own.iter().enumerate() {
+        place_of[c as usize] = i as u8;
+        still[i] = i32::from(constraints[c as usize].need);
+        room[i] = constraints[c as usize].cells().len() as u8;
+    }
+    let Counted {
+        small,
+        leaves,
+        leaf_x,
+        dist,
+        ..
+    } = out;
+    small.clear();
+    walk.clear();
+    for &v in vars {
+        let var = &all_vars[v as usize];
+        let m = var.cells.len();
+        small.push((v, m));
+        let mut step = Walk {
+            m: m as u8,
+            ..Walk::default()
+        };
+        for &c in var.constraints.iter() {
+            let i = place_of[c as usize] & MASK;
+            let left = &mut room[usize::from(i)];
+            *left = left.saturating_sub(m as u8);
+            step.touches[usize::from(step.len)] = (i, *left);
+            step.len += 1;
+        }
+        walk.push(step);
+    }
+    let width = cells.min(max_mines) + 1;
+    leaves.clear();
+    leaf_x.clear();
+    dist.clear();
+    dist.resize(width, 0.0);
+    // The walk: `x[p]` mines on the variable at place `p`, up to `high[p]`; `still` holds
+    // what each constraint needs beyond the mines placed, `weight[p]` and `mines[p]` the
+    // binomials' product and the mines of places before `p`. Places are below
+    // `SMALL_VARS + 1`, masked likewise.
+    let walk = &walk[..n];
+    let mut x = [0u8; 2 * SMALL_VARS];
+    let mut high = [0u8; 2 * SMALL_VARS];
+    let mut weight = [1.0f64; 2 * SMALL_VARS];
+    let mut mines = [0usize; 2 * SMALL_VARS];
+    let mut steps = 0;
+    let mut p = 0;
+    'walk: loop {
+        if let Some(step) = walk.get(p) {
+            let m = usize::from(step.m);
+            let mut low = 0i32;
+            let mut top = m.min(max_mines - mines[p & PLACES]) as i32;
+            let touches = &step.touches[..usize::from(step.len)];
+            for &(i, left_after) in touches {
+                let need = still[usize::from(i & MASK)];
+                low = low.max(need - i32::from(left_after));
+                top = top.min(need);
+            }
+            if low <= top {
+                x[p & PLACES] = low as u8;
+                high[p & PLACES] = top as u8;
+                for &(i, _) in touches {
+                    still[usize::from(i & MASK)] -= low;
+                }
+                weight[(p + 1) & PLACES] = weight[p & PLACES] * BINOMIAL[m & 15][low as usize & 15];
+                mines[(p + 1) & PLACES] = mines[p & PLACES] + low as usize;
+                p += 1;
+                steps += 1;
+                if steps > SMALL_STEPS {
+                    return false;
+                }
+                continue;
+            }
+        } else {
+            let (t, w) = (mines[n & PLACES], weight[n & PLACES]);
+            dist[t] += w;
+            leaves.push((t, w));
+            leaf_x.extend_from_slice(&x[..n]);
+            steps += n;
+        }
+        // Back to the last place with a count left to try.
+        while p > 0 {
+            p -= 1;
+            let step = &walk[p];
+            let touches = &step.touches[..usize::from(step.len)];
+            let xp = x[p & PLACES];
+            if xp < high[p & PLACES] {
+                x[p & PLACES] = xp + 1;
+                for &(i, _) in touches {
+                    still[usize::from(i & MASK)] -= 1;
+                }
+                weight[(p + 1) & PLACES] = weight[p & PLACES]
+                    * BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
+                mines[(p + 1) & PLACES] = mines[p & PLACES] + usize::from(xp + 1);
+                p += 1;
+                continue 'walk;
+            }
+            for &(i, _) in touches {
+                still[usize::from(i & MASK)] += i32::from(xp);
+            }
+        }
+        break;
+    }
+    if dist.iter().all(|&d| d == 0.0) {
+        dist.clear();
+    }
+    out.enumerated = true;
+    true
+}
+
+/// [`shares`] of an enumerated component: each variable's layouts by its mines and the
+/// total, weighed by the total.
+fn shares_enumerated(counted: &Counted, weights: &[f64], out: &mut Vec<Share>) {
+    out.clear();
+    out.extend(counted.small.iter().map(|&(var, m)| Share {
+        var,
+        m,
+        z: [0.0; 9],
+    }));
+    let n = out.len();
+    for (&(t, w), xs) in counted.leaves.iter().zip(counted.leaf_x.chunks_exact(n)) {
+        let g = w * weights.get(t).copied().unwrap_or(0.0);
+        for (share, &x) in out.iter_mut().zip(xs) {
+            share.z[usize::from(x)] += g;
+        }
+    }
+}
+
 /// [`count`] the way it was first written, its twin: the plan by [`plan_naive`], and each
 /// layer's counts zeroed as its states are found, then added to.
 #[cfg(test)]
@@ -374,6 +618,7 @@ pub(crate) fn count_naive(
     out: &mut Counted,
     work: &mut Work,
 ) -> Result<(), OverBudget> {
+    out.enumerated = false;
     let Counted {
         steps,
         layers,
@@ -381,6 +626,7 @@ pub(crate) fn count_naive(
         counts_used,
         span,
         edges,
+        ..
     } = out;
     plan_naive(part, steps)?;
     layers.clear();
@@ -909,6 +1155,10 @@ pub(crate) struct Share {
 /// holds `x` mines, for `x` in `0..=m`; `weights[k]` weighs the layouts with `k` mines in
 /// the component. Written to `out` in step order, with `work`'s buffers.
 pub(crate) fn shares(counted: &Counted, weights: &[f64], out: &mut Vec<Share>, work: &mut Work) {
+    if counted.enumerated {
+        shares_enumerated(counted, weights, out);
+        return;
+    }
     let n = counted.steps.len();
     out.clear();
     out.extend(counted.steps.iter().map(|s| Share {
@@ -1074,6 +1324,44 @@ mod tests {
                 assert_eq!((x.var, x.m), (y.var, y.m));
                 assert_eq!(bits(&x.z), bits(&y.z));
             }
+            check_enumerated(part, max_mines, &fast, &w, &p);
+        }
+    }
+
+    /// [`enumerate`] against the forward and backward passes' `counted` and `shares` of
+    /// the same component: where it takes the component, the same distribution bit for
+    /// bit, and shares equal to rounding, zero exactly where theirs are (so the same
+    /// cells proven).
+    fn check_enumerated(
+        part: Part<'_>,
+        max_mines: usize,
+        counted: &Counted,
+        weights: &[f64],
+        shared: &[Share],
+    ) {
+        let mut small = Counted::default();
+        let mut work = Work::default();
+        if !enumerate(part, max_mines, 1 << 12, &mut small, &mut work) {
+            return;
+        }
+        let bits = |d: &[f64]| d.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(small.distribution()), bits(counted.distribution()));
+        let mut got = Vec::new();
+        shares(&small, weights, &mut got, &mut work);
+        assert_eq!(got.len(), shared.len());
+        for x in &got {
+            let y = shared
+                .iter()
+                .find(|y| y.var == x.var)
+                .expect("the same variables");
+            assert_eq!(x.m, y.m);
+            for (a, b) in x.z.iter().zip(&y.z) {
+                assert_eq!(*a == 0.0, *b == 0.0, "{:?} against {:?}", x.z, y.z);
+                assert!(
+                    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()),
+                    "{a} against {b}"
+                );
+            }
         }
     }
 
@@ -1113,6 +1401,7 @@ mod tests {
                 let mut frontier = Frontier::default();
                 frontier.scan(&planes);
                 frontier.build(planes.undecided_count(), planes.geometry.words_per_row() * 64);
+                frontier.link_vars_by_constraint();
                 check_against_naive(&frontier, max_mines.max(mines / 2), &weights);
             }
         }

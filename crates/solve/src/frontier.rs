@@ -3,17 +3,20 @@
 //! independent components those form.
 //!
 //! Variables are cells touching the same constraints, merged with a multiplicity; components
-//! come from a search over the constraints with `FixedBitSet` visited marks. The lists are per
-//! frontier cell, not per board cell.
+//! come from a union of the constraints each variable links (a search over the constraints
+//! with `FixedBitSet` visited marks is its twin). The lists are per frontier cell, not per
+//! board cell.
 
 #![allow(
     clippy::indexing_slicing,
     reason = "plane indices come from the solver's own Geometry; ids index the vectors built alongside them; chunk_by groups are never empty"
 )]
 
+#[cfg(test)]
 use fixedbitset::FixedBitSet;
 use rayon::prelude::*;
 
+use crate::exact::Part;
 use crate::few::Few;
 
 use crate::planes::Planes;
@@ -116,20 +119,34 @@ struct Build {
     first: Vec<usize>,
     of_constraint: Vec<u32>,
     next: Vec<usize>,
-    seen_constraint: FixedBitSet,
-    seen_var: FixedBitSet,
-    stack: Vec<usize>,
+    /// Whether `first` and `of_constraint` are those of the last build.
+    linked: bool,
+    /// Each constraint's parent in the union of linked constraints, then its component.
+    parent: Vec<u32>,
+    /// Each component's constraints, then variables, then where its lists begin.
+    sizes: Vec<(u32, u32)>,
     /// The revealed cells next to an undecided one, by word, as the scan finds them.
     words: Vec<(usize, u64)>,
 }
 
 impl Frontier {
     /// Bytes of its constraints, variables and components: those they use, or with `held`
-    /// those their vectors hold (kept from earlier builds too).
+    /// those their vectors hold (kept from earlier builds too), with the planes the build
+    /// works in.
     pub(crate) fn heap_bytes(&self, held: bool) -> usize {
         // The components' two flat lists of ids, then the lists they index.
         let ids = bytes(&self.component_vars, held) + bytes(&self.component_constraints, held);
-        ids + bytes(&self.constraints, held)
+        // The planes of the build by rank, a word of ids for every cell of the board up to
+        // the last number, are held, not used after the build.
+        let ranked = &self.build.ranked;
+        let planes = if held {
+            bytes(&ranked.numbers, true) + bytes(&ranked.cells, true) + bytes(&ranked.id_of, true)
+        } else {
+            0
+        };
+        planes
+            + ids
+            + bytes(&self.constraints, held)
             + bytes(&self.in_plane_order, held)
             + bytes(&self.vars, held)
             + bytes(&self.components, held)
@@ -148,9 +165,71 @@ impl Frontier {
 
     /// The variables of every constraint, as the last build found them: constraint `c`'s
     /// ids, increasing, are `of_constraint[first[c]..first[c + 1]]` of `(first,
-    /// of_constraint)`.
+    /// of_constraint)`. Listed by [`Frontier::link_vars_by_constraint`], which the forward
+    /// pass's plan needs and the walk of a small component does not; before it, empty.
     pub(crate) fn vars_by_constraint(&self) -> (&[usize], &[u32]) {
-        (&self.build.first, &self.build.of_constraint)
+        if self.build.linked {
+            (&self.build.first, &self.build.of_constraint)
+        } else {
+            (&[], &[])
+        }
+    }
+
+    /// Lists the variables of every constraint for [`Frontier::vars_by_constraint`], once
+    /// a build.
+    pub(crate) fn link_vars_by_constraint(&mut self) {
+        let build = &mut self.build;
+        if !build.linked {
+            vars_by_constraint(
+                self.constraints.len(),
+                &self.vars,
+                (&mut build.first, &mut build.of_constraint, &mut build.next),
+            );
+            build.linked = true;
+        }
+    }
+
+    /// Component `component` as the count reads it.
+    pub(crate) fn part(&self, component: &Component) -> Part<'_> {
+        Part {
+            vars: self.vars_of(component),
+            own: self.constraints_of(component),
+            all_vars: &self.vars,
+            constraints: &self.constraints,
+            vars_by_constraint: self.vars_by_constraint(),
+        }
+    }
+}
+
+/// The variables of each of `constraints` constraints: constraint `c`'s ids, increasing,
+/// are `of_constraint[first[c]..first[c + 1]]`.
+fn vars_by_constraint(
+    constraints: usize,
+    vars: &[Var],
+    (first, of_constraint, next): (&mut Vec<usize>, &mut Vec<u32>, &mut Vec<usize>),
+) {
+    first.clear();
+    first.resize(constraints + 1, 0);
+    for var in vars {
+        for &c in var.constraints.iter() {
+            first[c as usize + 1] += 1;
+        }
+    }
+    for c in 0..constraints {
+        first[c + 1] += first[c];
+    }
+    of_constraint.clear();
+    of_constraint.resize(first[constraints], 0);
+    // Each constraint's next place, from its first; plain slices, sized, so that their
+    // addresses stay in registers.
+    next.clear();
+    next.extend_from_slice(first);
+    let (of_constraint, next) = (&mut of_constraint[..], &mut next[..]);
+    for (v, var) in (0u32..).zip(vars) {
+        for &c in var.constraints.iter() {
+            of_constraint[next[c as usize]] = v;
+            next[c as usize] += 1;
+        }
     }
 }
 
@@ -406,13 +485,17 @@ fn cells_by_sorting(
     }
 }
 
-/// The planes [`cells_by_rank`] works in: the numbers that are constraints, how many lie
-/// before each word, and the frontier cells, a bit each, from plane index 0.
+/// The planes [`cells_by_rank`] works in: the numbers that are constraints and the
+/// frontier cells, a bit each, from plane index 0, and each constraint's id by the plane
+/// index of its number.
 #[derive(Debug, Clone, Default)]
 struct Ranked {
     numbers: Vec<u64>,
-    before: Vec<u32>,
     cells: Vec<u64>,
+    /// Each constraint's id at the plane index of its number; set for every number on
+    /// `numbers` at each build, and read only there, so never cleared (the entries
+    /// elsewhere are kept from earlier builds).
+    id_of: Vec<u32>,
 }
 
 /// The most words of a plane [`cells_by_rank`] takes (a board of about a million cells):
@@ -422,7 +505,8 @@ const RANKED_WORDS: usize = 1 << 14;
 /// [`cells_by_sorting`] without a sort, on a board small enough for planes
 /// ([`RANKED_WORDS`]): the frontier cells are walked in plane order from a plane of them,
 /// and each one's constraints are its neighbours on the plane of the constraints' numbers,
-/// each numbered by how many constraints lie before it (they are listed in plane order).
+/// each with its id read at its number's plane index (the ids are their places in the
+/// list, in plane order, as [`cells_by_sorting`] gives them).
 /// Returns false, having done nothing, on a larger board.
 fn cells_by_rank(
     constraints: &[Constraint],
@@ -441,29 +525,26 @@ fn cells_by_rank(
     }
     let Ranked {
         numbers,
-        before,
         cells,
+        id_of,
     } = ranked;
     numbers.clear();
     numbers.resize(words, 0);
     cells.clear();
     cells.resize(words, 0);
-    for c in constraints {
+    if id_of.len() < words * 64 {
+        id_of.resize(words * 64, 0);
+    }
+    for (id, c) in (0u32..).zip(constraints) {
         numbers[c.index / 64] |= 1 << (c.index % 64);
+        id_of[c.index] = id;
         for &cell in c.cells() {
             cells[cell / 64] |= 1 << (cell % 64);
         }
     }
-    before.clear();
-    let mut count = 0;
-    before.extend(numbers.iter().map(|&w| {
-        let at = count;
-        count += w.count_ones();
-        at
-    }));
     // Plain slices, as in `Frontier::build`: pushing to `out` does not make their
     // addresses be read again.
-    let (numbers, before) = (&numbers[..], &before[..]);
+    let (numbers, id_of) = (&numbers[..], &id_of[..]);
     for (w, &word) in cells.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
@@ -480,16 +561,14 @@ fn cells_by_rank(
                     while three != 0 {
                         let bit = b - 1 + three.trailing_zeros() as usize;
                         three &= three - 1;
-                        let below = numbers[nw] & ((1u64 << bit) - 1);
-                        sig.push(before[nw] + below.count_ones());
+                        sig.push(id_of[nw * 64 + bit]);
                     }
                 }
             } else {
                 for n in neighbours(cell, stride) {
                     let (nw, bit) = (n / 64, n % 64);
                     if numbers[nw] >> bit & 1 != 0 {
-                        let below = numbers[nw] & ((1u64 << bit) - 1);
-                        sig.push(before[nw] + below.count_ones());
+                        sig.push(id_of[n]);
                     }
                 }
             }
@@ -514,6 +593,144 @@ fn vars_by_sorting(cells: &mut [(u64, usize, Few<u32>)], vars: &mut Vec<Var>) {
             constraints: group[0].2,
         });
     }
+}
+
+/// The components of the frontier: constraints linked through shared variables, numbered
+/// by their first constraint, each with its variables and its constraints in increasing
+/// order, as ranges of the two flat lists. Each variable links its constraints in a union
+/// whose root is the least constraint of its set, so that numbering the roots in order
+/// numbers the components as a search from each constraint not yet reached would
+/// ([`components_by_search`], the twin), and listing constraints and variables in order
+/// into their components' ranges lists each one sorted, with no sort.
+fn link_components(
+    constraints: usize,
+    vars: &[Var],
+    parent: &mut Vec<u32>,
+    sizes: &mut Vec<(u32, u32)>,
+    (components, component_vars, component_constraints): (
+        &mut Vec<Component>,
+        &mut Vec<u32>,
+        &mut Vec<u32>,
+    ),
+) {
+    parent.clear();
+    parent.extend(0..constraints as u32);
+    let parent = &mut parent[..];
+    let find = |parent: &mut [u32], mut c: u32| {
+        while parent[c as usize] != c {
+            let up = parent[parent[c as usize] as usize];
+            parent[c as usize] = up;
+            c = up;
+        }
+        c
+    };
+    for var in vars {
+        let Some((&first, rest)) = var.constraints.split_first() else {
+            continue;
+        };
+        let mut root = find(parent, first);
+        for &c in rest {
+            let other = find(parent, c);
+            if other < root {
+                parent[root as usize] = other;
+                root = other;
+            } else if other > root {
+                parent[other as usize] = root;
+            }
+        }
+    }
+    // Every link points to a lesser constraint, so in increasing order each constraint's
+    // path is short: those before it point to their roots already.
+    for c in 0..parent.len() as u32 {
+        parent[c as usize] = find(parent, c);
+    }
+    // Each constraint's component, numbered as the roots come: a root is the least of its
+    // set, so it comes before the others of it, and holds its component by then.
+    sizes.clear();
+    for c in 0..parent.len() {
+        let root = parent[c] as usize;
+        let component = if root == c {
+            sizes.push((0, 0));
+            sizes.len() as u32 - 1
+        } else {
+            parent[root]
+        };
+        parent[c] = component;
+        sizes[component as usize].0 += 1;
+    }
+    for var in vars {
+        if let Some(&c) = var.constraints.first() {
+            sizes[parent[c as usize] as usize].1 += 1;
+        }
+    }
+    components.clear();
+    let (mut vars_at, mut constraints_at) = (0u32, 0u32);
+    for size in sizes.iter_mut() {
+        let (c, v) = *size;
+        components.push(Component {
+            vars: (vars_at, vars_at + v),
+            constraints: (constraints_at, constraints_at + c),
+        });
+        *size = (constraints_at, vars_at);
+        vars_at += v;
+        constraints_at += c;
+    }
+    component_constraints.clear();
+    component_constraints.resize(constraints_at as usize, 0);
+    component_vars.clear();
+    component_vars.resize(vars_at as usize, 0);
+    for (c, &component) in (0u32..).zip(parent.iter()) {
+        let at = &mut sizes[component as usize].0;
+        component_constraints[*at as usize] = c;
+        *at += 1;
+    }
+    for (v, var) in (0u32..).zip(vars) {
+        if let Some(&c) = var.constraints.first() {
+            let at = &mut sizes[parent[c as usize] as usize].1;
+            component_vars[*at as usize] = v;
+            *at += 1;
+        }
+    }
+}
+
+/// [`link_components`] the way it was first written, its twin: a search over constraints
+/// from each one not yet reached, each component's lists sorted; each component's
+/// variables and constraints.
+#[cfg(test)]
+fn components_by_search(
+    constraints: usize,
+    vars: &[Var],
+    (first, of_constraint): (&[usize], &[u32]),
+) -> Vec<(Vec<u32>, Vec<u32>)> {
+    let mut seen_constraint = FixedBitSet::with_capacity(constraints);
+    let mut seen_var = FixedBitSet::with_capacity(vars.len());
+    let mut out = Vec::new();
+    let mut stack = Vec::new();
+    for seed in 0..constraints {
+        if seen_constraint.put(seed) {
+            continue;
+        }
+        let (mut component_vars, mut component_constraints) = (Vec::new(), Vec::new());
+        stack.push(seed);
+        while let Some(c) = stack.pop() {
+            component_constraints.push(c as u32);
+            for &v in &of_constraint[first[c]..first[c + 1]] {
+                if seen_var.put(v as usize) {
+                    continue;
+                }
+                component_vars.push(v);
+                for &other in vars[v as usize].constraints.iter() {
+                    if !seen_constraint.put(other as usize) {
+                        stack.push(other as usize);
+                    }
+                }
+            }
+        }
+        component_constraints.sort_unstable();
+        component_vars.sort_unstable();
+        out.push((component_vars, component_constraints));
+    }
+    out
 }
 
 /// A key naming the set of constraints `sig` (in increasing order) in one word: the first
@@ -573,12 +790,9 @@ impl Frontier {
             ranked,
             cells,
             order,
-            first,
-            of_constraint,
-            next,
-            seen_constraint,
-            seen_var,
-            stack,
+            linked,
+            parent,
+            sizes,
             ..
         } = build;
         // Each frontier cell with the constraints it touches, in plane order, and a key
@@ -637,66 +851,40 @@ impl Frontier {
                 assert_eq!(*a.constraints, *b.constraints);
             }
         }
-        // Variables of each constraint (`first[c]..first[c + 1]` of `of_constraint`), then
-        // components by a search over constraints.
+        // Components by a union of the constraints each variable links; the lists of each
+        // constraint's variables only where the forward pass needs them
+        // ([`Frontier::link_vars_by_constraint`]).
         let vars = &vars[..];
-        first.clear();
-        first.resize(constraints.len() + 1, 0);
-        for var in vars.iter() {
-            for &c in var.constraints.iter() {
-                first[c as usize + 1] += 1;
-            }
-        }
-        for c in 0..constraints.len() {
-            first[c + 1] += first[c];
-        }
-        of_constraint.clear();
-        of_constraint.resize(first[constraints.len()], 0);
-        next.clear();
-        next.extend_from_slice(first);
-        // Plain slices, sized: their addresses stay in registers, where a vector's would
-        // be read again after every store through another.
-        let (first, of_constraint, next) = (&first[..], &mut of_constraint[..], &mut next[..]);
-        for (v, var) in vars.iter().enumerate() {
-            for &c in var.constraints.iter() {
-                of_constraint[next[c as usize]] = v as u32;
-                next[c as usize] += 1;
-            }
-        }
-        seen_constraint.clear();
-        seen_constraint.grow(constraints.len());
-        seen_var.clear();
-        seen_var.grow(vars.len());
-        components.clear();
-        component_vars.clear();
-        component_constraints.clear();
-        stack.clear();
-        for seed in 0..constraints.len() {
-            if seen_constraint.put(seed) {
-                continue;
-            }
-            let (vars_at, constraints_at) = (component_vars.len(), component_constraints.len());
-            stack.push(seed);
-            while let Some(c) = stack.pop() {
-                component_constraints.push(c as u32);
-                for &v in &of_constraint[first[c]..first[c + 1]] {
-                    if seen_var.put(v as usize) {
-                        continue;
-                    }
-                    component_vars.push(v);
-                    for &other in vars[v as usize].constraints.iter() {
-                        if !seen_constraint.put(other as usize) {
-                            stack.push(other as usize);
-                        }
-                    }
-                }
-            }
-            component_constraints[constraints_at..].sort_unstable();
-            component_vars[vars_at..].sort_unstable();
-            components.push(Component {
-                vars: (vars_at as u32, component_vars.len() as u32),
-                constraints: (constraints_at as u32, component_constraints.len() as u32),
-            });
+        *linked = false;
+        link_components(
+            constraints.len(),
+            vars,
+            parent,
+            sizes,
+            (components, component_vars, component_constraints),
+        );
+        // The twin: a search over constraints from each one not yet reached, each
+        // component's lists sorted.
+        #[cfg(test)]
+        {
+            let (mut first, mut of_constraint, mut next) = (Vec::new(), Vec::new(), Vec::new());
+            vars_by_constraint(
+                constraints.len(),
+                vars,
+                (&mut first, &mut of_constraint, &mut next),
+            );
+            let twin = components_by_search(constraints.len(), vars, (&first, &of_constraint));
+            let ours: Vec<(Vec<u32>, Vec<u32>)> = components
+                .iter()
+                .map(|c| {
+                    (
+                        component_vars[c.vars.0 as usize..c.vars.1 as usize].to_vec(),
+                        component_constraints[c.constraints.0 as usize..c.constraints.1 as usize]
+                            .to_vec(),
+                    )
+                })
+                .collect();
+            assert_eq!(ours, twin, "components by union against the search");
         }
         self.cells = frontier_cells;
         self.off = undecided - frontier_cells;

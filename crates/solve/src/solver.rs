@@ -827,19 +827,34 @@ impl Solver {
         which.clear();
         approximate_vars.clear();
         let mut approximate = 0;
-        for (c, component) in frontier.components.iter().enumerate() {
+        for c in 0..frontier.components.len() {
+            let component = &{ frontier.components[c] };
             if counted.len() == which.len() {
                 counted.push(Counted::default());
             }
             let slot = &mut counted[which.len()];
-            let part = exact::Part {
-                vars: frontier.vars_of(component),
-                own: frontier.constraints_of(component),
-                all_vars: &frontier.vars,
-                constraints: &frontier.constraints,
-                vars_by_constraint: frontier.vars_by_constraint(),
+            // A small component by walking its layouts; the rest, or one with too many
+            // layouts, by the forward pass, whose plan needs each constraint's variables.
+            let walked = exact::enumerate(
+                frontier.part(component),
+                left,
+                self.budget.states,
+                slot,
+                work,
+            );
+            let counting = if walked {
+                Ok(())
+            } else {
+                frontier.link_vars_by_constraint();
+                exact::count(
+                    frontier.part(component),
+                    left,
+                    self.budget.states,
+                    slot,
+                    work,
+                )
             };
-            match exact::count(part, left, self.budget.states, slot, work) {
+            match counting {
                 Ok(()) => {
                     if slot.distribution().is_empty() {
                         let first =
