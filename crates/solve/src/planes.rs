@@ -911,6 +911,26 @@ impl Planes {
         self.dirty.any_rows(1, self.geometry.rows())
     }
 
+    /// Whether some rows of bands `first..end` (of [`Planes::band_count`]) are marked for
+    /// the trivial rule: if none is, [`Planes::sweep_band`] of those bands proves nothing.
+    pub(crate) fn marked_bands(&self, first: usize, end: usize) -> bool {
+        let bands = self.band_count();
+        let end = end.min(bands);
+        if first >= end {
+            return false;
+        }
+        if bands < 2 {
+            return self.marked();
+        }
+        let lo = 1 + first * DRIVE_BAND;
+        let hi = if end == bands {
+            self.geometry.rows()
+        } else {
+            end * DRIVE_BAND
+        };
+        self.dirty.any_rows(lo, hi)
+    }
+
     /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
     /// ones. A contradiction is reported from the first band (in row order) of the first
     /// half that finds one.

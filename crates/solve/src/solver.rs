@@ -608,6 +608,36 @@ impl Solver {
         self.planes.marked()
     }
 
+    /// Whether some rows of the bands `bands` (of [`Solver::bands`]) are marked for the
+    /// trivial rule: if none is, [`Solver::sweep_band`] of those bands proves nothing. A play
+    /// that drives only some bands (one part of the board, while another solver of the same
+    /// game drives the rest) stops when these are clear.
+    ///
+    /// ```
+    /// use bitmines_core::{Game, SeededPlacer};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let board = SeededPlacer::new(3).board(600, 1024, 600 * 1024 / 8)?;
+    /// let col = (0..1024).find(|&c| board.is_mine(300, c) == Ok(false)).unwrap_or(0);
+    /// let mut game = Game::new(board);
+    /// game.reveal(300, col)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// let half = solver.bands() / 2;
+    /// // The top half's bands to their fixed point (without reveals): the rest keep their
+    /// // marks.
+    /// while solver.marked_bands(0..half) {
+    ///     for band in 0..half {
+    ///         solver.sweep_band(band)?;
+    ///     }
+    /// }
+    /// assert!(solver.marked_bands(half..solver.bands()));
+    /// assert_eq!(solver.marked(), solver.marked_bands(0..solver.bands()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn marked_bands(&self, bands: std::ops::Range<usize>) -> bool {
+        self.planes.marked_bands(bands.start, bands.end)
+    }
+
     /// The trivial rule to its fixed point; returns the cells it proved.
     pub fn trivial(&mut self) -> Result<usize, Error> {
         let mut total = 0;
