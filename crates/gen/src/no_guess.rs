@@ -40,8 +40,9 @@
 //! A play from the first click, on a pool of more than one thread, drives this way on one
 //! thread until it has revealed a 256th of the board, and then drives the bands above the
 //! click's and those below it at once (`drive_halves`): a second game and solver, cloned
-//! from the play, take the lower half on another thread, and what they reveal is handed to
-//! the play, which drives the bands on from there to the fixed point. The trivial rule with
+//! from the play, take the lower half on another thread; what they reveal is handed to the
+//! play, whose solver takes the other's rows (`Solver::adopt_bands`), and the play drives
+//! the bands on from the seam to the fixed point. The trivial rule with
 //! its reveals has one fixed point whatever the order, so the board and the certificate's
 //! tallies are those of one thread (the count of moves is not). The rest of the play and the replay use every thread through the
 //! solver, whose whole sweeps, update and frontier scan run in bands of rows; the mender's
@@ -863,9 +864,10 @@ fn halves(solver: &Solver) -> bool {
 /// second game and solver of the same board, cloned from this one, the bands below (moving
 /// down), each leaving the marks of the other's bands. Then this game reveals every cell the
 /// second one revealed (a move of the trivial tier: each was proven safe by the trivial rule
-/// from true numbers, or opened by a cascade) and the solver reads the whole view back
-/// ([`Solver::update`]), leaving marks wherever the two met; [`drive_bands`] takes the play on
-/// from there to the fixed point. The trivial rule with its reveals reaches one fixed point
+/// from true numbers, or opened by a cascade), the solver takes the other's rows below the
+/// bands it drove ([`Solver::adopt_bands`], which marks where the two sides know otherwise,
+/// so those rows are not swept again) and reads the whole view back ([`Solver::update`]);
+/// [`drive_bands`] takes the play on from there to the fixed point. The trivial rule with its reveals reaches one fixed point
 /// whatever the order, and any cell one of the two halves revealed lies inside it, so the
 /// play stops where [`drive_bands`] alone stops, with the same cells revealed and proven and
 /// the same tally of cells opened by the trivial rule (the count of moves differs). Returns
@@ -885,18 +887,19 @@ fn drive_halves(
     let click = (row / (rows / bands).max(1)).min(bands - 1);
     let (ours_end, theirs_start) = ((click + 2).min(bands), click.saturating_sub(1));
     let mut other = replay.game.clone();
+    let mut their_solver: Option<Solver> = None;
     let mut theirs: Result<bool, NoGuessError> = Ok(true);
     let mut ours: Result<bool, NoGuessError> = Ok(true);
     rayon::in_place_scope(|scope| {
-        let (other, theirs) = (&mut other, &mut theirs);
+        let (other, theirs, their_solver) = (&mut other, &mut theirs, &mut their_solver);
         scope.spawn(move |_| {
             *theirs = Solver::new(&*other)
                 .map_err(NoGuessError::from)
-                .and_then(|mut solver| {
+                .and_then(|solver| {
                     let (mut moves, mut opened) = (0, 0);
                     Drive {
                         game: other,
-                        solver: &mut solver,
+                        solver: their_solver.insert(solver),
                         safe: &mut Vec::new(),
                         moves: &mut moves,
                         opened: &mut opened,
@@ -946,6 +949,11 @@ fn drive_halves(
     moved(replay.game.revealed_count());
     if replay.game.status() != Status::Playing {
         return Ok(false);
+    }
+    // The other solver's rows below the bands this play drove, so that they need not be
+    // swept again; if it refuses, the update marks them all and the sweeps read them anew.
+    if let Some(theirs) = their_solver {
+        solver.adopt_bands(&theirs, ours_end);
     }
     solver.update(&replay.game)?;
     Ok(true)
