@@ -110,7 +110,7 @@ pub(crate) fn describe(record: &NoGuessRecord) -> String {
 }
 
 /// Planes of a board's size that no-guess generation holds at its peak.
-pub(crate) const NO_GUESS_PLANES: u64 = 32;
+pub(crate) const NO_GUESS_PLANES: u64 = 36;
 
 /// Boards of at least this many cells show the progress of no-guess generation.
 const NO_GUESS_PROGRESS_CELLS: usize = 1_000_000;
@@ -151,7 +151,9 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         _ => 0,
     };
     // A no-guess board also holds a game, the solver's planes, a copy of the mines and the
-    // mender's planes while it works: about 32 planes at their peak, measured.
+    // mender's planes while it works, and on two threads or more a second game and solver
+    // while the first click's play drives its halves at once: about 34 planes at their peak,
+    // measured (26 on one thread).
     let planes = if args.no_guess { NO_GUESS_PLANES } else { 2 };
     ensure_memory(geometry.plane_bytes() as u64 * planes + mbf, || {
         format!(

@@ -36,8 +36,15 @@
 //!
 //! On a board the solver sweeps in bands, `advance` first drives the trivial rule to its
 //! fixed point one band of rows at a time (`drive_bands`, `Solver::sweep_band`), revealing
-//! what each band's sweep proves, so that a band's words stay in cache while it is worked on;
-//! this runs on one thread. The rest of the play and the replay use every thread through the
+//! what each band's sweep proves, so that a band's words stay in cache while it is worked on.
+//! A play from the first click, on a pool of more than one thread, drives this way on one
+//! thread until it has revealed a 256th of the board, and then drives the bands above the
+//! click's and those below it at once (`drive_halves`): a second game and solver, cloned
+//! from the play, take the lower half on another thread; what they reveal is handed to the
+//! play, whose solver takes the other's rows (`Solver::adopt_bands`), and the play drives
+//! the bands on from the seam to the fixed point. The trivial rule with
+//! its reveals has one fixed point whatever the order, so the board and the certificate's
+//! tallies are those of one thread (the count of moves is not). The rest of the play and the replay use every thread through the
 //! solver, whose whole sweeps, update and frontier scan run in bands of rows; the mender's
 //! whole-plane passes run on the pool too (collected in order, so the same on any thread count), while its picks, which
 //! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
@@ -45,7 +52,9 @@
 //!
 //! Memory: a repair adds to the board a copy of the mine plane, a game (5 bits a cell), the
 //! solver's planes (7 bits a cell) and the mender's planes while it works: 36 MiB at its peak
-//! for 3000x3000, about 4 bytes a cell (`bitmines gen --no-guess` checks that much is
+//! for 3000x3000, about 4 bytes a cell; while a play drives its halves at once, the second
+//! game and solver add 9 bits a cell (332 MB at its peak for 10000x10000 on one thread, 428
+//! MB on two; `bitmines gen --no-guess` checks that 36 planes of the board's size are
 //! available first).
 
 #![allow(
@@ -604,20 +613,26 @@ fn replay(
         tally: Tally::default(),
         solver: None,
     };
-    advance(&mut replay, moved)?;
+    advance(&mut replay, Some(request.click.0), moved)?;
     Ok(replay)
 }
 
 /// Plays on with the solver until the game is won or the solver stalls. Each move reveals
 /// every safe cell of the cheapest tier that proves one: the trivial rule, then the pair
-/// rule, then the exact tier with the mine count.
-fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessError> {
-    let mut solver = match replay.solver.take() {
+/// rule, then the exact tier with the mine count. A play from the first click on a large
+/// board, on a pool of more than one thread, first drives the trivial rule on the rows above
+/// and below `split` (the click's row) at once ([`drive_halves`]).
+fn advance(
+    replay: &mut Replay,
+    split: Option<usize>,
+    moved: &dyn Fn(usize),
+) -> Result<(), NoGuessError> {
+    let (mut solver, mut split) = match replay.solver.take() {
         Some(mut solver) => {
             solver.update(&replay.game)?;
-            solver
+            (solver, None)
         }
-        None => Solver::new(&replay.game)?,
+        None => (Solver::new(&replay.game)?, split),
     };
     // The list of proven safe words, one buffer from move to move.
     let mut safe = Vec::new();
@@ -634,6 +649,22 @@ fn advance(replay: &mut Replay, moved: &dyn Fn(usize)) -> Result<(), NoGuessErro
         }
         // The trivial rule to its fixed point band by band on a large board, each band's
         // words in cache while it works on them.
+        if let Some(row) = split.filter(|_| halves(&solver)) {
+            // Band by band alone until the play has reached enough cells to show it is
+            // spreading over the board, then the two halves at once.
+            let board = replay.game.view().geometry().cells();
+            let limit = board / HALVES_SHARE;
+            match drive_until(replay, &mut solver, &mut safe, limit, moved)? {
+                Driven::Over => continue,
+                Driven::Fixed => {}
+                Driven::Grown => {
+                    split = None;
+                    if !drive_halves(replay, &mut solver, &mut safe, row, moved)? {
+                        continue;
+                    }
+                }
+            }
+        }
         if solver.bands() > 1 && !drive_bands(replay, &mut solver, &mut safe, moved)? {
             continue;
         }
@@ -701,37 +732,230 @@ fn drive_bands(
     safe: &mut Vec<(usize, u64)>,
     moved: &dyn Fn(usize),
 ) -> Result<bool, NoGuessError> {
+    Ok(drive_until(replay, solver, safe, usize::MAX, moved)? != Driven::Over)
+}
+
+/// [`drive_bands`], stopping early (`Driven::Grown`) once the game shows `limit` revealed
+/// cells or more.
+fn drive_until(
+    replay: &mut Replay,
+    solver: &mut Solver,
+    safe: &mut Vec<(usize, u64)>,
+    limit: usize,
+    moved: &dyn Fn(usize),
+) -> Result<Driven, NoGuessError> {
     let bands = solver.bands();
-    let mut down = true;
-    while solver.marked() {
-        for i in 0..bands {
-            let band = if down { i } else { bands - 1 - i };
-            let mut revealed = false;
-            while solver.sweep_band(band)? > 0 || solver.proves_safe() {
-                if !solver.proves_safe() {
-                    continue;
+    Drive::of(replay, solver, safe, moved, limit).run(0..bands, true)
+}
+
+/// Where a [`Drive`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Driven {
+    /// Its bands have no marks left (or a proven safe cell is flagged): the game is still in
+    /// play.
+    Fixed,
+    /// The game is over.
+    Over,
+    /// The game shows as many revealed cells as the drive's limit, or more.
+    Grown,
+}
+
+/// A play driving the trivial rule band by band ([`drive_bands`]): the game and solver it
+/// plays, the buffer of safe words, and where it counts its moves and the cells they open.
+struct Drive<'a> {
+    game: &'a mut Game,
+    solver: &'a mut Solver,
+    safe: &'a mut Vec<(usize, u64)>,
+    moves: &'a mut usize,
+    opened: &'a mut usize,
+    moved: &'a dyn Fn(usize),
+    /// Revealed cells at which the drive stops (`Driven::Grown`).
+    limit: usize,
+}
+
+impl<'a> Drive<'a> {
+    /// A drive of `replay`'s game with `solver`, counting its moves and the cells they open
+    /// in the replay's tally of the trivial rule.
+    fn of(
+        replay: &'a mut Replay,
+        solver: &'a mut Solver,
+        safe: &'a mut Vec<(usize, u64)>,
+        moved: &'a dyn Fn(usize),
+        limit: usize,
+    ) -> Drive<'a> {
+        Drive {
+            game: &mut replay.game,
+            solver,
+            safe,
+            moves: &mut replay.moves,
+            opened: &mut replay.tally.trivial,
+            moved,
+            limit,
+        }
+    }
+
+    /// Drives the bands `bands` to their fixed point, passing over them down (first to
+    /// last) and up in turn, starting down if `down`, until none of them has marks left
+    /// (the marks its proofs set in other bands stay for later), or until the game shows
+    /// [`Drive::limit`] revealed cells.
+    fn run(
+        &mut self,
+        bands: std::ops::Range<usize>,
+        mut down: bool,
+    ) -> Result<Driven, NoGuessError> {
+        while self.solver.marked_bands(bands.clone()) {
+            for i in 0..bands.len() {
+                let band = if down {
+                    bands.start + i
+                } else {
+                    bands.end - 1 - i
+                };
+                let mut revealed = false;
+                while self.solver.sweep_band(band)? > 0 || self.solver.proves_safe() {
+                    if !self.solver.proves_safe() {
+                        continue;
+                    }
+                    self.solver.safe_words_into(self.safe);
+                    let opened = self.game.reveal_words(self.safe)?.opened;
+                    if opened == 0 {
+                        // Proven safe but flagged: left to the play by whole sweeps.
+                        return Ok(Driven::Fixed);
+                    }
+                    *self.moves += 1;
+                    *self.opened += opened;
+                    revealed = true;
+                    if self.game.status() != Status::Playing {
+                        (self.moved)(self.game.revealed_count());
+                        return Ok(Driven::Over);
+                    }
+                    self.solver.update_revealed(&*self.game)?;
+                    if self.game.revealed_count() >= self.limit {
+                        (self.moved)(self.game.revealed_count());
+                        return Ok(Driven::Grown);
+                    }
                 }
-                solver.safe_words_into(safe);
-                let opened = replay.game.reveal_words(safe)?.opened;
-                if opened == 0 {
-                    // Proven safe but flagged: left to the play by whole sweeps.
-                    return Ok(true);
+                if revealed {
+                    (self.moved)(self.game.revealed_count());
                 }
-                replay.moves += 1;
-                replay.tally.trivial += opened;
-                revealed = true;
-                if replay.game.status() != Status::Playing {
-                    moved(replay.game.revealed_count());
-                    return Ok(false);
-                }
-                solver.update_revealed(&replay.game)?;
             }
-            if revealed {
-                moved(replay.game.revealed_count());
+            down = !down;
+        }
+        Ok(Driven::Fixed)
+    }
+}
+
+/// Bands a board needs for a play from the first click to drive its halves at once.
+const HALVES_BANDS: usize = 8;
+
+/// A play from the first click drives its halves at once once it has revealed this
+/// fraction of the board's cells (one in `HALVES_SHARE`): by then the trivial rule is
+/// spreading from the click, and the halves each have their share of the work.
+const HALVES_SHARE: usize = 256;
+
+/// Whether a play from the first click drives its halves at once ([`drive_halves`]): on a
+/// board of at least [`HALVES_BANDS`] bands, on a pool of more than one thread. Either way
+/// the play reaches the same fixed point, so the board does not depend on it.
+fn halves(solver: &Solver) -> bool {
+    solver.bands() >= HALVES_BANDS && rayon::current_num_threads() > 1
+}
+
+/// Drives the trivial rule on the bands above and below the band of row `row` at once, on
+/// two threads: this play the bands down to `row`'s (moving up first, away from it), and a
+/// second game and solver of the same board, cloned from this one, the bands below (moving
+/// down), each leaving the marks of the other's bands. Then this game reveals every cell the
+/// second one revealed (a move of the trivial tier: each was proven safe by the trivial rule
+/// from true numbers, or opened by a cascade), the solver takes the other's rows below the
+/// bands it drove ([`Solver::adopt_bands`], which marks where the two sides know otherwise,
+/// so those rows are not swept again) and reads the whole view back ([`Solver::update`]);
+/// [`drive_bands`] takes the play on from there to the fixed point. The trivial rule with its reveals reaches one fixed point
+/// whatever the order, and any cell one of the two halves revealed lies inside it, so the
+/// play stops where [`drive_bands`] alone stops, with the same cells revealed and proven and
+/// the same tally of cells opened by the trivial rule (the count of moves differs). Returns
+/// whether the game is still in play.
+fn drive_halves(
+    replay: &mut Replay,
+    solver: &mut Solver,
+    safe: &mut Vec<(usize, u64)>,
+    row: usize,
+    moved: &dyn Fn(usize),
+) -> Result<bool, NoGuessError> {
+    let bands = solver.bands();
+    let rows = replay.game.view().geometry().rows().max(1);
+    // Both take the band of the click and those beside it, where the first cascade lies,
+    // so that each half's play starts from it: this play the bands above and the other the
+    // bands below.
+    let click = (row / (rows / bands).max(1)).min(bands - 1);
+    let (ours_end, theirs_start) = ((click + 2).min(bands), click.saturating_sub(1));
+    let mut other = replay.game.clone();
+    let mut their_solver: Option<Solver> = None;
+    let mut theirs: Result<bool, NoGuessError> = Ok(true);
+    let mut ours: Result<bool, NoGuessError> = Ok(true);
+    rayon::in_place_scope(|scope| {
+        let (other, theirs, their_solver) = (&mut other, &mut theirs, &mut their_solver);
+        scope.spawn(move |_| {
+            *theirs = Solver::new(&*other)
+                .map_err(NoGuessError::from)
+                .and_then(|solver| {
+                    let (mut moves, mut opened) = (0, 0);
+                    Drive {
+                        game: other,
+                        solver: their_solver.insert(solver),
+                        safe: &mut Vec::new(),
+                        moves: &mut moves,
+                        opened: &mut opened,
+                        moved: &|_| {},
+                        limit: usize::MAX,
+                    }
+                    .run(theirs_start..bands, true)
+                    .map(|driven| driven != Driven::Over)
+                });
+        });
+        ours = Drive::of(replay, solver, safe, moved, usize::MAX)
+            .run(0..ours_end, false)
+            .map(|driven| driven != Driven::Over);
+    });
+    theirs?;
+    if !ours? {
+        return Ok(false);
+    }
+    if other.status() == Status::Lost {
+        // Unreachable with a sound solver; this play goes on alone.
+        return Ok(true);
+    }
+    // The cells the other half revealed and this one did not, board cells only.
+    let geometry = *replay.game.view().geometry();
+    let wpr = geometry.words_per_row();
+    let (mine, theirs) = (
+        replay.game.view().revealed_words(),
+        other.view().revealed_words(),
+    );
+    safe.clear();
+    for row in 1..=geometry.rows() {
+        for j in 0..wpr {
+            let w = row * wpr + j;
+            let new = theirs[w] & !mine[w] & geometry.cell_mask(j);
+            if new != 0 {
+                safe.push((w, new));
             }
         }
-        down = !down;
     }
+    drop(other);
+    if safe.is_empty() {
+        return Ok(true);
+    }
+    let opened = replay.game.reveal_words(safe)?.opened;
+    replay.moves += 1;
+    replay.tally.trivial += opened;
+    moved(replay.game.revealed_count());
+    if replay.game.status() != Status::Playing {
+        return Ok(false);
+    }
+    // The other solver's rows below the bands this play drove, so that they need not be
+    // swept again; if it refuses, the update marks them all and the sweeps read them anew.
+    if let Some(theirs) = their_solver {
+        solver.adopt_bands(&theirs, ours_end);
+    }
+    solver.update(&replay.game)?;
     Ok(true)
 }
 
@@ -769,12 +993,14 @@ fn repair(
     let (mut reached, mut idle) = (play.game.revealed_count(), 0);
     loop {
         if play.won {
-            // Won from a position that earlier repairs left behind: replay from scratch.
+            // Won from a position that earlier repairs left behind: replay from scratch. The
+            // play is done with either way (a stalled replay takes its place), so its game
+            // and solver go before the replay's are made.
+            drop(play);
             let clean = replay(&board, request, &certifying)?;
             if clean.won {
                 let certificate = clean.certificate(Method::Repair, restart + 1, repairs);
                 drop(clean);
-                drop(play);
                 return Ok(Certified {
                     board: unshared(board),
                     rule: request.rule,
@@ -831,7 +1057,7 @@ fn repair(
             solver.renumber(&play.game, &changed)?;
             play.solver = Some(solver);
         }
-        advance(&mut play, &playing)?;
+        advance(&mut play, None, &playing)?;
         // A board that goes round after round without reaching a new cell resists repair
         // for good (mines shuffled back and forth about one spot): give it up, for a fresh
         // board, rather than spend the whole budget on it.
@@ -1414,6 +1640,139 @@ mod tests {
             let fast = mend_as(true);
             assert!(fast.0 > 0, "{rows}x{cols} seed {seed}: no repair");
             assert!(fast == mend_as(false), "{rows}x{cols} seed {seed}");
+        }
+    }
+
+    /// A board of `rows` x `cols` at `density` with seed `seed`, its first-click zone (at
+    /// `click`) kept clear, and the game after the click.
+    fn clicked(
+        rows: usize,
+        cols: usize,
+        density: f64,
+        seed: u64,
+        click: (usize, usize),
+    ) -> (Arc<Board>, NoGuess, Game) {
+        let mines = (rows as f64 * cols as f64 * density) as usize;
+        let request = NoGuess::new(rows, cols, mines, seed)
+            .method(Method::Repair)
+            .first_click(FirstClick::Opening, click.0, click.1);
+        let zone = request.rule.zone(rows, cols, click.0, click.1).unwrap();
+        let config = Config::new(rows, cols, mines, seed).keep_clear(zone);
+        let board = Arc::new(generate(&config).unwrap());
+        let mut game = Game::new(Arc::clone(&board));
+        game.reveal(click.0, click.1).unwrap();
+        (board, request, game)
+    }
+
+    /// What a play's drive of the trivial rule left: the game's revealed plane and status,
+    /// the cells its trivial moves opened, and the solver's proven mines and safe cells.
+    type Drove = (Vec<u64>, Status, usize, Vec<u64>, Vec<u64>);
+
+    /// Drives the trivial rule from the click of `game` to its fixed point: by bands alone
+    /// (the twin), or (`halves`) band by band until `limit` cells are revealed, then the two
+    /// halves at once about row `split`, then by bands to the end.
+    fn drive_from(game: &Game, halves: bool, limit: usize, split: usize) -> Drove {
+        let mut replay = Replay {
+            game: game.clone(),
+            won: false,
+            moves: 0,
+            tally: Tally::default(),
+            solver: None,
+        };
+        let mut solver = Solver::new(&replay.game).unwrap();
+        let mut safe = Vec::new();
+        let mut playing = true;
+        if halves {
+            let driven = drive_until(&mut replay, &mut solver, &mut safe, limit, &|_| {}).unwrap();
+            playing = driven != Driven::Over;
+            if driven == Driven::Grown {
+                playing =
+                    drive_halves(&mut replay, &mut solver, &mut safe, split, &|_| {}).unwrap();
+            }
+        }
+        if playing {
+            drive_bands(&mut replay, &mut solver, &mut safe, &|_| {}).unwrap();
+        }
+        (
+            replay.game.view().revealed_words().to_vec(),
+            replay.game.status(),
+            replay.tally.trivial,
+            solver.mine_plane().to_vec(),
+            solver.safe_plane().to_vec(),
+        )
+    }
+
+    /// The two halves driven at once, then the seam by bands, stop where the bands driven
+    /// alone stop (the twin): the same cells revealed, the same cells opened by the trivial
+    /// rule, the same mines and safe cells proven. On boards of several shapes and densities,
+    /// clicked in the middle, near the top and near the bottom, split at the click's row or
+    /// elsewhere, with the halves taking over early or late, on pools of one and two threads.
+    #[test]
+    fn halves_driven_at_once_stop_where_the_bands_stop() {
+        let cases = [
+            // rows, cols, density, seed, click, split, limit (a share of the cells)
+            (520, 1000, 0.12, 1, (260, 500), 260, 256),
+            (520, 1000, 0.15, 2, (260, 500), 260, 64),
+            (600, 1024, 0.17, 3, (20, 900), 20, 256),
+            (600, 1024, 0.14, 4, (580, 10), 580, 1024),
+            (2800, 130, 0.13, 5, (1400, 64), 700, 128),
+            (530, 999, 0.16, 6, (300, 3), 300, 4096),
+        ];
+        for (rows, cols, density, seed, click, split, share) in cases {
+            let (_, _, game) = clicked(rows, cols, density, seed, click);
+            let twin = drive_from(&game, false, 0, 0);
+            let opened = twin.2;
+            assert!(
+                opened > rows * cols / share,
+                "{rows}x{cols} seed {seed}: the play opened only {opened} cells"
+            );
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let fast = pool.install(|| drive_from(&game, true, rows * cols / share, split));
+                assert!(
+                    fast == twin,
+                    "{rows}x{cols} seed {seed}, {threads} threads: the halves stop elsewhere"
+                );
+            }
+        }
+    }
+
+    /// A replay from the first click, which drives the halves at once on a pool of two
+    /// threads, ends as it does on one thread, where the bands are driven alone: won or
+    /// stalled at the same position, with the same tallies of cells opened by each tier; and
+    /// the certified boards of a repair are the same.
+    #[test]
+    fn replays_on_one_and_two_threads_agree() {
+        for (rows, cols, density, seed) in [(520, 1000, 0.15, 7), (600, 1024, 0.13, 8)] {
+            let (board, request, _) = clicked(rows, cols, density, seed, (rows / 2, cols / 2));
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let play = replay(&board, &request, &|_| {}).unwrap();
+                    let planes = play
+                        .solver
+                        .as_ref()
+                        .map(|s| (s.mine_plane().to_vec(), s.safe_plane().to_vec()));
+                    (
+                        play.game.view().revealed_words().to_vec(),
+                        play.won,
+                        play.tally,
+                        planes,
+                    )
+                })
+            };
+            let one = run(1);
+            assert!(
+                one.2.trivial > rows * cols / HALVES_SHARE,
+                "{rows}x{cols} seed {seed}: too short a play to drive the halves"
+            );
+            assert!(one == run(2), "{rows}x{cols} seed {seed}");
         }
     }
 

@@ -911,6 +911,78 @@ impl Planes {
         self.dirty.any_rows(1, self.geometry.rows())
     }
 
+    /// Takes the board rows from the first of band `band` (of [`Planes::band_count`]) to the
+    /// last from `other`, planes of the same game that drove the trivial rule on those rows
+    /// while these drove the rows above, each to its own bands' fixed point with nothing
+    /// proven safe left hidden: their revealed cells, numbers and marks, and the proven mines
+    /// of both. Marks are set wherever one side knows what the other did not: rows within
+    /// two of the seam that differ, and the mines these proved below it. Cells revealed
+    /// since in the view either side did not see are marked by the [`Planes::update`] that
+    /// follows. Returns whether it took them (not when either holds proven safe cells, when
+    /// the planes differ in size or when the rows are not those of a band past the first).
+    pub(crate) fn adopt_bands(&mut self, other: &Planes, band: usize) -> bool {
+        let (rows, wpr) = (self.geometry.rows(), self.geometry.words_per_row());
+        if other.geometry != self.geometry
+            || self.safe_count != 0
+            || other.safe_count != 0
+            || self.dirty.per != other.dirty.per
+            || self.dirty.bits.len() != other.dirty.bits.len()
+            || band == 0
+            || band >= self.band_count()
+        {
+            return false;
+        }
+        // The first padded row taken, and the plane index of the first word of a padded row.
+        let lo = 1 + band * DRIVE_BAND;
+        let at = |row: usize| row * wpr + 1;
+        // The seam: what the two sides know differently within two rows of it.
+        let seam: Vec<(usize, u64)> = (at(lo - 2)..at((lo + 2).min(rows + 1)))
+            .filter_map(|w| {
+                let differ =
+                    (self.revealed[w] ^ other.revealed[w]) | (self.mines[w] ^ other.mines[w]);
+                (differ != 0).then_some((w, differ))
+            })
+            .collect();
+        self.dirty.copy_rows(&other.dirty, lo, rows + 1);
+        let mut proved = Vec::new();
+        for w in at(lo)..at(rows + 1) {
+            self.revealed[w] = other.revealed[w];
+            for (mine, theirs) in self.numbers.iter_mut().zip(&other.numbers) {
+                mine[w] = theirs[w];
+            }
+            let mines = self.mines[w] | other.mines[w];
+            if mines != other.mines[w] {
+                proved.push((w, mines ^ other.mines[w]));
+            }
+            self.mines[w] = mines;
+        }
+        self.eights |= other.eights;
+        for (w, bits) in seam.into_iter().chain(proved) {
+            self.mark_word(w, bits);
+        }
+        true
+    }
+
+    /// Whether some rows of bands `first..end` (of [`Planes::band_count`]) are marked for
+    /// the trivial rule: if none is, [`Planes::sweep_band`] of those bands proves nothing.
+    pub(crate) fn marked_bands(&self, first: usize, end: usize) -> bool {
+        let bands = self.band_count();
+        let end = end.min(bands);
+        if first >= end {
+            return false;
+        }
+        if bands < 2 {
+            return self.marked();
+        }
+        let lo = 1 + first * DRIVE_BAND;
+        let hi = if end == bands {
+            self.geometry.rows()
+        } else {
+            end * DRIVE_BAND
+        };
+        self.dirty.any_rows(lo, hi)
+    }
+
     /// The sweep in bands of [`BAND`] rows, the even bands in parallel and then the odd
     /// ones. A contradiction is reported from the first band (in row order) of the first
     /// half that finds one.
@@ -1437,6 +1509,30 @@ impl Dirty {
         for strip in self.bits.chunks_exact_mut(self.per) {
             for (i, word) in strip.iter_mut().enumerate().take(hi / 64 + 1).skip(lo / 64) {
                 *word &= !row_span(i, lo, hi);
+            }
+        }
+    }
+
+    /// Sets the marks of padded rows `lo..=hi` in every strip to those of `other`, marks of
+    /// the same shape.
+    fn copy_rows(&mut self, other: &Dirty, lo: usize, hi: usize) {
+        if self.per == 0 || lo > hi {
+            return;
+        }
+        for (strip, theirs) in self
+            .bits
+            .chunks_exact_mut(self.per)
+            .zip(other.bits.chunks_exact(other.per))
+        {
+            for (i, (word, their)) in strip
+                .iter_mut()
+                .zip(theirs)
+                .enumerate()
+                .take(hi / 64 + 1)
+                .skip(lo / 64)
+            {
+                let span = row_span(i, lo, hi);
+                *word = *word & !span | their & span;
             }
         }
     }

@@ -608,6 +608,50 @@ impl Solver {
         self.planes.marked()
     }
 
+    /// Takes what `other`, a solver of the same game, knows of the rows of bands `band..`
+    /// (of [`Solver::bands`]), where it drove the trivial rule to its fixed point while this
+    /// one drove the bands above: its revealed cells, numbers and marks there, and the mines
+    /// both proved. The marks then cover every number of either side that may rule anew (at
+    /// the seam, or beside a mine the other did not know), so a play that reveals in its game
+    /// what `other`'s revealed, reads the view back with [`Solver::update`] and sweeps the
+    /// marked rows reaches the fixed point it would have reached alone, without sweeping
+    /// `other`'s rows again. Refused (`false`, nothing changed) when either solver holds
+    /// proven safe cells still hidden, when `other` is of another game, or for band 0 or a
+    /// band past the last.
+    pub fn adopt_bands(&mut self, other: &Solver, band: usize) -> bool {
+        other.mines == self.mines && self.planes.adopt_bands(&other.planes, band)
+    }
+
+    /// Whether some rows of the bands `bands` (of [`Solver::bands`]) are marked for the
+    /// trivial rule: if none is, [`Solver::sweep_band`] of those bands proves nothing. A play
+    /// that drives only some bands (one part of the board, while another solver of the same
+    /// game drives the rest) stops when these are clear.
+    ///
+    /// ```
+    /// use bitmines_core::{Game, SeededPlacer};
+    /// use bitmines_solve::Solver;
+    ///
+    /// let board = SeededPlacer::new(3).board(600, 1024, 600 * 1024 / 8)?;
+    /// let col = (0..1024).find(|&c| board.is_mine(300, c) == Ok(false)).unwrap_or(0);
+    /// let mut game = Game::new(board);
+    /// game.reveal(300, col)?;
+    /// let mut solver = Solver::new(&game)?;
+    /// let half = solver.bands() / 2;
+    /// // The top half's bands to their fixed point (without reveals): the rest keep their
+    /// // marks.
+    /// while solver.marked_bands(0..half) {
+    ///     for band in 0..half {
+    ///         solver.sweep_band(band)?;
+    ///     }
+    /// }
+    /// assert!(solver.marked_bands(half..solver.bands()));
+    /// assert_eq!(solver.marked(), solver.marked_bands(0..solver.bands()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn marked_bands(&self, bands: std::ops::Range<usize>) -> bool {
+        self.planes.marked_bands(bands.start, bands.end)
+    }
+
     /// The trivial rule to its fixed point; returns the cells it proved.
     pub fn trivial(&mut self) -> Result<usize, Error> {
         let mut total = 0;
