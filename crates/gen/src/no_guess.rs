@@ -36,19 +36,20 @@
 //!
 //! On a board the solver sweeps in bands, `advance` first drives the trivial rule to its
 //! fixed point one band of rows at a time (`drive_bands`, `Solver::sweep_band`), revealing
-//! what each band's sweep proves, so that a band's words stay in cache while it is worked on.
-//! A play from the first click, on a pool of more than one thread, drives this way on one
-//! thread until it has revealed a 256th of the board, and then drives the bands above the
-//! click's and those below it at once (`drive_halves`): a second game and solver, cloned
-//! from the play, take the lower half on another thread; what they reveal is handed to the
-//! play, whose solver takes the other's rows (`Solver::adopt_bands`), and the play drives
-//! the bands on from the seam to the fixed point. The trivial rule with
-//! its reveals has one fixed point whatever the order, so the board and the certificate's
-//! tallies are those of one thread (the count of moves is not). The rest of the play and the replay use every thread through the
-//! solver, whose whole sweeps, update and frontier scan run in bands of rows; the mender's
-//! whole-plane passes run on the pool too (collected in order, so the same on any thread count), while its picks, which
-//! draw from one random stream, stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it
-//! finds the click from the zone.
+//! what each band's sweep proves, so that a band's words stay in cache while it is worked
+//! on. A play from the first click, on a pool of more than one thread, drives this way on
+//! one thread until it has revealed a 256th of the board, and then drives the bands above
+//! the click's and those below it at once (`drive_halves`): a second game and solver,
+//! cloned from the play, take the lower half on another thread; what they reveal is handed
+//! to the play, whose solver takes the other's rows (`Solver::adopt_bands`), and the play
+//! drives the bands on from the seam to the fixed point. The trivial rule with its reveals
+//! has one fixed point whatever the order, so the board and the certificate's tallies are
+//! those of one thread (the count of moves is not). The rest of the play and the replay use
+//! every thread through the solver, whose whole sweeps, update and frontier scan run in
+//! bands of rows; the mender's whole-plane passes run on the pool too (collected in order,
+//! so the same on any thread count), while its picks, which draw from one random stream,
+//! stay on one thread. [`NoGuessGenerator`] is the placer for deferred games: it finds the
+//! click from the zone.
 //!
 //! Memory: a repair adds to the board a copy of the mine plane, a game (5 bits a cell), the
 //! solver's planes (7 bits a cell) and the mender's planes while it works: 36 MiB at its peak
@@ -862,16 +863,17 @@ fn halves(solver: &Solver) -> bool {
 /// Drives the trivial rule on the bands above and below the band of row `row` at once, on
 /// two threads: this play the bands down to `row`'s (moving up first, away from it), and a
 /// second game and solver of the same board, cloned from this one, the bands below (moving
-/// down), each leaving the marks of the other's bands. Then this game reveals every cell the
-/// second one revealed (a move of the trivial tier: each was proven safe by the trivial rule
-/// from true numbers, or opened by a cascade), the solver takes the other's rows below the
-/// bands it drove ([`Solver::adopt_bands`], which marks where the two sides know otherwise,
-/// so those rows are not swept again) and reads the whole view back ([`Solver::update`]);
-/// [`drive_bands`] takes the play on from there to the fixed point. The trivial rule with its reveals reaches one fixed point
-/// whatever the order, and any cell one of the two halves revealed lies inside it, so the
-/// play stops where [`drive_bands`] alone stops, with the same cells revealed and proven and
-/// the same tally of cells opened by the trivial rule (the count of moves differs). Returns
-/// whether the game is still in play.
+/// down), each leaving the marks of the other's bands. Then this game reveals every cell
+/// the second one revealed (a move of the trivial tier: each was proven safe by the trivial
+/// rule from true numbers, or opened by a cascade), the solver takes the other's rows below
+/// the bands it drove ([`Solver::adopt_bands`], which marks where the two sides know
+/// otherwise, so those rows are not swept again) and reads the whole view back
+/// ([`Solver::update`]); [`drive_bands`] takes the play on from there to the fixed point.
+/// The trivial rule with its reveals reaches one fixed point whatever the order, and any
+/// cell one of the two halves revealed lies inside it, so the play stops where
+/// [`drive_bands`] alone stops, with the same cells revealed and proven and the same tally
+/// of cells opened by the trivial rule (the count of moves differs). Returns whether the
+/// game is still in play.
 fn drive_halves(
     replay: &mut Replay,
     solver: &mut Solver,
