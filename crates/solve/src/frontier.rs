@@ -285,22 +285,26 @@ fn constraints_narrow(planes: &Planes, out: &mut Vec<Constraint>) {
     const AROUND: [isize; 8] = [-65, -64, -63, -1, 1, 63, 64, 65];
     let undecided = |q: usize| !(revealed[q] | safe[q] | mines[q]);
     let dilate = |u: u64| u | u << 1 | u >> 1;
+    // The undecided cells of the row above and of this one, carried from row to row.
+    let (mut up, mut here) = (undecided(0), undecided(1));
     for q in 1..=rows {
-        let (up, here, down) = (undecided(q - 1), undecided(q), undecided(q + 1));
+        let down = undecided(q + 1);
         let mut shown = revealed[q] & mask & (dilate(up) | dilate(here) | dilate(down));
+        // The row's words, read once for all its numbers.
+        let n = numbers.map(|plane| plane.get(q).copied().unwrap_or(0));
+        let (m_up, m_here, m_down) = (mines[q - 1], mines[q], mines[q + 1]);
         while shown != 0 {
             // A board cell: bits 1..=62 of its word, so the bits beside it are in the word.
             let b = shown.trailing_zeros();
             shown &= shown - 1;
             let three = |word: u64| (word >> (b - 1)) & 0b111;
-            let number = numbers
-                .iter()
-                .enumerate()
-                .map(|(i, plane)| ((plane.get(q).copied().unwrap_or(0) >> b) & 1) << i)
-                .sum::<u64>() as u8;
-            let proven = three(mines[q - 1]).count_ones()
-                + (three(mines[q]) & 0b101).count_ones()
-                + three(mines[q + 1]).count_ones();
+            let number = (n[0] >> b & 1
+                | (n[1] >> b & 1) << 1
+                | (n[2] >> b & 1) << 2
+                | (n[3] >> b & 1) << 3) as u8;
+            // The proven mines around it, in one count of one byte.
+            let proven =
+                (three(m_up) | (three(m_here) & 0b101) << 3 | three(m_down) << 6).count_ones();
             let side = three(here);
             let open = three(up) | (side & 0b001) << 3 | (side & 0b100) << 2 | three(down) << 5;
             let index = (q + 1) * 64 + b as usize;
@@ -322,6 +326,7 @@ fn constraints_narrow(planes: &Planes, out: &mut Vec<Constraint>) {
             }
             out.push(constraint);
         }
+        (up, here) = (here, down);
     }
 }
 
@@ -679,9 +684,13 @@ fn link_components(
         c
     };
     for var in vars {
+        // A variable of one constraint links nothing.
         let Some((&first, rest)) = var.constraints.split_first() else {
             continue;
         };
+        if rest.is_empty() {
+            continue;
+        }
         let mut root = find(parent, first);
         for &c in rest {
             let other = find(parent, c);
@@ -693,21 +702,18 @@ fn link_components(
             }
         }
     }
-    // Every link points to a lesser constraint, so in increasing order each constraint's
-    // path is short: those before it point to their roots already.
-    for c in 0..parent.len() as u32 {
-        parent[c as usize] = find(parent, c);
-    }
-    // Each constraint's component, numbered as the roots come: a root is the least of its
-    // set, so it comes before the others of it, and holds its component by then.
+    // Each constraint's component, numbered as the roots come, in one pass: every link
+    // points to a lesser constraint, so in increasing order each constraint's parent is
+    // behind it and holds its component by then (a root is the least of its set, so it
+    // comes before the others of it).
     sizes.clear();
     for c in 0..parent.len() {
-        let root = parent[c] as usize;
-        let component = if root == c {
+        let up = parent[c] as usize;
+        let component = if up == c {
             sizes.push((0, 0));
             sizes.len() as u32 - 1
         } else {
-            parent[root]
+            parent[up]
         };
         parent[c] = component;
         sizes[component as usize].0 += 1;
