@@ -2155,7 +2155,7 @@ impl Band<'_> {
 
     /// The first revealed cell of padded row `r` that its neighbours contradict.
     #[cold]
-    fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
+    fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]]) -> Bad {
         let base = r * self.fixed.wpr + 1 + span.j0;
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
         for j in 0..span.n() {
@@ -2342,9 +2342,12 @@ pub(crate) struct Run {
 pub(crate) struct Ring {
     /// Per slot: three-cell and two-cell horizontal sums (low and high bit) of the proven
     /// mines, then of the cells that may be mines.
-    sums: [[Vec<u64>; 8]; 3],
+    /// Three slots on a board of more than one word a row; none on a board of one, which
+    /// sweeps in registers (so that its planes, moved whole from the solver to its answer,
+    /// are small).
+    sums: Vec<[Vec<u64>; 8]>,
     /// Per slot: the row's `sat` and `full` verdicts dilated along the row.
-    spread: [[Vec<u64>; 2]; 3],
+    spread: Vec<[Vec<u64>; 2]>,
     /// The cells that may be mines in the row being summed, with a word on each side.
     open: Vec<u64>,
     /// The proven mines of the row being summed, with a word on each side.
@@ -2449,10 +2452,10 @@ impl SparePlanes {
 impl Drop for Planes {
     fn drop(&mut self) {
         SparePlanes::keep(self);
-        let ring = std::mem::take(&mut self.ring);
-        if ring.open.is_empty() {
+        if self.ring.open.is_empty() {
             return; // an empty ring: nothing worth keeping
         }
+        let ring = std::mem::take(&mut self.ring);
         // A thread being torn down has no pool: the ring is then simply freed.
         let _ = SPARE_RINGS.try_with(|spare| {
             if let Ok(mut spare) = spare.try_borrow_mut()
@@ -2491,8 +2494,8 @@ impl Ring {
         }
         let row = || vec![0; wpr];
         Ring {
-            sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
-            spread: std::array::from_fn(|_| [row(), row()]),
+            sums: (0..3).map(|_| std::array::from_fn(|_| row())).collect(),
+            spread: (0..3).map(|_| [row(), row()]).collect(),
             open: vec![0; wpr + 2],
             lined: vec![0; wpr + 2],
             sat: vec![0; wpr + 2],
