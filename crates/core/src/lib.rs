@@ -62,9 +62,10 @@
 //! check one against the other).
 //!
 //! Hidden (`#[doc(hidden)]`), public only because another bitmines crate needs them, and free
-//! to change in any release: `View::number_words` (read by the solver's planes), and
-//! `Board::from_mine_words_with` with `ZeroJob` (the seam through which `bitmines-gen` builds
-//! the zero plane on rayon). `view::neighbour_count`, once public, is private.
+//! to change in any release: `View::number_words` and `View::number_planes` (read by the
+//! solver's planes), and `Board::from_mine_words_with` with `ZeroJob` (the seam through which
+//! `bitmines-gen` builds the zero plane on rayon). `view::neighbour_count`, once public, is
+//! private.
 //!
 //! `bitvec`'s `BitSlice` appears in three read-only row views ([`Board::mine_row`],
 //! [`Game::revealed_row`], [`Game::flagged_row`]), kept deliberately: it lends a row without a

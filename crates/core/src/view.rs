@@ -216,6 +216,22 @@ impl<'a> View<'a> {
         counts.map(|slice| slice & shown)
     }
 
+    /// The four bit-sliced planes of the numbers, in the padded layout, where the view
+    /// holds them whole (a [`Position`]'s, zero off revealed cells): bit `b` of word `w` of
+    /// plane `i` is bit `i` of the number on that cell. `None` for a game's view, whose
+    /// numbers are counted a word at a time by [`View::number_words`]. On a board cell,
+    /// masked to the revealed cells, they read as `number_words` does.
+    ///
+    /// Hidden from the documented API, as [`View::number_words`]: the seam bitmines-solve's
+    /// planes copy a position's numbers through, a row at a time.
+    #[doc(hidden)]
+    pub fn number_planes(&self) -> Option<[&'a [u64]; 4]> {
+        match self.numbers {
+            Numbers::Planes(planes) => Some(planes.each_ref().map(Plane::words)),
+            Numbers::Board(_) => None,
+        }
+    }
+
     /// Revealed board cells, counted from the plane.
     pub fn revealed_count(&self) -> usize {
         let wpr = self.geometry.words_per_row();

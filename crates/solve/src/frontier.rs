@@ -112,8 +112,11 @@ pub(crate) struct Frontier {
 struct Build {
     touches: Vec<(usize, u32)>,
     ranked: Ranked,
-    /// Each frontier cell: the key of its constraints, the cell, its constraints.
-    cells: Vec<(u64, usize, Few<u32>)>,
+    /// Each frontier cell with the key of its constraints, in plane order.
+    cells: Vec<(u64, usize)>,
+    /// Each frontier cell: the key of its constraints, the cell, its constraints (a board
+    /// too large for [`cells_by_rank`]).
+    sorted: Vec<(u64, usize, Few<u32>)>,
     /// Each frontier cell's key and place in `cells`, packed into one word to sort.
     order: Vec<u64>,
     first: Vec<usize>,
@@ -282,22 +285,26 @@ fn constraints_narrow(planes: &Planes, out: &mut Vec<Constraint>) {
     const AROUND: [isize; 8] = [-65, -64, -63, -1, 1, 63, 64, 65];
     let undecided = |q: usize| !(revealed[q] | safe[q] | mines[q]);
     let dilate = |u: u64| u | u << 1 | u >> 1;
+    // The undecided cells of the row above and of this one, carried from row to row.
+    let (mut up, mut here) = (undecided(0), undecided(1));
     for q in 1..=rows {
-        let (up, here, down) = (undecided(q - 1), undecided(q), undecided(q + 1));
+        let down = undecided(q + 1);
         let mut shown = revealed[q] & mask & (dilate(up) | dilate(here) | dilate(down));
+        // The row's words, read once for all its numbers.
+        let n = numbers.map(|plane| plane.get(q).copied().unwrap_or(0));
+        let (m_up, m_here, m_down) = (mines[q - 1], mines[q], mines[q + 1]);
         while shown != 0 {
             // A board cell: bits 1..=62 of its word, so the bits beside it are in the word.
             let b = shown.trailing_zeros();
             shown &= shown - 1;
             let three = |word: u64| (word >> (b - 1)) & 0b111;
-            let number = numbers
-                .iter()
-                .enumerate()
-                .map(|(i, plane)| ((plane.get(q).copied().unwrap_or(0) >> b) & 1) << i)
-                .sum::<u64>() as u8;
-            let proven = three(mines[q - 1]).count_ones()
-                + (three(mines[q]) & 0b101).count_ones()
-                + three(mines[q + 1]).count_ones();
+            let number = (n[0] >> b & 1
+                | (n[1] >> b & 1) << 1
+                | (n[2] >> b & 1) << 2
+                | (n[3] >> b & 1) << 3) as u8;
+            // The proven mines around it, in one count of one byte.
+            let proven =
+                (three(m_up) | (three(m_here) & 0b101) << 3 | three(m_down) << 6).count_ones();
             let side = three(here);
             let open = three(up) | (side & 0b001) << 3 | (side & 0b100) << 2 | three(down) << 5;
             let index = (q + 1) * 64 + b as usize;
@@ -319,6 +326,7 @@ fn constraints_narrow(planes: &Planes, out: &mut Vec<Constraint>) {
             }
             out.push(constraint);
         }
+        (up, here) = (here, down);
     }
 }
 
@@ -504,15 +512,16 @@ const RANKED_WORDS: usize = 1 << 14;
 
 /// [`cells_by_sorting`] without a sort, on a board small enough for planes
 /// ([`RANKED_WORDS`]): the frontier cells are walked in plane order from a plane of them,
-/// and each one's constraints are its neighbours on the plane of the constraints' numbers,
-/// each with its id read at its number's plane index (the ids are their places in the
-/// list, in plane order, as [`cells_by_sorting`] gives them).
-/// Returns false, having done nothing, on a larger board.
+/// each with its key; its constraints are its neighbours on the plane of the constraints'
+/// numbers, each with its id read at its number's plane index (the ids are their places
+/// in the list, in plane order, as [`cells_by_sorting`] gives them), and are read only for
+/// the first cell of each variable ([`Ranked::constraints_of`]). Returns false, having
+/// done nothing, on a larger board.
 fn cells_by_rank(
     constraints: &[Constraint],
     stride: usize,
     ranked: &mut Ranked,
-    out: &mut Vec<(u64, usize, Few<u32>)>,
+    out: &mut Vec<(u64, usize)>,
 ) -> bool {
     let Some(last) = constraints.last() else {
         return true;
@@ -535,47 +544,97 @@ fn cells_by_rank(
     if id_of.len() < words * 64 {
         id_of.resize(words * 64, 0);
     }
+    // Plain slices, sized: the writes below do not make their addresses be read again.
+    let (numbers, cells, id_of) = (&mut numbers[..], &mut cells[..], &mut id_of[..]);
     for (id, c) in (0u32..).zip(constraints) {
-        numbers[c.index / 64] |= 1 << (c.index % 64);
+        let (w, b) = (c.index / 64, c.index % 64);
+        numbers[w] |= 1 << b;
         id_of[c.index] = id;
-        for &cell in c.cells() {
-            cells[cell / 64] |= 1 << (cell % 64);
+        if stride == 64 && (1..63).contains(&b) {
+            // One word a row: the undecided neighbours are the bits of its mask, three
+            // in the row above, one each side, three below (the order of `neighbours`).
+            let mask = u64::from(c.mask);
+            cells[w - 1] |= (mask & 0b111) << (b - 1);
+            cells[w] |= (mask >> 3 & 1) << (b - 1) | (mask >> 4 & 1) << (b + 1);
+            cells[w + 1] |= (mask >> 5 & 0b111) << (b - 1);
+        } else {
+            for &cell in c.cells() {
+                cells[cell / 64] |= 1 << (cell % 64);
+            }
         }
     }
-    // Plain slices, as in `Frontier::build`: pushing to `out` does not make their
-    // addresses be read again.
     let (numbers, id_of) = (&numbers[..], &id_of[..]);
     for (w, &word) in cells.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
-            let cell = w * 64 + bits.trailing_zeros() as usize;
+            let b = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            let mut sig = Few::new();
-            let (w, b) = (cell / 64, cell % 64);
-            if stride == 64 && (1..63).contains(&b) {
-                // One word a row: the numbers beside the cell are three bits of each of
-                // three words, walked in plane order as the neighbours are (the cell's
-                // own bit is no number: it is hidden).
-                for nw in [w - 1, w, w + 1] {
-                    let mut three = numbers[nw] >> (b - 1) & 0b111;
-                    while three != 0 {
-                        let bit = b - 1 + three.trailing_zeros() as usize;
-                        three &= three - 1;
-                        sig.push(id_of[nw * 64 + bit]);
-                    }
-                }
+            let cell = w * 64 + b;
+            let key = if stride == 64 && (1..63).contains(&b) {
+                narrow_key(numbers, id_of, cell)
             } else {
-                for n in neighbours(cell, stride) {
-                    let (nw, bit) = (n / 64, n % 64);
-                    if numbers[nw] >> bit & 1 != 0 {
-                        sig.push(id_of[n]);
-                    }
-                }
-            }
-            out.push((signature(constraints, &sig, stride), cell, sig));
+                let sig = constraints_of_cell(numbers, id_of, cell, stride);
+                signature(constraints, &sig, stride)
+            };
+            out.push((key, cell));
         }
     }
     true
+}
+
+/// The [`signature`] of frontier cell `cell` (bits 1..=62 of its word) on a board of one
+/// word a row, from the three bits around it of the numbers' plane in its row and the rows
+/// beside it, with no list of its constraints: laid out five bits a row, the numbers
+/// around it give the places of the others relative to the first (its lowest bit) by one
+/// shift, as `signature` sets them.
+fn narrow_key(numbers: &[u64], id_of: &[u32], cell: usize) -> u64 {
+    let (w, b) = (cell / 64, cell % 64);
+    let three = |word: u64| word >> (b - 1) & 0b111;
+    let around = three(numbers[w - 1]) | three(numbers[w]) << 5 | three(numbers[w + 1]) << 10;
+    if around == 0 {
+        return 0;
+    }
+    let s = around.trailing_zeros();
+    // The first number: row `s / 5` of the three from the row above, column `s % 5` of
+    // the three from the one before the cell.
+    let first = cell - 65 + (s / 5) as usize * 64 + (s % 5) as usize;
+    u64::from(id_of[first]) << 16 | ((around >> s) & !1) << 2
+}
+
+/// The ids of the constraints beside frontier cell `cell`, increasing, from the numbers'
+/// plane and the ids by plane index that [`cells_by_rank`] wrote.
+fn constraints_of_cell(numbers: &[u64], id_of: &[u32], cell: usize, stride: usize) -> Few<u32> {
+    let mut sig = Few::new();
+    let (w, b) = (cell / 64, cell % 64);
+    if stride == 64 && (1..63).contains(&b) {
+        // One word a row: the numbers beside the cell are three bits of each of three
+        // words, walked in plane order as the neighbours are (the cell's own bit is no
+        // number: it is hidden).
+        for nw in [w - 1, w, w + 1] {
+            let mut three = numbers[nw] >> (b - 1) & 0b111;
+            while three != 0 {
+                let bit = b - 1 + three.trailing_zeros() as usize;
+                three &= three - 1;
+                sig.push(id_of[nw * 64 + bit]);
+            }
+        }
+    } else {
+        for n in neighbours(cell, stride) {
+            let (nw, bit) = (n / 64, n % 64);
+            if numbers[nw] >> bit & 1 != 0 {
+                sig.push(id_of[n]);
+            }
+        }
+    }
+    sig
+}
+
+impl Ranked {
+    /// The ids of the constraints beside frontier cell `cell`, as the last
+    /// [`cells_by_rank`] found them.
+    fn constraints_of(&self, cell: usize, stride: usize) -> Few<u32> {
+        constraints_of_cell(&self.numbers, &self.id_of, cell, stride)
+    }
 }
 
 /// Bits of a frontier cell's place in the list of them, below its key in the word that
@@ -625,9 +684,13 @@ fn link_components(
         c
     };
     for var in vars {
+        // A variable of one constraint links nothing.
         let Some((&first, rest)) = var.constraints.split_first() else {
             continue;
         };
+        if rest.is_empty() {
+            continue;
+        }
         let mut root = find(parent, first);
         for &c in rest {
             let other = find(parent, c);
@@ -639,21 +702,18 @@ fn link_components(
             }
         }
     }
-    // Every link points to a lesser constraint, so in increasing order each constraint's
-    // path is short: those before it point to their roots already.
-    for c in 0..parent.len() as u32 {
-        parent[c as usize] = find(parent, c);
-    }
-    // Each constraint's component, numbered as the roots come: a root is the least of its
-    // set, so it comes before the others of it, and holds its component by then.
+    // Each constraint's component, numbered as the roots come, in one pass: every link
+    // points to a lesser constraint, so in increasing order each constraint's parent is
+    // behind it and holds its component by then (a root is the least of its set, so it
+    // comes before the others of it).
     sizes.clear();
     for c in 0..parent.len() {
-        let root = parent[c] as usize;
-        let component = if root == c {
+        let up = parent[c] as usize;
+        let component = if up == c {
             sizes.push((0, 0));
             sizes.len() as u32 - 1
         } else {
-            parent[root]
+            parent[up]
         };
         parent[c] = component;
         sizes[component as usize].0 += 1;
@@ -789,22 +849,32 @@ impl Frontier {
             touches,
             ranked,
             cells,
+            sorted,
             order,
             linked,
             parent,
             sizes,
             ..
         } = build;
-        // Each frontier cell with the constraints it touches, in plane order, and a key
-        // that names the set in one word (see `signature`), so that sorting by key groups
-        // the cells of each variable.
+        // Each frontier cell in plane order, with a key that names the set of constraints
+        // it touches in one word (see `signature`), so that sorting by key groups the
+        // cells of each variable.
         cells.clear();
-        if !cells_by_rank(constraints, stride, ranked, cells) {
-            cells_by_sorting(constraints, stride, touches, cells);
-        }
-        let frontier_cells = cells.len();
         vars.clear();
-        if frontier_cells <= 1 << PLACE_BITS {
+        in_plane_order.clear();
+        let frontier_cells;
+        if !cells_by_rank(constraints, stride, ranked, cells) {
+            // A large board: every (cell, constraint) pair sorted, then the tuples.
+            sorted.clear();
+            cells_by_sorting(constraints, stride, touches, sorted);
+            frontier_cells = sorted.len();
+            vars_by_sorting(sorted, vars);
+            for (v, var) in vars.iter().enumerate() {
+                in_plane_order.extend(var.cells.iter().map(|&cell| (cell, v as u32)));
+            }
+            in_plane_order.sort_unstable();
+        } else if cells.len() <= 1 << PLACE_BITS {
+            frontier_cells = cells.len();
             // The cells are in plane order, so sorting by key then place sorts by key then
             // cell: the key (below 2^48, see `signature`) and the place packed into one word
             // sort as plain integers, faster than the tuples.
@@ -813,28 +883,46 @@ impl Frontier {
                 cells
                     .iter()
                     .enumerate()
-                    .map(|(place, &(key, _, _))| key << PLACE_BITS | place as u64),
+                    .map(|(place, &(key, _))| key << PLACE_BITS | place as u64),
             );
             order.sort_unstable();
-            in_plane_order.clear();
             in_plane_order.resize(frontier_cells, (0, 0));
             // Plain slices, as below: pushing a variable does not make their addresses be
             // read again.
             let (cells, in_plane_order) = (&cells[..], &mut in_plane_order[..]);
-            for group in order.chunk_by(|a, b| a >> PLACE_BITS == b >> PLACE_BITS) {
-                let place = |&packed: &u64| (packed & ((1 << PLACE_BITS) - 1)) as usize;
+            let place = |packed: u64| (packed & ((1 << PLACE_BITS) - 1)) as usize;
+            let mut at = 0;
+            while let Some(&packed) = order.get(at) {
+                // A run of one key is a variable: its constraints are those of its first
+                // cell, read once.
                 let v = vars.len() as u32;
-                for p in group {
-                    in_plane_order[place(p)] = (cells[place(p)].1, v);
+                let first = cells[place(packed)].1;
+                let mut var = Var {
+                    cells: Few::new(),
+                    constraints: ranked.constraints_of(first, stride),
+                };
+                for &p in order[at..]
+                    .iter()
+                    .take_while(|&&p| p >> PLACE_BITS == packed >> PLACE_BITS)
+                {
+                    let cell = cells[place(p)].1;
+                    in_plane_order[place(p)] = (cell, v);
+                    var.cells.push(cell);
+                    at += 1;
                 }
-                vars.push(Var {
-                    cells: group.iter().map(|p| cells[place(p)].1).collect(),
-                    constraints: group.first().map_or(Few::new(), |p| cells[place(p)].2),
-                });
+                vars.push(var);
             }
         } else {
-            vars_by_sorting(cells, vars);
-            in_plane_order.clear();
+            // More cells than a place in the packed word holds: the pairs sorted as they
+            // are, each run of one key a variable.
+            frontier_cells = cells.len();
+            cells.sort_unstable();
+            for group in cells.chunk_by(|a, b| a.0 == b.0) {
+                vars.push(Var {
+                    cells: group.iter().map(|&(_, cell)| cell).collect(),
+                    constraints: ranked.constraints_of(group[0].1, stride),
+                });
+            }
             for (v, var) in vars.iter().enumerate() {
                 in_plane_order.extend(var.cells.iter().map(|&cell| (cell, v as u32)));
             }
@@ -842,14 +930,21 @@ impl Frontier {
         }
         #[cfg(test)]
         {
-            // The naive twin: the tuples sorted as they are.
-            let mut twin = Vec::new();
-            vars_by_sorting(&mut cells.clone(), &mut twin);
+            // The naive twin: every (cell, constraint) pair sorted, then the tuples.
+            let (mut pairs, mut tuples, mut twin) = (Vec::new(), Vec::new(), Vec::new());
+            cells_by_sorting(constraints, stride, &mut pairs, &mut tuples);
+            vars_by_sorting(&mut tuples, &mut twin);
             assert_eq!(twin.len(), vars.len());
             for (a, b) in twin.iter().zip(vars.iter()) {
                 assert_eq!(*a.cells, *b.cells);
                 assert_eq!(*a.constraints, *b.constraints);
             }
+            let mut plane_order: Vec<(usize, u32)> = (0u32..)
+                .zip(&twin)
+                .flat_map(|(v, var)| var.cells.iter().map(move |&cell| (cell, v)))
+                .collect();
+            plane_order.sort_unstable();
+            assert_eq!(&plane_order, in_plane_order);
         }
         // Components by a union of the constraints each variable links; the lists of each
         // constraint's variables only where the forward pass needs them
@@ -1006,21 +1101,23 @@ pub(crate) mod tests {
                     &mut by_rank
                 ));
                 cells_by_sorting(&constraints, stride, &mut touches, &mut by_sorting);
-                let listed = |cells: &[(u64, usize, Few<u32>)]| -> Vec<(u64, usize, Vec<u32>)> {
-                    cells
-                        .iter()
-                        .map(|(key, cell, sig)| (*key, *cell, sig.to_vec()))
-                        .collect()
-                };
+                // Each cell's constraints as the build reads them, from the planes.
+                let by_rank: Vec<(u64, usize, Vec<u32>)> = by_rank
+                    .iter()
+                    .map(|&(key, cell)| (key, cell, ranked.constraints_of(cell, stride).to_vec()))
+                    .collect();
+                let by_sorting: Vec<(u64, usize, Vec<u32>)> = by_sorting
+                    .iter()
+                    .map(|(key, cell, sig)| (*key, *cell, sig.to_vec()))
+                    .collect();
                 assert_eq!(
-                    listed(&by_rank),
-                    listed(&by_sorting),
+                    by_rank, by_sorting,
                     "{rows}x{cols}, seed {seed}, after ({r}, {c})"
                 );
                 // Two cells share a key exactly when they share their constraints.
                 for (i, a) in by_sorting.iter().enumerate() {
                     for b in &by_sorting[i + 1..] {
-                        assert_eq!(a.0 == b.0, *a.2 == *b.2, "cells {} and {}", a.1, b.1);
+                        assert_eq!(a.0 == b.0, a.2 == b.2, "cells {} and {}", a.1, b.1);
                     }
                 }
             });

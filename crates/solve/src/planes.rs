@@ -153,10 +153,42 @@ impl Planes {
         revealed[words - 1] = !0;
         revealed[1..words - 1].copy_from_slice(view.revealed_words());
         let mut numbers = [zeroed()?, zeroed()?, zeroed()?, zeroed()?];
-        for w in 0..geometry.words() {
-            let slices = view.number_words(w);
-            for (plane, slice) in numbers.iter_mut().zip(slices) {
-                plane[w + 1] = slice;
+        if let Some(sliced) = view.number_planes() {
+            // A position holds its planes: copied a row at a time, masked to its revealed
+            // board cells, as `number_words` reads them word by word (the sentinel rows
+            // stay zero). Its twin is that reading, for a game's view.
+            let shown = view.revealed_words();
+            // The board's words, plane index `w + 1` for word `w`: padded rows 1..=rows.
+            let board = wpr..(geometry.rows() + 1) * wpr;
+            // Each word's board cells along a row (on the stack for a row of one word).
+            let (one, many): ([u64; 1], Vec<u64>);
+            let masks: &[u64] = if wpr == 1 {
+                one = [geometry.cell_mask(0)];
+                &one
+            } else {
+                many = (0..wpr).map(|j| geometry.cell_mask(j)).collect();
+                &many
+            };
+            for (plane, from) in numbers.iter_mut().zip(sliced) {
+                let (Some(to), Some(from), Some(shown)) = (
+                    plane.get_mut(board.start + 1..board.end + 1),
+                    from.get(board.clone()),
+                    shown.get(board.clone()),
+                ) else {
+                    continue;
+                };
+                for (((to, &from), &shown), &mask) in
+                    to.iter_mut().zip(from).zip(shown).zip(masks.iter().cycle())
+                {
+                    *to = from & shown & mask;
+                }
+            }
+        } else {
+            for w in 0..geometry.words() {
+                let slices = view.number_words(w);
+                for (plane, slice) in numbers.iter_mut().zip(slices) {
+                    plane[w + 1] = slice;
+                }
             }
         }
         // A board of one word a row sweeps in registers (`sweep_rows_narrow`) and needs no
@@ -2123,7 +2155,7 @@ impl Band<'_> {
 
     /// The first revealed cell of padded row `r` that its neighbours contradict.
     #[cold]
-    fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]; 3]) -> Bad {
+    fn first_bad(&self, r: usize, span: Span, sums: &[[Vec<u64>; 8]]) -> Bad {
         let base = r * self.fixed.wpr + 1 + span.j0;
         let [up, mid, down] = [&sums[(r + 2) % 3], &sums[r % 3], &sums[(r + 1) % 3]];
         for j in 0..span.n() {
@@ -2310,9 +2342,12 @@ pub(crate) struct Run {
 pub(crate) struct Ring {
     /// Per slot: three-cell and two-cell horizontal sums (low and high bit) of the proven
     /// mines, then of the cells that may be mines.
-    sums: [[Vec<u64>; 8]; 3],
+    /// Three slots on a board of more than one word a row; none on a board of one, which
+    /// sweeps in registers (so that its planes, moved whole from the solver to its answer,
+    /// are small).
+    sums: Vec<[Vec<u64>; 8]>,
     /// Per slot: the row's `sat` and `full` verdicts dilated along the row.
-    spread: [[Vec<u64>; 2]; 3],
+    spread: Vec<[Vec<u64>; 2]>,
     /// The cells that may be mines in the row being summed, with a word on each side.
     open: Vec<u64>,
     /// The proven mines of the row being summed, with a word on each side.
@@ -2417,10 +2452,10 @@ impl SparePlanes {
 impl Drop for Planes {
     fn drop(&mut self) {
         SparePlanes::keep(self);
-        let ring = std::mem::take(&mut self.ring);
-        if ring.open.is_empty() {
+        if self.ring.open.is_empty() {
             return; // an empty ring: nothing worth keeping
         }
+        let ring = std::mem::take(&mut self.ring);
         // A thread being torn down has no pool: the ring is then simply freed.
         let _ = SPARE_RINGS.try_with(|spare| {
             if let Ok(mut spare) = spare.try_borrow_mut()
@@ -2459,8 +2494,8 @@ impl Ring {
         }
         let row = || vec![0; wpr];
         Ring {
-            sums: std::array::from_fn(|_| std::array::from_fn(|_| row())),
-            spread: std::array::from_fn(|_| [row(), row()]),
+            sums: (0..3).map(|_| std::array::from_fn(|_| row())).collect(),
+            spread: (0..3).map(|_| [row(), row()]).collect(),
             open: vec![0; wpr + 2],
             lined: vec![0; wpr + 2],
             sat: vec![0; wpr + 2],
@@ -2651,7 +2686,37 @@ fn less(a: [u64; 4], b: [u64; 4]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bitmines_core::{Board, Game, SeededPlacer, Status};
+    use bitmines_core::{Board, Game, Position, SeededPlacer, Status};
+
+    /// A position's numbers, copied from its planes a row at a time, are those a game's
+    /// view gives word by word (`View::number_words`), on boards across word edges and of
+    /// one cell a row or column, as play goes on.
+    #[test]
+    fn position_numbers_match_the_games_words() {
+        let shapes = [
+            (1, 9),
+            (9, 1),
+            (16, 30),
+            (7, 62),
+            (7, 63),
+            (8, 64),
+            (9, 65),
+            (5, 130),
+        ];
+        for (seed, &shape) in (1..).zip(&shapes) {
+            crate::frontier::tests::after_each_reveal(seed, shape, 4, |game, cell| {
+                let from_game = Planes::new(&game.view()).expect("planes");
+                let position = Position::of(&game.view()).expect("a position");
+                let from_position = Planes::new(&position.view()).expect("planes");
+                assert_eq!(
+                    from_position.numbers, from_game.numbers,
+                    "{shape:?} after {cell:?}"
+                );
+                assert_eq!(from_position.revealed, from_game.revealed);
+                assert_eq!(from_position.eights, from_game.eights);
+            });
+        }
+    }
 
     /// A number that the proven mines around it exceed is reported in bands as on the
     /// whole board.
