@@ -269,18 +269,17 @@ impl Weights {
         for c in 0..n {
             let (p, s) = part(prefix, prefix_support, prefix_at, c);
             let (d, ds) = part(scaled, support, at, c);
+            // The first is the distribution as it is (times the empty product).
             if c == 0 {
-                product.clear();
-                product.extend_from_slice(d);
-                product_support.clear();
-                product_support.extend_from_slice(ds);
+                prefix.extend_from_slice(d);
+                prefix_support.extend_from_slice(ds);
             } else {
                 convolve(p, d, product);
                 or_convolve(s, ds, product_support);
                 layouts.times(scale(product));
+                prefix.extend_from_slice(product);
+                prefix_support.extend_from_slice(product_support);
             }
-            prefix.extend_from_slice(product);
-            prefix_support.extend_from_slice(product_support);
             prefix_at.push(prefix.len());
         }
         suffix.clear();
@@ -292,10 +291,15 @@ impl Weights {
         for c in (1..n).rev() {
             let (p, s) = span(suffix, suffix_support, suffix_at[c + 1]);
             let (d, ds) = part(scaled, support, at, c);
-            scaled_product((p, s), (d, ds), product, product_support);
             let from = suffix.len();
-            suffix.extend_from_slice(product);
-            suffix_support.extend_from_slice(product_support);
+            if c + 1 == n {
+                suffix.extend_from_slice(d);
+                suffix_support.extend_from_slice(ds);
+            } else {
+                scaled_product((p, s), (d, ds), product, product_support);
+                suffix.extend_from_slice(product);
+                suffix_support.extend_from_slice(product_support);
+            }
             suffix_at[c] = (from, suffix.len());
         }
         let (all, all_support) = part(prefix, prefix_support, prefix_at, n);
@@ -364,10 +368,18 @@ impl Weights {
         let floored = &floored[..];
 
         for c in 0..n {
-            let (p, ps) = part(prefix, prefix_support, prefix_at, c);
-            let (q, qs) = span(suffix, suffix_support, suffix_at[c + 1]);
-            scaled_product((p, ps), (q, qs), product, product_support);
-            let (others, others_support) = (&product[..], &product_support[..]);
+            // The others: those before `c` times those after it, either of them read as
+            // it is where the other is the empty product.
+            let (others, others_support) = if c + 1 == n {
+                part(prefix, prefix_support, prefix_at, c)
+            } else if c == 0 {
+                span(suffix, suffix_support, suffix_at[1])
+            } else {
+                let (p, ps) = part(prefix, prefix_support, prefix_at, c);
+                let (q, qs) = span(suffix, suffix_support, suffix_at[c + 1]);
+                scaled_product((p, ps), (q, qs), product, product_support);
+                (&product[..], &product_support[..])
+            };
             let ds = &support[at[c]..at[c + 1]];
             let lo = first[c];
             // The others' totals start at `low - lo`: the component's total `lo + k` and
@@ -398,7 +410,7 @@ impl Weights {
                 }
             }
             if top > 0.0 {
-                weights.iter_mut().for_each(|x| {
+                weights[lo..lo + ds.len()].iter_mut().for_each(|x| {
                     if *x > 0.0 {
                         *x = (*x / top).max(FLOOR);
                     }
