@@ -53,6 +53,22 @@ const BINOMIAL: [[f64; 9]; 9] = {
     t
 };
 
+/// [`BINOMIAL`] padded with zeros to 16 by 16, so that the walk's indices, masked to four
+/// bits, need no bounds check.
+const WALK_BINOMIAL: [[f64; 16]; 16] = {
+    let mut t = [[0.0; 16]; 16];
+    let mut m = 0;
+    while m < 9 {
+        let mut x = 0;
+        while x < 9 {
+            t[m][x] = BINOMIAL[m][x];
+            x += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// Layers with fewer states than this find states by a scan rather than a hash map.
 const SCAN: usize = 24;
 
@@ -587,7 +603,8 @@ pub(crate) fn enumerate(
                 x[p & PLACES] = low as u8;
                 high[p & PLACES] = top as u8;
                 still -= low as u64 * step.inc;
-                weight[(p + 1) & PLACES] = weight[p & PLACES] * BINOMIAL[m & 15][low as usize & 15];
+                weight[(p + 1) & PLACES] =
+                    weight[p & PLACES] * WALK_BINOMIAL[m & 15][low as usize & 15];
                 mines[(p + 1) & PLACES] = mines[p & PLACES] + low as usize;
                 p += 1;
                 steps += 1;
@@ -614,7 +631,7 @@ pub(crate) fn enumerate(
                 x[p & PLACES] = xp + 1;
                 still -= step.inc;
                 weight[(p + 1) & PLACES] = weight[p & PLACES]
-                    * BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
+                    * WALK_BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
                 mines[(p + 1) & PLACES] = mines[p & PLACES] + usize::from(xp + 1);
                 p += 1;
                 continue 'walk;
@@ -1452,5 +1469,11 @@ mod tests {
         assert_eq!(BINOMIAL[5][0], 1.0);
         assert_eq!(BINOMIAL[5][5], 1.0);
         assert_eq!(BINOMIAL[3][4], 0.0);
+        for m in 0..16 {
+            for x in 0..16 {
+                let plain = BINOMIAL.get(m).and_then(|row| row.get(x)).copied();
+                assert_eq!(WALK_BINOMIAL[m][x], plain.unwrap_or(0.0));
+            }
+        }
     }
 }
