@@ -79,6 +79,9 @@ struct Work {
     /// and `support` hold only the totals from the first possible to the last).
     first: Vec<usize>,
     len: Vec<usize>,
+    /// The components with more than one possible total, which the products take in; the
+    /// others only move the totals.
+    varying: Vec<usize>,
     /// The binomial weights with the floor, by total from the first the product reaches.
     floored: Vec<f64>,
 }
@@ -233,6 +236,7 @@ impl Weights {
             w,
             first,
             len,
+            varying,
             floored,
         } = &mut self.work;
         scaled.clear();
@@ -241,8 +245,9 @@ impl Weights {
         at.push(0);
         first.clear();
         len.clear();
+        varying.clear();
         let mut layouts = Scale::ONE;
-        for d in dists {
+        for (c, d) in dists.into_iter().enumerate() {
             len.push(d.len());
             let Some(lo) = d.iter().position(|&n| n > 0.0) else {
                 // No layout at all: no total fits, as when the totals miss the mine count.
@@ -250,6 +255,13 @@ impl Weights {
             };
             let hi = d.iter().rposition(|&n| n > 0.0).unwrap_or(lo);
             first.push(lo);
+            if hi == lo {
+                // One total: scaled, the distribution is a one there, and its products
+                // with the others are theirs moved by `lo`, bit for bit.
+                layouts.times(d[lo]);
+                continue;
+            }
+            varying.push(c);
             let from = scaled.len();
             scaled.extend_from_slice(&d[lo..=hi]);
             layouts.times(scale(&mut scaled[from..]));
@@ -367,26 +379,34 @@ impl Weights {
         }
         let floored = &floored[..];
 
-        for c in 0..n {
-            // The others: those before `c` times those after it, either of them read as
+        // Every component's weights, zero but at the totals it holds. One of a single
+        // total weighs a one there: its others reach every total the product reaches, so
+        // its sum is feasible, and its largest is itself.
+        for (&lo, &l) in first.iter().zip(len.iter()) {
+            let from = self.weights.len();
+            self.weights.resize(from + l, 0.0);
+            self.at.push(self.weights.len());
+            self.weights[from + lo] = 1.0;
+        }
+        for (j, &c) in varying.iter().enumerate() {
+            // The others: those before `j` times those after it, either of them read as
             // it is where the other is the empty product.
-            let (others, others_support) = if c + 1 == n {
-                part(prefix, prefix_support, prefix_at, c)
-            } else if c == 0 {
+            let (others, others_support) = if j + 1 == n {
+                part(prefix, prefix_support, prefix_at, j)
+            } else if j == 0 {
                 span(suffix, suffix_support, suffix_at[1])
             } else {
-                let (p, ps) = part(prefix, prefix_support, prefix_at, c);
-                let (q, qs) = span(suffix, suffix_support, suffix_at[c + 1]);
+                let (p, ps) = part(prefix, prefix_support, prefix_at, j);
+                let (q, qs) = span(suffix, suffix_support, suffix_at[j + 1]);
                 scaled_product((p, ps), (q, qs), product, product_support);
                 (&product[..], &product_support[..])
             };
-            let ds = &support[at[c]..at[c + 1]];
+            let ds = &support[at[j]..at[j + 1]];
             let lo = first[c];
             // The others' totals start at `low - lo`: the component's total `lo + k` and
             // the others' `low - lo + t` make the total `low + k + t`.
-            let from = self.weights.len();
-            self.weights.resize(from + len[c], 0.0);
-            let weights = &mut self.weights[from..];
+            let weights = &mut self.weights[self.at[c]..self.at[c + 1]];
+            weights[lo] = 0.0;
             let mut top = 0.0;
             for (k, &held) in ds.iter().enumerate() {
                 if !held {
@@ -416,7 +436,6 @@ impl Weights {
                     }
                 });
             }
-            self.at.push(self.weights.len());
         }
 
         let (mut total, mut mines_off, mut sum) = (0.0, 0.0, 0.0);
