@@ -212,7 +212,7 @@ impl Weights {
     /// (from its first to its last count above zero), with the binomials as products of
     /// their ratios in plain numbers while these stay within `1e-250..1e250` (the
     /// logarithms otherwise). A component's weights are zero at the totals it cannot
-    /// hold. [`Weights::exact_naive`], its twin, weighs every total up to each
+    /// hold. `Weights::exact_naive`, its twin, weighs every total up to each
     /// distribution's length, with the binomials as logarithms.
     fn exact<'a>(
         &mut self,
