@@ -53,6 +53,22 @@ const BINOMIAL: [[f64; 9]; 9] = {
     t
 };
 
+/// [`BINOMIAL`] padded with zeros to 16 by 16, so that the walk's indices, masked to four
+/// bits, need no bounds check.
+const WALK_BINOMIAL: [[f64; 16]; 16] = {
+    let mut t = [[0.0; 16]; 16];
+    let mut m = 0;
+    while m < 9 {
+        let mut x = 0;
+        while x < 9 {
+            t[m][x] = BINOMIAL[m][x];
+            x += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
 /// Layers with fewer states than this find states by a scan rather than a hash map.
 const SCAN: usize = 24;
 
@@ -136,8 +152,9 @@ pub(crate) struct Counted {
     /// The enumerated component's layouts, in the order walked: each one's mines in all
     /// and the product of its variables' binomials (the layouts it stands for).
     leaves: Vec<(usize, f64)>,
-    /// The mines on each variable of `small`, for each layout of `leaves` in turn.
-    leaf_x: Vec<u8>,
+    /// The mines on each variable of `small` (the first `small.len()`), for each layout of
+    /// `leaves` in turn.
+    leaf_x: Vec<[u8; SMALL_VARS]>,
     /// The enumerated component's layouts by number of mines (empty: none).
     dist: Vec<f64>,
 }
@@ -208,6 +225,7 @@ pub(crate) struct Work {
     /// variable's step of the walk.
     place_of: Vec<u8>,
     walk: Vec<Walk>,
+    places: Places,
 }
 
 /// One variable's step of [`enumerate`]'s walk.
@@ -217,9 +235,35 @@ struct Walk {
     m: u8,
     /// How many of `touches` are used.
     len: u8,
-    /// The constraints it touches: each one's place in the component, and its cells left
-    /// after this variable (the most mines it can still receive).
+    /// The constraints it touches: each one's slot in the walk's packed needs (four bits
+    /// a constraint, by its place in the component), and its cells left after this
+    /// variable (the most mines it can still receive).
     touches: [(u8, u8); 8],
+    /// One in the slot of each constraint it touches: `x` mines on the variable take `x`
+    /// times this from the packed needs.
+    inc: u64,
+}
+
+/// [`enumerate`]'s walk, by place: the mines on each variable and the most it may take,
+/// and for the variables before each place their binomials' product and their mines. Kept
+/// in [`Work`], so that a walk sets only the first place's.
+#[derive(Debug, Clone)]
+struct Places {
+    x: [u8; 2 * SMALL_VARS],
+    high: [u8; 2 * SMALL_VARS],
+    weight: [f64; 2 * SMALL_VARS],
+    mines: [usize; 2 * SMALL_VARS],
+}
+
+impl Default for Places {
+    fn default() -> Places {
+        Places {
+            x: [0; 2 * SMALL_VARS],
+            high: [0; 2 * SMALL_VARS],
+            weight: [1.0; 2 * SMALL_VARS],
+            mines: [0; 2 * SMALL_VARS],
+        }
+    }
 }
 
 /// One component as the count reads it: its variables and its constraints (ids, sorted)
@@ -443,8 +487,9 @@ const SMALL_STEPS: usize = 1 << 13;
 /// mostly have a few dozen layouts, where the plan, the layers and the backward pass cost
 /// more than the walk. Returns `false`, with `out` not counted, for a component past the
 /// `SMALL_*` bounds, one whose forward pass could meet `max_states` (as many states in a
-/// layer as the products of its variables' choices), or one with more layouts than
-/// `SMALL_STEPS` allows; [`count`] counts those.
+/// layer as the products of its variables' choices), one with more layouts than
+/// `SMALL_STEPS` allows, or one with a number that needs more than 8 mines (none on a
+/// board: the needs are packed four bits each); [`count`] counts those.
 pub(crate) fn enumerate(
     part: Part<'_>,
     max_mines: usize,
@@ -473,17 +518,27 @@ pub(crate) fn enumerate(
     if cells > SMALL_CELLS || choices > max_states {
         return false;
     }
-    let Work { place_of, walk, .. } = work;
+    let Work {
+        place_of,
+        walk,
+        places,
+        ..
+    } = work;
     grow(place_of, constraints.len(), 0);
-    // What each constraint still needs, by its place in the component (the places are
-    // below `SMALL_CONSTRAINTS`, a power of two, so masking them keeps every index in
-    // bounds), and the cells of it still to walk.
-    let mut still = [0i32; SMALL_CONSTRAINTS];
+    // What each constraint still needs, four bits each by its place in the component (the
+    // places are below `SMALL_CONSTRAINTS`, 16, so they fill one word, and a need is at
+    // most 8), and the cells of it still to walk (masked likewise, so every index is in
+    // bounds).
+    let mut still = 0u64;
     let mut room = [0u8; SMALL_CONSTRAINTS];
     for (i, &c) in own.iter().enumerate() {
+        let constraint = &constraints[c as usize];
+        if constraint.need > 8 {
+            return false;
+        }
         place_of[c as usize] = i as u8;
-        still[i] = i32::from(constraints[c as usize].need);
-        room[i] = constraints[c as usize].cells().len() as u8;
+        still |= u64::from(constraint.need) << (4 * i);
+        room[i & usize::from(MASK)] = constraint.cells().len() as u8;
     }
     let Counted {
         small,
@@ -506,8 +561,9 @@ pub(crate) fn enumerate(
             let i = place_of[c as usize] & MASK;
             let left = &mut room[usize::from(i)];
             *left = left.saturating_sub(m as u8);
-            step.touches[usize::from(step.len)] = (i, *left);
+            step.touches[usize::from(step.len) & 7] = (4 * i, *left);
             step.len += 1;
+            step.inc |= 1 << (4 * i);
         }
         walk.push(step);
     }
@@ -519,12 +575,18 @@ pub(crate) fn enumerate(
     // The walk: `x[p]` mines on the variable at place `p`, up to `high[p]`; `still` holds
     // what each constraint needs beyond the mines placed, `weight[p]` and `mines[p]` the
     // binomials' product and the mines of places before `p`. Places are below
-    // `SMALL_VARS + 1`, masked likewise.
+    // `SMALL_VARS + 1`, masked likewise. A constraint's need never falls below zero (no
+    // variable takes more than the least of its constraints' needs), so the packed needs
+    // are taken from and given back to with no borrow between slots.
     let walk = &walk[..n];
-    let mut x = [0u8; 2 * SMALL_VARS];
-    let mut high = [0u8; 2 * SMALL_VARS];
-    let mut weight = [1.0f64; 2 * SMALL_VARS];
-    let mut mines = [0usize; 2 * SMALL_VARS];
+    let Places {
+        x,
+        high,
+        weight,
+        mines,
+    } = places;
+    weight[0] = 1.0;
+    mines[0] = 0;
     let mut steps = 0;
     let mut p = 0;
     'walk: loop {
@@ -532,19 +594,17 @@ pub(crate) fn enumerate(
             let m = usize::from(step.m);
             let mut low = 0i32;
             let mut top = m.min(max_mines - mines[p & PLACES]) as i32;
-            let touches = &step.touches[..usize::from(step.len)];
-            for &(i, left_after) in touches {
-                let need = still[usize::from(i & MASK)];
+            for &(shift, left_after) in &step.touches[..usize::from(step.len)] {
+                let need = (still >> shift & 15) as i32;
                 low = low.max(need - i32::from(left_after));
                 top = top.min(need);
             }
             if low <= top {
                 x[p & PLACES] = low as u8;
                 high[p & PLACES] = top as u8;
-                for &(i, _) in touches {
-                    still[usize::from(i & MASK)] -= low;
-                }
-                weight[(p + 1) & PLACES] = weight[p & PLACES] * BINOMIAL[m & 15][low as usize & 15];
+                still -= low as u64 * step.inc;
+                weight[(p + 1) & PLACES] =
+                    weight[p & PLACES] * WALK_BINOMIAL[m & 15][low as usize & 15];
                 mines[(p + 1) & PLACES] = mines[p & PLACES] + low as usize;
                 p += 1;
                 steps += 1;
@@ -557,29 +617,26 @@ pub(crate) fn enumerate(
             let (t, w) = (mines[n & PLACES], weight[n & PLACES]);
             dist[t] += w;
             leaves.push((t, w));
-            leaf_x.extend_from_slice(&x[..n]);
+            let mut xs = [0u8; SMALL_VARS];
+            xs.copy_from_slice(&x[..SMALL_VARS]);
+            leaf_x.push(xs);
             steps += n;
         }
         // Back to the last place with a count left to try.
         while p > 0 {
             p -= 1;
             let step = &walk[p];
-            let touches = &step.touches[..usize::from(step.len)];
             let xp = x[p & PLACES];
             if xp < high[p & PLACES] {
                 x[p & PLACES] = xp + 1;
-                for &(i, _) in touches {
-                    still[usize::from(i & MASK)] -= 1;
-                }
+                still -= step.inc;
                 weight[(p + 1) & PLACES] = weight[p & PLACES]
-                    * BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
+                    * WALK_BINOMIAL[usize::from(step.m) & 15][usize::from(xp + 1) & 15];
                 mines[(p + 1) & PLACES] = mines[p & PLACES] + usize::from(xp + 1);
                 p += 1;
                 continue 'walk;
             }
-            for &(i, _) in touches {
-                still[usize::from(i & MASK)] += i32::from(xp);
-            }
+            still += u64::from(xp) * step.inc;
         }
         break;
     }
@@ -599,8 +656,7 @@ fn shares_enumerated(counted: &Counted, weights: &[f64], out: &mut Vec<Share>) {
         m,
         z: [0.0; 9],
     }));
-    let n = out.len();
-    for (&(t, w), xs) in counted.leaves.iter().zip(counted.leaf_x.chunks_exact(n)) {
+    for (&(t, w), xs) in counted.leaves.iter().zip(&counted.leaf_x) {
         let g = w * weights.get(t).copied().unwrap_or(0.0);
         for (share, &x) in out.iter_mut().zip(xs) {
             share.z[usize::from(x)] += g;
@@ -1413,5 +1469,11 @@ mod tests {
         assert_eq!(BINOMIAL[5][0], 1.0);
         assert_eq!(BINOMIAL[5][5], 1.0);
         assert_eq!(BINOMIAL[3][4], 0.0);
+        for (m, row) in WALK_BINOMIAL.iter().enumerate() {
+            for (x, &padded) in row.iter().enumerate() {
+                let plain = BINOMIAL.get(m).and_then(|row| row.get(x)).copied();
+                assert_eq!(padded, plain.unwrap_or(0.0));
+            }
+        }
     }
 }

@@ -3,10 +3,13 @@
 //! cells touching no number, in `C(off, left - sum k_c)` ways. This module turns the
 //! components' distributions into a weight for each mine total of each component.
 //!
-//! Distributions are scaled to a maximum of one and the binomials are handled as
-//! logarithms relative to their largest, so nothing overflows; whether a total is possible
-//! at all is tracked apart, exactly, and a possible total never gets a weight below
-//! [`FLOOR`], so no layout is lost to underflow.
+//! Only the totals from each distribution's first count above zero to its last are
+//! weighed. Distributions are scaled to a maximum of one and the binomials are taken
+//! relative to their largest, as products of their ratios in plain numbers while these stay
+//! well within the range of `f64` and as logarithms past it, so nothing overflows; whether a
+//! total is possible at all is tracked apart, exactly, and a possible total never gets a
+//! weight below [`FLOOR`], so no layout is lost to underflow. The number of layouts is kept
+//! as a product and a logarithm, so a weighing takes no logarithm unless it is asked for.
 //!
 //! The other components are convolved by prefix and suffix products, and the cells touching
 //! no number contribute `C(off, left - t)`. Past `Budget::global`, each component is weighed
@@ -72,6 +75,15 @@ struct Work {
     product_support: Vec<bool>,
     ln_w: Vec<f64>,
     w: Vec<f64>,
+    /// Each distribution's first possible total and its length (exact weighing: `scaled`
+    /// and `support` hold only the totals from the first possible to the last).
+    first: Vec<usize>,
+    len: Vec<usize>,
+    /// The components with more than one possible total, which the products take in; the
+    /// others only move the totals.
+    varying: Vec<usize>,
+    /// The binomial weights with the floor, by total from the first the product reaches.
+    floored: Vec<f64>,
 }
 
 /// Values with their supports from `from` to `to`.
@@ -94,12 +106,12 @@ fn part<'a>(
     (&values[range.clone()], &support[range])
 }
 
-/// The number of layouts, kept as the parts of its logarithm so the binomial's logarithm is
-/// computed only when asked for.
+/// The number of layouts, kept as the parts of its logarithm so that no logarithm is
+/// computed unless it is asked for: `C(off, mines)` times the factors of `scale`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Layouts {
-    /// Everything but `ln C(off, mines)`.
-    partial: f64,
+    /// Everything but `C(off, mines)`.
+    scale: Scale,
     off: usize,
     mines: usize,
 }
@@ -107,7 +119,37 @@ pub(crate) struct Layouts {
 impl Layouts {
     /// The natural logarithm of the number of layouts.
     pub(crate) fn ln(&self) -> f64 {
-        self.partial + ln_choose(self.off, self.mines)
+        self.scale.ln() + ln_choose(self.off, self.mines)
+    }
+}
+
+/// A product of positive factors, kept as a plain number while it stays well within the
+/// range of `f64` and as a logarithm past that, so that a weighing takes no logarithm
+/// unless the number of layouts is asked for.
+#[derive(Debug, Clone, Copy)]
+struct Scale {
+    product: f64,
+    ln: f64,
+}
+
+impl Scale {
+    const ONE: Scale = Scale {
+        product: 1.0,
+        ln: 0.0,
+    };
+
+    /// Multiplies by `x`, positive.
+    fn times(&mut self, x: f64) {
+        let p = self.product * x;
+        if (1e-150..1e150).contains(&p) {
+            self.product = p;
+        } else {
+            self.ln += x.ln();
+        }
+    }
+
+    fn ln(&self) -> f64 {
+        self.ln + self.product.ln()
     }
 }
 
@@ -133,6 +175,23 @@ impl Weights {
         off: usize,
         how: Weighing,
     ) -> Result<(), NoTotal> {
+        self.weights.clear();
+        self.at.clear();
+        self.at.push(0);
+        match how {
+            Weighing::Exact => self.exact(dists, left, off),
+            Weighing::Density => {
+                self.spread(dists);
+                self.density(left, off);
+                Ok(())
+            }
+        }
+    }
+
+    /// Each distribution scaled to a largest count of one, whole, with its support, into
+    /// the work's `scaled`, `support` and `at`; returns the logarithm of the scales'
+    /// product.
+    fn spread<'a>(&mut self, dists: impl IntoIterator<Item = &'a [f64]>) -> f64 {
         let work = &mut self.work;
         work.scaled.clear();
         work.support.clear();
@@ -146,19 +205,21 @@ impl Weights {
             work.support.extend(d.iter().map(|&n| n > 0.0));
             work.at.push(work.scaled.len());
         }
-        self.weights.clear();
-        self.at.clear();
-        self.at.push(0);
-        match how {
-            Weighing::Exact => self.exact(ln_scales, left, off),
-            Weighing::Density => {
-                self.density(left, off);
-                Ok(())
-            }
-        }
+        ln_scales
     }
 
-    fn exact(&mut self, ln_scales: f64, left: usize, off: usize) -> Result<(), NoTotal> {
+    /// The weighing through the mine count, on each distribution's possible totals only
+    /// (from its first to its last count above zero), with the binomials as products of
+    /// their ratios in plain numbers while these stay within `1e-250..1e250` (the
+    /// logarithms otherwise). A component's weights are zero at the totals it cannot
+    /// hold. `Weights::exact_naive`, its twin, weighs every total up to each
+    /// distribution's length, with the binomials as logarithms.
+    fn exact<'a>(
+        &mut self,
+        dists: impl IntoIterator<Item = &'a [f64]>,
+        left: usize,
+        off: usize,
+    ) -> Result<(), NoTotal> {
         let Work {
             scaled,
             support,
@@ -173,6 +234,274 @@ impl Weights {
             product_support,
             ln_w,
             w,
+            first,
+            len,
+            varying,
+            floored,
+        } = &mut self.work;
+        scaled.clear();
+        support.clear();
+        at.clear();
+        at.push(0);
+        first.clear();
+        len.clear();
+        varying.clear();
+        let mut layouts = Scale::ONE;
+        for (c, d) in dists.into_iter().enumerate() {
+            len.push(d.len());
+            let Some(lo) = d.iter().position(|&n| n > 0.0) else {
+                // No layout at all: no total fits, as when the totals miss the mine count.
+                return Err(NoTotal { min: 0, max: 0 });
+            };
+            let hi = d.iter().rposition(|&n| n > 0.0).unwrap_or(lo);
+            first.push(lo);
+            if hi == lo {
+                // One total: scaled, the distribution is a one there, and its products
+                // with the others are theirs moved by `lo`, bit for bit.
+                layouts.times(d[lo]);
+                continue;
+            }
+            varying.push(c);
+            let from = scaled.len();
+            scaled.extend_from_slice(&d[lo..=hi]);
+            layouts.times(scale(&mut scaled[from..]));
+            support.extend(d[lo..=hi].iter().map(|&n| n > 0.0));
+            at.push(scaled.len());
+        }
+        let n = at.len() - 1;
+        let (scaled, support, at) = (&scaled[..], &support[..], &at[..]);
+        // Prefix and suffix convolutions, so each component sees the product of all others;
+        // each starts at the sum of its components' first totals.
+        prefix.clear();
+        prefix.push(1.0);
+        prefix_support.clear();
+        prefix_support.push(true);
+        prefix_at.clear();
+        prefix_at.extend([0, 1]);
+        for c in 0..n {
+            let (p, s) = part(prefix, prefix_support, prefix_at, c);
+            let (d, ds) = part(scaled, support, at, c);
+            // The first is the distribution as it is (times the empty product).
+            if c == 0 {
+                prefix.extend_from_slice(d);
+                prefix_support.extend_from_slice(ds);
+            } else {
+                convolve(p, d, product);
+                or_convolve(s, ds, product_support);
+                layouts.times(scale(product));
+                prefix.extend_from_slice(product);
+                prefix_support.extend_from_slice(product_support);
+            }
+            prefix_at.push(prefix.len());
+        }
+        suffix.clear();
+        suffix.push(1.0);
+        suffix_support.clear();
+        suffix_support.push(true);
+        suffix_at.clear();
+        suffix_at.resize(n + 1, (0, 1));
+        for c in (1..n).rev() {
+            let (p, s) = span(suffix, suffix_support, suffix_at[c + 1]);
+            let (d, ds) = part(scaled, support, at, c);
+            let from = suffix.len();
+            if c + 1 == n {
+                suffix.extend_from_slice(d);
+                suffix_support.extend_from_slice(ds);
+            } else {
+                scaled_product((p, s), (d, ds), product, product_support);
+                suffix.extend_from_slice(product);
+                suffix_support.extend_from_slice(product_support);
+            }
+            suffix_at[c] = (from, suffix.len());
+        }
+        let (all, all_support) = part(prefix, prefix_support, prefix_at, n);
+        let low: usize = first.iter().sum();
+        // Totals `low + i` with `i` in `0..all.len()`; those that fit the mine count are
+        // `fits.0..=fits.1` (empty if none).
+        let fits = (
+            low.max(left.saturating_sub(off)),
+            left.min(low + all.len() - 1),
+        );
+        if !(fits.0..=fits.1).any(|t| all_support[t - low]) {
+            let min = low + all_support.iter().position(|&s| s).unwrap_or(0);
+            let max = low + all_support.iter().rposition(|&s| s).unwrap_or(0);
+            return Err(NoTotal { min, max });
+        }
+        // Binomial weights C(off, left - t) relative to the first total that fits:
+        // C(off, r - 1) / C(off, r) = r / (off - r + 1), with r = left - t.
+        w.clear();
+        w.resize(all.len(), 0.0);
+        let (from, to) = (fits.0 - low, fits.1 - low);
+        let mut plain = true;
+        let mut x = 1.0;
+        for (i, slot) in w.iter_mut().enumerate().take(to + 1).skip(from) {
+            *slot = x;
+            if !(1e-250..1e250).contains(&x) {
+                plain = false;
+                break;
+            }
+            let r = (left - low - i) as f64;
+            x *= r / (off as f64 - r + 1.0);
+        }
+        let top = if plain {
+            let top = (from..=to)
+                .filter(|&i| all_support[i])
+                .map(|i| w[i])
+                .fold(0.0, f64::max);
+            w[from..=to].iter_mut().for_each(|x| *x /= top);
+            layouts.times(top);
+            top
+        } else {
+            ln_w.clear();
+            ln_w.resize(all.len(), 0.0);
+            let mut acc = 0.0;
+            for (i, slot) in ln_w.iter_mut().enumerate().take(to + 1).skip(from) {
+                *slot = acc;
+                let r = (left - low - i) as f64;
+                acc += (r / (off as f64 - r + 1.0)).ln();
+            }
+            let top = (from..=to)
+                .filter(|&i| all_support[i])
+                .map(|i| ln_w[i])
+                .fold(f64::NEG_INFINITY, f64::max);
+            for i in from..=to {
+                w[i] = (ln_w[i] - top).exp();
+            }
+            layouts.ln += top;
+            1.0
+        };
+        debug_assert!(top > 0.0);
+        // With the floor, and zero where the total does not fit.
+        floored.clear();
+        floored.resize(all.len(), 0.0);
+        for i in from..=to {
+            floored[i] = w[i].max(FLOOR);
+        }
+        let floored = &floored[..];
+
+        // Every component's weights, zero but at the totals it holds. One of a single
+        // total weighs a one there: its others reach every total the product reaches, so
+        // its sum is feasible, and its largest is itself.
+        for (&lo, &l) in first.iter().zip(len.iter()) {
+            let from = self.weights.len();
+            self.weights.resize(from + l, 0.0);
+            self.at.push(self.weights.len());
+            self.weights[from + lo] = 1.0;
+        }
+        for (j, &c) in varying.iter().enumerate() {
+            // The others: those before `j` times those after it, either of them read as
+            // it is where the other is the empty product.
+            let (others, others_support) = if j + 1 == n {
+                part(prefix, prefix_support, prefix_at, j)
+            } else if j == 0 {
+                span(suffix, suffix_support, suffix_at[1])
+            } else {
+                let (p, ps) = part(prefix, prefix_support, prefix_at, j);
+                let (q, qs) = span(suffix, suffix_support, suffix_at[j + 1]);
+                scaled_product((p, ps), (q, qs), product, product_support);
+                (&product[..], &product_support[..])
+            };
+            let ds = &support[at[j]..at[j + 1]];
+            let lo = first[c];
+            // The others' totals start at `low - lo`: the component's total `lo + k` and
+            // the others' `low - lo + t` make the total `low + k + t`.
+            let weights = &mut self.weights[self.at[c]..self.at[c + 1]];
+            weights[lo] = 0.0;
+            let mut top = 0.0;
+            for (k, &held) in ds.iter().enumerate() {
+                if !held {
+                    continue;
+                }
+                let mut sum = 0.0;
+                let mut feasible = false;
+                for (t, (&o, &os)) in others.iter().zip(others_support).enumerate() {
+                    let b = floored[k + t];
+                    if os && b > 0.0 {
+                        feasible = true;
+                        sum += o * b;
+                    }
+                }
+                if feasible {
+                    let sum = sum.max(FLOOR);
+                    weights[lo + k] = sum;
+                    if sum > top {
+                        top = sum;
+                    }
+                }
+            }
+            if top > 0.0 {
+                weights[lo..lo + ds.len()].iter_mut().for_each(|x| {
+                    if *x > 0.0 {
+                        *x = (*x / top).max(FLOOR);
+                    }
+                });
+            }
+        }
+
+        let (mut total, mut mines_off, mut sum) = (0.0, 0.0, 0.0);
+        let mut off_left: Option<Option<usize>> = None;
+        for i in from..=to {
+            if all_support[i] {
+                let t = low + i;
+                sum += all[i] * w[i];
+                let weight = (all[i] * floored[i]).max(FLOOR);
+                total += weight;
+                mines_off += weight * (left - t) as f64;
+                off_left = Some(match off_left {
+                    None => Some(left - t),
+                    Some(Some(l)) if l == left - t => Some(l),
+                    Some(_) => None,
+                });
+            }
+        }
+        let off_mines = off_left.flatten();
+        // The number of layouts, from the same sums: the products were scaled by
+        // `layouts`, the binomials by `top` and by `C(off, left - fits.0)`.
+        layouts.times(sum);
+        self.layouts = Some(Layouts {
+            scale: layouts,
+            off,
+            mines: left - fits.0,
+        });
+        self.off_probability = if off == 0 {
+            0.0
+        } else {
+            mines_off / total / off as f64
+        };
+        self.off_safe = off > 0 && off_mines == Some(0);
+        self.off_mine = off > 0 && off_mines == Some(off);
+        self.off_mines = off_mines;
+        Ok(())
+    }
+
+    /// [`Weights::exact`] the way it was first written, its twin: every total of each
+    /// distribution weighed, the binomials as logarithms.
+    #[cfg(test)]
+    fn exact_naive<'a>(
+        &mut self,
+        dists: impl IntoIterator<Item = &'a [f64]>,
+        left: usize,
+        off: usize,
+    ) -> Result<(), NoTotal> {
+        self.weights.clear();
+        self.at.clear();
+        self.at.push(0);
+        let ln_scales = self.spread(dists);
+        let Work {
+            scaled,
+            support,
+            at,
+            prefix,
+            prefix_support,
+            prefix_at,
+            suffix,
+            suffix_support,
+            suffix_at,
+            product,
+            product_support,
+            ln_w,
+            w,
+            ..
         } = &mut self.work;
         let n = at.len() - 1;
         // Prefix and suffix convolutions, so each component sees the product of all others.
@@ -322,7 +651,10 @@ impl Weights {
             .sum::<f64>()
             .ln();
         self.layouts = Some(Layouts {
-            partial: ln_total + top + ln_scales + ln_norms,
+            scale: Scale {
+                product: 1.0,
+                ln: ln_total + top + ln_scales + ln_norms,
+            },
             off,
             mines: left - first,
         });
@@ -536,6 +868,83 @@ mod tests {
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             prop_assert_eq!(bits(&fast), bits(&naive));
             prop_assert_eq!(fast_support, naive_support);
+        }
+    }
+
+    /// Weights at the totals a distribution holds, each relative to the largest of them,
+    /// so that weights scaled otherwise compare.
+    fn relative(weights: &[f64], dist: &[f64]) -> Vec<f64> {
+        let held: Vec<f64> = weights
+            .iter()
+            .zip(dist)
+            .map(|(&w, &d)| if d > 0.0 { w } else { 0.0 })
+            .collect();
+        let top = largest(&held);
+        held.iter()
+            .map(|&w| if top > 0.0 { w / top } else { w })
+            .collect()
+    }
+
+    /// Whether `a` and `b` agree to rounding: relatively, or both at the floor.
+    fn close(a: f64, b: f64) -> bool {
+        (a == 0.0) == (b == 0.0) && (a - b).abs() <= 1e-11 * a.abs().max(b.abs()) + 1e-290
+    }
+
+    proptest! {
+        /// The weighing on the possible totals in plain numbers agrees with its twin, which
+        /// weighs every total with logarithms: the same totals that fit (or the same error),
+        /// each component's weights at the totals it holds equal to rounding and zero
+        /// exactly where the twin's are, and the same probability off the frontier and
+        /// number of layouts. Boards from a few cells to a million, so that the binomials'
+        /// ratios leave the plain numbers' range now and then.
+        #[test]
+        fn exact_matches_its_twin(
+            dists in proptest::collection::vec(
+                (0usize..6, proptest::collection::vec(0u64..(1 << 40), 1..14)),
+                1..6,
+            ),
+            left in 0usize..80,
+            off in prop_oneof![0usize..20, 0usize..400, 0usize..1_000_000],
+        ) {
+            // A few zeros before each distribution, and some inside it.
+            let dists: Vec<Vec<f64>> = dists
+                .iter()
+                .map(|(zeros, counts)| {
+                    std::iter::repeat_n(0.0, *zeros)
+                        .chain(counts.iter().map(|&n| if n % 5 == 0 { 0.0 } else { n as f64 }))
+                        .collect()
+                })
+                .collect();
+            let (mut fast, mut naive) = (Weights::default(), Weights::default());
+            let a = fast.weigh(dists.iter().map(Vec::as_slice), left, off, Weighing::Exact);
+            let b = naive.exact_naive(dists.iter().map(Vec::as_slice), left, off);
+            match (a, b) {
+                (Err(x), Err(y)) => {
+                    prop_assert!(dists.iter().any(|d| d.iter().all(|&n| n == 0.0))
+                        || (x.min, x.max) == (y.min, y.max));
+                    return Ok(());
+                }
+                (Ok(()), Ok(())) => {}
+                (a, b) => prop_assert!(false, "{a:?} against {b:?}"),
+            }
+            for (c, d) in dists.iter().enumerate() {
+                let (x, y) = (fast.component(c), naive.component(c));
+                prop_assert_eq!(x.len(), y.len());
+                for (&p, &q) in relative(x, d).iter().zip(&relative(y, d)) {
+                    prop_assert!(close(p, q), "component {c}: {p} against {q}");
+                }
+            }
+            prop_assert!(close(fast.off_probability, naive.off_probability)
+                || (fast.off_probability - naive.off_probability).abs() < 1e-15);
+            prop_assert_eq!(
+                (fast.off_safe, fast.off_mine, fast.off_mines),
+                (naive.off_safe, naive.off_mine, naive.off_mines)
+            );
+            let (p, q) = (
+                fast.layouts.map(|l| l.ln()).unwrap_or(0.0),
+                naive.layouts.map(|l| l.ln()).unwrap_or(0.0),
+            );
+            prop_assert!((p - q).abs() <= 1e-9 * p.abs().max(1.0), "{p} against {q} layouts");
         }
     }
 

@@ -47,8 +47,8 @@
 //!
 //! **Numbers.** Layout counts are `f64`: exact integers up to 2^53 layouts per component,
 //! rounded to 53 bits beyond; the weights of the components' mine totals are computed
-//! relative to their largest, with logarithms for the binomials, and a possible total never
-//! gets a weight below 1e-300. Whether a layout exists is decided exactly, so certainty never
+//! relative to their largest, the binomials as products of their ratios (as logarithms where
+//! those would leave 1e-250..1e250), and a possible total never gets a weight below 1e-300. Whether a layout exists is decided exactly, so certainty never
 //! rests on rounding. A component whose count needs more states than [`Budget::states`]
 //! gets the density estimate and the answer says so ([`Probabilities::exact`]).
 //!
