@@ -143,12 +143,9 @@ pub(crate) trait Play {
     fn play(&mut self, action: Move, cell: (usize, usize), now: Instant);
     /// A request for help; `true` if the board shows `shown` next.
     fn help(&mut self, ask: Help, shown: Shown) -> bool;
-    /// `n`: the next game, once this one is over.
-    fn next_game(&mut self, now: Instant);
-    /// A key only this source has (save, the next player), or `None` if `code` is not one.
-    fn key(&mut self, _code: KeyCode) -> Option<Action> {
-        None
-    }
+    /// A key the app leaves to the source (`n`, the next game once this one is over; save;
+    /// the next player), or `None` if `code` is not one.
+    fn key(&mut self, code: KeyCode, now: Instant) -> Option<Action>;
     /// The replies not taken yet, in order; the app empties it.
     fn replies(&mut self) -> &mut Vec<Reply>;
     /// Puts `text` on the message line.
@@ -167,7 +164,8 @@ pub(crate) trait Play {
     fn mines_left(&self) -> i128;
     /// The status line after the mines left and the time.
     fn figures(&self, glyphs: &Glyphs) -> Vec<Span<'static>>;
-    /// The message line when there is no message.
+    /// The message line when there is no message; while there is no board, what the screen
+    /// says over it (a room's address).
     fn idle_line(&self) -> String;
     /// This source's own keys on the key line, after the moves (while the player plays the
     /// board shown) and before the key page and quit: `(key, what it does, whether it is
@@ -177,20 +175,14 @@ pub(crate) trait Play {
     fn only_watching(&self) -> bool {
         false
     }
-    /// The key page's title and the lines of this source's own.
-    fn key_page(&self, glyphs: &Glyphs) -> KeyPage;
+    /// The key page's title, and the keys and the note of this source's own.
+    const KEY_PAGE: KeyPage;
     /// The players' panel; empty when playing alone.
     fn panel(&self, _glyphs: &Glyphs, _ascii: bool) -> Vec<Line<'static>> {
         Vec::new()
     }
-    /// The measures of the game, once it is over.
-    fn summary(&self) -> Option<Summary>;
-    /// The end screen's title and rows for `summary`.
-    fn ending(&self, summary: &Summary) -> Ending;
-    /// What the screen says while there is no board yet (a room's address).
-    fn lobby(&self) -> Option<&str> {
-        None
-    }
+    /// The end screen, once the game is over.
+    fn ending(&self) -> Option<Ending>;
 }
 
 /// A finished game in the measures players compare.
@@ -359,9 +351,9 @@ impl<S: Play> App<S> {
         self.source.wake(self.now)
     }
 
-    /// The end screen's measures, while it is shown.
-    pub(crate) fn end_screen(&self) -> Option<Summary> {
-        self.end_shown.then(|| self.source.summary()).flatten()
+    /// The end screen, while it is shown.
+    pub(crate) fn end_screen(&self) -> Option<Ending> {
+        self.end_shown.then(|| self.source.ending()).flatten()
     }
 
     /// Whether the players' panel is drawn beside the board.
@@ -452,15 +444,12 @@ impl<S: Play> App<S> {
             self.keys_shown = false;
             return Action::Continue;
         }
-        if key.code == KeyCode::Char('n') {
-            self.end_shown = false;
-            self.source.next_game(self.now);
-            return Action::Continue;
-        }
         if self.end_shown {
-            // The end screen covers the board: the first key closes it.
+            // The end screen covers the board: the first key closes it, and `n` goes on.
             self.end_shown = false;
-            return Action::Continue;
+            if key.code != KeyCode::Char('n') {
+                return Action::Continue;
+            }
         }
         let (page_rows, page_cols) = self.spans();
         let (page_rows, page_cols) = (page_rows as isize, page_cols as isize);
@@ -486,7 +475,7 @@ impl<S: Play> App<S> {
             KeyCode::Char('w') => self.ask(Help::WrongFlags, |s| s.wrong_flags = !s.wrong_flags),
             KeyCode::Char('?') => self.keys_shown = true,
             KeyCode::Esc => (self.message, self.hint) = (None, None),
-            code => return self.source.key(code).unwrap_or(Action::Continue),
+            code => return self.source.key(code, self.now).unwrap_or(Action::Continue),
         }
         Action::Continue
     }

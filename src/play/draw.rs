@@ -109,19 +109,21 @@ fn odds_tenths(mine: f64) -> usize {
 }
 
 /// The key page: its title, the keys only this source has (after those of the cursor and
-/// the moves), and its notes (after the mouse's).
+/// the moves), and its note (after the mouse's and the cells').
 pub(crate) struct KeyPage {
     /// The page's first line.
     pub(crate) title: &'static str,
     /// `(key, what it does)`.
     pub(crate) rows: &'static [(&'static str, &'static str)],
-    /// Lines under the keys.
-    pub(crate) notes: Vec<String>,
+    /// The last line before the way back to the game.
+    pub(crate) note: &'static str,
 }
 
 /// The end screen: a titled box centred on the board with a table of `name value` rows and
 /// a line of keys under it.
 pub(crate) struct Ending {
+    /// The game's measures.
+    pub(crate) summary: Summary,
     /// Who won or lost, for the title on the top border: `You`, `The room`.
     pub(crate) who: &'static str,
     /// What `n` does, after the key.
@@ -135,9 +137,13 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
     let area = frame.area();
     let glyphs = if app.ascii { &ASCII } else { &UNICODE };
     let Some(screen) = app.screen() else {
-        let text = match app.lobby() {
-            Some(address) => format!("{address}\n{}", app.message().unwrap_or("connecting…")),
+        let text = match app.size() {
             None => format!(
+                "{}\n{}",
+                app.idle_line(),
+                app.message().unwrap_or("connecting…")
+            ),
+            Some(_) => format!(
                 "The terminal is too small ({}x{}): bitmines needs at least {MIN_WIDTH}x{MIN_HEIGHT}.",
                 area.width, area.height
             ),
@@ -146,7 +152,7 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         return;
     };
     if app.keys_shown {
-        frame.render_widget(keys_page(app.key_page(glyphs), glyphs), area);
+        frame.render_widget(keys_page(S::KEY_PAGE, glyphs), area);
         return;
     }
     // The status, message and key lines take the terminal's whole width, above and under
@@ -166,8 +172,8 @@ pub(crate) fn draw<S: Play>(frame: &mut Frame<'_>, app: &App<S>) {
         let lines = app.panel(glyphs, app.ascii);
         frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), panel);
     }
-    if let Some(summary) = app.end_screen() {
-        end_screen(frame, area, app.ending(&summary), summary.status, glyphs);
+    if let Some(ending) = app.end_screen() {
+        end_screen(frame, area, ending, glyphs);
     }
 }
 
@@ -337,7 +343,7 @@ fn key_line(
     Line::from(spans.join(&Span::raw(glyphs.dot)))
 }
 
-/// The `?` page: every key, the mouse, and the source's notes.
+/// The `?` page: every key, the mouse, the cells, and the source's note.
 fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
     let arrows = "move the cursor (with Shift: a screen at a time)";
     let common = [
@@ -355,8 +361,14 @@ fn keys_page(page: KeyPage, glyphs: &Glyphs) -> Paragraph<'static> {
     lines.extend(rows.map(|(name, what)| table_row(name, 13, what)));
     let mouse = "Mouse: left reveals or chords, right flags, middle chords, the wheel scrolls \
                  (with Shift: sideways).";
-    lines.extend([Line::raw(""), Line::raw(mouse)]);
-    lines.extend(page.notes.into_iter().map(Line::raw));
+    let cells = format!(
+        "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
+        glyphs.hidden, glyphs.flag, glyphs.mine, glyphs.exploded, glyphs.wrong_flag
+    );
+    let odds = "Probabilities: green safe, cyan under 20%, yellow under 50%, light red 50% or \
+                more, red a mine; as digits, at most that many tenths (0: proven safe).";
+    let notes = [mouse, cells.as_str(), odds, page.note].map(|note| Line::raw(note.to_owned()));
+    lines.extend([Line::raw("")].into_iter().chain(notes));
     lines.extend([Line::raw(""), Line::raw("Any key goes back to the game.")]);
     Paragraph::new(lines).wrap(Wrap { trim: false })
 }
@@ -388,8 +400,8 @@ fn table_row(name: &str, width: usize, value: impl Into<String>) -> Line<'static
 }
 
 /// The end screen over the board.
-fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, status: Status, glyphs: &Glyphs) {
-    let key = Style::new().bold();
+fn end_screen(frame: &mut Frame<'_>, area: Rect, ending: Ending, glyphs: &Glyphs) {
+    let (key, status) = (Style::new().bold(), ending.summary.status);
     let won = status == Status::Won;
     let colour = if won { Color::Green } else { Color::Red };
     // The names' column, one space wider than the longest name.

@@ -55,19 +55,6 @@ impl Clock {
     }
 }
 
-/// The key page's rows of the keys a local game has.
-#[rustfmt::skip]
-const KEY_PAGE: &[(&str, &str)] = &[
-    ("h", "hint: a cell proven safe, and why"),
-    ("p", "mine probabilities: as colours, then digits, then off"),
-    ("w", "show the flags proven wrong"),
-    ("s", "save the game"),
-    ("n", "a new game with the next seed, once this one is over"),
-    ("Esc", "clear the message and the hint"),
-    ("q", "quit (twice on an unsaved game; --save saves on quitting)"),
-    ("Ctrl-C", "quit at once"),
-];
-
 /// Clicks by kind, counted as players count them: every click (or key standing for one)
 /// while the game is on, whether it changed anything or not.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -194,6 +181,16 @@ impl Local {
     /// The game.
     pub(crate) fn game(&self) -> &Game {
         &self.game
+    }
+
+    /// The measures of the game, once it is over.
+    pub(crate) fn summary(&self) -> Option<Summary> {
+        (self.game.status() != Status::Playing).then(|| Summary {
+            status: self.game.status(),
+            time: self.clock.elapsed(self.now),
+            bbbv: self.bbbv,
+            clicks: self.clicks.total(),
+        })
     }
 
     /// The board's size, `ROWSxCOLS`.
@@ -417,26 +414,28 @@ impl Play for Local {
         self.shown = shown;
     }
 
-    /// A fresh game with the same settings and the next seed.
-    fn next_game(&mut self, now: Instant) {
-        if self.game.status() == Status::Playing {
-            self.say("n starts a new game once this one is over");
-            return;
-        }
-        let setup = self.setup.next();
-        match setup.game() {
-            Ok(game) => {
-                let save_on_quit = self.save_on_quit;
-                *self = Local::new(game, setup, now, false);
-                self.save_on_quit = save_on_quit;
-                self.replies.splice(0..0, [Reply::Fresh, Reply::Say(None)]);
+    /// `s` saves; `n` starts a fresh game with the same settings and the next seed.
+    fn key(&mut self, code: KeyCode, now: Instant) -> Option<Action> {
+        match code {
+            KeyCode::Char('s') => return Some(Action::Save),
+            KeyCode::Char('n') if self.game.status() == Status::Playing => {
+                self.say("n starts a new game once this one is over");
             }
-            Err(error) => self.say(format!("cannot start a new game: {error:#}")),
+            KeyCode::Char('n') => {
+                let setup = self.setup.next();
+                match setup.game() {
+                    Ok(game) => {
+                        let save_on_quit = self.save_on_quit;
+                        *self = Local::new(game, setup, now, false);
+                        self.save_on_quit = save_on_quit;
+                        self.replies.splice(0..0, [Reply::Fresh, Reply::Say(None)]);
+                    }
+                    Err(error) => self.say(format!("cannot start a new game: {error:#}")),
+                }
+            }
+            _ => return None,
         }
-    }
-
-    fn key(&mut self, code: KeyCode) -> Option<Action> {
-        (code == KeyCode::Char('s')).then_some(Action::Save)
+        Some(Action::Continue)
     }
 
     fn replies(&mut self) -> &mut Vec<Reply> {
@@ -490,43 +489,36 @@ impl Play for Local {
         next.into_iter().chain([("s", "save", false)]).collect()
     }
 
-    fn key_page(&self, glyphs: &Glyphs) -> KeyPage {
-        KeyPage {
-            title: "bitmines play: keys",
-            rows: KEY_PAGE,
-            notes: vec![
-                format!(
-                    "Cells: {} hidden, {} flag, {} mine, {} exploded, {} wrong flag, 1-8 open numbers.",
-                    glyphs.hidden, glyphs.flag, glyphs.mine, glyphs.exploded, glyphs.wrong_flag
-                ),
-                "Probabilities: green safe, cyan under 20%, yellow under 50%, light red 50% or \
-                 more, red a mine; as digits, at most that many tenths (0: proven safe)."
-                    .into(),
-                "Help asked for (hints, probabilities, wrong flags) shows at the end.".into(),
-            ],
-        }
-    }
+    #[rustfmt::skip]
+    const KEY_PAGE: KeyPage = KeyPage {
+        title: "bitmines play: keys",
+        rows: &[
+            ("h", "hint: a cell proven safe, and why"),
+            ("p", "mine probabilities: as colours, then digits, then off"),
+            ("w", "show the flags proven wrong"),
+            ("s", "save the game"),
+            ("n", "a new game with the next seed, once this one is over"),
+            ("Esc", "clear the message and the hint"),
+            ("q", "quit (twice on an unsaved game; --save saves on quitting)"),
+            ("Ctrl-C", "quit at once"),
+        ],
+        note: "Help asked for (hints, probabilities, wrong flags) shows at the end.",
+    };
 
-    fn summary(&self) -> Option<Summary> {
-        (self.game.status() != Status::Playing).then(|| Summary {
-            status: self.game.status(),
-            time: self.clock.elapsed(self.now),
-            bbbv: self.bbbv,
-            clicks: self.clicks.total(),
-        })
-    }
-
-    fn ending(&self, summary: &Summary) -> Ending {
+    fn ending(&self) -> Option<Ending> {
+        let summary = self.summary()?;
         let (Clicks { left, right, chord }, total) = (self.clicks, summary.clicks);
         let clicks = format!("{total} ({left} left, {right} right, {chord} chord)");
         let since = if self.resumed { " since resuming" } else { "" };
-        let mut rows = measures(summary, since, clicks);
+        let mut rows = measures(&summary, since, clicks);
         rows.push(("help used", self.help.to_string()));
-        Ending {
-            who: "You",
-            next: " new game",
+        let (who, next) = ("You", " new game");
+        Some(Ending {
+            summary,
+            who,
+            next,
             rows,
-        }
+        })
     }
 }
 

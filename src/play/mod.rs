@@ -19,7 +19,7 @@ use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use bitmines_core::{FirstClick, Game, Geometry, Placer, saved};
+use bitmines_core::{FirstClick, Game, Geometry, saved};
 use bitmines_gen::{Generator, NoGuessGenerator};
 use bitmines_server::client::{Link, NetEvent};
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture};
@@ -97,37 +97,20 @@ impl Setup {
     /// parallel one, so a 10^8-cell board is ready a fraction of a second after the click;
     /// a no-guess board is one the solver clears from that click without a guess.
     pub(crate) fn game(&self) -> anyhow::Result<Game> {
+        let (rows, cols, mines, rule) = (self.rows, self.cols, self.mines, self.first_click);
         let seed = self.seed.unwrap_or_default();
         if !self.no_guess {
-            // The board's two planes and the game's three.
-            return self.deferred(5, "game", Generator::new(seed));
+            fits(rows, cols, false)?;
+            return Ok(Game::deferred(rows, cols, mines, rule, Generator::new(seed))?);
         }
-        if self.first_click == FirstClick::Unprotected {
+        if rule == FirstClick::Unprotected {
             bail!(
                 "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
             );
         }
-        self.deferred(
-            8,
-            "no-guess game",
-            NoGuessGenerator::new(seed, self.first_click),
-        )
-    }
-
-    /// A game whose board `placer` makes at the first click, once `planes` planes of the
-    /// board's size are known to fit in memory (`what` names the game if they do not).
-    fn deferred(
-        &self,
-        planes: u64,
-        what: &str,
-        placer: impl Placer + 'static,
-    ) -> anyhow::Result<Game> {
-        let geometry = Geometry::new(self.rows, self.cols)?;
-        ensure_memory(geometry.plane_bytes() as u64 * planes, || {
-            format!("a {}x{} {what}", self.rows, self.cols)
-        })?;
-        let (rows, cols, mines) = (self.rows, self.cols, self.mines);
-        Ok(Game::deferred(rows, cols, mines, self.first_click, placer)?)
+        fits(rows, cols, true)?;
+        let placer = NoGuessGenerator::new(seed, rule);
+        Ok(Game::deferred(rows, cols, mines, rule, placer)?)
     }
 
     /// The same setup with the next seed.
@@ -220,10 +203,7 @@ fn save_path(args: &Args, setup: &Setup) -> PathBuf {
 fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
     let context = || format!("cannot resume from {}", path.display());
     let header = saved::read_header(open_saved(path)?).with_context(context)?;
-    let geometry = Geometry::new(header.rows, header.cols)?;
-    ensure_memory(geometry.plane_bytes() as u64 * 5, || {
-        format!("a {}x{} game", header.rows, header.cols)
-    })?;
+    fits(header.rows, header.cols, false)?;
     let (game, header) = Game::read_saved(open_saved(path)?).with_context(context)?;
     let setup = Setup {
         name: "resumed".into(),
@@ -235,6 +215,14 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
         no_guess: false,
     };
     Ok((game, setup))
+}
+
+/// Fails unless a `rows x cols` game fits in memory: the board's two planes and the game's
+/// three, and three more while a no-guess board is made.
+fn fits(rows: usize, cols: usize, no_guess: bool) -> anyhow::Result<()> {
+    let (planes, what) = if no_guess { (8, "no-guess game") } else { (5, "game") };
+    let bytes = Geometry::new(rows, cols)?.plane_bytes() as u64 * planes;
+    ensure_memory(bytes, || format!("a {rows}x{cols} {what}"))
 }
 
 /// Saves the game with its seed (which the game remembers), atomically.

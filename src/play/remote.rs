@@ -66,18 +66,6 @@ enum Asked {
     Other,
 }
 
-/// The key page's rows of the keys a room has.
-#[rustfmt::skip]
-const KEY_PAGE: &[(&str, &str)] = &[
-    ("h", "hint: a cell proven safe near the cursor, and why"),
-    ("p", "the odds around the cursor: colours, then digits, then off"),
-    ("w", "show the flags near the cursor proven wrong"),
-    ("Tab", "a race: watch the next player (once your own game is over)"),
-    ("Esc", "clear the message and the hint"),
-    ("n", "once the game is over: the next game in this room, on a new board"),
-    ("q Ctrl-C", "quit (the game goes on on the server; the token brings you back)"),
-];
-
 /// The terminal game over a room of a server.
 pub(crate) type Remote = App<Room>;
 
@@ -706,15 +694,14 @@ impl Play for Room {
         }
     }
 
-    fn next_game(&mut self, _now: Instant) {
-        self.rematch();
-    }
-
-    fn key(&mut self, code: KeyCode) -> Option<Action> {
-        (code == KeyCode::Tab).then(|| {
-            self.watch_next();
-            Action::Continue
-        })
+    /// `n`, the next game or ready to race; Tab, the next player.
+    fn key(&mut self, code: KeyCode, _now: Instant) -> Option<Action> {
+        match code {
+            KeyCode::Char('n') => self.rematch(),
+            KeyCode::Tab => self.watch_next(),
+            _ => return None,
+        }
+        Some(Action::Continue)
     }
 
     fn replies(&mut self) -> &mut Vec<Reply> {
@@ -772,9 +759,12 @@ impl Play for Room {
         spans
     }
 
-    /// The room's last event.
+    /// The room's address before the welcome; then its last event.
     fn idle_line(&self) -> String {
-        self.events().pop().unwrap_or_default()
+        match self.welcome {
+            None => self.url.clone(),
+            Some(_) => self.events().pop().unwrap_or_default(),
+        }
     }
 
     /// A watcher's moves about the board (and Tab in a race), or Esc once the game is over.
@@ -794,17 +784,21 @@ impl Play for Room {
             .is_some_and(|w| w.spectator || other(w))
     }
 
-    fn key_page(&self, _glyphs: &Glyphs) -> KeyPage {
-        KeyPage {
-            title: "bitmines play --connect: keys",
-            rows: KEY_PAGE,
-            notes: vec![
-                "The others' cursors show in their colours, as in the panel; help is the \
-                 server's, on the 48x48 cells around the cursor."
-                    .into(),
-            ],
-        }
-    }
+    #[rustfmt::skip]
+    const KEY_PAGE: KeyPage = KeyPage {
+        title: "bitmines play --connect: keys",
+        rows: &[
+            ("h", "hint: a cell proven safe near the cursor, and why"),
+            ("p", "the odds around the cursor: colours, then digits, then off"),
+            ("w", "show the flags near the cursor proven wrong"),
+            ("Tab", "a race: watch the next player (once your own game is over)"),
+            ("Esc", "clear the message and the hint"),
+            ("n", "once the game is over: the next game in this room, on a new board"),
+            ("q Ctrl-C", "quit (the game goes on on the server; the token brings you back)"),
+        ],
+        note: "The others' cursors show in their colours, as in the panel; help is the \
+               server's, on the 48x48 cells around the cursor.",
+    };
 
     /// The players and the room's last events.
     fn panel(&self, glyphs: &Glyphs, ascii: bool) -> Vec<Line<'static>> {
@@ -823,21 +817,18 @@ impl Play for Room {
         lines
     }
 
-    fn summary(&self) -> Option<Summary> {
+    /// The server's measures, each player's flags right, and a race room's series: every
+    /// racer's wins across the room's games, and best time.
+    fn ending(&self) -> Option<Ending> {
         let over = self.over.as_ref()?;
-        Some(Summary {
+        let summary = Summary {
             status: status_of(over.status),
             time: Duration::from_millis(u64::from(over.elapsed_ms)),
             bbbv: Some(over.bbbv as usize),
             clicks: u64::from(over.clicks),
-        })
-    }
-
-    /// The server's measures, each player's flags right, and a race room's series: every
-    /// racer's wins across the room's games, and best time.
-    fn ending(&self, summary: &Summary) -> Ending {
-        let mut rows = measures(summary, "", summary.clicks.to_string());
-        for &(player, flags) in self.over.iter().flat_map(|over| &over.correct_flags) {
+        };
+        let mut rows = measures(&summary, "", summary.clicks.to_string());
+        for &(player, flags) in &over.correct_flags {
             rows.push(("flags right", format!("{}: {flags}", self.name_of(player))));
         }
         for entry in &self.series {
@@ -848,15 +839,13 @@ impl Play for Room {
             let name = self.name_of(entry.player);
             rows.push(("series", format!("{name}: {} won, best {best}", entry.wins)));
         }
-        Ending {
-            who: if self.co_op() { "The room" } else { "You" },
-            next: " next game",
+        let (who, next) = (if self.co_op() { "The room" } else { "You" }, " next game");
+        Some(Ending {
+            summary,
+            who,
+            next,
             rows,
-        }
-    }
-
-    fn lobby(&self) -> Option<&str> {
-        self.welcome.is_none().then_some(self.url.as_str())
+        })
     }
 }
 

@@ -12,7 +12,6 @@ use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
 use super::Setup;
-use super::app::Play;
 use super::script::{
     BOARD, KEYS, app_on, custom, play, screen, screen_text, seeded, wait_for_board,
 };
