@@ -429,4 +429,41 @@ mod tests {
             assert!(bad.parse::<CellArg>().is_err(), "{bad:?} parsed");
         }
     }
+
+    /// The `--preset`, `--rows`, `--cols`, `--mines` and `--density` a subcommand with the
+    /// expert default takes, parsed as the binary parses them.
+    fn chosen(line: &str) -> anyhow::Result<Chosen> {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            board: BoardArgs,
+        }
+        let words = std::iter::once("bitmines").chain(line.split_whitespace());
+        let cli = <Cli as clap::Parser>::try_parse_from(words)?;
+        cli.board.choose(SizeDefault::Preset(Preset::Expert))
+    }
+
+    #[test]
+    fn presets_and_custom_sizes() {
+        #[rustfmt::skip]
+        let cases: &[(&str, &str, usize, usize, usize)] = &[
+            // arguments, name, rows, cols, mines
+            ("--seed 1", "expert", 16, 30, 99),
+            ("--seed 1 --preset beginner", "beginner", 9, 9, 10),
+            ("--seed 1 --preset intermediate", "intermediate", 16, 16, 40),
+            ("--seed 1 --rows 100 --cols 100", "custom", 100, 100, 2063), // expert's density
+            ("--seed 1 --preset beginner --cols 18", "custom", 9, 18, 20),
+            ("--seed 1 --rows 10 --cols 10 --mines 5", "custom", 10, 10, 5),
+            ("--seed 1 --rows 10 --cols 10 --density 0.5", "custom", 10, 10, 50),
+            ("--seed 1 --rows 10000 --cols 10000 --density 0.2", "custom", 10_000, 10_000, 20_000_000),
+            ("--seed 1 --rows 1 --cols 5000 --mines 0", "custom", 1, 5000, 0),
+        ];
+        for &(line, name, rows, cols, mines) in cases {
+            let got = chosen(line).unwrap_or_else(|e| panic!("{line}: {e:#}"));
+            let got = (got.name, got.rows, got.cols, got.mines, got.seed);
+            assert_eq!(got, (name, rows, cols, mines, 1), "{line}");
+        }
+        // The other refusals are tests/cli.rs's, with their messages, through the binary.
+        assert!(chosen("--first-click-rule sometimes").is_err());
+    }
 }

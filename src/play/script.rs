@@ -37,7 +37,7 @@ pub(super) fn custom(
     seed: u64,
 ) -> Setup {
     Setup {
-        name: "custom".into(),
+        name: "custom",
         rows,
         cols,
         mines,
