@@ -112,9 +112,8 @@ pub(crate) struct Room {
     over: Option<Over>,
     /// A race room's series scoreboard, as the server last sent it.
     series: Vec<SeriesEntry>,
-    /// A race with a countdown, until it starts: `(ready, racers, ms to the start or
-    /// NO_TIME)` as the server last sent them.
-    start: Option<(u32, u32, u32)>,
+    /// Whether a race with a countdown has not started yet.
+    countdown: bool,
     seq: u32,
     asked: HashMap<u32, Asked>,
     outbox: Vec<ClientMsg>,
@@ -186,11 +185,6 @@ impl Room {
             }
         };
         self.events.iter().map(words).collect()
-    }
-
-    /// The probabilities of the window around the cursor, while the overlay is on.
-    pub(crate) fn odds(&self) -> Option<&OddsWindow> {
-        self.odds.as_ref()
     }
 
     /// The player this screen follows: oneself, or the player watched.
@@ -436,7 +430,7 @@ impl Room {
                 racers,
                 starts_in_ms,
             } => {
-                self.start = (starts_in_ms != 0).then_some((ready, racers, starts_in_ms));
+                self.countdown = starts_in_ms != 0;
                 self.say(match starts_in_ms {
                     0 => "the race has started: go!".to_owned(),
                     NO_TIME => format!("{ready} of {racers} racers ready: n when you are"),
@@ -518,7 +512,7 @@ impl Room {
             self.say("a spectator cannot start the next game");
             return;
         }
-        if self.start.is_some() {
+        if self.countdown {
             if self.request(Asked::Other, |seq| ClientMsg::Ready { seq }) {
                 self.say("ready: the race starts once every racer is");
             }
@@ -709,7 +703,7 @@ impl Play for Room {
     }
 
     fn mine_odds(&self, row: usize, col: usize) -> Option<(f64, bool)> {
-        Some((self.odds()?.mine(row, col)?, true))
+        Some((self.odds.as_ref()?.mine(row, col)?, true))
     }
 
     fn proven_wrong(&self, row: usize, col: usize) -> bool {
