@@ -144,8 +144,8 @@ pub(crate) trait Play {
     /// A request for help; `true` if the board shows `shown` next.
     fn help(&mut self, ask: Help, shown: Shown) -> bool;
     /// A key the app leaves to the source (`n`, the next game once this one is over; save;
-    /// the next player), or `None` if `code` is not one.
-    fn key(&mut self, code: KeyCode, now: Instant) -> Option<Action>;
+    /// the next player); a key the source does not use changes nothing.
+    fn key(&mut self, code: KeyCode, now: Instant) -> Action;
     /// The replies not taken yet, in order; the app empties it.
     fn replies(&mut self) -> &mut Vec<Reply>;
     /// Puts `text` on the message line.
@@ -475,7 +475,7 @@ impl<S: Play> App<S> {
             KeyCode::Char('w') => self.ask(Help::WrongFlags, |s| s.wrong_flags = !s.wrong_flags),
             KeyCode::Char('?') => self.keys_shown = true,
             KeyCode::Esc => (self.message, self.hint) = (None, None),
-            code => return self.source.key(code, self.now).unwrap_or(Action::Continue),
+            code => return self.source.key(code, self.now),
         }
         Action::Continue
     }

@@ -414,28 +414,28 @@ impl Play for Local {
         self.shown = shown;
     }
 
-    /// `s` saves; `n` starts a fresh game with the same settings and the next seed.
-    fn key(&mut self, code: KeyCode, now: Instant) -> Option<Action> {
-        match code {
-            KeyCode::Char('s') => return Some(Action::Save),
-            KeyCode::Char('n') if self.game.status() == Status::Playing => {
-                self.say("n starts a new game once this one is over");
-            }
-            KeyCode::Char('n') => {
-                let setup = self.setup.next();
-                match setup.game() {
-                    Ok(game) => {
-                        let save_on_quit = self.save_on_quit;
-                        *self = Local::new(game, setup, now, false);
-                        self.save_on_quit = save_on_quit;
-                        self.replies.splice(0..0, [Reply::Fresh, Reply::Say(None)]);
-                    }
-                    Err(error) => self.say(format!("cannot start a new game: {error:#}")),
-                }
-            }
-            _ => return None,
+    /// `s` saves; `n` starts a fresh game with the same settings and the next seed, once
+    /// this one is over.
+    fn key(&mut self, code: KeyCode, now: Instant) -> Action {
+        if code == KeyCode::Char('s') {
+            return Action::Save;
         }
-        Some(Action::Continue)
+        let over = self.game.status() != Status::Playing;
+        if code == KeyCode::Char('n') && !over {
+            self.say("n starts a new game once this one is over");
+        } else if code == KeyCode::Char('n') {
+            let setup = self.setup.next();
+            match setup.game() {
+                Ok(game) => {
+                    let save_on_quit = self.save_on_quit;
+                    *self = Local::new(game, setup, now, false);
+                    self.save_on_quit = save_on_quit;
+                    self.replies.splice(0..0, [Reply::Fresh, Reply::Say(None)]);
+                }
+                Err(error) => self.say(format!("cannot start a new game: {error:#}")),
+            }
+        }
+        Action::Continue
     }
 
     fn replies(&mut self) -> &mut Vec<Reply> {

@@ -689,13 +689,13 @@ impl Play for Room {
     }
 
     /// `n`, the next game or ready to race; Tab, the next player.
-    fn key(&mut self, code: KeyCode, _now: Instant) -> Option<Action> {
+    fn key(&mut self, code: KeyCode, _now: Instant) -> Action {
         match code {
             KeyCode::Char('n') => self.rematch(),
             KeyCode::Tab => self.watch_next(),
-            _ => return None,
+            _ => {}
         }
-        Some(Action::Continue)
+        Action::Continue
     }
 
     fn replies(&mut self) -> &mut Vec<Reply> {
