@@ -12,6 +12,7 @@ use ratatui::widgets::{Block, Clear, Padding, Paragraph, Wrap};
 use super::app::PANEL_WIDTH;
 use super::app::{App, Overlay, Play, Summary};
 use super::viewport::{MIN_HEIGHT, MIN_WIDTH, Screen};
+use crate::render::glyph;
 
 /// The characters a game is drawn with.
 pub(crate) struct Glyphs {
@@ -50,14 +51,14 @@ pub(super) const UNICODE: Glyphs = Glyphs {
     dot: " · ",
 };
 
-/// ASCII glyphs: those of `bitmines show` (see `render::glyph`), so the two read alike.
+/// ASCII glyphs: the cells are those of `bitmines show`, so the two read alike.
 pub(super) const ASCII: Glyphs = Glyphs {
-    hidden: "#",
-    flag: "F",
-    mine: "*",
-    exploded: "X",
-    wrong_flag: "!",
-    zero: ".",
+    hidden: glyph(Cell::Hidden),
+    flag: glyph(Cell::Flagged),
+    mine: glyph(Cell::Mine),
+    exploded: glyph(Cell::Exploded),
+    wrong_flag: glyph(Cell::WrongFlag),
+    zero: glyph(Cell::Open(0)),
     tenths: ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"],
     // Plain digits look like open numbers; the line sets them apart.
     tenths_mark: Modifier::UNDERLINED,
@@ -262,9 +263,6 @@ fn board<S: Play>(frame: &mut Frame<'_>, screen: &Screen, app: &App<S>, glyphs: 
     }
 }
 
-/// The open numbers' digits, 0 to 8.
-const DIGITS: [&str; 9] = ["0", "1", "2", "3", "4", "5", "6", "7", "8"];
-
 /// The glyph and style of a cell. On a won board every hidden cell is a mine, drawn flagged.
 pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str, Style) {
     let bold = Style::new().bold();
@@ -276,8 +274,7 @@ pub(super) fn look(cell: Cell, status: Status, glyphs: &Glyphs) -> (&'static str
         Cell::Open(0) => (glyphs.zero, dim),
         Cell::Open(n) => {
             let colour = NUMBER_COLOURS.get(usize::from(n) - 1).copied();
-            let digit = DIGITS.get(usize::from(n)).copied().unwrap_or("?");
-            (digit, bold.fg(colour.unwrap_or(Color::Reset)))
+            (glyph(cell), bold.fg(colour.unwrap_or(Color::Reset)))
         }
         Cell::Mine => (glyphs.mine, bold),
         Cell::Exploded => (glyphs.exploded, bold.fg(Color::White).bg(Color::Red)),
@@ -460,23 +457,6 @@ pub(super) fn on_hidden(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render;
-
-    /// `--ascii` draws cells as `bitmines show` prints them.
-    #[test]
-    fn ascii_glyphs_are_those_of_show() {
-        let cells = [
-            (Cell::Hidden, ASCII.hidden),
-            (Cell::Flagged, ASCII.flag),
-            (Cell::Mine, ASCII.mine),
-            (Cell::Exploded, ASCII.exploded),
-            (Cell::WrongFlag, ASCII.wrong_flag),
-            (Cell::Open(0), ASCII.zero),
-        ];
-        for (cell, glyph) in cells {
-            assert_eq!(render::glyph(cell).to_string(), glyph, "{cell:?}");
-        }
-    }
 
     #[test]
     fn probabilities_as_colours_and_tenths() {
