@@ -168,7 +168,10 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         }
     };
     need_terminal()?;
-    let save_to = save_path(args, &setup);
+    // The save key writes to --save, else the file resumed, else one named after the seed.
+    let named = || PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()));
+    let given = args.save.as_ref().or(args.resume.as_ref());
+    let save_to = given.cloned().unwrap_or_else(named);
     let app = |area| {
         let app = App::local(game, setup, area, Instant::now(), args.resume.is_some());
         app.with_ascii(args.ascii)
@@ -186,14 +189,6 @@ pub(crate) fn run(args: &Args) -> anyhow::Result<()> {
         println!("{}", local::summary_line(&app, &summary));
     }
     Ok(())
-}
-
-/// Where the save key writes: `--save`, else the file resumed, else a file named after the
-/// seed in the current folder.
-fn save_path(args: &Args, setup: &Setup) -> PathBuf {
-    let named = || PathBuf::from(format!("bitmines-{}.bmg", setup.seed.unwrap_or_default()));
-    let given = args.save.as_ref().or(args.resume.as_ref());
-    given.cloned().unwrap_or_else(named)
 }
 
 /// Reads a saved game, after checking from its header that it fits in memory.

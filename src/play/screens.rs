@@ -11,7 +11,6 @@ use bitmines_core::{Cell, FirstClick, Status};
 use proptest::prelude::*;
 use ratatui::style::{Color, Modifier};
 
-use super::Setup;
 use super::script::{
     BOARD, KEYS, app_on, custom, play, screen, screen_text, seeded, wait_for_board,
 };
@@ -29,15 +28,6 @@ pub(super) fn check(name: &str, actual: &str) {
     let expected = fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {shown}: {e}"));
     let differs = format!("screen {name} differs from {shown}\n--- expected\n{expected}");
     assert!(actual == expected, "{differs}--- actual\n{actual}");
-}
-
-/// The classic expert board with a fixed seed.
-fn expert() -> Setup {
-    let name = "expert";
-    Setup {
-        name,
-        ..custom(16, 30, 99, FirstClick::Opening, 2026)
-    }
 }
 
 /// A snapshot: its name, the board (`expert` or a text board), the terminal's size, whether
@@ -70,7 +60,9 @@ fn snapshots_of_key_states() {
     ];
     for &(name, board, (width, height), ascii, script) in cases {
         let (app, start) = if board == "expert" {
-            seeded(expert(), width, height)
+            let mut expert = custom(16, 30, 99, FirstClick::Opening, 2026);
+            expert.name = "expert";
+            seeded(expert, width, height)
         } else {
             app_on(board, width, height)
         };
