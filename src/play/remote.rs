@@ -509,8 +509,7 @@ impl Room {
     fn rematch(&mut self) {
         let Some(welcome) = &self.welcome else { return };
         if welcome.spectator {
-            self.say("a spectator cannot start the next game");
-            return;
+            return self.say("a spectator cannot start the next game");
         }
         if self.countdown {
             if self.request(Asked::Other, |seq| ClientMsg::Ready { seq }) {
@@ -519,8 +518,7 @@ impl Room {
             return;
         }
         if self.over.as_ref().is_none_or(|o| o.view != welcome.view) {
-            self.say("the next game (n) comes once this one is over");
-            return;
+            return self.say("the next game (n) comes once this one is over");
         }
         if self.request(Asked::Other, |seq| ClientMsg::Rematch { seq }) {
             self.say("asked for the next game");
@@ -532,19 +530,16 @@ impl Room {
     fn watch_next(&mut self) {
         let Some(welcome) = &self.welcome else { return };
         if welcome.mode != Mode::Race {
-            self.say("a co-op room has one view, watched by all");
-            return;
+            return self.say("a co-op room has one view, watched by all");
         }
         if self.link != LinkState::Connected {
-            self.say("not connected: the view cannot change now");
-            return;
+            return self.say("not connected: the view cannot change now");
         }
         let ids: Vec<u32> = self.players.iter().map(|p| p.id).collect();
         let current = self.followed().map(|p| p.id);
         let at = ids.iter().position(|&p| Some(p) == current);
         let Some(&player) = ids.get(at.map_or(0, |i| (i + 1) % ids.len())) else {
-            self.say("nobody plays in this race yet");
-            return;
+            return self.say("nobody plays in this race yet");
         };
         self.watched_before = self.watching;
         self.watch(player);
